@@ -1,0 +1,101 @@
+"""The cluster a batch runs on."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from models.checks import as_float, as_int, as_mapping, check_keys
+from models.errors import InvalidInput
+from models.fileio import dump_mapping, read_mapping
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """Machines, their slots and the VM-level packing parameters.
+
+    ``map_slots`` and ``reduce_slots`` are per node. ``disks`` is k, the number
+    of primary VMs per machine (one per disk, as in the Packing paper);
+    ``primaries_per_extra`` is r, how many primary VMs share one overcommitted
+    extra VM; ``overcommit_penalty`` is alpha, the slowdown of jobs that run
+    overcommitted. ``heartbeat`` is the task-tracker report interval in seconds
+    (0 offers a slot the moment it frees). ``replication`` is the HDFS block
+    replication; the simulator places at most ``nodes`` replicas.
+    """
+
+    nodes: int
+    map_slots: int = 2
+    reduce_slots: int = 2
+    racks: int = 1
+    disks: int = 2
+    primaries_per_extra: int = 2
+    overcommit_penalty: float = 1.3
+    heartbeat: float = 3.0
+    replication: int = 3
+
+    def __post_init__(self) -> None:
+        put = object.__setattr__
+        put(self, "nodes", as_int(self.nodes, "nodes", minimum=1))
+        put(self, "map_slots", as_int(self.map_slots, "map_slots", minimum=1))
+        put(self, "reduce_slots", as_int(self.reduce_slots, "reduce_slots", minimum=1))
+        put(self, "racks", as_int(self.racks, "racks", minimum=1))
+        if self.racks > self.nodes:
+            raise InvalidInput("racks", f"must be <= nodes ({self.nodes}), got {self.racks}")
+        put(self, "disks", as_int(self.disks, "disks", minimum=1))
+        put(self, "primaries_per_extra", as_int(self.primaries_per_extra, "primaries_per_extra", minimum=1))
+        put(self, "overcommit_penalty", as_float(self.overcommit_penalty, "overcommit_penalty", minimum=1.0))
+        put(self, "heartbeat", as_float(self.heartbeat, "heartbeat", minimum=0.0))
+        put(self, "replication", as_int(self.replication, "replication", minimum=1))
+
+    @property
+    def total_map_slots(self) -> int:
+        return self.nodes * self.map_slots
+
+    @property
+    def total_reduce_slots(self) -> int:
+        return self.nodes * self.reduce_slots
+
+    @property
+    def total_slots(self) -> int:
+        """S: all map and reduce slots of the cluster."""
+        return self.total_map_slots + self.total_reduce_slots
+
+    @property
+    def vms(self) -> int:
+        """N = nodes * k primary VMs."""
+        return self.nodes * self.disks
+
+    @property
+    def extra_vms(self) -> int:
+        """Overcommitted extra VMs the cluster can host: nodes * k // r."""
+        return self.vms // self.primaries_per_extra
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: object) -> Cluster:
+        """A cluster from a mapping of its fields; unknown keys are rejected."""
+        mapping = as_mapping(data, "")
+        check_keys(mapping, _FIELDS, "", required=("nodes",))
+        return cls(**mapping)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> Cluster:
+        """Load a YAML or JSON cluster file (see README, "Cluster files")."""
+        data = read_mapping(path)
+        try:
+            return cls.from_dict(data)
+        except InvalidInput as error:
+            raise error.in_file(str(path)) from None
+
+    def to_file(self, path: str | Path) -> None:
+        """Write the cluster as YAML or JSON (by suffix), atomically."""
+        dump_mapping(self.to_dict(), path)
+
+    def with_changes(self, **changes: Any) -> Cluster:
+        return replace(self, **changes)
+
+
+_FIELDS = tuple(Cluster.__dataclass_fields__)

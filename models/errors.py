@@ -1,0 +1,67 @@
+"""The error hierarchy shared by every layer.
+
+Every error the toolkit raises on purpose is a `PlannerError`; errors about a
+value the caller supplied are also `ValueError`s so that generic callers
+(scikit-learn, argument parsers) treat them as such.
+"""
+
+from __future__ import annotations
+
+from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
+
+
+class PlannerError(Exception):
+    """Root of every error batchplan raises on purpose."""
+
+
+class InvalidInput(PlannerError, ValueError):
+    """A value or file the caller supplied is wrong.
+
+    The message names where the problem is (the file, when known, and the field
+    path) and what is wrong, e.g. ``jobs[3].map_time: must be > 0, got -2``.
+    """
+
+    def __init__(self, field: str, problem: str, *, source: str | None = None) -> None:
+        self.field = field
+        self.problem = problem
+        self.source = source
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = self.field or "(top level)"
+        text = f"{where}: {self.problem}"
+        return f"{self.source}: {text}" if self.source else text
+
+    def within(self, prefix: str) -> InvalidInput:
+        """The same problem, seen from a containing structure (``prefix.field``)."""
+        if not self.field:
+            field = prefix
+        elif self.field.startswith("["):
+            field = f"{prefix}{self.field}"
+        else:
+            field = f"{prefix}.{self.field}" if prefix else self.field
+        return InvalidInput(field, self.problem, source=self.source)
+
+    def in_file(self, source: str) -> InvalidInput:
+        """The same problem, attributed to a file."""
+        return InvalidInput(self.field, self.problem, source=source)
+
+    def __reduce__(self):  # keep pickling (process pools) working with keyword fields
+        return (_rebuild_invalid_input, (self.field, self.problem, self.source))
+
+
+def _rebuild_invalid_input(field: str, problem: str, source: str | None) -> InvalidInput:
+    return InvalidInput(field, problem, source=source)
+
+
+class NotFittedError(PlannerError, _SklearnNotFittedError):
+    """An estimator was used before `fit` (also scikit-learn's NotFittedError,
+    hence a ValueError and an AttributeError)."""
+
+
+class InvalidPlan(PlannerError):
+    """A plan or schedule breaks a rule of the model it claims to satisfy."""
+
+
+class ExtrapolationWarning(UserWarning):
+    """A profile was asked for a prediction outside the range it was fitted on."""

@@ -1,0 +1,116 @@
+"""A MapReduce-style job: what the planners and the simulator agree a job is."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol, runtime_checkable
+
+from models.checks import as_float, as_int, as_str
+from models.errors import InvalidInput
+
+INTENSITIES = ("cpu", "io", "balanced")
+#: Named priority classes (Natjam's two classes); any integer level is also accepted.
+PRIORITY_CLASSES = {"research": 0, "production": 1}
+
+
+@runtime_checkable
+class RuntimeProfile(Protocol):
+    """Anything that predicts a job's runtime in seconds on ``n`` nodes or VMs."""
+
+    def __call__(self, n: float) -> float: ...
+
+
+@dataclass(frozen=True)
+class Job:
+    """One job of a batch.
+
+    ``map_time`` and ``reduce_time`` are mean seconds per task; a job with
+    ``reduce_tasks == 0`` is map-only. ``priority`` is an integer level (higher is
+    more important); the names "research" (0) and "production" (1) are accepted
+    and stored as their levels. ``deadline`` is absolute seconds, like ``submit``.
+    ``profile`` is an optional runtime-vs-nodes model (e.g. a fitted
+    `PowerLawProfile`) used by VM-level planning; a job may consist of a profile
+    only (no tasks).
+    """
+
+    name: str
+    map_tasks: int = 0
+    reduce_tasks: int = 0
+    map_time: float = 0.0
+    reduce_time: float = 0.0
+    submit: float = 0.0
+    pool: str = "default"
+    weight: float = 1.0
+    priority: int = 0
+    deadline: float | None = None
+    intensity: str = "balanced"
+    profile: Any = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        put = object.__setattr__
+        put(self, "name", as_str(self.name, "name"))
+        put(self, "map_tasks", as_int(self.map_tasks, "map_tasks", minimum=0))
+        put(self, "reduce_tasks", as_int(self.reduce_tasks, "reduce_tasks", minimum=0))
+        # A phase with tasks needs a positive task time; an empty phase may say 0.
+        put(self, "map_time", _time(self.map_time, "map_time", has_tasks=self.map_tasks > 0))
+        put(self, "reduce_time", _time(self.reduce_time, "reduce_time", has_tasks=self.reduce_tasks > 0))
+        if self.reduce_tasks > 0 and self.map_tasks == 0:
+            raise InvalidInput("map_tasks", "must be >= 1 when the job has reduce tasks")
+        put(self, "submit", as_float(self.submit, "submit", minimum=0.0))
+        put(self, "pool", as_str(self.pool, "pool"))
+        put(self, "weight", as_float(self.weight, "weight", above=0.0))
+        put(self, "priority", _priority_level(self.priority))
+        if self.deadline is not None:
+            deadline = as_float(self.deadline, "deadline")
+            if deadline <= self.submit:
+                raise InvalidInput("deadline", f"must be after submission ({self.submit:g} s), got {deadline:g}")
+            put(self, "deadline", deadline)
+        put(self, "intensity", as_str(self.intensity, "intensity", choices=INTENSITIES))
+        if self.profile is not None and not callable(self.profile):
+            raise InvalidInput("profile", f"must be callable as profile(n), got {type(self.profile).__name__}")
+        if self.map_tasks == 0 and self.profile is None:
+            raise InvalidInput("map_tasks", "a job needs at least one map task or a runtime profile")
+
+    @property
+    def map_work(self) -> float:
+        """Total map slot-seconds: map_tasks * map_time."""
+        return self.map_tasks * self.map_time
+
+    @property
+    def reduce_work(self) -> float:
+        """Total reduce slot-seconds: reduce_tasks * reduce_time."""
+        return self.reduce_tasks * self.reduce_time
+
+    @property
+    def work(self) -> float:
+        return self.map_work + self.reduce_work
+
+    def runtime(self, n: float) -> float:
+        """Runtime on ``n`` nodes or VMs from the job's profile."""
+        if self.profile is None:
+            raise InvalidInput(f"{self.name}.profile", "the job has no runtime profile")
+        value = float(self.profile(n))
+        if not math.isfinite(value) or value <= 0:
+            raise InvalidInput(f"{self.name}.profile", f"predicted a non-positive runtime {value!r} for n={n}")
+        return value
+
+    def with_changes(self, **changes: Any) -> Job:
+        """A validated copy with some fields changed."""
+        return replace(self, **changes)
+
+
+def _priority_level(value: object) -> int:
+    if isinstance(value, str):
+        if value not in PRIORITY_CLASSES:
+            raise InvalidInput(
+                "priority", f"must be an integer level or one of {', '.join(PRIORITY_CLASSES)}; got {value!r}"
+            )
+        return PRIORITY_CLASSES[value]
+    return as_int(value, "priority")
+
+
+def _time(value: object, field: str, *, has_tasks: bool) -> float:
+    if has_tasks:
+        return as_float(value, field, above=0.0)
+    return as_float(value, field, minimum=0.0)

@@ -1,0 +1,144 @@
+"""A batch of jobs and its file form."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, overload
+
+from models.checks import as_mapping, as_str, check_keys
+from models.errors import InvalidInput
+from models.fileio import dump_mapping, read_mapping
+from models.job import Job
+from models.profiles import profile_from_dict, profile_to_dict
+
+_JOB_FIELDS = tuple(Job.__dataclass_fields__)
+_DEFAULTS = {name: f.default for name, f in Job.__dataclass_fields__.items()}
+
+
+class Workload:
+    """An ordered batch of jobs with unique names."""
+
+    __slots__ = ("_index", "jobs", "name")
+
+    def __init__(self, jobs: Iterable[Job], name: str | None = None) -> None:
+        checked: list[Job] = []
+        index: dict[str, int] = {}
+        for position, job in enumerate(jobs):
+            if not isinstance(job, Job):
+                raise InvalidInput(f"jobs[{position}]", f"must be a Job, got {type(job).__name__}")
+            if job.name in index:
+                raise InvalidInput(
+                    f"jobs[{position}].name", f"duplicate job name {job.name!r} (also jobs[{index[job.name]}])"
+                )
+            index[job.name] = position
+            checked.append(job)
+        if name is not None:
+            as_str(name, "name")
+        self.jobs: tuple[Job, ...] = tuple(checked)
+        self.name = name
+        self._index = index
+
+    def __len__(self) -> int:
+        return len(self.jobs)
+
+    def __iter__(self) -> Iterator[Job]:
+        return iter(self.jobs)
+
+    @overload
+    def __getitem__(self, key: int | str) -> Job: ...
+    @overload
+    def __getitem__(self, key: slice) -> Workload: ...
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            if key not in self._index:
+                raise KeyError(key)
+            return self.jobs[self._index[key]]
+        if isinstance(key, slice):
+            return Workload(self.jobs[key], self.name)
+        return self.jobs[key]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._index
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Workload) and self.jobs == other.jobs and self.name == other.name
+
+    def __repr__(self) -> str:
+        label = f" {self.name!r}" if self.name else ""
+        return f"<Workload{label}: {len(self.jobs)} jobs>"
+
+    @property
+    def names(self) -> list[str]:
+        return [job.name for job in self.jobs]
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """Flat records, one per job, with the derived work columns (for a DataFrame)."""
+        rows = []
+        for job in self.jobs:
+            row = {name: getattr(job, name) for name in _JOB_FIELDS if name != "profile"}
+            row["map_work"] = job.map_work
+            row["reduce_work"] = job.reduce_work
+            rows.append(row)
+        return rows
+
+    def to_dict(self) -> dict[str, Any]:
+        """The file form: defaults are left out so files stay short."""
+        data: dict[str, Any] = {}
+        if self.name:
+            data["name"] = self.name
+        data["jobs"] = [job_to_dict(job) for job in self.jobs]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: object) -> Workload:
+        mapping = as_mapping(data, "")
+        check_keys(mapping, ("name", "jobs"), "", required=("jobs",))
+        raw_jobs = mapping["jobs"]
+        if not isinstance(raw_jobs, list):
+            raise InvalidInput("jobs", f"must be a list of jobs, got {type(raw_jobs).__name__}")
+        jobs = []
+        for position, raw in enumerate(raw_jobs):
+            try:
+                jobs.append(job_from_dict(raw))
+            except InvalidInput as error:
+                raise error.within(f"jobs[{position}]") from None
+        name = mapping.get("name")
+        return cls(jobs, name=as_str(name, "name") if name is not None else None)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> Workload:
+        """Load a YAML or JSON workload file (see README, "Workload files")."""
+        data = read_mapping(path)
+        try:
+            return cls.from_dict(data)
+        except InvalidInput as error:
+            raise error.in_file(str(path)) from None
+
+    def to_file(self, path: str | Path) -> None:
+        """Write the workload as YAML or JSON (by suffix), atomically."""
+        dump_mapping(self.to_dict(), path)
+
+
+def job_from_dict(data: object) -> Job:
+    mapping = as_mapping(data, "")
+    check_keys(mapping, _JOB_FIELDS, "", required=("name",))
+    fields = dict(mapping)
+    if fields.get("profile") is not None:
+        try:
+            fields["profile"] = profile_from_dict(fields["profile"])
+        except InvalidInput as error:
+            raise error.within("profile") from None
+    return Job(**fields)
+
+
+def job_to_dict(job: Job) -> dict[str, Any]:
+    data: dict[str, Any] = {"name": job.name}
+    for name in _JOB_FIELDS[1:]:
+        value = getattr(job, name)
+        if name == "profile":
+            if value is not None:
+                data["profile"] = profile_to_dict(value)
+        elif value != _DEFAULTS[name] or name in ("map_tasks", "map_time"):
+            data[name] = value
+    return data

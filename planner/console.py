@@ -1,0 +1,79 @@
+"""Printing for the command line: rich tables, or JSON with --json."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Callable, Sequence
+from functools import wraps
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from models import PlannerError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_BAD_INPUT = 2
+
+
+def exits_cleanly(command: F) -> F:
+    """Turn a `PlannerError` into one line on stderr and exit status 2 (no traceback)."""
+
+    @wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except PlannerError as error:
+            message = " ".join(str(error).split())
+            print(f"error: {message}", file=sys.stderr)
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "-"
+        if value == int(value) and abs(value) < 1e15:
+            return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:g}"
+        return f"{value:,.4g}" if abs(value) < 1e6 else f"{value:,.0f}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return str(value)
+
+
+def records_table(records: Sequence[dict[str, Any]], title: str) -> Table:
+    table = Table(title=title, title_justify="left")
+    columns = list(records[0]) if records else []
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("job", "workload", "field") else "right")
+    for record in records:
+        table.add_row(*(_cell(record.get(c)) for c in columns))
+    return table
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if hasattr(value, "item") and callable(value.item):
+        return value.item()
+    return value
+
+
+def emit(sections: dict[str, Sequence[dict[str, Any]]], *, as_json: bool, console: Console | None = None) -> None:
+    """Print named sections of flat records as tables, or all of them as one JSON object."""
+    if as_json:
+        data = {name: [{k: _jsonable(v) for k, v in r.items()} for r in rows] for name, rows in sections.items()}
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        return
+    console = console or Console()
+    for title, rows in sections.items():
+        rows = list(rows)
+        if len(rows) == 1 and len(rows[0]) > 6:  # one wide record reads better as field/value
+            rows = [{"field": k, "value": v} for k, v in rows[0].items()]
+        console.print(records_table(rows, title))

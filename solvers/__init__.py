@@ -1,0 +1,4 @@
+"""Planning problems turned into solutions (slot configuration, ordering, packing).
+
+Imports `models` only, never `planner`.
+"""
