@@ -24,7 +24,7 @@ demo: $(STAMP_RUN)
 
 test: $(STAMP_TEST)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 2 --nbmake tests notebooks
 
 lint: $(STAMP_TEST)
 	$(BIN)/ruff check .

@@ -22,6 +22,7 @@ from models.profiles import (
     RegressionProfile,
     profile_from_dict,
     profile_kinds,
+    profile_to_dict,
     wave_power_law,
     wave_runtime,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "classify_intensity",
     "profile_from_dict",
     "profile_kinds",
+    "profile_to_dict",
     "wave_power_law",
     "wave_runtime",
     "write_atomic",

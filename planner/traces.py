@@ -241,7 +241,9 @@ def _epoch_ms(job: dict, key: str, where: str, source: str) -> float:
 
 def _rumen_phase(job: dict, key: str, where: str, source: str) -> tuple[int, float] | None:
     """(task count, mean successful attempt seconds); None when tasks exist but none succeeded."""
-    tasks = job.get(key) or []
+    tasks = job.get(key)
+    if tasks is None:
+        tasks = []
     if not isinstance(tasks, list):
         raise InvalidInput(where, f"must be a list, got {type(tasks).__name__}", source=source)
     durations = []

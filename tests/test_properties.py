@@ -63,7 +63,7 @@ def test_arbitrary_values_as_workload_or_cluster(data):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.dictionaries(st.sampled_from(list(Cluster.__dataclass_fields__) + ["zzz"]), json_values, max_size=5))
+@given(st.dictionaries(st.sampled_from([*Cluster.__dataclass_fields__, "zzz"]), json_values, max_size=5))
 def test_mutated_cluster_dicts(data):
     data = {"nodes": 4, **data}
     _loads_or_invalid(Cluster.from_dict, data)

@@ -100,7 +100,7 @@ def test_missing_file_and_unknown_suffix(tmp_path):
     with pytest.raises(InvalidInput, match="no such file"):
         Workload.from_file(tmp_path / "absent.yaml")
     (tmp_path / "w.txt").write_text("jobs: []")
-    with pytest.raises(InvalidInput, match="unknown file type '.txt'"):
+    with pytest.raises(InvalidInput, match=r"unknown file type '\.txt'"):
         Workload.from_file(tmp_path / "w.txt")
 
 

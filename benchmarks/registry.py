@@ -1,0 +1,77 @@
+"""Benchmark registry, result rows and timing."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+SUITES = ("quick", "full")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One measured result, flat so that a list of rows is a DataFrame.
+
+    ``seconds`` is the median wall time over the repeats; ``floor_seconds`` is the
+    limit an issue sets (None when there is none); ``meets_floor`` says whether
+    the median stayed within it.
+    """
+
+    benchmark: str
+    instance: str
+    method: str
+    objective: float | None
+    bound: float | None
+    gap: float | None
+    seconds: float
+    status: str
+    repeats: int
+    floor_seconds: float | None = None
+    detail: str = ""
+
+    @property
+    def meets_floor(self) -> bool:
+        return self.floor_seconds is None or self.seconds <= self.floor_seconds
+
+    def record(self) -> dict[str, Any]:
+        return {**asdict(self), "meets_floor": self.meets_floor}
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    name: str
+    run: Callable[[str], list[Row]]
+    suites: tuple[str, ...]
+    description: str
+
+
+BENCHMARKS: dict[str, Benchmark] = {}
+
+
+def register(name: str, *, suites: tuple[str, ...] = SUITES) -> Callable[[Callable[[str], list[Row]]], Callable]:
+    """Register ``run(suite) -> rows`` under ``name`` for the given suites."""
+
+    def decorate(run: Callable[[str], list[Row]]) -> Callable[[str], list[Row]]:
+        if name in BENCHMARKS:
+            raise ValueError(f"benchmark {name!r} is registered twice")
+        unknown = set(suites) - set(SUITES)
+        if unknown:
+            raise ValueError(f"benchmark {name!r}: unknown suites {sorted(unknown)}")
+        BENCHMARKS[name] = Benchmark(name, run, suites, (run.__doc__ or "").strip().splitlines()[0])
+        return run
+
+    return decorate
+
+
+def timed(function: Callable[[], Any], repeats: int) -> tuple[float, Any]:
+    """Median wall time of ``repeats`` calls and the last call's result."""
+    times = []
+    result = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = function()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result

@@ -1,0 +1,40 @@
+"""The benchmark runner: registry, result files and floor checks (timings are not asserted here)."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from benchmarks import BENCHMARKS, Row, register
+from benchmarks.__main__ import load_all, main, markdown
+
+
+def test_runner_writes_csv_and_markdown(tmp_path):
+    assert main(["--only", "import", "--results", str(tmp_path)]) in (0, 1)
+    rows = list(csv.DictReader((tmp_path / "import.csv").open()))
+    fb = next(r for r in rows if r["instance"].startswith("FB-2009 day"))
+    assert fb["objective"] == "5894.0" and fb["floor_seconds"] == "2.0"
+    assert fb["meets_floor"] in ("True", "False")
+    assert "| FB-2009 day (SWIM) | read_swim |" in (tmp_path / "import.md").read_text()
+
+
+def test_floor_is_judged_on_the_median():
+    met = Row("b", "i", "m", 1.0, None, None, 1.5, "ok", 3, floor_seconds=2.0)
+    missed = Row("b", "i", "m", 1.0, None, None, 2.5, "ok", 3, floor_seconds=2.0)
+    free = Row("b", "i", "m", 1.0, None, None, 99.0, "ok", 3)
+    assert (met.meets_floor, missed.meets_floor, free.meets_floor) == (True, False, True)
+    assert "| i | m | 1 | - | - | 2.5 | ok | 2 | False |" in markdown("b", "d", "quick", [missed])
+
+
+def test_every_registered_benchmark_has_a_description_and_suite():
+    load_all()
+    assert "import" in BENCHMARKS
+    for bench in BENCHMARKS.values():
+        assert bench.description and bench.suites
+
+
+def test_registering_twice_is_refused():
+    load_all()
+    with pytest.raises(ValueError, match="registered twice"):
+        register("import")(lambda suite: [])
