@@ -87,15 +87,20 @@ def _cell_number(row: dict[str, str], column: str, line: int, source: str) -> fl
     return value
 
 
+def _rows_of_kind(path: str | Path, kind: str, columns: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
+    header, rows = read_csv_rows(path)
+    try:
+        if csv_kind(header) != kind:
+            raise InvalidInput("header", f"expected columns {','.join(columns)}; got {','.join(header)}")
+    except InvalidInput as error:
+        raise error.in_file(str(path)) from None
+    return rows
+
+
 def fit_runtimes(path: str | Path) -> list[RuntimeFit]:
     """A power law per job from a runtimes CSV, in order of first appearance."""
     source = str(path)
-    header, rows = read_csv_rows(path)
-    try:
-        if csv_kind(header) != "runtimes":
-            raise InvalidInput("header", f"expected columns {','.join(RUNTIME_COLUMNS)}; got {','.join(header)}")
-    except InvalidInput as error:
-        raise error.in_file(source) from None
+    rows = _rows_of_kind(path, "runtimes", RUNTIME_COLUMNS)
     samples: dict[str, list[tuple[float, float]]] = {}
     intensity: dict[str, str] = {}
     for line, row in rows:
@@ -162,12 +167,7 @@ def runtime_workload(fits: list[RuntimeFit], base: Workload | None = None) -> Wo
 def fit_tasks(path: str | Path) -> PhaseProfile:
     """A `PhaseProfile` from a task-records CSV."""
     source = str(path)
-    header, rows = read_csv_rows(path)
-    try:
-        if csv_kind(header) != "tasks":
-            raise InvalidInput("header", f"expected columns {','.join(TASK_COLUMNS)}; got {','.join(header)}")
-    except InvalidInput as error:
-        raise error.in_file(source) from None
+    rows = _rows_of_kind(path, "tasks", TASK_COLUMNS)
     records = []
     for line, row in rows:
         record: dict[str, Any] = {k: (v or "").strip() for k, v in row.items()}

@@ -175,6 +175,19 @@ def iter_json_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
             yield line, value
 
 
+def _json_jobs(path: str | Path) -> list[tuple[str, dict]]:
+    """(place, job object) pairs of a JSON job stream; the place reads ``jobs[i] (line n)``."""
+    jobs: list[tuple[str, dict]] = []
+    for index, (line, job) in enumerate(iter_json_objects(path)):
+        where = f"jobs[{index}] (line {line})"
+        if not isinstance(job, dict):
+            raise InvalidInput(where, f"must be a JSON object, got {type(job).__name__}", source=str(path))
+        jobs.append((where, job))
+    if not jobs:
+        raise InvalidInput("", "no jobs in the trace", source=str(path))
+    return jobs
+
+
 def read_rumen(path: str | Path, *, keep_failed: bool = False) -> Workload:
     """Import a Hadoop Rumen job-history trace (a stream of JSON job objects).
 
@@ -185,14 +198,7 @@ def read_rumen(path: str | Path, *, keep_failed: bool = False) -> Workload:
     SUCCESS are skipped with a `TraceWarning` unless ``keep_failed``.
     """
     source = str(path)
-    records: list[tuple[str, dict]] = []
-    for index, (line, job) in enumerate(iter_json_objects(path)):
-        where = f"jobs[{index}] (line {line})"
-        if not isinstance(job, dict):
-            raise InvalidInput(where, f"must be a JSON object, got {type(job).__name__}", source=source)
-        records.append((where, job))
-    if not records:
-        raise InvalidInput("", "no jobs in the trace", source=source)
+    records = _json_jobs(path)
     origin = None
     for where, job in records:
         submit = _epoch_ms(job, "submitTime", where, source)
@@ -276,14 +282,7 @@ def read_sls(path: str | Path) -> Workload:
     duration give the task counts and mean times.
     """
     source = str(path)
-    raw: list[tuple[str, dict]] = []
-    for index, (line, job) in enumerate(iter_json_objects(path)):
-        where = f"jobs[{index}] (line {line})"
-        if not isinstance(job, dict):
-            raise InvalidInput(where, f"must be a JSON object, got {type(job).__name__}", source=source)
-        raw.append((where, job))
-    if not raw:
-        raise InvalidInput("", "no jobs in the trace", source=source)
+    raw = _json_jobs(path)
     origin = min(_epoch_ms(job, "job.start.ms", where, source) for where, job in raw)
     jobs = []
     for where, job in raw:
@@ -333,12 +332,7 @@ def rumen_task_records(path: str | Path) -> list[dict[str, Any]]:
     These are the records `PhaseProfile.fit` and ``planner fit tasks.csv`` take.
     """
     source = str(path)
-    jobs = [(f"jobs[{i}] (line {line})", job) for i, (line, job) in enumerate(iter_json_objects(path))]
-    for where, job in jobs:
-        if not isinstance(job, dict):
-            raise InvalidInput(where, "must be a JSON object", source=source)
-    if not jobs:
-        raise InvalidInput("", "no jobs in the trace", source=source)
+    jobs = _json_jobs(path)
     origin = min(_epoch_ms(job, "submitTime", where, source) for where, job in jobs)
     records = []
     for where, job in jobs:
