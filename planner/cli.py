@@ -8,11 +8,12 @@ from typing import Annotated
 
 import typer
 
-from models import InvalidInput, Workload
+from models import Cluster, InvalidInput, Workload
 from models.fileio import file_format, write_atomic
 from planner.console import emit, exits_cleanly
-from planner.demo import run_demo
+from planner.demo import DEMO_CLUSTER, run_demo
 from planner.fitting import csv_kind, fit_runtimes, fit_tasks, read_csv_rows, runtime_workload
+from planner.plan import DEFAULT_K, make_plan
 from planner.summary import phase_records, workload_summary
 from planner.traces import SwimConversion, read_rumen, read_sls, read_swim, rumen_task_records
 
@@ -30,6 +31,17 @@ class TraceFormat(StrEnum):
     swim = "swim"
     rumen = "rumen"
     sls = "sls"
+
+
+class Strategy(StrEnum):
+    slots = "slots"
+    johnson = "johnson"
+    slots_johnson = "slots+johnson"
+
+
+class SlotModel(StrEnum):
+    fresh = "fresh"
+    capped = "capped"
 
 
 class CsvKind(StrEnum):
@@ -152,6 +164,31 @@ def fit(
 
 @app.command()
 @exits_cleanly
+def plan(
+    workload: Annotated[Path, typer.Argument(help="Workload file (.yaml or .json).")],
+    cluster: Annotated[Path, typer.Option("--cluster", "-c", help="Cluster file (.yaml or .json).")],
+    strategy: Annotated[Strategy, typer.Option(help="slots, johnson or slots+johnson.")] = Strategy.slots_johnson,
+    k: Annotated[int, typer.Option("-k", help="Admission limit: jobs per phase at once.")] = DEFAULT_K,
+    model: Annotated[SlotModel, typer.Option(help="Fluid model: fresh (paper) or capped.")] = SlotModel.fresh,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Plan file to write (.json).")] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Plan a batch: slot split, admission order and limit, with the predicted makespan.
+
+    Example: planner plan examples/nightly.yaml --cluster examples/cluster.yaml --strategy slots+johnson -k 5 -o plan.json
+    """
+    if output is not None and output.suffix.lower() != ".json":
+        raise InvalidInput("--output", "plans are written as .json", source=str(output))
+    made = make_plan(
+        Workload.from_file(workload), Cluster.from_file(cluster), strategy.value, k=k, model=model.value
+    )
+    if output is not None:
+        made.to_file(output)
+    emit({f"plan for {workload.name}": [made.summary()]}, as_json=json_output)
+
+
+@app.command()
+@exits_cleanly
 def demo(json_output: JsonFlag = False) -> None:
     """Run the main job on the bundled SWIM and Rumen samples.
 
@@ -163,6 +200,7 @@ def demo(json_output: JsonFlag = False) -> None:
             "bundled nightly batch (SWIM FB-2009, first 50 jobs)": [result.summary],
             "power-law profiles of the largest jobs (whole-wave runtime vs nodes)": result.profiles,
             "phase profiles fitted from Rumen task attempts": result.phases,
+            f"slot plans on {DEMO_CLUSTER.nodes} nodes ({DEMO_CLUSTER.total_slots} slots), Johnson order": result.plans,
         },
         as_json=json_output,
     )

@@ -14,19 +14,25 @@ from rich.console import Console
 from rich.table import Table
 
 from models import PlannerError
+from solvers import InfeasibleProblem
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 EXIT_BAD_INPUT = 2
+EXIT_NO_PLAN = 3
 
 
 def exits_cleanly(command: F) -> F:
-    """Turn a `PlannerError` into one line on stderr and exit status 2 (no traceback)."""
+    """Turn a `PlannerError` into one line on stderr and exit status 2 (no traceback);
+    status 3 when no feasible plan was found."""
 
     @wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
+        except InfeasibleProblem as error:
+            print(f"error: no feasible plan: {' '.join(str(error).split())}", file=sys.stderr)
+            raise typer.Exit(EXIT_NO_PLAN) from None
         except PlannerError as error:
             message = " ".join(str(error).split())
             print(f"error: {message}", file=sys.stderr)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from models import Cluster, PhaseProfile, Workload, wave_power_law
+from planner.plan import make_plan
 from planner.summary import workload_summary
 from planner.traces import read_rumen, read_swim, rumen_task_records
 
@@ -29,16 +30,22 @@ class DemoResult:
     summary: dict[str, Any]
     profiles: list[dict[str, Any]]
     phases: list[dict[str, Any]]
+    plans: list[dict[str, Any]]
 
 
 def run_demo(cluster: Cluster = DEMO_CLUSTER, top: int = 8) -> DemoResult:
-    """Import the bundled SWIM batch, fit profiles and summarize.
+    """Import the bundled SWIM batch, fit profiles, plan it and summarize.
 
     - the batch: the first 50 jobs of the SWIM FB-2009 day (`read_swim` defaults);
     - power-law profiles F(n) = a n^b of each job's whole-wave runtime on
       1..cluster.nodes nodes (`wave_power_law`), for the ``top`` jobs by work;
     - phase profiles fitted from the task attempts of the bundled Rumen trace,
-      beside what `read_rumen` reports for the same job.
+      beside what `read_rumen` reports for the same job;
+    - slot plans for the batch on ``cluster``: Johnson order, then the best
+      map/reduce split (`make_plan`, "slots+johnson", k = 5) under both fluid
+      models. They differ sharply here: the "fresh" model lets a job's work
+      spread over any number of slots, so a one-map job of 4,101 s (job38)
+      seems to finish in minutes; "capped" keeps it on one slot.
     """
     workload = read_swim(bundled(SWIM_SAMPLE))
     nodes = range(1, cluster.nodes + 1)
@@ -73,4 +80,9 @@ def run_demo(cluster: Cluster = DEMO_CLUSTER, top: int = 8) -> DemoResult:
                 "rumen_reduce_time": imported[job.name].reduce_time,
             }
         )
-    return DemoResult(workload, workload_summary(workload), profiles, phases)
+    plans = []
+    for model in ("fresh", "capped"):
+        summary = make_plan(workload, cluster, "slots+johnson", model=model).summary()
+        plans.append({key: summary[key] for key in ("model", "k", "map_slots", "reduce_slots",
+                                                    "predicted_makespan", "baseline_makespan", "predicted_gain")})
+    return DemoResult(workload, workload_summary(workload), profiles, phases, plans)

@@ -1,4 +1,51 @@
 """Planning problems turned into solutions (slot configuration, ordering, packing).
 
-Imports `models` only, never `planner`.
+Imports `models` only, never `planner`. Every solution carries a `SolveStatus`,
+its objective, the best proven bound (or None), the gap, the solver and the
+wall time.
 """
+
+from __future__ import annotations
+
+from solvers.base import InfeasibleProblem, Solution, SolverFailed, SolveStatus, relative_gap
+from solvers.milp import MilpOutcome, solve_milp
+from solvers.ordering import (
+    OrderSolution,
+    johnson_order,
+    order_jobs,
+    order_two_stage,
+    stage_times,
+    two_stage_makespan,
+)
+from solvers.pso import PsoOptions, PsoOutcome
+from solvers.pso import minimize as minimize_pso
+from solvers.registry import Method, method, methods, register_method
+from solvers.slots import MODELS as SLOT_MODELS
+from solvers.slots import SlotPlan, configure_slots, fluid_makespan
+
+__all__ = [
+    "SLOT_MODELS",
+    "InfeasibleProblem",
+    "Method",
+    "MilpOutcome",
+    "OrderSolution",
+    "PsoOptions",
+    "PsoOutcome",
+    "SlotPlan",
+    "Solution",
+    "SolveStatus",
+    "SolverFailed",
+    "configure_slots",
+    "fluid_makespan",
+    "johnson_order",
+    "method",
+    "methods",
+    "minimize_pso",
+    "order_jobs",
+    "order_two_stage",
+    "register_method",
+    "relative_gap",
+    "solve_milp",
+    "stage_times",
+    "two_stage_makespan",
+]

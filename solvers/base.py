@@ -1,0 +1,86 @@
+"""What every solver result shares: a status, the objective, a bound and the time it took."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from enum import StrEnum
+
+from models import PlannerError
+
+
+class SolveStatus(StrEnum):
+    """How a solve ended.
+
+    - ``optimal``: the objective is proven optimal (within the requested gap);
+    - ``feasible``: a valid solution without a proof of optimality (heuristics);
+    - ``time_limit``: the time limit stopped the search; the incumbent is returned;
+    - ``infeasible``: the problem has no solution;
+    - ``error``: the solver failed.
+    """
+
+    OPTIMAL = "optimal"
+    FEASIBLE = "feasible"
+    TIME_LIMIT = "time_limit"
+    INFEASIBLE = "infeasible"
+    ERROR = "error"
+
+    @property
+    def has_solution(self) -> bool:
+        return self in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE, SolveStatus.TIME_LIMIT)
+
+
+class InfeasibleProblem(PlannerError):
+    """The problem has no feasible solution, or the solver found none in its time."""
+
+
+class SolverFailed(PlannerError):
+    """The solver stopped with an error."""
+
+
+def relative_gap(objective: float | None, bound: float | None) -> float | None:
+    """|objective - bound| / max(|objective|, tiny); 0 when they agree, None without both."""
+    if objective is None or bound is None or not (math.isfinite(objective) and math.isfinite(bound)):
+        return None
+    difference = abs(objective - bound)
+    if difference <= 1e-12 * max(1.0, abs(objective)):
+        return 0.0
+    return difference / max(abs(objective), 1e-12)
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The fields every solution carries (problem-specific solutions add theirs).
+
+    ``bound`` is the best proven bound on the objective (None when the method
+    proves none); ``gap`` the relative distance between objective and bound.
+    """
+
+    status: SolveStatus
+    objective: float
+    bound: float | None
+    gap: float | None
+    solver: str
+    seconds: float
+
+    def record(self) -> dict[str, object]:
+        return {
+            "status": str(self.status),
+            "objective": self.objective,
+            "bound": self.bound,
+            "gap": self.gap,
+            "solver": self.solver,
+            "seconds": self.seconds,
+        }
+
+
+class Stopwatch:
+    """Wall time since construction."""
+
+    def __init__(self) -> None:
+        self._start = time.perf_counter()
+
+    @property
+    def seconds(self) -> float:
+        return time.perf_counter() - self._start

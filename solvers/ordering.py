@@ -1,0 +1,214 @@
+"""Ordering a batch as a two-stage flow shop: Johnson's rule and exact and heuristic methods.
+
+A batch whose jobs pass a map stage and then a reduce stage is a two-machine
+flow shop with stage times a_j = map_work / map_slots and b_j = reduce_work /
+reduce_slots. Johnson's rule orders it optimally: jobs with a_j < b_j first by
+increasing a_j, then the rest by decreasing b_j (ties by index). The makespan
+of an order is max over positions j of (a_1 + ... + a_j) + (b_j + ... + b_n).
+
+Methods of the "two_stage" problem: "johnson" (exact, O(n log n)),
+"exhaustive" (all n! orders, n <= 8, for cross-checks), "milp" (positional
+MILP solved by HiGHS) and "pso" (particle swarm over random keys).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyomo.environ as pyo
+
+from models import InvalidInput, Job
+from models.checks import as_int
+from solvers.base import Solution, SolveStatus, Stopwatch, relative_gap
+from solvers.milp import solve_milp
+from solvers.pso import PsoOptions, minimize
+from solvers.registry import method, register_method
+
+PROBLEM = "two_stage"
+EXHAUSTIVE_LIMIT = 8
+
+
+@dataclass(frozen=True)
+class OrderSolution(Solution):
+    """A job order (a permutation of indices) and its two-stage makespan."""
+
+    order: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64), compare=False)
+    makespan: float = 0.0
+
+
+def _stages(stage1, stage2) -> tuple[np.ndarray, np.ndarray]:
+    a = np.asarray(stage1, dtype=np.float64)
+    b = np.asarray(stage2, dtype=np.float64)
+    if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
+        raise InvalidInput("stage2", f"must be 1-d and as long as stage1 ({a.shape} vs {b.shape})")
+    for name, values in (("stage1", a), ("stage2", b)):
+        if not np.all(np.isfinite(values)) or np.any(values < 0):
+            raise InvalidInput(name, "times must be finite and >= 0")
+    return a, b
+
+
+def johnson_order(stage1, stage2) -> np.ndarray:
+    """Johnson's optimal order for a two-machine flow shop (a permutation of indices)."""
+    a, b = _stages(stage1, stage2)
+    second = a >= b
+    key = np.where(second, -b, a)
+    # lexsort is stable: equal keys keep index order
+    return np.lexsort((key, second)).astype(np.int64)
+
+
+def two_stage_makespan(stage1, stage2, order) -> float:
+    """Makespan of ``order``: max_j (a_1 + ... + a_j) + (b_j + ... + b_n)."""
+    a, b = _stages(stage1, stage2)
+    order = _permutation(order, a.size)
+    if a.size == 0:
+        return 0.0
+    return float(makespans(a, b, order[None, :])[0])
+
+
+def makespans(a: np.ndarray, b: np.ndarray, orders: np.ndarray) -> np.ndarray:
+    """Two-stage makespans of many orders at once (one per row)."""
+    first = np.cumsum(a[orders], axis=1)
+    tail = b[orders]
+    second = np.cumsum(tail[:, ::-1], axis=1)[:, ::-1]
+    return (first + second).max(axis=1)
+
+
+def lower_bound(a: np.ndarray, b: np.ndarray) -> float:
+    """max(sum a + min b, min a + sum b): no order beats either machine's load plus the other's least."""
+    if a.size == 0:
+        return 0.0
+    return float(max(a.sum() + b.min(), a.min() + b.sum()))
+
+
+def _permutation(order, n: int) -> np.ndarray:
+    array = np.asarray(order)
+    if array.shape != (n,) or not np.array_equal(np.sort(array), np.arange(n)):
+        raise InvalidInput("order", f"must be a permutation of range({n})")
+    return array.astype(np.int64)
+
+
+def _solution(a, b, order, status, solver, clock, bound=None) -> OrderSolution:
+    value = two_stage_makespan(a, b, order)
+    if status is SolveStatus.OPTIMAL:
+        bound = value
+    return OrderSolution(status, value, bound, relative_gap(value, bound), solver, clock.seconds, order, value)
+
+
+@register_method(PROBLEM, "johnson", exact=True)
+def _johnson(a: np.ndarray, b: np.ndarray, *, time_limit: float, seed: int, **_: object) -> OrderSolution:
+    """Johnson's rule: optimal in O(n log n)."""
+    clock = Stopwatch()
+    return _solution(a, b, johnson_order(a, b), SolveStatus.OPTIMAL, "johnson", clock)
+
+
+@register_method(PROBLEM, "exhaustive", exact=True)
+def _exhaustive(a: np.ndarray, b: np.ndarray, *, time_limit: float, seed: int, **_: object) -> OrderSolution:
+    """Every order (n <= 8); the first best in lexicographic order."""
+    clock = Stopwatch()
+    if a.size > EXHAUSTIVE_LIMIT:
+        raise InvalidInput("jobs", f"exhaustive search takes at most {EXHAUSTIVE_LIMIT} jobs, got {a.size}")
+    orders = np.array(list(itertools.permutations(range(a.size))), dtype=np.int64).reshape(-1, a.size)
+    best = orders[int(np.argmin(makespans(a, b, orders)))] if a.size else orders[0]
+    return _solution(a, b, best, SolveStatus.OPTIMAL, "exhaustive", clock)
+
+
+def build_two_stage_model(a: np.ndarray, b: np.ndarray) -> pyo.ConcreteModel:
+    """Positional MILP: x[j, p] puts job j at position p; C1, C2 are stage completions by position."""
+    n = a.size
+    m = pyo.ConcreteModel(name="two_stage_flow_shop")
+    m.Jobs = pyo.RangeSet(0, n - 1)
+    m.Positions = pyo.RangeSet(0, n - 1)
+    m.x = pyo.Var(m.Jobs, m.Positions, domain=pyo.Binary)
+    m.first = pyo.Var(m.Positions, domain=pyo.NonNegativeReals)
+    m.second = pyo.Var(m.Positions, domain=pyo.NonNegativeReals)
+
+    @m.Constraint(m.Jobs)
+    def one_position(m, j):
+        return sum(m.x[j, p] for p in m.Positions) == 1
+
+    @m.Constraint(m.Positions)
+    def one_job(m, p):
+        return sum(m.x[j, p] for j in m.Jobs) == 1
+
+    def stage_time(times, p):
+        return sum(float(times[j]) * m.x[j, p] for j in m.Jobs)
+
+    @m.Constraint(m.Positions)
+    def first_stage(m, p):
+        previous = m.first[p - 1] if p > 0 else 0.0
+        return m.first[p] == previous + stage_time(a, p)
+
+    @m.Constraint(m.Positions)
+    def second_after_first(m, p):
+        return m.second[p] >= m.first[p] + stage_time(b, p)
+
+    @m.Constraint(m.Positions)
+    def second_in_sequence(m, p):
+        if p == 0:
+            return pyo.Constraint.Skip
+        return m.second[p] >= m.second[p - 1] + stage_time(b, p)
+
+    m.makespan = pyo.Objective(expr=m.second[n - 1], sense=pyo.minimize)
+    return m
+
+
+@register_method(PROBLEM, "milp", exact=True)
+def _milp(a: np.ndarray, b: np.ndarray, *, time_limit: float, seed: int, **_: object) -> OrderSolution:
+    """Positional MILP (n^2 binaries) solved by HiGHS; for checking and small batches."""
+    clock = Stopwatch()
+    model = build_two_stage_model(a, b)
+    outcome = solve_milp(model, time_limit=time_limit, seed=seed)
+    n = a.size
+    position = np.array([[pyo.value(model.x[j, p]) for p in range(n)] for j in range(n)])
+    order = np.argsort(np.argmax(position, axis=1), kind="stable")
+    order = _permutation(order, n)
+    bound = max(outcome.bound, lower_bound(a, b)) if outcome.bound is not None else lower_bound(a, b)
+    return _solution(a, b, order, outcome.status, "milp-highs", clock, bound)
+
+
+@register_method(PROBLEM, "pso", exact=False)
+def _pso(
+    a: np.ndarray, b: np.ndarray, *, time_limit: float, seed: int, pso: PsoOptions | None = None, **_: object
+) -> OrderSolution:
+    """Particle swarm over random keys: a particle's order is the argsort of its position."""
+    clock = Stopwatch()
+    n = a.size
+    if n < 2:
+        return _solution(a, b, np.arange(n), SolveStatus.OPTIMAL, "pso", clock)
+
+    def cost(swarm: np.ndarray) -> np.ndarray:
+        return makespans(a, b, np.argsort(swarm, axis=1, kind="stable"))
+
+    outcome = minimize(cost, np.zeros(n), np.ones(n), options=pso, seed=seed)
+    order = np.argsort(outcome.position, kind="stable")
+    return _solution(a, b, order, SolveStatus.FEASIBLE, "pso", clock, lower_bound(a, b))
+
+
+def order_two_stage(
+    stage1, stage2, method_name: str = "johnson", *, time_limit: float = 60.0, seed: int = 0, **options: object
+) -> OrderSolution:
+    """Order a two-stage batch by a registered method (see `solvers.registry.methods("two_stage")`)."""
+    a, b = _stages(stage1, stage2)
+    seed = as_int(seed, "seed", minimum=0)
+    return method(PROBLEM, method_name).solve(a, b, time_limit=time_limit, seed=seed, **options)
+
+
+def stage_times(jobs: Sequence[Job], map_slots: int = 1, reduce_slots: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """(map_work / map_slots, reduce_work / reduce_slots) per job."""
+    map_slots = as_int(map_slots, "map_slots", minimum=1)
+    reduce_slots = as_int(reduce_slots, "reduce_slots", minimum=1)
+    a = np.array([j.map_work for j in jobs], dtype=np.float64) / map_slots
+    b = np.array([j.reduce_work for j in jobs], dtype=np.float64) / reduce_slots
+    return a, b
+
+
+def order_jobs(jobs: Sequence[Job], map_slots: int = 1, reduce_slots: int = 1, method_name: str = "johnson") -> list[Job]:
+    """The jobs in the order the method chooses for stage times map_work / map_slots and
+    reduce_work / reduce_slots."""
+    jobs = list(jobs)
+    a, b = stage_times(jobs, map_slots, reduce_slots)
+    solution = order_two_stage(a, b, method_name)
+    return [jobs[i] for i in solution.order]

@@ -1,0 +1,96 @@
+"""Particle swarm minimization: a thin wrapper over pyswarms' GlobalBestPSO.
+
+The caller gives a vectorized cost over a swarm (an array of shape
+(particles, dimensions) in, one cost per particle out) and box bounds; the
+caller decodes positions into its integer decisions inside the cost (e.g. by
+rounding or random keys) and adds penalties for violated constraints, or
+repairs, so that the best position always decodes to a feasible solution.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+
+from models.checks import as_float, as_int
+from models.errors import InvalidInput
+from solvers.base import Stopwatch
+
+
+@dataclass(frozen=True)
+class PsoOptions:
+    """Swarm size and coefficients. Defaults: the Packing paper's 1500 particles and 200
+    iterations; c1 (cognitive), c2 (social) and w (inertia) as in pyswarms' examples."""
+
+    particles: int = 1500
+    iterations: int = 200
+    c1: float = 0.5
+    c2: float = 0.3
+    w: float = 0.9
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "particles", as_int(self.particles, "particles", minimum=1))
+        object.__setattr__(self, "iterations", as_int(self.iterations, "iterations", minimum=1))
+        for name in ("c1", "c2", "w"):
+            object.__setattr__(self, name, as_float(getattr(self, name), name, minimum=0.0))
+
+
+@dataclass(frozen=True)
+class PsoOutcome:
+    position: np.ndarray
+    cost: float
+    seconds: float
+    iterations: int
+
+
+@contextmanager
+def _numpy_global_seed(seed: int):
+    """pyswarms draws from NumPy's global generator and takes no generator of its own.
+
+    Seeding it is the only way to make a swarm reproducible, so do it for the
+    duration of the run and put the caller's state back afterwards (the swarm
+    never changes anybody else's random stream). Not safe to interleave with
+    other users of the global generator in other threads.
+    """
+    saved = np.random.get_state()
+    np.random.seed(seed)
+    try:
+        yield
+    finally:
+        np.random.set_state(saved)
+
+
+def minimize(
+    cost: Callable[[np.ndarray], np.ndarray],
+    lower: np.ndarray,
+    upper: np.ndarray,
+    *,
+    options: PsoOptions | None = None,
+    seed: int = 0,
+) -> PsoOutcome:
+    """The best position found by a global-best swarm within [lower, upper]."""
+    import pyswarms
+
+    options = options or PsoOptions()
+    seed = as_int(seed, "seed", minimum=0)
+    lower = np.asarray(lower, dtype=np.float64)
+    upper = np.asarray(upper, dtype=np.float64)
+    if lower.ndim != 1 or lower.shape != upper.shape or lower.size == 0:
+        raise InvalidInput("bounds", "lower and upper must be 1-d arrays of the same non-zero length")
+    if np.any(upper <= lower):
+        raise InvalidInput("bounds", "every upper bound must exceed its lower bound")
+    clock = Stopwatch()
+    logging.getLogger("pyswarms").setLevel(logging.WARNING)
+    with _numpy_global_seed(seed):
+        optimizer = pyswarms.single.GlobalBestPSO(
+            n_particles=options.particles,
+            dimensions=lower.size,
+            options={"c1": options.c1, "c2": options.c2, "w": options.w},
+            bounds=(lower, upper),
+        )
+        best_cost, best_position = optimizer.optimize(cost, iters=options.iterations, verbose=False)
+    return PsoOutcome(np.asarray(best_position, dtype=np.float64), float(best_cost), clock.seconds, options.iterations)

@@ -1,0 +1,60 @@
+"""Solver methods registered by name, per problem.
+
+A method is a function ``solve(instance, *, time_limit, seed, **options) ->
+Solution`` for one problem (e.g. "two_stage"). Registering validates the name
+and refuses duplicates; `method` looks one up and names the choices when the
+name is unknown. One contract test runs every registered method of a problem
+on a shared instance set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from models import InvalidInput
+from models.checks import as_str
+
+
+@dataclass(frozen=True)
+class Method:
+    problem: str
+    name: str
+    solve: Callable[..., object]
+    exact: bool
+    description: str
+
+
+_METHODS: dict[tuple[str, str], Method] = {}
+
+
+def register_method(problem: str, name: str, *, exact: bool) -> Callable[[Callable], Callable]:
+    """Decorator: register ``solve`` as method ``name`` of ``problem``.
+
+    ``exact`` says whether the method proves optimality when it finishes
+    within its limits (its solutions then carry status optimal).
+    """
+    problem = as_str(problem, "problem")
+    name = as_str(name, "name")
+
+    def decorate(solve: Callable) -> Callable:
+        if (problem, name) in _METHODS:
+            raise InvalidInput("name", f"method {name!r} of {problem!r} is already registered")
+        description = (solve.__doc__ or "").strip().splitlines()[0] if solve.__doc__ else name
+        _METHODS[(problem, name)] = Method(problem, name, solve, exact, description)
+        return solve
+
+    return decorate
+
+
+def methods(problem: str) -> dict[str, Method]:
+    """The registered methods of a problem, by name."""
+    return {name: m for (p, name), m in _METHODS.items() if p == problem}
+
+
+def method(problem: str, name: str) -> Method:
+    found = _METHODS.get((problem, name))
+    if found is None:
+        choices = ", ".join(sorted(methods(problem))) or "none"
+        raise InvalidInput("method", f"unknown method {name!r} for {problem}; choose from {choices}")
+    return found
