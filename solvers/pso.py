@@ -56,12 +56,12 @@ def _numpy_global_seed(seed: int):
     never changes anybody else's random stream). Not safe to interleave with
     other users of the global generator in other threads.
     """
-    saved = np.random.get_state()
-    np.random.seed(seed)
+    saved = np.random.get_state()  # noqa: NPY002
+    np.random.seed(seed)  # noqa: NPY002
     try:
         yield
     finally:
-        np.random.set_state(saved)
+        np.random.set_state(saved)  # noqa: NPY002
 
 
 def minimize(

@@ -88,6 +88,11 @@ def test_demo_json(data_dir):
     assert len(profiles) == 8 and all(p["b"] <= 0 for p in profiles)
     (phase,) = data["phase profiles fitted from Rumen task attempts"]
     assert phase["map_time"] == pytest.approx(phase["rumen_map_time"])
+    fresh, capped = data["slot plans on 20 nodes (80 slots), Johnson order"]
+    assert (fresh["model"], capped["model"]) == ("fresh", "capped")
+    assert fresh["map_slots"] + fresh["reduce_slots"] == 80
+    # job38 is one map of 4,101 s: only the capped model keeps the batch from ending sooner
+    assert capped["predicted_makespan"] >= 4101 > fresh["predicted_makespan"]
 
 
 @pytest.mark.parametrize(
@@ -119,6 +124,6 @@ def test_bad_input_exits_2_with_one_line_and_no_traceback(tmp_path, data_dir, ar
 
 
 def test_help_shows_examples():
-    for command in ("import", "fit", "demo"):
+    for command in ("import", "fit", "plan", "demo"):
         result = invoke(command, "--help")
         assert result.exit_code == 0 and "Example: planner" in result.output

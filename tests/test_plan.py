@@ -1,0 +1,121 @@
+"""Plans: strategies, files, fingerprints, and `planner plan`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from models import Cluster, InvalidInput, Job, Workload
+from planner.cli import app
+from planner.plan import Plan, make_plan
+from solvers import configure_slots, johnson_order
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def batch() -> tuple[Workload, Cluster]:
+    """Two jobs on one node of 1 map + 1 reduce slot (S = 2), submitted long-map first.
+    Submission order a, b (k = 1): a maps 0-100, reduces 100-110 while b maps 100-110, b reduces
+    110-210: 210 s. Johnson on (100, 10) and (10, 100) puts b first: 120 s (see test_slots)."""
+    workload = Workload([Job("a", 1, 1, 100, 10), Job("b", 1, 1, 10, 100, submit=5)], name="two")
+    return workload, Cluster(nodes=1, map_slots=1, reduce_slots=1)
+
+
+def test_strategies_by_hand():
+    workload, cluster = batch()
+    slots = make_plan(workload, cluster, "slots", k=1)
+    assert slots.order == ("a", "b") and slots.predicted_makespan == 210.0 == slots.baseline_makespan
+    johnson = make_plan(workload, cluster, "johnson", k=1)
+    assert johnson.order == ("b", "a") and johnson.predicted_makespan == 120.0
+    assert (johnson.map_slots, johnson.reduce_slots) == (1, 1)
+    both = make_plan(workload, cluster, "slots+johnson", k=1)
+    assert both.order == ("b", "a") and both.predicted_makespan == 120.0
+    assert both.summary()["predicted_gain"] == pytest.approx(1 - 120 / 210)
+
+
+def test_submission_order_sorts_by_submit_time():
+    workload = Workload([Job("late", 1, 0, 5, submit=50), Job("early", 1, 0, 5, submit=0)])
+    assert make_plan(workload, Cluster(nodes=1), "slots").order == ("early", "late")
+
+
+def test_slots_plan_matches_configure_slots_on_a_real_trace(data_dir):
+    from planner.traces import read_swim
+
+    workload = read_swim(data_dir / "FB-2009_samples_24_times_1hr_0_first50jobs.tsv")
+    cluster = Cluster(nodes=20)
+    plan = make_plan(workload, cluster, "slots+johnson", k=5)
+    jobs = list(workload)
+    # Johnson on the stage times of the cluster as configured (40 map and 40 reduce slots)
+    expected_order = johnson_order([j.map_work / 40 for j in jobs], [j.reduce_work / 40 for j in jobs])
+    best = configure_slots(jobs, 80, 5, order=expected_order.tolist())
+    assert plan.order == tuple(jobs[i].name for i in expected_order)
+    assert (plan.map_slots, plan.predicted_makespan) == (best.map_slots, best.makespan)
+    assert len(plan.curve) == 79 and min(plan.curve) == plan.predicted_makespan
+    assert sum(plan.node_map_slots(20)) == plan.map_slots
+
+
+def test_node_map_slots_spread_evenly():
+    plan = make_plan(*batch(), "slots", k=1)
+    assert Plan(**{**plan.__dict__, "map_slots": 7}).node_map_slots(3) == [3, 2, 2]
+
+
+def test_plan_file_round_trip_and_fingerprints(tmp_path):
+    workload, cluster = batch()
+    plan = make_plan(workload, cluster, k=1)
+    plan.to_file(tmp_path / "plan.json")
+    again = Plan.from_file(tmp_path / "plan.json")
+    assert again == plan and again.matches(workload, cluster)
+    assert not again.matches(workload, cluster.with_changes(nodes=2))
+    assert not again.matches(Workload([*workload, Job("c", 1, 0, 1)]), cluster)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [({"k": 0}, "k: must be >= 1"), ({"strategy": "magic"}, "strategy: must be one of"),
+     ({"order": ["a", "a"]}, "order: names a job twice"), ({"extra": 1}, "extra: unknown key"),
+     ({"version": 9}, "version: this batchplan reads plan version 1")],
+)
+def test_plan_file_errors(tmp_path, change, message):
+    data = make_plan(*batch(), k=1).to_dict() | change
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(InvalidInput, match=message) as caught:
+        Plan.from_file(path)
+    assert str(caught.value).startswith(str(path))
+
+
+def test_plan_needs_json_and_valid_options(tmp_path):
+    workload, cluster = batch()
+    with pytest.raises(InvalidInput, match="plans are JSON files"):
+        make_plan(workload, cluster).to_file(tmp_path / "plan.yaml")
+    with pytest.raises(InvalidInput, match="k: must be >= 1"):
+        make_plan(workload, cluster, k=0)
+    with pytest.raises(InvalidInput, match="strategy"):
+        make_plan(workload, cluster, "pairs")
+
+
+def test_cli_plan_writes_file_and_json(tmp_path):
+    out = tmp_path / "plan.json"
+    result = CliRunner().invoke(app, ["plan", str(EXAMPLES / "nightly.yaml"), "--cluster", str(EXAMPLES / "cluster.yaml"),
+                                      "--strategy", "slots+johnson", "-k", "2", "-o", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    (summary,) = json.loads(result.stdout)["plan for nightly.yaml"]
+    plan = Plan.from_file(out)
+    assert summary["map_slots"] == plan.map_slots and plan.k == 2
+    assert plan.map_slots + plan.reduce_slots == 80
+    assert plan.matches(Workload.from_file(EXAMPLES / "nightly.yaml"), Cluster.from_file(EXAMPLES / "cluster.yaml"))
+
+
+def test_cli_plan_bad_cluster_exits_2(tmp_path):
+    completed = subprocess.run(
+        [sys.executable, "-m", "planner", "plan", str(EXAMPLES / "nightly.yaml"), "--cluster", str(EXAMPLES / "nightly.yaml")],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert completed.returncode == 2
+    (line,) = completed.stderr.strip().splitlines()
+    assert line.startswith("error: ") and "nightly.yaml: name: unknown key" in line
