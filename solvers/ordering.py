@@ -24,7 +24,7 @@ from models import InvalidInput, Job
 from models.checks import as_int
 from solvers.base import Solution, SolveStatus, Stopwatch, relative_gap
 from solvers.milp import solve_milp
-from solvers.pso import PsoOptions, minimize
+from solvers.pso import PsoOptions, minimize, random_keys
 from solvers.registry import method, register_method
 
 PROBLEM = "two_stage"
@@ -180,10 +180,10 @@ def _pso(
         return _solution(a, b, np.arange(n), SolveStatus.OPTIMAL, "pso", clock)
 
     def cost(swarm: np.ndarray) -> np.ndarray:
-        return makespans(a, b, np.argsort(swarm, axis=1, kind="stable"))
+        return makespans(a, b, random_keys(swarm))
 
     outcome = minimize(cost, np.zeros(n), np.ones(n), options=pso, seed=seed)
-    order = np.argsort(outcome.position, kind="stable")
+    order = random_keys(outcome.position)
     return _solution(a, b, order, SolveStatus.FEASIBLE, "pso", clock, lower_bound(a, b))
 
 

@@ -47,6 +47,26 @@ class PsoOutcome:
     iterations: int
 
 
+def integers(positions: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """Decode continuous positions into integers in [lower, upper] (rounding, then clipping).
+
+    Give the swarm the box [lower - 0.5, upper + 0.5] so that every integer has
+    an equally wide basin.
+    """
+    return np.clip(np.rint(positions), lower, upper).astype(np.int64)
+
+
+def random_keys(positions: np.ndarray) -> np.ndarray:
+    """Decode positions into permutations: each row's order is the stable argsort of its keys."""
+    return np.argsort(positions, axis=-1, kind="stable")
+
+
+def penalized(objective: np.ndarray, violation: np.ndarray, weight: float) -> np.ndarray:
+    """objective + weight * violation, where violation >= 0 measures how far each particle's
+    decoded decision breaks the constraints (0 when it is feasible)."""
+    return objective + weight * np.maximum(violation, 0.0)
+
+
 @contextmanager
 def _numpy_global_seed(seed: int):
     """pyswarms draws from NumPy's global generator and takes no generator of its own.

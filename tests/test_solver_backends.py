@@ -103,6 +103,17 @@ def test_pso_defaults_follow_the_packing_paper():
         minimize_pso(sphere, np.ones(2), np.ones(2))
 
 
+def test_pso_decoders():
+    """Rounding then clipping: 0.49 -> 0, 2.5 -> 2 (round half to even), 7.2 -> 5 (upper bound 5)."""
+    from solvers.pso import integers, penalized, random_keys
+
+    decoded = integers(np.array([[0.49, 2.5, 7.2]]), np.array([0, 0, 1]), np.array([5, 5, 5]))
+    assert decoded.tolist() == [[0, 2, 5]]
+    assert random_keys(np.array([[0.9, 0.1, 0.5], [0.2, 0.2, 0.1]])).tolist() == [[1, 2, 0], [2, 0, 1]]
+    np.testing.assert_allclose(penalized(np.array([1.0, 2.0]), np.array([0.0, 3.0]), 10.0), [1.0, 32.0])
+    np.testing.assert_allclose(penalized(np.array([1.0]), np.array([-1.0]), 10.0), [1.0])
+
+
 def test_relative_gap():
     assert relative_gap(100.0, 90.0) == pytest.approx(0.1)
     assert relative_gap(5.0, 5.0 + 1e-14) == 0.0
