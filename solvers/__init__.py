@@ -7,6 +7,7 @@ wall time.
 
 from __future__ import annotations
 
+from solvers import matching  # registers the "milp" and "matching" pair methods
 from solvers.base import InfeasibleProblem, Solution, SolverFailed, SolveStatus, relative_gap
 from solvers.milp import MilpOutcome, solve_milp
 from solvers.ordering import (
@@ -17,6 +18,7 @@ from solvers.ordering import (
     stage_times,
     two_stage_makespan,
 )
+from solvers.pairs import PairCost, PairCosts, PairGroup, PairSchedule, pair_cost, pair_costs, schedule_pairs
 from solvers.pso import PsoOptions, PsoOutcome
 from solvers.pso import minimize as minimize_pso
 from solvers.registry import Method, method, methods, register_method
@@ -24,11 +26,16 @@ from solvers.slots import MODELS as SLOT_MODELS
 from solvers.slots import SlotPlan, configure_slots, fluid_makespan
 
 __all__ = [
+    "matching",
     "SLOT_MODELS",
     "InfeasibleProblem",
     "Method",
     "MilpOutcome",
     "OrderSolution",
+    "PairCost",
+    "PairCosts",
+    "PairGroup",
+    "PairSchedule",
     "PsoOptions",
     "PsoOutcome",
     "SlotPlan",
@@ -43,8 +50,11 @@ __all__ = [
     "minimize_pso",
     "order_jobs",
     "order_two_stage",
+    "pair_cost",
+    "pair_costs",
     "register_method",
     "relative_gap",
+    "schedule_pairs",
     "solve_milp",
     "stage_times",
     "two_stage_makespan",

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from pyomo.contrib.solver.common.factory import SolverFactory
 from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondition
+from scipy import sparse
 
 from models.checks import as_float, as_int
 from solvers.base import InfeasibleProblem, SolverFailed, SolveStatus, Stopwatch, relative_gap
@@ -94,3 +96,84 @@ def solve_milp(
         reason = "no solution within the time limit" if termination in _STOPPED else "the model is infeasible"
         raise InfeasibleProblem(f"HiGHS: {reason} ({termination.name})")
     return outcome
+
+
+@dataclass(frozen=True)
+class ArrayOutcome:
+    """A HiGHS solve of a model given as arrays: status, values and (for LPs) row duals."""
+
+    status: SolveStatus
+    objective: float | None
+    bound: float | None
+    gap: float | None
+    seconds: float
+    termination: str
+    values: np.ndarray | None
+    duals: np.ndarray | None
+    solver: str = "highs"
+
+
+def solve_arrays(
+    cost: np.ndarray,
+    columns: sparse.csc_matrix,
+    row_lower: np.ndarray,
+    row_upper: np.ndarray,
+    col_lower: np.ndarray,
+    col_upper: np.ndarray,
+    *,
+    integer: bool,
+    time_limit: float = 60.0,
+    mip_gap: float = 1e-4,
+    threads: int = 1,
+    seed: int = 0,
+) -> ArrayOutcome:
+    """Minimize cost @ x subject to row_lower <= A x <= row_upper and column bounds, by highspy.
+
+    For models too large to build quickly in pyomo (hundreds of thousands of
+    columns). ``integer`` makes every column integer. Never raises for a time
+    limit or infeasibility: the status says so.
+    """
+    import highspy
+
+    time_limit = as_float(time_limit, "time_limit", above=0.0)
+    columns = sparse.csc_matrix(columns)
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = columns.shape[1], columns.shape[0]
+    lp.col_cost_ = np.asarray(cost, dtype=np.float64)
+    lp.col_lower_, lp.col_upper_ = np.asarray(col_lower, float), np.asarray(col_upper, float)
+    lp.row_lower_, lp.row_upper_ = np.asarray(row_lower, float), np.asarray(row_upper, float)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = columns.indptr.astype(np.int32)
+    lp.a_matrix_.index_ = columns.indices.astype(np.int32)
+    lp.a_matrix_.value_ = columns.data.astype(np.float64)
+    if integer:
+        lp.integrality_ = [highspy.HighsVarType.kInteger] * lp.num_col_
+    highs = highspy.Highs()
+    for name, value in (("output_flag", False), ("threads", as_int(threads, "threads", minimum=1)),
+                        ("time_limit", time_limit), ("mip_rel_gap", as_float(mip_gap, "mip_gap", minimum=0.0)),
+                        ("random_seed", as_int(seed, "seed", minimum=0))):
+        highs.setOptionValue(name, value)
+    clock = Stopwatch()
+    highs.passModel(lp)
+    highs.run()
+    seconds = clock.seconds
+    model_status = highs.getModelStatus()
+    text = highs.modelStatusToString(model_status)
+    info = highs.getInfo()
+    solution = highs.getSolution()
+    has_solution = bool(solution.value_valid) and info.primal_solution_status == 2  # 2: feasible
+    values = np.asarray(solution.col_value) if has_solution else None
+    duals = np.asarray(solution.row_dual) if (has_solution and not integer and solution.dual_valid) else None
+    objective = float(info.objective_function_value) if has_solution else None
+    bound = float(info.mip_dual_bound) if integer else objective
+    if bound is not None and not np.isfinite(bound):
+        bound = None
+    if model_status == highspy.HighsModelStatus.kOptimal:
+        status = SolveStatus.OPTIMAL
+    elif model_status in (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kIterationLimit):
+        status = SolveStatus.TIME_LIMIT if has_solution else SolveStatus.INFEASIBLE
+    elif model_status == highspy.HighsModelStatus.kInfeasible:
+        status = SolveStatus.INFEASIBLE
+    else:
+        status = SolveStatus.FEASIBLE if has_solution else SolveStatus.ERROR
+    return ArrayOutcome(status, objective, bound, relative_gap(objective, bound), seconds, text, values, duals)
