@@ -7,7 +7,10 @@ wall time.
 
 from __future__ import annotations
 
-from solvers import matching  # registers the "milp" and "matching" pair methods
+from solvers import (
+    matching,  # registers the "milp" and "matching" pair methods
+    packing_methods,  # registers the packing methods
+)
 from solvers.base import InfeasibleProblem, Solution, SolverFailed, SolveStatus, relative_gap
 from solvers.milp import MilpOutcome, solve_milp
 from solvers.ordering import (
@@ -18,6 +21,7 @@ from solvers.ordering import (
     stage_times,
     two_stage_makespan,
 )
+from solvers.packing import PackingInstance, PhaseSchedule, Placement, evaluate_phases, pack_phases
 from solvers.pairs import PairCost, PairCosts, PairGroup, PairSchedule, pair_cost, pair_costs, schedule_pairs
 from solvers.pso import PsoOptions, PsoOutcome
 from solvers.pso import minimize as minimize_pso
@@ -27,6 +31,12 @@ from solvers.slots import SlotPlan, configure_slots, fluid_makespan
 
 __all__ = [
     "matching",
+    "packing_methods",
+    "PackingInstance",
+    "PhaseSchedule",
+    "Placement",
+    "evaluate_phases",
+    "pack_phases",
     "SLOT_MODELS",
     "InfeasibleProblem",
     "Method",

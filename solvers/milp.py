@@ -42,6 +42,7 @@ def solve_milp(
     threads: int = 1,
     seed: int = 0,
     require_solution: bool = True,
+    cutoff: float | None = None,
 ) -> MilpOutcome:
     """Solve ``model`` (a pyomo ConcreteModel with one objective) with HiGHS.
 
@@ -50,7 +51,8 @@ def solve_milp(
     is no solution (infeasible, or the limit hit before the first incumbent)
     and ``require_solution`` is set, `InfeasibleProblem` is raised; otherwise
     the outcome says so. ``seed`` is HiGHS's random_seed, so reruns are
-    identical; one thread keeps them so.
+    identical; one thread keeps them so. ``cutoff`` (a known solution's
+    objective, for minimization) lets HiGHS prune everything worse.
     """
     time_limit = as_float(time_limit, "time_limit", above=0.0)
     mip_gap = as_float(mip_gap, "mip_gap", minimum=0.0)
@@ -66,7 +68,8 @@ def solve_milp(
             time_limit=time_limit,
             rel_gap=mip_gap,
             threads=threads,
-            solver_options={"random_seed": seed, "output_flag": False},
+            solver_options={"random_seed": seed, "output_flag": False,
+                            **({"objective_bound": float(cutoff)} if cutoff is not None else {})},
         )
     except Exception as error:  # HiGHS or pyomo internals: report, never crash the caller
         raise SolverFailed(f"HiGHS failed: {error}") from error

@@ -1,0 +1,157 @@
+"""Multi-phase overcommit packing (Packing paper, section 5).
+
+A schedule is a sequence of phases run one after another. Each job runs in
+exactly one phase, on n_j in 1..N VMs, in one role:
+
+- "primary": an ordinary job on primary VMs, taking F_j(n_j);
+- "host": an "io" job whose primary VMs accept overcommitted extra VMs,
+  taking alpha * F_j(n_j);
+- "extra": a "cpu" job on extra VMs beside hosts, taking alpha * F_j(n_j).
+
+In each phase the VMs of its primary and host jobs sum to at most N, and r
+times the VMs of its extra jobs is at most the VMs of its host jobs. A phase
+lasts as long as its longest job; the objective is the sum of phase lengths.
+`evaluate_phases` checks every rule; every method's result passes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from models import Cluster, InvalidInput, InvalidPlan, Job
+from models.checks import as_int, as_str
+from solvers.base import Solution, SolveStatus, Stopwatch, relative_gap
+from solvers.pairs import check_cluster, profile_times
+from solvers.registry import method
+
+PROBLEM = "packing"
+ROLES = ("primary", "host", "extra")
+
+
+@dataclass(frozen=True)
+class Placement:
+    job: int
+    vms: int
+    role: str
+
+
+@dataclass(frozen=True)
+class PhaseSchedule(Solution):
+    """``phases``: a tuple of phases, each a tuple of placements (job index, VMs, role)."""
+
+    phases: tuple[tuple[Placement, ...], ...] = ()
+    sequential_baseline: float = 0.0
+
+
+@dataclass(frozen=True)
+class PackingInstance:
+    """What every packing method needs: ``times[j, n - 1, 0]`` = F_j(n) (primary) and
+    ``times[j, n - 1, 1]`` = alpha * F_j(n) (host or extra), and who may take which role."""
+
+    times: np.ndarray
+    can_host: np.ndarray
+    can_extra: np.ndarray
+    vms: int
+    per_extra: int
+
+    @property
+    def jobs(self) -> int:
+        return self.times.shape[0]
+
+    def time(self, job: int, vms: int, role: str) -> float:
+        return float(self.times[job, vms - 1, 0 if role == "primary" else 1])
+
+    @property
+    def sequential(self) -> float:
+        return float(self.times[:, self.vms - 1, 0].sum())
+
+
+def packing_instance(jobs: Sequence[Job], cluster: Cluster) -> PackingInstance:
+    jobs = list(jobs)
+    cluster = check_cluster(cluster)
+    if not jobs:
+        raise InvalidInput("jobs", "need at least one job")
+    counts = np.arange(1, cluster.vms + 1)
+    primary = np.array([profile_times(job, counts) for job in jobs]).reshape(len(jobs), cluster.vms)
+    times = np.stack([primary, primary * cluster.overcommit_penalty], axis=2)
+    intensity = np.array([job.intensity for job in jobs])
+    return PackingInstance(times, intensity == "io", intensity == "cpu", cluster.vms, cluster.primaries_per_extra)
+
+
+def _check_placements(schedule: PhaseSchedule | Sequence, instance: PackingInstance) -> list[list[Placement]]:
+    phases = schedule.phases if isinstance(schedule, PhaseSchedule) else schedule
+    checked: list[list[Placement]] = []
+    seen: dict[int, int] = {}
+    for p, phase in enumerate(phases):
+        if not phase:
+            raise InvalidPlan(f"phase {p}: is empty")
+        placements = []
+        for item in phase:
+            job, vms, role = (item.job, item.vms, item.role) if isinstance(item, Placement) else item
+            if not isinstance(job, int | np.integer) or not 0 <= job < instance.jobs:
+                raise InvalidPlan(f"phase {p}: job index {job!r} is not one of the {instance.jobs} jobs")
+            job = int(job)
+            if job in seen:
+                raise InvalidPlan(f"phase {p}, job {job}: already runs in phase {seen[job]}")
+            seen[job] = p
+            if not isinstance(vms, int | np.integer) or not 1 <= vms <= instance.vms:
+                raise InvalidPlan(f"phase {p}, job {job}: VMs must be in 1..{instance.vms}, got {vms!r}")
+            if role not in ROLES:
+                raise InvalidPlan(f"phase {p}, job {job}: role must be one of {', '.join(ROLES)}, got {role!r}")
+            if role == "host" and not instance.can_host[job]:
+                raise InvalidPlan(f"phase {p}, job {job}: only io jobs may host extra VMs")
+            if role == "extra" and not instance.can_extra[job]:
+                raise InvalidPlan(f"phase {p}, job {job}: only cpu jobs may run on extra VMs")
+            placements.append(Placement(job, int(vms), role))
+        primary = sum(pl.vms for pl in placements if pl.role != "extra")
+        if primary > instance.vms:
+            raise InvalidPlan(f"phase {p}: primary and host jobs use {primary} VMs, more than N = {instance.vms}")
+        hosts = sum(pl.vms for pl in placements if pl.role == "host")
+        extras = sum(pl.vms for pl in placements if pl.role == "extra")
+        if instance.per_extra * extras > hosts:
+            raise InvalidPlan(
+                f"phase {p}: r * extra VMs = {instance.per_extra} * {extras} exceeds the host VMs ({hosts})"
+            )
+        checked.append(placements)
+    missing = sorted(set(range(instance.jobs)) - set(seen))
+    if missing:
+        raise InvalidPlan(f"job {missing[0]}: runs in no phase")
+    return checked
+
+
+def evaluate_phases(schedule: PhaseSchedule | Sequence, jobs: Sequence[Job], cluster: Cluster) -> float:
+    """Check every rule of the model (raising `InvalidPlan` naming the rule, phase and job) and
+    return the objective, the sum of phase lengths."""
+    return phase_total(_check_placements(schedule, packing_instance(jobs, cluster)), packing_instance(jobs, cluster))
+
+
+def phase_total(phases: Sequence[Sequence[Placement]], instance: PackingInstance) -> float:
+    return float(sum(max(instance.time(pl.job, pl.vms, pl.role) for pl in phase) for phase in phases))
+
+
+def make_schedule(
+    phases: Sequence[Sequence[Placement]], instance: PackingInstance, status: SolveStatus, solver: str,
+    clock: Stopwatch, bound: float | None = None,
+) -> PhaseSchedule:
+    """A validated schedule: phases checked, each sorted by job, phases in order of their first job."""
+    checked = _check_placements([list(p) for p in phases], instance)
+    ordered = sorted((tuple(sorted(p, key=lambda pl: pl.job)) for p in checked), key=lambda p: p[0].job)
+    total = phase_total(ordered, instance)
+    if status is SolveStatus.OPTIMAL:
+        bound = total
+    return PhaseSchedule(status, total, bound, relative_gap(total, bound), solver, clock.seconds, tuple(ordered),
+                         instance.sequential)
+
+
+def pack_phases(
+    jobs: Sequence[Job], cluster: Cluster, method_name: str = "milp", *, time_limit: float = 60.0, seed: int = 0,
+    **options: object,
+) -> PhaseSchedule:
+    """Pack the jobs into phases minimizing the sum of phase lengths (module docstring)."""
+    instance = packing_instance(jobs, cluster)
+    method_name = as_str(method_name, "method")
+    seed = as_int(seed, "seed", minimum=0)
+    return method(PROBLEM, method_name).solve(instance, time_limit=time_limit, seed=seed, **options)

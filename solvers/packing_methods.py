@@ -1,0 +1,221 @@
+"""Methods of the packing problem: "greedy", "milp" and "pso" (see solvers/packing.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyomo.environ as pyo
+
+from solvers.base import SolveStatus, Stopwatch
+from solvers.milp import solve_milp
+from solvers.packing import PROBLEM, PackingInstance, PhaseSchedule, Placement, make_schedule, phase_total
+from solvers.registry import register_method
+
+
+def pair_phases(instance: PackingInstance, i: int, j: int) -> tuple[float, list[list[Placement]]]:
+    """The cheapest way to run two jobs as phases: apart (two phases on N VMs), split, or overcommitted."""
+    n = instance.vms
+    apart = instance.time(i, n, "primary") + instance.time(j, n, "primary")
+    best = (apart, [[Placement(i, n, "primary")], [Placement(j, n, "primary")]])
+    if n > 1:
+        split = np.maximum(instance.times[i, : n - 1, 0], instance.times[j, n - 2 :: -1, 0])
+        x = int(np.argmin(split)) + 1
+        if split[x - 1] < best[0]:
+            best = (float(split[x - 1]), [[Placement(i, x, "primary"), Placement(j, n - x, "primary")]])
+    extra = n // instance.per_extra
+    for host, guest in ((i, j), (j, i)):
+        if instance.can_host[host] and instance.can_extra[guest] and extra >= 1:
+            length = max(instance.time(host, n, "host"), instance.time(guest, extra, "extra"))
+            if length < best[0]:
+                best = (length, [[Placement(host, n, "host"), Placement(guest, extra, "extra")]])
+    return best
+
+
+def _pair_greedy(instance: PackingInstance) -> list[list[Placement]]:
+    """Pairs by largest saving first (each in its cheapest form), the rest alone on N VMs."""
+    n = instance.jobs
+    alone = instance.times[:, instance.vms - 1, 0]
+    options = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            length, phases = pair_phases(instance, i, j)
+            saving = alone[i] + alone[j] - length
+            if saving > 1e-12:
+                options.append((-saving, i, j, phases))
+    options.sort(key=lambda item: (item[0], item[1], item[2]))
+    used = np.zeros(n, dtype=bool)
+    phases: list[list[Placement]] = []
+    for _, i, j, pair in options:
+        if not (used[i] or used[j]):
+            used[i] = used[j] = True
+            phases.extend(pair)
+    phases.extend([[Placement(i, instance.vms, "primary")] for i in range(n) if not used[i]])
+    return phases
+
+
+def _rebalance(instance: PackingInstance, members: list[int], vms: dict[int, int]) -> None:
+    """Hand a phase's spare VMs one at a time to its longest job while that shortens it."""
+    spare = instance.vms - sum(vms[j] for j in members)
+    while spare > 0:
+        longest = max(members, key=lambda j: (instance.times[j, vms[j] - 1, 0], -j))
+        if vms[longest] >= instance.vms or instance.times[longest, vms[longest], 0] >= instance.times[longest, vms[longest] - 1, 0]:
+            return
+        vms[longest] += 1
+        spare -= 1
+
+
+def _length_sweep(instance: PackingInstance, levels: int = 200) -> list[list[Placement]] | None:
+    """For a target phase length L, give each job the fewest VMs that finish it within L, pack the
+    jobs first-fit decreasing into phases of N VMs, then spread each phase's spare VMs. Try up to
+    ``levels`` targets (quantiles of the jobs' runtimes) and keep the best."""
+    primary = instance.times[:, :, 0]
+    values = np.unique(primary)
+    targets = values if values.size <= levels else np.quantile(values, np.linspace(0, 1, levels))
+    best, best_total = None, np.inf
+    for target in targets:
+        fits = primary <= target * (1 + 1e-12)
+        if not fits[:, -1].all():
+            continue
+        need = np.argmax(fits, axis=1) + 1
+        phases: list[list[int]] = []
+        room: list[int] = []
+        for j in sorted(range(instance.jobs), key=lambda j: (-need[j], j)):
+            for index, free in enumerate(room):
+                if free >= need[j]:
+                    phases[index].append(j)
+                    room[index] -= int(need[j])
+                    break
+            else:
+                phases.append([j])
+                room.append(instance.vms - int(need[j]))
+        vms = {j: int(need[j]) for j in range(instance.jobs)}
+        for members in phases:
+            _rebalance(instance, members, vms)
+        placed = [[Placement(j, vms[j], "primary") for j in members] for members in phases]
+        total = phase_total(placed, instance)
+        if total < best_total - 1e-12:
+            best, best_total = placed, total
+    return best
+
+
+@register_method(PROBLEM, "greedy", exact=False)
+def _greedy(instance: PackingInstance, *, time_limit: float, seed: int, **_: object) -> PhaseSchedule:
+    """The better of two constructions: pairs by largest saving (split or overcommitted), and the
+    length sweep (fewest VMs per job for a target length, first-fit decreasing into phases)."""
+    clock = Stopwatch()
+    candidates = [_pair_greedy(instance)]
+    swept = _length_sweep(instance)
+    if swept is not None:
+        candidates.append(swept)
+    best = min(candidates, key=lambda phases: phase_total(phases, instance))
+    return make_schedule(best, instance, SolveStatus.FEASIBLE, "greedy", clock)
+
+
+def build_packing_model(instance: PackingInstance) -> pyo.ConcreteModel:
+    """The exact linearization.
+
+    y[j, p, v, role] = 1 puts job j in phase p on v VMs in a role (host only for io jobs,
+    extra only for cpu jobs). Each phase's length L[p] is at least each of its jobs' times;
+    the objective is the sum of L. Phases are interchangeable, so symmetry is broken by
+    numbering phases by their lowest job: job j may only use phases 0..j (any schedule
+    can be renumbered so), and phase p opens only after phase p - 1.
+    """
+    n, vms = instance.jobs, instance.vms
+    m = pyo.ConcreteModel(name="multi_phase_overcommit_packing")
+    m.Jobs = pyo.RangeSet(0, n - 1)
+    m.Phases = pyo.RangeSet(0, n - 1)
+    m.Vms = pyo.RangeSet(1, vms)
+    roles = [(j, role) for j in range(n) for role in ("primary", "host", "extra")
+             if role == "primary" or (role == "host" and instance.can_host[j]) or (role == "extra" and instance.can_extra[j])]
+    m.Choices = pyo.Set(initialize=[(j, p, v, role) for j, role in roles for p in range(j + 1) for v in range(1, vms + 1)],
+                        dimen=4)
+    m.y = pyo.Var(m.Choices, domain=pyo.Binary)
+    m.open = pyo.Var(m.Phases, domain=pyo.Binary)
+    horizon = float(instance.times.max())
+    m.length = pyo.Var(m.Phases, domain=pyo.NonNegativeReals, bounds=(0.0, horizon))
+    by_job: dict[int, list] = {j: [] for j in range(n)}
+    by_phase: dict[int, list] = {p: [] for p in range(n)}
+    for choice in m.Choices:
+        by_job[choice[0]].append(choice)
+        by_phase[choice[1]].append(choice)
+
+    @m.Constraint(m.Jobs)
+    def one_placement(m, j):
+        return sum(m.y[c] for c in by_job[j]) == 1
+
+    @m.Constraint(m.Jobs, m.Phases)
+    def phase_length(m, j, p):
+        here = [c for c in by_job[j] if c[1] == p]
+        if not here:
+            return pyo.Constraint.Skip
+        return m.length[p] >= sum(instance.time(j, c[2], c[3]) * m.y[c] for c in here)
+
+    @m.Constraint(m.Phases)
+    def primary_capacity(m, p):
+        return sum(c[2] * m.y[c] for c in by_phase[p] if c[3] != "extra") <= vms * m.open[p]
+
+    # Valid area inequalities (VM-seconds): a phase's jobs fit in N VMs (N / r extra VMs)
+    # for L[p] seconds. They tighten the LP relaxation, whose L[p] >= t y alone is weak.
+    @m.Constraint(m.Phases)
+    def primary_area(m, p):
+        return vms * m.length[p] >= sum(c[2] * instance.time(c[0], c[2], c[3]) * m.y[c]
+                                        for c in by_phase[p] if c[3] != "extra")
+
+    @m.Constraint(m.Phases)
+    def extra_area(m, p):
+        extras = [c for c in by_phase[p] if c[3] == "extra"]
+        if not extras:
+            return pyo.Constraint.Skip
+        return (vms / instance.per_extra) * m.length[p] >= sum(c[2] * instance.time(c[0], c[2], c[3]) * m.y[c]
+                                                              for c in extras)
+
+    @m.Constraint(m.Phases)
+    def extras_need_hosts(m, p):
+        extras = [c for c in by_phase[p] if c[3] == "extra"]
+        if not extras:
+            return pyo.Constraint.Skip
+        hosts = [c for c in by_phase[p] if c[3] == "host"]
+        return instance.per_extra * sum(c[2] * m.y[c] for c in extras) <= sum(c[2] * m.y[c] for c in hosts)
+
+    @m.Constraint(m.Phases)
+    def open_in_order(m, p):
+        if p == 0:
+            return pyo.Constraint.Skip
+        return m.open[p] <= m.open[p - 1]
+
+    @m.Constraint(m.Phases)
+    def closed_phases_are_empty(m, p):
+        return m.length[p] <= horizon * m.open[p]
+
+    m.total = pyo.Objective(expr=sum(m.length[p] for p in m.Phases), sense=pyo.minimize)
+    return m
+
+
+def _phases_from_model(model: pyo.ConcreteModel) -> list[list[Placement]]:
+    phases: dict[int, list[Placement]] = {}
+    for choice in model.Choices:
+        if pyo.value(model.y[choice]) > 0.5:
+            j, p, v, role = choice
+            phases.setdefault(p, []).append(Placement(int(j), int(v), str(role)))
+    return [phases[p] for p in sorted(phases)]
+
+
+@register_method(PROBLEM, "milp", exact=True)
+def _milp(instance: PackingInstance, *, time_limit: float, seed: int, **_: object) -> PhaseSchedule:
+    """The exact linearization (`build_packing_model`) solved by HiGHS, started from "greedy".
+
+    pyomo's HiGHS interface takes no starting values, so the greedy schedule
+    enters as an objective cutoff (HiGHS prunes anything worse) and as the
+    answer whenever HiGHS finds nothing better in time.
+    """
+    clock = Stopwatch()
+    greedy = _greedy(instance, time_limit=time_limit, seed=seed)
+    model = build_packing_model(instance)
+    outcome = solve_milp(model, time_limit=max(1e-3, time_limit - clock.seconds), seed=seed, mip_gap=1e-6,
+                         require_solution=False, cutoff=greedy.objective * (1 + 1e-9) + 1e-9)
+    if outcome.status.has_solution:
+        phases = _phases_from_model(model)
+        if phase_total(phases, instance) <= greedy.objective + 1e-9:
+            return make_schedule(phases, instance, outcome.status, "milp-highs", clock, outcome.bound)
+    bound = outcome.bound if outcome.bound is not None else None
+    status = SolveStatus.TIME_LIMIT if outcome.status is not SolveStatus.OPTIMAL else SolveStatus.OPTIMAL
+    return make_schedule(list(greedy.phases), instance, status, "milp-highs", clock, bound)
