@@ -15,7 +15,8 @@ from benchmarks.registry import BENCHMARKS, SUITES, Row
 from models.fileio import write_atomic
 
 RESULTS = Path(__file__).resolve().parent / "results"
-COLUMNS = ("instance", "method", "objective", "bound", "gap", "seconds", "status", "floor_seconds", "meets_floor")
+COLUMNS = ("instance", "method", "objective", "bound", "gap", "seconds", "status", "floor_seconds", "floor_gap",
+           "meets_floor")
 
 
 def load_all() -> None:
@@ -65,9 +66,11 @@ def main(argv: list[str] | None = None) -> int:
             continue
         rows = bench.run(args.suite)
         write_results(name, bench.description, args.suite, rows, args.results)
+        if bench.figure is not None:
+            bench.figure(rows, args.results)
         print(markdown(name, bench.description, args.suite, rows))
-        missed += [f"{name}: {r.instance} / {r.method}: {r.seconds:.3g} s > floor {r.floor_seconds:g} s"
-                   for r in rows if not r.meets_floor]
+        missed += [f"{name}: {r.instance} / {r.method}: {r.seconds:.3g} s (floor {r.floor_seconds}), "
+                   f"gap {r.gap} (floor {r.floor_gap})" for r in rows if not r.meets_floor]
     for line in missed:
         print(f"FLOOR MISSED {line}", file=sys.stderr)
     return 1 if missed else 0

@@ -6,6 +6,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 SUITES = ("quick", "full")
@@ -16,8 +17,9 @@ class Row:
     """One measured result, flat so that a list of rows is a DataFrame.
 
     ``seconds`` is the median wall time over the repeats; ``floor_seconds`` is the
-    limit an issue sets (None when there is none); ``meets_floor`` says whether
-    the median stayed within it.
+    limit an issue sets (None when there is none); ``floor_gap`` the largest
+    relative gap it allows (0 means proven optimal); ``meets_floor`` says whether
+    the median stayed within the time and the gap within its floor.
     """
 
     benchmark: str
@@ -31,10 +33,13 @@ class Row:
     repeats: int
     floor_seconds: float | None = None
     detail: str = ""
+    floor_gap: float | None = None
 
     @property
     def meets_floor(self) -> bool:
-        return self.floor_seconds is None or self.seconds <= self.floor_seconds
+        in_time = self.floor_seconds is None or self.seconds <= self.floor_seconds
+        close_enough = self.floor_gap is None or (self.gap is not None and self.gap <= self.floor_gap + 1e-12)
+        return in_time and close_enough
 
     def record(self) -> dict[str, Any]:
         return {**asdict(self), "meets_floor": self.meets_floor}
@@ -46,13 +51,17 @@ class Benchmark:
     run: Callable[[str], list[Row]]
     suites: tuple[str, ...]
     description: str
+    figure: Callable[[list[Row], Path], None] | None = None
 
 
 BENCHMARKS: dict[str, Benchmark] = {}
 
 
-def register(name: str, *, suites: tuple[str, ...] = SUITES) -> Callable[[Callable[[str], list[Row]]], Callable]:
-    """Register ``run(suite) -> rows`` under ``name`` for the given suites."""
+def register(
+    name: str, *, suites: tuple[str, ...] = SUITES, figure: Callable[[list[Row], Path], None] | None = None,
+) -> Callable[[Callable[[str], list[Row]]], Callable]:
+    """Register ``run(suite) -> rows`` under ``name`` for the given suites; ``figure(rows, folder)``,
+    when given, draws the rows into the results folder."""
 
     def decorate(run: Callable[[str], list[Row]]) -> Callable[[str], list[Row]]:
         if name in BENCHMARKS:
@@ -60,7 +69,7 @@ def register(name: str, *, suites: tuple[str, ...] = SUITES) -> Callable[[Callab
         unknown = set(suites) - set(SUITES)
         if unknown:
             raise ValueError(f"benchmark {name!r}: unknown suites {sorted(unknown)}")
-        BENCHMARKS[name] = Benchmark(name, run, suites, (run.__doc__ or "").strip().splitlines()[0])
+        BENCHMARKS[name] = Benchmark(name, run, suites, (run.__doc__ or "").strip().splitlines()[0], figure)
         return run
 
     return decorate

@@ -10,10 +10,11 @@ import typer
 
 from models import Cluster, InvalidInput, Workload
 from models.fileio import file_format, write_atomic
-from planner.console import emit, exits_cleanly
+from planner.console import emit, exits_cleanly, working
 from planner.demo import DEMO_CLUSTER, run_demo
 from planner.fitting import csv_kind, fit_runtimes, fit_tasks, read_csv_rows, runtime_workload
 from planner.plan import DEFAULT_K, make_plan
+from planner.plan_vm import all_solver_choices
 from planner.summary import phase_records, workload_summary
 from planner.traces import SwimConversion, read_rumen, read_sls, read_swim, rumen_task_records
 
@@ -37,6 +38,8 @@ class Strategy(StrEnum):
     slots = "slots"
     johnson = "johnson"
     slots_johnson = "slots+johnson"
+    pairs = "pairs"
+    packing = "packing"
 
 
 class SlotModel(StrEnum):
@@ -63,6 +66,23 @@ def _swim_settings(settings: list[str]) -> dict[str, float]:
         except ValueError:
             raise InvalidInput(f"--set {name}", f"must be a number, got {text!r}") from None
     return values
+
+
+#: make_plan's option fields as the command line spells them; other fields are the files'.
+_PLAN_OPTIONS = {"solver": "--solver", "time_limit": "--time-limit", "seed": "--seed", "k": "-k",
+                 "model": "--model", "strategy": "--strategy"}
+
+
+def _attribute(error: InvalidInput, workload: Path, cluster: Path) -> InvalidInput:
+    """Name the option or the file a `make_plan` error is about."""
+    if error.source is not None:
+        return error
+    if error.field in _PLAN_OPTIONS:
+        return InvalidInput(_PLAN_OPTIONS[error.field], error.problem)
+    head = error.field.split(".")[0].split("[")[0]
+    if head in Cluster.__dataclass_fields__ or head == "cluster":
+        return error.in_file(str(cluster))
+    return error.in_file(str(workload))
 
 
 def _check_output(path: Path) -> None:
@@ -167,24 +187,44 @@ def fit(
 def plan(
     workload: Annotated[Path, typer.Argument(help="Workload file (.yaml or .json).")],
     cluster: Annotated[Path, typer.Option("--cluster", "-c", help="Cluster file (.yaml or .json).")],
-    strategy: Annotated[Strategy, typer.Option(help="slots, johnson or slots+johnson.")] = Strategy.slots_johnson,
+    strategy: Annotated[
+        Strategy, typer.Option(help="slots, johnson, slots+johnson (slot plans), pairs or packing (VM plans).")
+    ] = Strategy.slots_johnson,
     k: Annotated[int, typer.Option("-k", help="Admission limit: jobs per phase at once.")] = DEFAULT_K,
     model: Annotated[SlotModel, typer.Option(help="Fluid model: fresh (paper) or capped.")] = SlotModel.fresh,
+    solver: Annotated[
+        str | None,
+        typer.Option(help=f"pairs/packing: solver method ({', '.join(all_solver_choices())}); default milp."),
+    ] = None,
+    time_limit: Annotated[float, typer.Option(help="pairs/packing: solver time limit in seconds.")] = 60.0,
+    seed: Annotated[int, typer.Option(help="pairs/packing: random seed of the solver.")] = 0,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Plan file to write (.json).")] = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """Plan a batch: slot split, admission order and limit, with the predicted makespan.
+    """Plan a batch: a slot plan (split, admission order and limit) or a VM plan (phases of jobs on
+    VMs), with the predicted makespan.
 
     Example: planner plan examples/nightly.yaml --cluster examples/cluster.yaml --strategy slots+johnson -k 5 -o plan.json
+
+    Example: planner plan examples/nightly.yaml --cluster examples/cluster.yaml --strategy packing --solver milp --time-limit 30
     """
     if output is not None and output.suffix.lower() != ".json":
         raise InvalidInput("--output", "plans are written as .json", source=str(output))
-    made = make_plan(
-        Workload.from_file(workload), Cluster.from_file(cluster), strategy.value, k=k, model=model.value
-    )
+    batch, machines = Workload.from_file(workload), Cluster.from_file(cluster)
+    try:
+        with working(f"planning {workload.name} ({strategy.value})"):
+            made = make_plan(batch, machines, strategy.value, k=k, model=model.value, solver=solver,
+                             time_limit=time_limit, seed=seed)
+    except InvalidInput as error:
+        raise _attribute(error, workload, cluster) from None
     if output is not None:
         made.to_file(output)
-    emit({f"plan for {workload.name}": [made.summary()]}, as_json=json_output)
+    sections = {f"plan for {workload.name}": [made.summary()]}
+    if made.phases:
+        sections[f"phases of {workload.name} ({made.strategy}, run one after another)"] = made.phase_records(
+            batch, machines
+        )
+    emit(sections, as_json=json_output)
 
 
 @app.command()

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import wraps
 from typing import Any, TypeVar
 
@@ -24,12 +26,14 @@ EXIT_NO_PLAN = 3
 
 def exits_cleanly(command: F) -> F:
     """Turn a `PlannerError` into one line on stderr and exit status 2 (no traceback);
-    status 3 when no feasible plan was found."""
+    status 3 when no feasible plan was found. Warnings print as one line each too."""
 
     @wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return command(*args, **kwargs)
+            with warnings.catch_warnings():  # restores the default display afterwards
+                warnings.showwarning = _one_line_warning
+                return command(*args, **kwargs)
         except InfeasibleProblem as error:
             print(f"error: no feasible plan: {' '.join(str(error).split())}", file=sys.stderr)
             raise typer.Exit(EXIT_NO_PLAN) from None
@@ -41,7 +45,26 @@ def exits_cleanly(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def _one_line_warning(message: Warning | str, category: type[Warning], *_: Any, **__: Any) -> None:
+    # Python's default shows the source file and line of the warn() call: noise for an operator.
+    print(f"warning: {category.__name__}: {' '.join(str(message).split())}", file=sys.stderr)
+
+
+@contextmanager
+def working(message: str) -> Iterator[None]:
+    """A spinner on stderr while a long step runs; only on a terminal, so pipes, files and
+    tests see nothing of it."""
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield
+        return
+    with console.status(message):
+        yield
+
+
 def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
     if isinstance(value, float):
         if math.isnan(value):
             return "-"
@@ -57,7 +80,7 @@ def records_table(records: Sequence[dict[str, Any]], title: str) -> Table:
     table = Table(title=title, title_justify="left")
     columns = list(records[0]) if records else []
     for column in columns:
-        table.add_column(column, justify="left" if column in ("job", "workload", "field") else "right")
+        table.add_column(column, justify="left" if column in ("job", "workload", "field", "role") else "right")
     for record in records:
         table.add_row(*(_cell(record.get(c)) for c in columns))
     return table

@@ -1,4 +1,10 @@
-"""Plans: what an operator applies tonight, with the prediction that justifies it."""
+"""Plans: what an operator applies tonight, with the prediction that justifies it.
+
+Slot plans (FRESH: split of the slots, admission order and limit) and VM-level
+plans (Packing paper: pairs or phases of jobs on VMs) share one `Plan` record
+and one JSON file format (reading it: `planner.plan_io`; the VM side:
+`planner.plan_vm`).
+"""
 
 from __future__ import annotations
 
@@ -11,13 +17,32 @@ from typing import Any
 import numpy as np
 
 from models import Cluster, InvalidInput, Workload
-from models.checks import as_float, as_int, as_mapping, as_str, check_keys
+from models.checks import as_float, as_int, as_str
 from models.fileio import read_mapping, write_atomic
+from planner.plan_io import PLAN_VERSION, SLOT_STRATEGIES, STRATEGIES, plan_fields
+from planner.plan_vm import (
+    VM_STRATEGIES,
+    Phases,
+    check_profiles,
+    check_solver,
+    evaluate_plan_phases,
+    placement_seconds,
+    solve_vm,
+    warn_extrapolation,
+)
 from solvers import SLOT_MODELS, configure_slots, fluid_makespan, order_two_stage, stage_times
 
-STRATEGIES = ("slots", "johnson", "slots+johnson")
+__all__ = [
+    "DEFAULT_K",
+    "PLAN_VERSION",
+    "SLOT_STRATEGIES",
+    "STRATEGIES",
+    "VM_STRATEGIES",
+    "Plan",
+    "make_plan",
+]
+
 DEFAULT_K = 5
-PLAN_VERSION = 1
 
 
 def fingerprint(data: Any) -> str:
@@ -36,7 +61,8 @@ def cluster_fingerprint(cluster: Cluster) -> str:
 
 @dataclass(frozen=True)
 class Plan:
-    """A slot plan: the split of the cluster's slots, the admission order and limit k.
+    """A plan: a slot plan (split of the slots, admission order and limit k) or a VM-level plan
+    (phases of jobs on VMs).
 
     ``map_slots`` and ``reduce_slots`` are cluster totals (s_m + s_r = S); on
     the nodes they are spread evenly, the first (s_m mod nodes) nodes taking
@@ -44,6 +70,14 @@ class Plan:
     order. ``predicted_makespan`` is the fluid model's; ``baseline_makespan``
     the same model's for the cluster as configured, jobs in submission order.
     ``curve[i]`` is the predicted makespan with i + 1 map slots in this order.
+
+    VM-level plans ("pairs", "packing") keep the slots as configured and no
+    curve; ``phases`` run one after another, each a tuple of (job name, VMs,
+    role) with role "primary", "host" or "extra"; ``order`` lists the jobs in
+    phase order; ``predicted_makespan`` is the sum of phase lengths and
+    ``baseline_makespan`` every job alone on all N VMs, one after another.
+    ``bound`` and ``gap`` are the solver's proven bound and relative gap (None
+    where the method proves none).
     """
 
     strategy: str
@@ -60,6 +94,9 @@ class Plan:
     workload_fingerprint: str
     cluster_fingerprint: str
     curve: tuple[float, ...] = field(default=(), repr=False)
+    phases: Phases = ()
+    bound: float | None = None
+    gap: float | None = None
     version: int = PLAN_VERSION
 
     def node_map_slots(self, nodes: int) -> list[int]:
@@ -89,49 +126,42 @@ class Plan:
             "status": self.status,
             "solver": self.solver,
             "seconds": self.seconds,
+            "bound": self.bound,
+            "gap": self.gap,
+            "phases": len(self.phases),
             "order": shown,
         }
+
+    def phase_records(self, workload: Workload | None = None, cluster: Cluster | None = None) -> list[dict[str, Any]]:
+        """One flat record per placement (phase, job, vms, role), for tables and DataFrames; with the
+        workload and cluster, also the job's predicted ``seconds`` there (alpha x F_j(vms) for hosts
+        and extras). Phases are numbered from 0, as in the file (``phases[0]``)."""
+        jobs = {job.name: job for job in workload} if workload is not None else {}
+        records = []
+        for p, phase in enumerate(self.phases):
+            for name, vms, role in phase:
+                record: dict[str, Any] = {"phase": p, "job": name, "vms": vms, "role": role}
+                if cluster is not None and name in jobs:
+                    record["seconds"] = placement_seconds(jobs[name], vms, role, cluster)
+                records.append(record)
+        return records
+
+    def evaluate_phases(self, workload: Workload, cluster: Cluster) -> float:
+        """Check the phases against every rule of the packing model on ``cluster`` (capacity, hosts,
+        roles, every job once; `InvalidPlan` naming the rule) and return their total length."""
+        return evaluate_plan_phases(self.phases, workload, cluster)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["order"] = list(self.order)
         data["curve"] = list(self.curve)
+        data["phases"] = [[list(entry) for entry in phase] for phase in self.phases]
         return data
 
     @classmethod
     def from_dict(cls, data: object) -> Plan:
-        mapping = as_mapping(data, "")
-        names = tuple(cls.__dataclass_fields__)
-        check_keys(mapping, names, "", required=tuple(n for n in names if n not in ("curve", "version")))
-        version = as_int(mapping.get("version", PLAN_VERSION), "version", minimum=1)
-        if version != PLAN_VERSION:
-            raise InvalidInput("version", f"this batchplan reads plan version {PLAN_VERSION}, got {version}")
-        order = mapping["order"]
-        if not isinstance(order, list):
-            raise InvalidInput("order", f"must be a list of job names, got {type(order).__name__}")
-        curve = mapping.get("curve", [])
-        if not isinstance(curve, list):
-            raise InvalidInput("curve", "must be a list of numbers")
-        plan = cls(
-            strategy=as_str(mapping["strategy"], "strategy", choices=STRATEGIES),
-            model=as_str(mapping["model"], "model", choices=SLOT_MODELS),
-            k=as_int(mapping["k"], "k", minimum=1),
-            map_slots=as_int(mapping["map_slots"], "map_slots", minimum=1),
-            reduce_slots=as_int(mapping["reduce_slots"], "reduce_slots", minimum=1),
-            order=tuple(as_str(name, f"order[{i}]") for i, name in enumerate(order)),
-            predicted_makespan=as_float(mapping["predicted_makespan"], "predicted_makespan", minimum=0.0),
-            baseline_makespan=as_float(mapping["baseline_makespan"], "baseline_makespan", minimum=0.0),
-            status=as_str(mapping["status"], "status"),
-            solver=as_str(mapping["solver"], "solver"),
-            seconds=as_float(mapping["seconds"], "seconds", minimum=0.0),
-            workload_fingerprint=as_str(mapping["workload_fingerprint"], "workload_fingerprint"),
-            cluster_fingerprint=as_str(mapping["cluster_fingerprint"], "cluster_fingerprint"),
-            curve=tuple(as_float(v, f"curve[{i}]", minimum=0.0) for i, v in enumerate(curve)),
-            version=version,
-        )
-        if len(set(plan.order)) != len(plan.order):
-            raise InvalidInput("order", "names a job twice")
-        return plan
+        """Strictly, naming the field path of any problem; version 1 files load too (`plan_io`)."""
+        return cls(**plan_fields(data, tuple(cls.__dataclass_fields__)))
 
     def to_file(self, path: str | Path) -> None:
         """Write the plan as JSON, atomically."""
@@ -160,8 +190,13 @@ def make_plan(
     *,
     k: int = DEFAULT_K,
     model: str = "fresh",
+    solver: str | None = None,
+    time_limit: float = 60.0,
+    seed: int = 0,
 ) -> Plan:
-    """A slot plan for the batch.
+    """A plan for the batch.
+
+    Slot strategies (``k`` and ``model`` apply; ``solver`` is refused):
 
     - "slots": jobs in submission order; the best split of the cluster's S slots
       (`configure_slots`, FRESH Algorithm 1);
@@ -169,10 +204,25 @@ def make_plan(
       reduce_work / total reduce slots of the cluster as configured, keeping
       its split;
     - "slots+johnson": that Johnson order, then the best split for it.
+
+    VM-level strategies (every job needs a runtime profile; ``solver`` names a
+    registered method, "milp" by default; ``time_limit`` in seconds and
+    ``seed`` go to it; ``k`` and ``model`` are recorded as given):
+
+    - "pairs": `schedule_pairs`: pairs of jobs, each run sequentially,
+      concurrently on a split of the N VMs or overcommitted; an odd one alone;
+    - "packing": `pack_phases`: multi-phase overcommit packing.
     """
     strategy = as_str(strategy, "strategy", choices=STRATEGIES)
     model = as_str(model, "model", choices=SLOT_MODELS)
     k = as_int(k, "k", minimum=1)
+    time_limit = as_float(time_limit, "time_limit", above=0.0)
+    seed = as_int(seed, "seed", minimum=0)
+    if strategy in VM_STRATEGIES:
+        return _vm_plan(workload, cluster, strategy, k=k, model=model, solver=check_solver(strategy, solver),
+                        time_limit=time_limit, seed=seed)
+    if solver is not None:
+        raise InvalidInput("solver", f"applies to the {' and '.join(VM_STRATEGIES)} strategies only, not {strategy!r}")
     jobs = list(workload)
     total = cluster.total_slots
     submitted = submission_order(workload)
@@ -183,15 +233,15 @@ def make_plan(
         a, b = stage_times([jobs[i] for i in submitted], cluster.total_map_slots, cluster.total_reduce_slots)
         ordering = order_two_stage(a, b, "johnson")
         order = [submitted[i] for i in ordering.order]
+    best = configure_slots(jobs, total, k, order, model)
     if strategy == "johnson":
-        best = configure_slots(jobs, total, k, order, model)
         map_slots = cluster.total_map_slots
         predicted = float(best.makespans[map_slots - 1])
-        status, solver, seconds = "optimal", "johnson", best.seconds
+        # the split is the cluster's, not searched: configure_slots' bound is for another split
+        status, solver_name, seconds, bound, gap = "optimal", "johnson", best.seconds, None, None
     else:
-        best = configure_slots(jobs, total, k, order, model)
         map_slots, predicted = best.map_slots, best.makespan
-        status, solver, seconds = str(best.status), best.solver, best.seconds
+        status, solver_name, seconds, bound, gap = str(best.status), best.solver, best.seconds, best.bound, best.gap
     return Plan(
         strategy=strategy,
         model=model,
@@ -202,9 +252,41 @@ def make_plan(
         predicted_makespan=predicted,
         baseline_makespan=baseline,
         status=status,
-        solver=solver,
+        solver=solver_name,
         seconds=seconds,
         workload_fingerprint=workload_fingerprint(workload),
         cluster_fingerprint=cluster_fingerprint(cluster),
         curve=tuple(float(v) for v in np.asarray(best.makespans)),
+        bound=None if bound is None else float(bound),
+        gap=None if gap is None else float(gap),
+    )
+
+
+def _vm_plan(
+    workload: Workload, cluster: Cluster, strategy: str, *, k: int, model: str, solver: str, time_limit: float,
+    seed: int,
+) -> Plan:
+    jobs = list(workload)
+    if not jobs:
+        raise InvalidInput("jobs", "need at least one job")
+    check_profiles(jobs)
+    schedule = solve_vm(jobs, cluster, strategy, solver, time_limit=time_limit, seed=seed)
+    warn_extrapolation(schedule.phases, jobs)
+    return Plan(
+        strategy=strategy,
+        model=model,
+        k=k,
+        map_slots=cluster.total_map_slots,
+        reduce_slots=cluster.total_reduce_slots,
+        order=tuple(name for phase in schedule.phases for name, _, _ in phase),
+        predicted_makespan=schedule.objective,
+        baseline_makespan=schedule.baseline,
+        status=schedule.status,
+        solver=schedule.solver,
+        seconds=schedule.seconds,
+        workload_fingerprint=workload_fingerprint(workload),
+        cluster_fingerprint=cluster_fingerprint(cluster),
+        phases=schedule.phases,
+        bound=schedule.bound,
+        gap=schedule.gap,
     )

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from solvers import (
     matching,  # registers the "milp" and "matching" pair methods
+    packing_exact,  # registers the exact "milp" packing method
     packing_methods,  # registers the packing methods
+    packing_pso,  # registers the packing "pso" method
 )
 from solvers.base import InfeasibleProblem, Solution, SolverFailed, SolveStatus, relative_gap
 from solvers.milp import MilpOutcome, solve_milp
@@ -31,7 +33,9 @@ from solvers.slots import SlotPlan, configure_slots, fluid_makespan
 
 __all__ = [
     "matching",
+    "packing_exact",
     "packing_methods",
+    "packing_pso",
     "PackingInstance",
     "PhaseSchedule",
     "Placement",

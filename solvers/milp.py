@@ -129,12 +129,14 @@ def solve_arrays(
     mip_gap: float = 1e-4,
     threads: int = 1,
     seed: int = 0,
+    start: np.ndarray | None = None,
 ) -> ArrayOutcome:
     """Minimize cost @ x subject to row_lower <= A x <= row_upper and column bounds, by highspy.
 
     For models too large to build quickly in pyomo (hundreds of thousands of
     columns). ``integer`` makes every column integer. Never raises for a time
-    limit or infeasibility: the status says so.
+    limit or infeasibility: the status says so. ``start`` is a starting
+    solution handed to HiGHS (a MIP start; ignored by HiGHS when infeasible).
     """
     import highspy
 
@@ -158,6 +160,9 @@ def solve_arrays(
         highs.setOptionValue(name, value)
     clock = Stopwatch()
     highs.passModel(lp)
+    if start is not None:
+        start = np.asarray(start, dtype=np.float64)
+        highs.setSolution(int(start.size), np.arange(start.size, dtype=np.int32), start)
     highs.run()
     seconds = clock.seconds
     model_status = highs.getModelStatus()

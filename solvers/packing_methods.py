@@ -1,4 +1,4 @@
-"""Methods of the packing problem: "greedy", "milp" and "pso" (see solvers/packing.py)."""
+"""Methods of the packing problem: "greedy" and "milp-compact" (see solvers/packing.py; "milp" is in packing_exact.py)."""
 
 from __future__ import annotations
 
@@ -199,9 +199,9 @@ def _phases_from_model(model: pyo.ConcreteModel) -> list[list[Placement]]:
     return [phases[p] for p in sorted(phases)]
 
 
-@register_method(PROBLEM, "milp", exact=True)
-def _milp(instance: PackingInstance, *, time_limit: float, seed: int, **_: object) -> PhaseSchedule:
-    """The exact linearization (`build_packing_model`) solved by HiGHS, started from "greedy".
+@register_method(PROBLEM, "milp-compact", exact=True)
+def _milp_compact(instance: PackingInstance, *, time_limit: float, seed: int, **_: object) -> PhaseSchedule:
+    """The compact linearization (`build_packing_model`) solved by HiGHS, started from "greedy".
 
     pyomo's HiGHS interface takes no starting values, so the greedy schedule
     enters as an objective cutoff (HiGHS prunes anything worse) and as the
@@ -215,7 +215,7 @@ def _milp(instance: PackingInstance, *, time_limit: float, seed: int, **_: objec
     if outcome.status.has_solution:
         phases = _phases_from_model(model)
         if phase_total(phases, instance) <= greedy.objective + 1e-9:
-            return make_schedule(phases, instance, outcome.status, "milp-highs", clock, outcome.bound)
+            return make_schedule(phases, instance, outcome.status, "milp-compact", clock, outcome.bound)
     bound = outcome.bound if outcome.bound is not None else None
     status = SolveStatus.TIME_LIMIT if outcome.status is not SolveStatus.OPTIMAL else SolveStatus.OPTIMAL
-    return make_schedule(list(greedy.phases), instance, status, "milp-highs", clock, bound)
+    return make_schedule(list(greedy.phases), instance, status, "milp-compact", clock, bound)

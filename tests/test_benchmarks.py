@@ -24,7 +24,14 @@ def test_floor_is_judged_on_the_median():
     missed = Row("b", "i", "m", 1.0, None, None, 2.5, "ok", 3, floor_seconds=2.0)
     free = Row("b", "i", "m", 1.0, None, None, 99.0, "ok", 3)
     assert (met.meets_floor, missed.meets_floor, free.meets_floor) == (True, False, True)
-    assert "| i | m | 1 | - | - | 2.5 | ok | 2 | False |" in markdown("b", "d", "quick", [missed])
+    assert "| i | m | 1 | - | - | 2.5 | ok | 2 | - | False |" in markdown("b", "d", "quick", [missed])
+
+
+def test_gap_floor_needs_a_gap_within_it():
+    proven = Row("b", "i", "m", 1.0, 1.0, 0.0, 9.0, "optimal", 1, floor_seconds=10.0, floor_gap=0.0)
+    open_gap = Row("b", "i", "m", 1.0, 0.9, 0.1, 9.0, "time_limit", 1, floor_seconds=10.0, floor_gap=0.02)
+    no_bound = Row("b", "i", "m", 1.0, None, None, 1.0, "feasible", 1, floor_gap=0.02)
+    assert (proven.meets_floor, open_gap.meets_floor, no_bound.meets_floor) == (True, False, False)
 
 
 def test_every_registered_benchmark_has_a_description_and_suite():

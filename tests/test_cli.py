@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from models import Workload
 from planner.cli import app
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 runner = CliRunner()
 
@@ -106,13 +109,16 @@ def test_demo_json(data_dir):
          "--set: expected NAME=VALUE"),
         (["fit", "{tmp}/bad.csv"], "bad.csv: line 3.runtime: must be > 0, got -1"),
         (["fit", "{data}/sample-runtimes.csv", "--workload", "{tmp}/bad.yaml"], "bad.yaml: jobs[0].map_time"),
+        (["plan", "{tmp}/plain.yaml", "-c", "{examples}/cluster.yaml", "--strategy", "packing"],
+         "plain.yaml: pi.profile: VM-level planning needs a runtime profile on every job; 1 of 1 have none: pi"),
     ],
 )
 def test_bad_input_exits_2_with_one_line_and_no_traceback(tmp_path, data_dir, args, needle):
     (tmp_path / "bad.tsv").write_text("job0\t1\t1\t10\t10\t10\njob1\tsoon\t1\t1\t1\t1\n")
     (tmp_path / "bad.csv").write_text("job,nodes,runtime\npi,2,10\npi,4,-1\n")
     (tmp_path / "bad.yaml").write_text("jobs:\n  - {name: pi, map_tasks: 1, map_time: -3}\n")
-    argv = [a.format(tmp=tmp_path, data=data_dir) for a in args]
+    (tmp_path / "plain.yaml").write_text("jobs:\n  - {name: pi, map_tasks: 1, map_time: 3}\n")
+    argv = [a.format(tmp=tmp_path, data=data_dir, examples=EXAMPLES) for a in args]
     completed = subprocess.run(
         [sys.executable, "-m", "planner", *argv], capture_output=True, text=True, timeout=120, check=False
     )
@@ -121,6 +127,22 @@ def test_bad_input_exits_2_with_one_line_and_no_traceback(tmp_path, data_dir, ar
     assert len(lines) == 1, completed.stderr
     assert lines[0].startswith("error: ") and needle in lines[0]
     assert "Traceback" not in completed.stderr and completed.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["--strategy", "pairs", "--solver", "pso"],
+         "error: --solver: unknown pairs method 'pso'; choose from exhaustive, matching, milp"),
+        (["--solver", "milp"], "error: --solver: applies to the pairs and packing strategies only, not 'slots+johnson'"),
+        (["--strategy", "packing", "--time-limit", "-5"], "error: --time-limit: must be > 0, got -5.0"),
+        (["--strategy", "packing", "--seed", "-1"], "error: --seed: must be >= 0, got -1"),
+    ],
+)
+def test_plan_bad_options_exit_2_naming_the_option(args, line):
+    result = invoke("plan", EXAMPLES / "nightly.yaml", "-c", EXAMPLES / "cluster.yaml", *args)
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [line]
 
 
 def test_help_shows_examples():

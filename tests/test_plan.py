@@ -78,7 +78,9 @@ def test_plan_file_round_trip_and_fingerprints(tmp_path):
     ("change", "message"),
     [({"k": 0}, "k: must be >= 1"), ({"strategy": "magic"}, "strategy: must be one of"),
      ({"order": ["a", "a"]}, "order: names a job twice"), ({"extra": 1}, "extra: unknown key"),
-     ({"version": 9}, "version: this batchplan reads plan version 1")],
+     ({"version": 9}, "version: this batchplan reads plan versions 1 to 2, got 9"),
+     ({"phases": [["a", 1, "primary"]]}, r"phases\[0\]\[0\]: must be \[job, vms, role\], got 'a'"),
+     ({"phases": [[["a", 1, "primary"], ["b", 1, "primary"]]]}, "phases: a slots\\+johnson plan has no phases")],
 )
 def test_plan_file_errors(tmp_path, change, message):
     data = make_plan(*batch(), k=1).to_dict() | change
@@ -95,7 +97,9 @@ def test_plan_needs_json_and_valid_options(tmp_path):
         make_plan(workload, cluster).to_file(tmp_path / "plan.yaml")
     with pytest.raises(InvalidInput, match="k: must be >= 1"):
         make_plan(workload, cluster, k=0)
-    with pytest.raises(InvalidInput, match="strategy"):
+    with pytest.raises(InvalidInput, match="strategy: must be one of slots, johnson, slots\\+johnson, pairs, packing"):
+        make_plan(workload, cluster, "magic")
+    with pytest.raises(InvalidInput, match=r"a\.profile: VM-level planning needs a runtime profile on every job"):
         make_plan(workload, cluster, "pairs")
 
 
@@ -119,3 +123,49 @@ def test_cli_plan_bad_cluster_exits_2(tmp_path):
     assert completed.returncode == 2
     (line,) = completed.stderr.strip().splitlines()
     assert line.startswith("error: ") and "nightly.yaml: name: unknown key" in line
+
+
+def test_slot_plans_carry_bound_and_gap():
+    workload, cluster = batch()
+    both = make_plan(workload, cluster, "slots+johnson", k=1)
+    assert (both.bound, both.gap, both.phases) == (120.0, 0.0, ())
+    johnson = make_plan(workload, cluster, "johnson", k=1)
+    assert (johnson.bound, johnson.gap) == (None, None)  # the split is the cluster's, not searched
+    assert both.summary()["phases"] == 0 and both.phase_records() == []
+
+
+def test_cli_plan_packing_prints_phase_table_and_writes_file(tmp_path):
+    """The README's example: every job of examples/nightly.yaml has a profile."""
+    out = tmp_path / "plan.json"
+    result = CliRunner().invoke(app, ["plan", str(EXAMPLES / "nightly.yaml"), "--cluster", str(EXAMPLES / "cluster.yaml"),
+                                      "--strategy", "packing", "--solver", "milp", "--time-limit", "30", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "phases of nightly.yaml" in result.stdout and "role" in result.stdout
+    workload = Workload.from_file(EXAMPLES / "nightly.yaml")
+    cluster = Cluster.from_file(EXAMPLES / "cluster.yaml")
+    plan = Plan.from_file(out)
+    assert plan.strategy == "packing" and plan.matches(workload, cluster) and plan.phases
+    assert all(name in result.stdout for name in workload.names)
+    assert plan.evaluate_phases(workload, cluster) == pytest.approx(plan.predicted_makespan)
+    assert plan.predicted_makespan < plan.baseline_makespan
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.json"]  # written atomically: no temp file left
+
+
+def test_cli_plan_pairs_json_has_phases(tmp_path):
+    result = CliRunner().invoke(app, ["plan", str(EXAMPLES / "nightly.yaml"), "-c", str(EXAMPLES / "cluster.yaml"),
+                                      "--strategy", "pairs", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    (summary,) = data["plan for nightly.yaml"]
+    rows = data["phases of nightly.yaml (pairs, run one after another)"]
+    assert summary["phases"] == len({r["phase"] for r in rows}) and len(rows) == 5
+    assert {r["role"] for r in rows} <= {"primary", "host", "extra"}
+
+
+def test_cli_plan_bad_solver_writes_nothing(tmp_path):
+    out = tmp_path / "plan.json"
+    result = CliRunner().invoke(app, ["plan", str(EXAMPLES / "nightly.yaml"), "-c", str(EXAMPLES / "cluster.yaml"),
+                                      "--strategy", "packing", "--solver", "magic", "-o", str(out)])
+    assert result.exit_code == 2
+    assert "error: --solver: unknown packing method 'magic'; choose from" in result.stderr
+    assert not out.exists()

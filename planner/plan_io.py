@@ -1,0 +1,113 @@
+"""Reading plan files strictly: every field checked and named by its path (``phases[1][0].vms``).
+
+Version 1 files (slot plans only) predate ``phases``, ``bound`` and ``gap``;
+they still load, with those fields at their defaults, and are upgraded to the
+current version in memory, so writing one back gives a current file.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from models import InvalidInput
+from models.checks import as_float, as_int, as_mapping, as_str, check_keys
+from planner.plan_vm import VM_STRATEGIES, Phases
+from solvers import SLOT_MODELS
+from solvers.packing import ROLES
+
+SLOT_STRATEGIES = ("slots", "johnson", "slots+johnson")
+STRATEGIES = SLOT_STRATEGIES + VM_STRATEGIES
+PLAN_VERSION = 2
+#: Keys a version 1 file cannot hold (strict reading: a typo must not pass as an old file).
+NEW_IN_V2 = ("phases", "bound", "gap")
+OPTIONAL = ("curve", "version", *NEW_IN_V2)
+
+
+def _list(value: object, field: str, what: str) -> list:
+    if not isinstance(value, list):
+        raise InvalidInput(field, f"must be a list of {what}, got {type(value).__name__}")
+    return value
+
+
+def _optional_float(value: object, field: str) -> float | None:
+    return None if value is None else as_float(value, field, minimum=0.0)
+
+
+def read_phases(value: object, field: str = "phases") -> Phases:
+    """A list of phases, each a non-empty list of [job, vms, role]; every job in one place only."""
+    seen: dict[str, str] = {}
+    phases = []
+    for p, phase in enumerate(_list(value, field, "phases")):
+        where = f"{field}[{p}]"
+        if not isinstance(phase, list) or not phase:
+            raise InvalidInput(where, f"must be a non-empty list of [job, vms, role], got {phase!r}")
+        entries = []
+        for e, entry in enumerate(phase):
+            at = f"{where}[{e}]"
+            if not isinstance(entry, list) or len(entry) != 3:
+                raise InvalidInput(at, f"must be [job, vms, role], got {entry!r}")
+            name = as_str(entry[0], f"{at}.job")
+            if name in seen:
+                raise InvalidInput(f"{at}.job", f"{name!r} already runs at {seen[name]}")
+            seen[name] = at
+            vms = as_int(entry[1], f"{at}.vms", minimum=1)
+            role = as_str(entry[2], f"{at}.role", choices=ROLES)
+            entries.append((name, vms, role))
+        phases.append(tuple(entries))
+    return tuple(phases)
+
+
+def _check_phases_follow_order(strategy: str, phases: Phases, order: tuple[str, ...]) -> None:
+    """A VM plan's order lists its jobs in phase order; a slot plan has no phases."""
+    if strategy not in VM_STRATEGIES:
+        if phases:
+            raise InvalidInput("phases", f"a {strategy} plan has no phases; got {len(phases)}")
+        return
+    if not phases:
+        raise InvalidInput("phases", f"a {strategy} plan needs at least one phase")
+    placed = [(p, e, name) for p, phase in enumerate(phases) for e, (name, _, _) in enumerate(phase)]
+    for position, ((p, e, name), listed) in enumerate(zip(placed, order, strict=False)):
+        if name != listed:
+            raise InvalidInput(
+                f"phases[{p}][{e}].job", f"is {name!r} but order[{position}] is {listed!r} (order lists jobs in phase order)"
+            )
+    if len(placed) != len(order):
+        raise InvalidInput("phases", f"place {len(placed)} jobs but order names {len(order)}")
+
+
+def plan_fields(data: object, names: tuple[str, ...]) -> dict[str, Any]:
+    """The checked constructor arguments of a `Plan` (field names ``names``) from parsed JSON."""
+    mapping = as_mapping(data, "")
+    version = as_int(mapping.get("version", PLAN_VERSION), "version", minimum=1)
+    if not 1 <= version <= PLAN_VERSION:
+        raise InvalidInput("version", f"this batchplan reads plan versions 1 to {PLAN_VERSION}, got {version}")
+    allowed = names if version >= 2 else tuple(n for n in names if n not in NEW_IN_V2)
+    check_keys(mapping, allowed, "", required=tuple(n for n in allowed if n not in OPTIONAL))
+    strategy = as_str(mapping["strategy"], "strategy", choices=STRATEGIES if version >= 2 else SLOT_STRATEGIES)
+    order = tuple(as_str(name, f"order[{i}]") for i, name in enumerate(_list(mapping["order"], "order", "job names")))
+    if len(set(order)) != len(order):
+        raise InvalidInput("order", "names a job twice")
+    phases = read_phases(mapping.get("phases", []))
+    _check_phases_follow_order(strategy, phases, order)
+    curve = _list(mapping.get("curve", []), "curve", "numbers")
+    return {
+        "strategy": strategy,
+        "model": as_str(mapping["model"], "model", choices=SLOT_MODELS),
+        "k": as_int(mapping["k"], "k", minimum=1),
+        "map_slots": as_int(mapping["map_slots"], "map_slots", minimum=1),
+        "reduce_slots": as_int(mapping["reduce_slots"], "reduce_slots", minimum=1),
+        "order": order,
+        "predicted_makespan": as_float(mapping["predicted_makespan"], "predicted_makespan", minimum=0.0),
+        "baseline_makespan": as_float(mapping["baseline_makespan"], "baseline_makespan", minimum=0.0),
+        "status": as_str(mapping["status"], "status"),
+        "solver": as_str(mapping["solver"], "solver"),
+        "seconds": as_float(mapping["seconds"], "seconds", minimum=0.0),
+        "workload_fingerprint": as_str(mapping["workload_fingerprint"], "workload_fingerprint"),
+        "cluster_fingerprint": as_str(mapping["cluster_fingerprint"], "cluster_fingerprint"),
+        "curve": tuple(as_float(v, f"curve[{i}]", minimum=0.0) for i, v in enumerate(curve)),
+        "phases": phases,
+        "bound": _optional_float(mapping.get("bound"), "bound"),
+        "gap": _optional_float(mapping.get("gap"), "gap"),
+        # read into the current schema, so writing it back gives a current file
+        "version": PLAN_VERSION,
+    }
