@@ -205,49 +205,100 @@ def enumerate_phases(
     tables: LevelTables, duals: np.ndarray, slack: float, *, limit: int, deadline: float, clock,
 ) -> tuple[list[tuple[float, list[Placement]]], bool]:
     """Every phase (at its shortest length) whose reduced cost L - sum of its jobs' duals is at most
-    ``slack``, shortest first, and whether the list is complete: it stops at ``limit`` phases or at
-    the ``deadline`` (seconds on ``clock``), and then proves nothing (its phases are still good ones)."""
+    ``slack``, and whether the list is complete: it stops at ``limit`` phases or at the
+    ``deadline`` (seconds on ``clock``), and then proves nothing (its phases are still good ones).
+
+    A depth-first search over jobs (largest dual first) and their roles. Each node carries, for
+    every candidate length at once, the VMs its jobs need: U = primaries + hosts (hosts at their
+    fewest) and X = primaries + r x extras. A finished set fits when max(U, X) <= N (hosts grow
+    to carry the extras) and any extras have a host. The jobs still to come can add at most the
+    knapsack value of what fits in the room left, (N - U, N - X), so a node whose best reachable
+    reduced cost exceeds the slack has no qualifying descendant.
+    """
     n_jobs, n, r = duals.size, tables.vms, tables.per_extra
+    levels = tables.levels
+    impossible = 4 * n + 1  # more than any phase holds; no overflow when summed
+    primary = np.where(tables.primary_need > 0, tables.primary_need, impossible).astype(np.int64)
+    can_host = tables.host_ok.any(axis=(1, 2))
+    host = np.where(tables.host_ok.any(axis=1), tables.host_ok.argmax(axis=1) + 1, impossible).astype(np.int64)
+    can_extra = tables.extra_need.any(axis=1)
+    extra = np.where(tables.extra_need > 0, r * tables.extra_need, impossible).astype(np.int64)
     order = sorted(range(n_jobs), key=lambda j: (-duals[j], j))
-    rest = np.concatenate([np.cumsum(np.maximum(duals[order], 0.0)[::-1])[::-1], [0.0]])
-    found: dict[int, tuple[float, list[Placement]]] = {}
+    room = _room_values(tables, duals, order)
+    every = np.arange(levels.size)
+    tolerance = 1e-9 * max(1.0, float(levels[-1]))
+    found: dict[int, tuple[float, tuple]] = {}
+    zero = np.zeros(levels.size, dtype=np.int64)
+    stack: list[tuple] = [(0, zero, zero, 0.0, 0, (), False, False)]
     steps = 0
-    for k, length in enumerate(tables.levels):
-        floor = float(length) - slack
-        if rest[0] < floor:
-            break  # longer phases need still more dual weight
-        choices = []
-        for j in order:
-            options = [("primary", int(tables.primary_need[j, k]))] if tables.primary_need[j, k] else []
-            host = np.flatnonzero(tables.host_ok[j, :, k])
-            if host.size:
-                options.append(("host", int(host[0]) + 1))
-            if tables.extra_need[j, k]:
-                options.append(("extra", int(tables.extra_need[j, k])))
-            choices.append(options)
-        stack: list[tuple[int, int, int, int, float, int, tuple]] = [(0, 0, 0, 0, 0.0, 0, ())]
-        while stack:
-            i, primary, hosts, extras, weight, mask, placed = stack.pop()
-            steps += 1
-            if steps % 4096 == 0 and clock.seconds > deadline:
-                return list(found.values()), False
-            if weight + rest[i] < floor - 1e-9 * max(1.0, abs(floor)):
-                continue
-            if i == n_jobs:
-                if mask and mask not in found and weight >= floor - 1e-9 * max(1.0, abs(floor)):
-                    widened = _widen_hosts(list(placed), tables, k, n - primary)
-                    if widened is None or len(found) >= limit:
-                        return list(found.values()), False
-                    found[mask] = (float(length), widened)
-                continue
-            j = order[i]
-            stack.append((i + 1, primary, hosts, extras, weight, mask, placed))
-            for role, vms in choices[i]:
-                p, h, e = primary + (vms if role == "primary" else 0), hosts + (vms if role == "host" else 0), \
-                    extras + (vms if role == "extra" else 0)
-                if p + max(h, r * e) <= n:
-                    stack.append((i + 1, p, h, e, weight + duals[j], mask | (1 << j), (*placed, Placement(j, vms, role))))
-    return list(found.values()), True
+    while stack:
+        i, used_u, used_x, weight, mask, placed, hosted, extras = stack.pop()
+        steps += 1
+        if steps % 2048 == 0 and clock.seconds > deadline:
+            return _widened(found, tables)[0], False
+        left_u, left_x = n - used_u, n - used_x
+        fits = (left_u >= 0) & (left_x >= 0)
+        if not fits.any():
+            continue
+        gain = np.where(fits, room[i][every, left_u.clip(0), left_x.clip(0)], -np.inf)
+        if float(np.min(levels - gain)) - weight > slack + tolerance:
+            continue
+        if i == n_jobs:
+            length = float(levels[fits.argmax()])
+            known = found.get(mask)
+            if mask and (hosted or not extras) and (known is None or length < known[0]):
+                if known is None and len(found) >= limit:
+                    return _widened(found, tables)[0], False
+                found[mask] = (length, placed)
+            continue
+        j = order[i]
+        stack.append((i + 1, used_u, used_x, weight, mask, placed, hosted, extras))
+        bit, gained = mask | (1 << j), weight + float(duals[j])
+        stack.append((i + 1, used_u + primary[j], used_x + primary[j], gained, bit, (*placed, (j, "primary")),
+                      hosted, extras))
+        if can_host[j]:
+            stack.append((i + 1, used_u + host[j], used_x, gained, bit, (*placed, (j, "host")), True, extras))
+        if can_extra[j]:
+            stack.append((i + 1, used_u, used_x + extra[j], gained, bit, (*placed, (j, "extra")), hosted, True))
+    return _widened(found, tables)
+
+
+def _room_values(tables: LevelTables, weights: np.ndarray, order: list[int]) -> np.ndarray:
+    """room[i, k, a, b]: the most weight jobs order[i:] (positive weights only) add to a phase of
+    length levels[k] using at most a more primary+host VMs and b more primaries + r x extras.
+    Row n_jobs is zeros. (The rule X <= U is dropped for the added jobs: a relaxation.)"""
+    n = tables.vms
+    value = np.full((tables.levels.size, n + 1, n + 1), -np.inf)
+    value[:, 0, 0] = 0.0
+    room = np.zeros((len(order) + 1, tables.levels.size, n + 1, n + 1))
+    for i in range(len(order) - 1, -1, -1):
+        job = order[i]
+        if weights[job] > 0:
+            value = _step(value, tables.moves[job], float(weights[job]), single=False)
+        room[i] = np.maximum.accumulate(np.maximum.accumulate(value, axis=1), axis=2)
+    return room
+
+
+def _widened(found: dict[int, tuple[float, tuple]], tables: LevelTables) -> tuple[list[tuple[float, list[Placement]]], bool]:
+    """The found phases with VM counts at their lengths (hosts widened for their extras), and
+    whether every one could be widened (only non-monotone host profiles can fail)."""
+    phases = []
+    for length, roles in found.values():
+        k = int(np.searchsorted(tables.levels, length))
+        placed = []
+        for j, role in roles:
+            if role == "primary":
+                vms = int(tables.primary_need[j, k])
+            elif role == "extra":
+                vms = int(tables.extra_need[j, k])
+            else:
+                vms = int(tables.host_ok[j, :, k].argmax()) + 1
+            placed.append(Placement(j, vms, role))
+        primaries = sum(p.vms for p in placed if p.role == "primary")
+        widened = _widen_hosts(placed, tables, k, tables.vms - primaries)
+        if widened is not None:
+            phases.append((length, widened))
+    return phases, len(phases) == len(found)
 
 
 def _widen_hosts(placed: list[Placement], tables: LevelTables, level: int, room: int) -> list[Placement] | None:

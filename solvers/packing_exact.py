@@ -256,12 +256,19 @@ def _milp(instance: PackingInstance, *, time_limit: float, seed: int, mip_gap: f
     search = _Search(instance, time_limit, seed, mip_gap)
     root = search.columns(0.3 * time_limit)
     search.improve()
+    if not (root.converged or search.closed(root.bound)):
+        # A slow start: keep generating (the pool grows) into the phase-count share of the time.
+        later = search.columns(0.6 * time_limit)
+        root = later if later.converged or later.bound > root.bound else root
+        search.improve()
     bound, proven = root.bound, search.closed(root.bound)
     if not proven and root.converged:
         bound, open_counts = search.by_phase_count(root, 0.6 * time_limit)
         bound = max(bound, root.bound)
-        proven = search.closed(bound) or (open_counts is not None and search.clock.seconds < time_limit
-                                          and search.prove(open_counts))
+        proven = search.closed(bound)
+        if not proven and open_counts is not None and search.clock.seconds < time_limit:
+            # The enumeration's integer program may also reach the bound without a full list.
+            proven = search.prove(open_counts) or search.closed(bound)
     if proven:
         bound = search.total
     status = SolveStatus.OPTIMAL if proven else SolveStatus.TIME_LIMIT
