@@ -203,9 +203,10 @@ def cheapest_phase(tables: LevelTables, members: list[int]) -> tuple[float, list
 
 def enumerate_phases(
     tables: LevelTables, duals: np.ndarray, slack: float, *, limit: int, deadline: float, clock,
+    shift: np.ndarray | None = None,
 ) -> tuple[list[tuple[float, list[Placement]]], bool]:
-    """Every phase (at its shortest length) whose reduced cost L - sum of its jobs' duals is at most
-    ``slack``, and whether the list is complete: it stops at ``limit`` phases or at the
+    """Every phase (at its shortest length) whose reduced cost L - shift(L) - sum of its jobs' duals
+    is at most ``slack`` (``shift[k]``: what other rows pay a phase of length levels[k]), and whether the list is complete: it stops at ``limit`` phases or at the
     ``deadline`` (seconds on ``clock``), and then proves nothing (its phases are still good ones).
 
     A depth-first search over jobs (largest dual first) and their roles. Each node carries, for
@@ -217,6 +218,7 @@ def enumerate_phases(
     """
     n_jobs, n, r = duals.size, tables.vms, tables.per_extra
     levels = tables.levels
+    priced = levels - (shift if shift is not None else 0.0)
     impossible = 4 * n + 1  # more than any phase holds; no overflow when summed
     primary = np.where(tables.primary_need > 0, tables.primary_need, impossible).astype(np.int64)
     can_host = tables.host_ok.any(axis=(1, 2))
@@ -241,10 +243,13 @@ def enumerate_phases(
         if not fits.any():
             continue
         gain = np.where(fits, room[i][every, left_u.clip(0), left_x.clip(0)], -np.inf)
-        if float(np.min(levels - gain)) - weight > slack + tolerance:
+        if float(np.min(priced - gain)) - weight > slack + tolerance:
             continue
         if i == n_jobs:
-            length = float(levels[fits.argmax()])
+            first = int(fits.argmax())
+            if priced[first] - weight > slack + tolerance:
+                continue  # only a longer version of this phase would qualify: never in a best schedule
+            length = float(levels[first])
             known = found.get(mask)
             if mask and (hosted or not extras) and (known is None or length < known[0]):
                 if known is None and len(found) >= limit:

@@ -27,131 +27,20 @@ too slow the incumbent is returned with the bound and status time_limit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import heapq
+import math
 
 import numpy as np
-from scipy import sparse
 
 from solvers.base import SolveStatus, Stopwatch
 from solvers.milp import solve_arrays
 from solvers.packing import PROBLEM, PackingInstance, PhaseSchedule, Placement, make_schedule, phase_total
-from solvers.packing_columns import best_by_level, best_phase, enumerate_phases, level_tables
-from solvers.packing_methods import _greedy, _rebalance, pair_phases
+from solvers.packing_columns import enumerate_phases, level_tables
+from solvers.packing_lp import ColumnPool, CountRow, LpBound, generate_columns, initial_pool
+from solvers.packing_methods import _greedy, _rebalance
 from solvers.registry import register_method
 
 ENUMERATION_LIMIT = 200_000
-COLUMNS_PER_ROUND = 24
-
-
-class ColumnPool:
-    """Distinct phases (by their set of jobs, keeping the shortest) with their costs."""
-
-    def __init__(self, instance: PackingInstance) -> None:
-        self.instance = instance
-        self.phases: list[list[Placement]] = []
-        self.costs: list[float] = []
-        self._index: dict[int, int] = {}
-
-    def add(self, phase: list[Placement]) -> bool:
-        mask = sum(1 << p.job for p in phase)
-        cost = phase_total([phase], self.instance)
-        known = self._index.get(mask)
-        if known is not None:
-            if cost < self.costs[known] - 1e-12:
-                self.phases[known], self.costs[known] = list(phase), cost
-                return True
-            return False
-        self._index[mask] = len(self.phases)
-        self.phases.append(list(phase))
-        self.costs.append(cost)
-        return True
-
-    def matrix(self) -> sparse.csc_matrix:
-        rows = [p.job for phase in self.phases for p in phase]
-        cols = [c for c, phase in enumerate(self.phases) for _ in phase]
-        return sparse.csc_matrix((np.ones(len(rows)), (rows, cols)), shape=(self.instance.jobs, len(self.phases)))
-
-
-def _initial_pool(instance: PackingInstance, greedy: PhaseSchedule) -> ColumnPool:
-    pool = ColumnPool(instance)
-    for j in range(instance.jobs):
-        best = int(np.argmin(instance.times[j, :, 0])) + 1
-        pool.add([Placement(j, best, "primary")])
-    for phase in greedy.phases:
-        pool.add(list(phase))
-    for i in range(instance.jobs):
-        for j in range(i + 1, instance.jobs):
-            for phase in pair_phases(instance, i, j)[1]:
-                pool.add(phase)
-    return pool
-
-
-@dataclass(frozen=True)
-class LpBound:
-    """Where column generation got: a proven ``bound`` (for schedules of exactly ``phases``
-    phases, or any number when None), the last duals (``duals`` per job, ``shift`` for the
-    phase-count row), whether it ``converged`` and the LP's phase count ``used``."""
-
-    bound: float
-    duals: np.ndarray | None
-    shift: float
-    converged: bool
-    used: float
-    phases: int | None
-
-
-def _covering_lp(pool: ColumnPool, seed: int, time_limit: float, phases: int | None):
-    n = pool.instance.jobs
-    columns = pool.matrix()
-    lower, upper, costs = np.ones(n), np.full(n, np.inf), np.array(pool.costs)
-    if phases is not None:
-        # Exactly this many phases: one more row, all ones. The pool may not hold enough phases
-        # for that count yet, so an artificial phase covering every job, dearer than any whole
-        # schedule, keeps the LP feasible; an extra column only lowers the LP, so its value
-        # stays a valid bound.
-        columns = sparse.hstack([columns, np.ones((n, 1))])
-        columns = sparse.vstack([columns, np.ones((1, columns.shape[1]))]).tocsc()
-        lower, upper = np.append(lower, phases), np.append(upper, phases)
-        costs = np.append(costs, 2.0 * pool.instance.sequential + 1.0)
-    outcome = solve_arrays(costs, columns, lower, upper, np.zeros(columns.shape[1]),
-                           np.full(columns.shape[1], np.inf), integer=False, time_limit=time_limit, seed=seed)
-    if outcome.status is not SolveStatus.OPTIMAL or outcome.duals is None or outcome.objective is None:
-        return None
-    shift = float(outcome.duals[n]) if phases is not None else 0.0
-    return outcome.objective, np.maximum(outcome.duals[:n], 0.0), shift, float(outcome.values[: len(pool.costs)].sum())
-
-
-def generate_columns(instance: PackingInstance, pool: ColumnPool, *, deadline: float, clock: Stopwatch,
-                     seed: int, phases: int | None = None) -> LpBound:
-    """Column generation on the covering LP (optionally with exactly ``phases`` phases).
-
-    Any schedule's cost is sum(pi) + shift * K + the sum of its K phases' reduced costs, so
-    sum(pi) + shift * K + K * (least reduced cost) bounds every schedule of K <= n phases
-    (K = n, the most phases, when the reduced cost is negative and the count is free).
-    """
-    tables = level_tables(instance)
-    scale = float(tables.levels[-1])
-    state = LpBound(0.0, None, 0.0, False, 0.0, phases)
-    while clock.seconds < deadline:
-        solved = _covering_lp(pool, seed, max(1e-3, deadline - clock.seconds), phases)
-        if solved is None:
-            break
-        value, duals, shift, used = solved
-        reduced = tables.levels - best_by_level(tables, duals) - shift
-        least = float(reduced.min())
-        if least >= -1e-9 * scale:
-            return LpBound(max(state.bound, value), duals, shift, True, used, phases)
-        count = instance.jobs if phases is None else phases
-        lagrangian = float(duals.sum()) + shift * count + count * least
-        state = LpBound(max(state.bound, lagrangian), duals, shift, False, used, phases)
-        added = 0
-        for k in np.argsort(reduced, kind="stable"):
-            if reduced[k] >= -1e-9 * scale or added >= COLUMNS_PER_ROUND:
-                break
-            added += pool.add(best_phase(tables, duals, int(k)))
-        if not added:  # the pricing's best columns are already in the pool: numerically converged
-            return LpBound(max(state.bound, value), duals, shift, True, used, phases)
-    return state
 
 
 def _integer_program(pool: ColumnPool, start: list[list[Placement]] | None, *, time_limit: float, seed: int,
@@ -159,10 +48,7 @@ def _integer_program(pool: ColumnPool, start: list[list[Placement]] | None, *, t
     n = pool.instance.jobs
     columns = pool.matrix()
     count = columns.shape[1]
-    guess = None
-    if start is not None:
-        chosen = {sum(1 << p.job for p in phase) for phase in start}
-        guess = np.array([1.0 if sum(1 << p.job for p in phase) in chosen else 0.0 for phase in pool.phases])
+    guess = pool.start(start) if start is not None else None
     return solve_arrays(np.array(pool.costs), columns, np.ones(n), np.ones(n), np.zeros(count), np.ones(count),
                         integer=True, time_limit=time_limit, seed=seed, mip_gap=mip_gap, start=guess)
 
@@ -180,14 +66,43 @@ def _polish(phases: list[list[Placement]], instance: PackingInstance) -> list[li
     return polished
 
 
+def _branching_row(node: LpBound, pool: ColumnPool) -> tuple[float, float] | None:
+    """The length threshold whose phase count is most fractional in the node's LP (ties: the
+    shortest threshold, 0 = every phase), with that count; None when every count is whole."""
+    if node.values is None:
+        return None
+    values = node.values
+    costs = np.array(pool.costs[: values.size])
+    used = values > 1e-9
+    best, best_score = None, 1e-6
+    for threshold in np.concatenate([[0.0], np.unique(costs[used])]):
+        count = float(values[costs >= threshold].sum())
+        score = min(count - math.floor(count), math.ceil(count) - count)
+        if score > best_score + 1e-12:
+            best, best_score = (float(threshold), count), score
+    return best
+
+
+def _with(rows: tuple[CountRow, ...], threshold: float, lower: float, upper: float) -> tuple[CountRow, ...]:
+    """The rows with [lower, upper] imposed on the count at ``threshold`` (merged with any there)."""
+    kept = []
+    for row in rows:
+        if row.threshold == threshold:
+            lower, upper = max(lower, row.lower), min(upper, row.upper)
+        else:
+            kept.append(row)
+    return (*kept, CountRow(threshold, lower, upper))
+
+
 class _Search:
     """The incumbent, the pool and the clock of one solve."""
 
     def __init__(self, instance: PackingInstance, time_limit: float, seed: int, mip_gap: float) -> None:
         self.clock = Stopwatch()
         self.instance, self.time_limit, self.seed, self.mip_gap = instance, time_limit, seed, mip_gap
+        self.tables = level_tables(instance)
         greedy = _greedy(instance, time_limit=time_limit, seed=seed)
-        self.pool = _initial_pool(instance, greedy)
+        self.pool = initial_pool(instance, greedy)
         self.best, self.total = [list(p) for p in greedy.phases], greedy.objective
 
     def closed(self, bound: float) -> bool:
@@ -204,43 +119,57 @@ class _Search:
                 self.best, self.total = phases, total
         return solved.status
 
-    def columns(self, deadline: float, phases: int | None = None) -> LpBound:
-        return generate_columns(self.instance, self.pool, deadline=min(deadline, self.time_limit), clock=self.clock,
-                                seed=self.seed, phases=phases)
+    def columns(self, deadline: float, rows: tuple[CountRow, ...] = ()) -> LpBound:
+        return generate_columns(self.instance, self.pool, self.tables, deadline=min(deadline, self.time_limit),
+                                clock=self.clock, seed=self.seed, rows=rows)
 
-    def by_phase_count(self, root: LpBound, deadline: float) -> tuple[float, list[LpBound] | None]:
-        """Bound every phase count K separately (the LP value is convex in K, so walking away
-        from the root LP's count, a K whose bound reaches the incumbent ends that direction).
-        Returns the bound over all K and the counts still open (None when time ran out first)."""
-        n, start = self.instance.jobs, int(np.floor(root.used + 1e-9))
-        open_counts: list[LpBound] = []
-        for first, step in ((start, -1), (start + 1, 1)):
-            count = first
-            while 1 <= count <= n:
-                if self.clock.seconds >= deadline:
-                    return min([root.bound, *(b.bound for b in open_counts)]), None
-                bound = self.columns(deadline, count)
+    def branch(self, root: LpBound, deadline: float) -> tuple[float, list[LpBound] | None]:
+        """Best-first branching on phase counts by length (`CountRow`): the bound over every
+        region, and the regions left open (None when time ran out first). A region whose counts
+        are all whole in its LP cannot be split this way; it stays open for the enumeration."""
+        heap: list[tuple[float, int, LpBound]] = [(root.bound, 0, root)]
+        whole: list[LpBound] = []
+        made = 1
+        while heap:
+            if self.closed(heap[0][0]):
+                break  # the heap is ordered: every region left is closed too
+            if self.clock.seconds >= deadline:
+                return min(b for b, _, _ in heap + [(lp.bound, 0, lp) for lp in whole]), None
+            bound, _, node = heapq.heappop(heap)
+            if not node.converged:
+                node = self.columns(deadline, node.rows)
+                if not node.converged:
+                    heapq.heappush(heap, (max(bound, node.bound), made, node))
+                    made += 1
+                    continue
+            split = _branching_row(node, self.pool)
+            if split is None:
+                whole.append(node)
+                continue
+            threshold, count = split
+            for lower, upper in ((0.0, math.floor(count)), (math.ceil(count), np.inf)):
+                child = self.columns(deadline, _with(node.rows, threshold, lower, upper))
                 self.improve()
-                if self.closed(bound.bound):
-                    break
-                open_counts.append(bound)
-                count += step
-        return min((b.bound for b in open_counts), default=self.total), open_counts
+                child_bound = max(bound, child.bound)
+                if not self.closed(child_bound):
+                    heapq.heappush(heap, (child_bound, made, child))
+                    made += 1
+        open_regions = whole + [node for _, _, node in heap if not self.closed(node.bound)]
+        return min((lp.bound for lp in open_regions), default=self.total), open_regions
 
-    def prove(self, open_counts: list[LpBound]) -> bool:
-        """Enumerate, for each open count, every phase that could still be in a better schedule,
-        then solve the integer program over all of them: optimal if every list was complete.
-        Incomplete lists still feed the integer program good phases (low reduced cost)."""
-        tables = level_tables(self.instance)
+    def prove(self, open_regions: list[LpBound]) -> bool:
+        """Enumerate, for each open region, every phase that could still be in a better schedule
+        there, then solve the integer program over all of them: optimal if every list was
+        complete. Incomplete lists still feed the integer program good phases."""
         complete = True
-        for index, lp in enumerate(open_counts):
+        for index, lp in enumerate(open_regions):
             if not lp.converged or lp.duals is None:
                 complete = False
                 continue
             # The last 15% of the time stays for the integer program over what was found.
-            share = (0.85 * self.time_limit - self.clock.seconds) / (len(open_counts) - index)
+            share = (0.85 * self.time_limit - self.clock.seconds) / (len(open_regions) - index)
             slack = self.total - lp.bound
-            found, whole = enumerate_phases(tables, lp.duals, slack * (1 + 1e-9) + 1e-9 + lp.shift,
+            found, whole = enumerate_phases(self.tables, lp.duals, slack * (1 + 1e-9) + 1e-9, shift=lp.shift,
                                             limit=ENUMERATION_LIMIT, deadline=self.clock.seconds + max(0.0, share),
                                             clock=self.clock)
             complete = complete and whole
@@ -257,18 +186,18 @@ def _milp(instance: PackingInstance, *, time_limit: float, seed: int, mip_gap: f
     root = search.columns(0.3 * time_limit)
     search.improve()
     if not (root.converged or search.closed(root.bound)):
-        # A slow start: keep generating (the pool grows) into the phase-count share of the time.
+        # A slow start: keep generating (the pool grows) into the branching share of the time.
         later = search.columns(0.6 * time_limit)
         root = later if later.converged or later.bound > root.bound else root
         search.improve()
     bound, proven = root.bound, search.closed(root.bound)
     if not proven and root.converged:
-        bound, open_counts = search.by_phase_count(root, 0.6 * time_limit)
+        bound, open_regions = search.branch(root, 0.6 * time_limit)
         bound = max(bound, root.bound)
         proven = search.closed(bound)
-        if not proven and open_counts is not None and search.clock.seconds < time_limit:
+        if not proven and open_regions is not None and search.clock.seconds < time_limit:
             # The enumeration's integer program may also reach the bound without a full list.
-            proven = search.prove(open_counts) or search.closed(bound)
+            proven = search.prove(open_regions) or search.closed(bound)
     if proven:
         bound = search.total
     status = SolveStatus.OPTIMAL if proven else SolveStatus.TIME_LIMIT

@@ -24,7 +24,7 @@ from solvers import SolveStatus, evaluate_phases, pack_phases
 from solvers.base import Stopwatch
 from solvers.packing import Placement, _check_placements, packing_instance
 from solvers.packing_columns import best_by_level, best_phase, cheapest_phase, enumerate_phases, level_tables
-from solvers.packing_exact import _initial_pool, generate_columns
+from solvers.packing_lp import CountRow, generate_columns, initial_pool
 from solvers.packing_methods import _greedy
 
 INTENSITIES = ("cpu", "io", "balanced")
@@ -489,18 +489,30 @@ def test_milp_bound_is_below_the_compact_optimum(seed):
 @pytest.mark.parametrize(("seed", "cluster", "bowl"), [(70, CLUSTER, None), (71, C3, None), (72, TIGHT, None),
                                                        (73, CLUSTER, "io")])
 def test_column_generation_bounds_every_phase_count(seed, cluster, bowl):
-    """The root LP bound is at most the optimum, and the bound with exactly K phases is at most the best
-    schedule of exactly K phases (brute force over the set partitions of 4 jobs)."""
+    """The root LP bound is at most the optimum, the bound with exactly K phases is at most the best
+    schedule of exactly K phases, and the bound with at most / at least m phases of length >= lambda
+    is at most the best such schedule (brute force over the set partitions of 4 jobs)."""
     jobs = batch(seed, 4)
     if bowl is not None:
         jobs = with_bowl(jobs, 2, bowl)
     instance = packing_instance(jobs, cluster)
-    by_count = optimum_by_phase_count(shortest_phases(instance), 4)
+    shortest = shortest_phases(instance)
+    by_count = optimum_by_phase_count(shortest, 4)
     greedy = _greedy(instance, time_limit=10, seed=0)
-    root = generate_columns(instance, _initial_pool(instance, greedy), deadline=30, clock=Stopwatch(), seed=0)
-    assert root.converged
-    assert root.bound <= min(by_count.values()) * (1 + 1e-9)
+    tables = level_tables(instance)
+
+    def bound(rows=()):
+        lp = generate_columns(instance, initial_pool(instance, greedy), tables, deadline=30, clock=Stopwatch(),
+                              seed=0, rows=rows)
+        assert lp.converged
+        return lp.bound
+
+    assert bound() <= min(by_count.values()) * (1 + 1e-9)
     for count in range(1, 5):
-        lp = generate_columns(instance, _initial_pool(instance, greedy), deadline=30, clock=Stopwatch(), seed=0,
-                              phases=count)
-        assert lp.bound <= by_count[count] * (1 + 1e-9), (count, lp.bound, by_count[count])
+        assert bound((CountRow(0.0, count, count),)) <= by_count[count] * (1 + 1e-9), count
+    partitions = [[shortest[frozenset(block)] for block in p] for p in set_partitions(list(range(4)))]
+    for threshold in sorted({length for lengths in partitions for length in lengths if math.isfinite(length)})[::3]:
+        for lower, upper in ((0.0, 0.0), (0.0, 1.0), (1.0, np.inf), (2.0, np.inf)):
+            best = min((sum(lengths) for lengths in partitions
+                        if lower <= sum(length >= threshold for length in lengths) <= upper), default=math.inf)
+            assert bound((CountRow(threshold, lower, upper),)) <= best * (1 + 1e-9), (threshold, lower, upper)

@@ -1,0 +1,159 @@
+"""The LP side of the exact packing method: the pool of phases, the covering LP with
+phase-count rows, and column generation (see solvers/packing_exact.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+
+from solvers.base import SolveStatus, Stopwatch
+from solvers.milp import solve_arrays
+from solvers.packing import PackingInstance, PhaseSchedule, Placement, phase_total
+from solvers.packing_columns import LevelTables, best_by_level, best_phase
+from solvers.packing_methods import pair_phases
+
+COLUMNS_PER_ROUND = 24
+
+
+@dataclass(frozen=True)
+class CountRow:
+    """``lower`` <= the number of chosen phases at least ``threshold`` seconds long <= ``upper``
+    (threshold 0 counts every phase). Branching on these keeps the pricing a knapsack: a phase's
+    membership depends only on its length."""
+
+    threshold: float
+    lower: float
+    upper: float
+
+
+class ColumnPool:
+    """Distinct phases (by their set of jobs and length) with their costs.
+
+    A column's cost is the length it declares, at least its longest job's time: the pricing
+    works per candidate length, and a phase held for a longer length than it needs is a real
+    (if wasteful) option, so declaring it keeps the pricing exact when count rows pay phases
+    by length. Schedules are always scored by their actual lengths."""
+
+    def __init__(self, instance: PackingInstance) -> None:
+        self.instance = instance
+        self.phases: list[list[Placement]] = []
+        self.costs: list[float] = []
+        self.masks: list[int] = []
+        self._known: set[tuple[int, float]] = set()
+
+    def add(self, phase: list[Placement], length: float | None = None) -> bool:
+        mask = sum(1 << p.job for p in phase)
+        cost = phase_total([phase], self.instance)
+        cost = cost if length is None else max(cost, float(length))
+        if (mask, cost) in self._known:
+            return False
+        self._known.add((mask, cost))
+        self.phases.append(list(phase))
+        self.costs.append(cost)
+        self.masks.append(mask)
+        return True
+
+    def matrix(self) -> sparse.csc_matrix:
+        rows = [p.job for phase in self.phases for p in phase]
+        cols = [c for c, phase in enumerate(self.phases) for _ in phase]
+        return sparse.csc_matrix((np.ones(len(rows)), (rows, cols)), shape=(self.instance.jobs, len(self.phases)))
+
+    def start(self, phases: list[list[Placement]]) -> np.ndarray:
+        """A 0/1 vector choosing exactly the given phases (which must be in the pool)."""
+        wanted = {(sum(1 << p.job for p in phase), phase_total([phase], self.instance)) for phase in phases}
+        chosen = np.zeros(len(self.phases))
+        for c, key in enumerate(zip(self.masks, self.costs, strict=True)):
+            if key in wanted:
+                chosen[c] = 1.0
+                wanted.discard(key)
+        return chosen
+
+
+def initial_pool(instance: PackingInstance, greedy: PhaseSchedule) -> ColumnPool:
+    """Every job alone at its fastest, the greedy schedule's phases and every pair's best phases."""
+    pool = ColumnPool(instance)
+    for j in range(instance.jobs):
+        pool.add([Placement(j, int(np.argmin(instance.times[j, :, 0])) + 1, "primary")])
+    for phase in greedy.phases:
+        pool.add(list(phase))
+    for i in range(instance.jobs):
+        for j in range(i + 1, instance.jobs):
+            for phase in pair_phases(instance, i, j)[1]:
+                pool.add(phase)
+    return pool
+
+
+@dataclass(frozen=True)
+class LpBound:
+    """Where column generation got for one set of count ``rows``: a proven ``bound`` on every
+    schedule obeying them, the last duals (``duals`` per job; ``shift[k]``, what the count rows
+    pay a phase of length levels[k]), whether it ``converged``, and the LP solution ``values``
+    over the first len(values) columns of the pool."""
+
+    bound: float
+    duals: np.ndarray | None
+    shift: np.ndarray | None
+    converged: bool
+    values: np.ndarray | None
+    rows: tuple[CountRow, ...]
+
+
+def _covering_lp(pool: ColumnPool, rows: tuple[CountRow, ...], levels: np.ndarray, seed: int, time_limit: float):
+    n, size = pool.instance.jobs, len(pool.costs)
+    costs = np.array(pool.costs)
+    columns = pool.matrix()
+    lower, upper = np.ones(n), np.full(n, np.inf)
+    if rows:
+        counts = sparse.csr_matrix(np.array([costs >= row.threshold for row in rows], dtype=np.float64))
+        # Elastic count rows: surplus and slack columns at a price above any schedule keep the LP
+        # feasible while the pool lacks phases of the wanted lengths. Extra columns only lower
+        # the LP, so its value still bounds every schedule that obeys the rows.
+        elastic = sparse.hstack([sparse.identity(len(rows)), -sparse.identity(len(rows))])
+        columns = sparse.bmat([[columns, None], [counts, elastic]]).tocsc()
+        lower = np.append(lower, [row.lower for row in rows])
+        upper = np.append(upper, [row.upper for row in rows])
+        costs = np.append(costs, np.full(2 * len(rows), 2.0 * pool.instance.sequential + 1.0))
+    outcome = solve_arrays(costs, columns, lower, upper, np.zeros(costs.size), np.full(costs.size, np.inf),
+                           integer=False, time_limit=time_limit, seed=seed)
+    if outcome.status is not SolveStatus.OPTIMAL or outcome.duals is None or outcome.objective is None:
+        return None
+    duals = np.maximum(outcome.duals[:n], 0.0)
+    shift = np.zeros(levels.size)
+    lagrange = float(duals.sum())
+    for t, row in enumerate(rows):
+        nu = float(outcome.duals[n + t])
+        shift += nu * (levels >= row.threshold)
+        lagrange += min(nu * row.lower, nu * row.upper) if np.isfinite(row.upper) or nu >= 0 else -np.inf
+    return outcome.objective, duals, shift, lagrange, outcome.values[:size]
+
+
+def generate_columns(instance: PackingInstance, pool: ColumnPool, tables: LevelTables, *, deadline: float,
+                     clock: Stopwatch, seed: int, rows: tuple[CountRow, ...] = ()) -> LpBound:
+    """Column generation on the covering LP with the count ``rows``.
+
+    For any schedule obeying the rows, its cost is sum(pi) + the rows' dual terms + the sum of its
+    phases' reduced costs, so with at most n phases, sum(pi) + (the rows' least dual terms) +
+    n * min(0, least reduced cost) bounds it at every round; at convergence the LP value does.
+    """
+    scale = float(tables.levels[-1])
+    state = LpBound(0.0, None, None, False, None, rows)
+    while clock.seconds < deadline:
+        solved = _covering_lp(pool, rows, tables.levels, seed, max(1e-3, deadline - clock.seconds))
+        if solved is None:
+            break
+        value, duals, shift, lagrange, values = solved
+        reduced = tables.levels - best_by_level(tables, duals) - shift
+        least = float(reduced.min())
+        if least >= -1e-9 * scale:
+            return LpBound(max(state.bound, value), duals, shift, True, values, rows)
+        state = LpBound(max(state.bound, lagrange + instance.jobs * least), duals, shift, False, values, rows)
+        added = 0
+        for k in np.argsort(reduced, kind="stable"):
+            if reduced[k] >= -1e-9 * scale or added >= COLUMNS_PER_ROUND:
+                break
+            added += pool.add(best_phase(tables, duals, int(k)), float(tables.levels[k]))
+        if not added:  # the pricing's best columns are already in the pool: numerically converged
+            return LpBound(max(state.bound, value), duals, shift, True, values, rows)
+    return state
