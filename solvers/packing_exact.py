@@ -11,18 +11,27 @@ count and role), cost c_s = the phase's length;
     subject to  sum_{s containing j} x_s = 1   for every job j   (one_phase)
 
 Phases carry no labels here, so the symmetry between interchangeable phases
-is gone entirely. The LP relaxation is solved by column generation: the
-covering LP over a pool of columns gives duals pi_j >= 0, and the pricing
-(`packing_columns.best_by_level`, an exact knapsack over every candidate phase
-length at once) finds the phases with negative reduced cost c_s - pi(s). At
-every round sum(pi) + n * min(0, least reduced cost) is a proven lower bound
-(an optimal schedule has at most n phases); when no column prices out, the LP
-value itself is. HiGHS then solves the integer program over the pool, started
-from the greedy schedule (whose phases are in the pool). If a gap remains,
-every phase with reduced cost at most (incumbent - bound) is enumerated: an
-optimal schedule uses only such phases, so the integer program over them is
-optimal, and the status says so. When the enumeration would be too large or
-too slow the incumbent is returned with the bound and status time_limit.
+is gone entirely. The LP relaxation is solved by column generation
+(solvers/packing_lp.py): the covering LP over a pool of columns gives duals
+pi_j >= 0, and the pricing (`packing_columns.best_by_level`, an exact knapsack
+over every candidate phase length at once) finds the phases with negative
+reduced cost. HiGHS solves the integer program over the pool whenever it
+grows, started from the greedy schedule (whose phases are in the pool).
+
+When a gap remains, the search branches best-first on how many phases are at
+least lambda seconds long (`CountRow`; lambda = 0 counts all phases), at the
+threshold whose count is most fractional in the LP: one side at most the
+floor, the other at least the ceiling. The rows' duals only depend on a
+phase's length, so the pricing stays the same knapsack. A region whose LP
+counts are all whole, and any region still open when branching stops, is
+closed by enumeration: every phase whose reduced cost there is at most
+(incumbent - region bound) is listed (`packing_columns.enumerate_phases`); a
+better schedule uses only such phases, so the integer program over the pool
+and them is optimal. When that does not finish in time, what was found still
+feeds the integer program and the result has status time_limit with the
+proven bound and gap. Time split: root column generation up to 30% of the
+limit (60% if it has not converged), branching up to 75%, enumeration up to
+90%, then the last integer program.
 """
 
 from __future__ import annotations
@@ -166,8 +175,8 @@ class _Search:
             if not lp.converged or lp.duals is None:
                 complete = False
                 continue
-            # The last 15% of the time stays for the integer program over what was found.
-            share = (0.85 * self.time_limit - self.clock.seconds) / (len(open_regions) - index)
+            # The last 10% of the time stays for the integer program over what was found.
+            share = (0.9 * self.time_limit - self.clock.seconds) / (len(open_regions) - index)
             slack = self.total - lp.bound
             found, whole = enumerate_phases(self.tables, lp.duals, slack * (1 + 1e-9) + 1e-9, shift=lp.shift,
                                             limit=ENUMERATION_LIMIT, deadline=self.clock.seconds + max(0.0, share),
@@ -192,7 +201,7 @@ def _milp(instance: PackingInstance, *, time_limit: float, seed: int, mip_gap: f
         search.improve()
     bound, proven = root.bound, search.closed(root.bound)
     if not proven and root.converged:
-        bound, open_regions = search.branch(root, 0.6 * time_limit)
+        bound, open_regions = search.branch(root, 0.75 * time_limit)
         bound = max(bound, root.bound)
         proven = search.closed(bound)
         if not proven and open_regions is not None and search.clock.seconds < time_limit:

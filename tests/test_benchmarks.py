@@ -45,3 +45,25 @@ def test_registering_twice_is_refused():
     load_all()
     with pytest.raises(ValueError, match="registered twice"):
         register("import")(lambda suite: [])
+
+
+def test_packing_figure_is_a_png(tmp_path):
+    from benchmarks.bench_packing import figure
+
+    rows = [Row("packing", "W1", "milp", 10.0, 10.0, 0.0, 0.5, "optimal", 1),
+            Row("packing", "W1", "pso", 11.0, None, None, 1.5, "feasible", 1),
+            Row("packing", "W1", "greedy", 12.0, None, None, 0.01, "feasible", 1),
+            Row("packing", "W1", "sequential", 20.0, None, None, 0.0, "feasible", 1)]
+    figure(rows, tmp_path)
+    assert (tmp_path / "packing.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_packing_workloads_follow_the_documented_mixes():
+    from benchmarks.packing_workloads import JOB_TYPES, MIXES, workload
+
+    for name, mix in MIXES.items():
+        jobs = workload(name)
+        assert len(jobs) == sum(mix.values())
+        for job in jobs:
+            intensity, a, b = JOB_TYPES[job.name.rsplit("-", 1)[0]]
+            assert job.intensity == intensity and job.runtime(20) == pytest.approx(a * 20**b)
