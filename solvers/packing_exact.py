@@ -2,7 +2,7 @@
 
 The compact linearization (`build_packing_model`: binaries y[j, p, v, role],
 L_p >= each job's time) is exact but its LP bound is weak: a job can be spread
-thinly over phases, so on 20 jobs HiGHS still sees gaps near 25% after a
+thinly over phases, so on 20 jobs HiGHS still sees gaps near 21% after a
 minute. This is its Dantzig-Wolfe reformulation, the same decisions grouped
 by phase: a binary x_s per feasible phase s (a set of jobs, each with its VM
 count and role), cost c_s = the phase's length;
