@@ -80,8 +80,8 @@ def figure(rows: list[Row], folder: Path) -> None:
 @register("packing", figure=figure)
 def packing(suite: str) -> list[Row]:
     """pack_phases by MILP (column generation), PSO (1500 particles, 200 iterations) and greedy on W1-W6
-    (benchmarks/packing_workloads.py; P = 10, and P = 9 in the full suite) and random batches (P = 9);
-    k = 2, r = 2, alpha = 1.3."""
+    (benchmarks/packing_workloads.py; P = 10, and P = 9 in the full suite) and random batches (P = 9, and
+    P = 50 in the full suite); k = 2, r = 2, alpha = 1.3."""
     rows = []
     for machines in (10,) if suite == "quick" else (10, 9):
         cluster = paper_cluster(machines)
@@ -94,4 +94,8 @@ def packing(suite: str) -> list[Row]:
         # The full suite also runs the compact linearization once, to show why "milp" is not it.
         extra = ("milp-compact",) if suite == "full" and (n, seed) == (20, 0) else ()
         rows += _rows(f"random n={n} seed={seed} (P=9)", batch(n, seed), CLUSTER, floors, METHODS + extra)
+    if suite == "full":  # a large cluster: N = 100 VMs, so (N + 1)^2 knapsack states per length
+        large = Cluster(nodes=50, disks=2, primaries_per_extra=2, overcommit_penalty=1.3)
+        for n in (10, 20):
+            rows += _rows(f"random n={n} seed=0 (P=50)", batch(n, 0), large, {})
     return rows

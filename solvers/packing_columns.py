@@ -113,6 +113,15 @@ def level_tables(instance: PackingInstance) -> LevelTables:
     return LevelTables(levels, primary_need, extra_need, host_ok, n, r, moves)
 
 
+def restricted(tables: LevelTables, ks: np.ndarray) -> LevelTables:
+    """The same tables at the candidate lengths ``levels[ks]`` only (for partial pricing)."""
+    ks = np.unique(ks)
+    primary_need, extra_need, host_ok = tables.primary_need[:, ks], tables.extra_need[:, ks], tables.host_ok[:, :, ks]
+    n, r = tables.vms, tables.per_extra
+    moves = tuple(_job_moves(j, primary_need, extra_need, host_ok, n, r) for j in range(primary_need.shape[0]))
+    return LevelTables(tables.levels[ks], primary_need, extra_need, host_ok, n, r, moves)
+
+
 def _step(value: np.ndarray, moves: list[Move] | tuple[Move, ...], weight: float, single: bool) -> np.ndarray:
     """One job's turn in the knapsack over value[..., U, X] (all levels, or one level when ``single``)."""
     n = value.shape[-1] - 1

@@ -30,8 +30,8 @@ better schedule uses only such phases, so the integer program over the pool
 and them is optimal. When that does not finish in time, what was found still
 feeds the integer program and the result has status time_limit with the
 proven bound and gap. Time split: root column generation up to 30% of the
-limit (60% if it has not converged), branching up to 75%, enumeration up to
-90%, then the last integer program.
+limit (90% if it has not converged, then no branching), branching up to 75%,
+enumeration up to 90%, then the last integer program.
 """
 
 from __future__ import annotations
@@ -195,8 +195,9 @@ def _milp(instance: PackingInstance, *, time_limit: float, seed: int, mip_gap: f
     root = search.columns(0.3 * time_limit)
     search.improve()
     if not (root.converged or search.closed(root.bound)):
-        # A slow start: keep generating (the pool grows) into the branching share of the time.
-        later = search.columns(0.6 * time_limit)
+        # A slow start (large N: the knapsack has (N + 1)^2 states per length): keep generating,
+        # the pool growing, for up to 90% of the time; branching needs a converged root anyway.
+        later = search.columns(0.9 * time_limit)
         root = later if later.converged or later.bound > root.bound else root
         search.improve()
     bound, proven = root.bound, search.closed(root.bound)

@@ -11,10 +11,11 @@ from scipy import sparse
 from solvers.base import SolveStatus, Stopwatch
 from solvers.milp import solve_arrays
 from solvers.packing import PackingInstance, PhaseSchedule, Placement, phase_total
-from solvers.packing_columns import LevelTables, best_by_level, best_phase
+from solvers.packing_columns import LevelTables, best_by_level, best_phase, restricted
 from solvers.packing_methods import pair_phases
 
 COLUMNS_PER_ROUND = 24
+PARTIAL_LEVELS = 96  # lengths priced per partial round, when there are over eight times as many
 
 
 @dataclass(frozen=True)
@@ -129,31 +130,53 @@ def _covering_lp(pool: ColumnPool, rows: tuple[CountRow, ...], levels: np.ndarra
     return outcome.objective, duals, shift, lagrange, outcome.values[:size]
 
 
+def _add_best(pool: ColumnPool, tables: LevelTables, duals: np.ndarray, reduced: np.ndarray, tolerance: float) -> int:
+    """Add the phases of the most negative reduced costs (one per length), declared at that length."""
+    added = 0
+    for k in np.argsort(reduced, kind="stable"):
+        if reduced[k] >= -tolerance or added >= COLUMNS_PER_ROUND:
+            break
+        added += pool.add(best_phase(tables, duals, int(k)), float(tables.levels[k]))
+    return added
+
+
 def generate_columns(instance: PackingInstance, pool: ColumnPool, tables: LevelTables, *, deadline: float,
                      clock: Stopwatch, seed: int, rows: tuple[CountRow, ...] = ()) -> LpBound:
     """Column generation on the covering LP with the count ``rows``.
 
     For any schedule obeying the rows, its cost is sum(pi) + the rows' dual terms + the sum of its
     phases' reduced costs, so with at most n phases, sum(pi) + (the rows' least dual terms) +
-    n * min(0, least reduced cost) bounds it at every round; at convergence the LP value does.
+    n * min(0, least reduced cost) bounds it at every round of full pricing; at convergence the LP
+    value does. With many candidate lengths (large clusters) most rounds price only a sample of
+    them (spread evenly, plus the best of the last full pricing); a full pricing runs whenever
+    the sample finds nothing, so convergence is still proven over every length.
     """
     scale = float(tables.levels[-1])
+    tolerance = 1e-9 * scale
+    size = tables.levels.size
+    sample = None
+    if size > 8 * PARTIAL_LEVELS:
+        sample = np.linspace(0, size - 1, PARTIAL_LEVELS).astype(np.int64)
     state = LpBound(0.0, None, None, False, None, rows)
     while clock.seconds < deadline:
         solved = _covering_lp(pool, rows, tables.levels, seed, max(1e-3, deadline - clock.seconds))
         if solved is None:
             break
         value, duals, shift, lagrange, values = solved
+        if sample is not None:
+            part = restricted(tables, sample)
+            part_shift = shift[np.unique(sample)]
+            if _add_best(pool, part, duals, part.levels - best_by_level(part, duals) - part_shift, tolerance):
+                continue
         reduced = tables.levels - best_by_level(tables, duals) - shift
         least = float(reduced.min())
-        if least >= -1e-9 * scale:
+        if least >= -tolerance:
             return LpBound(max(state.bound, value), duals, shift, True, values, rows)
         state = LpBound(max(state.bound, lagrange + instance.jobs * least), duals, shift, False, values, rows)
-        added = 0
-        for k in np.argsort(reduced, kind="stable"):
-            if reduced[k] >= -1e-9 * scale or added >= COLUMNS_PER_ROUND:
-                break
-            added += pool.add(best_phase(tables, duals, int(k)), float(tables.levels[k]))
-        if not added:  # the pricing's best columns are already in the pool: numerically converged
+        if sample is not None:
+            best = np.argsort(reduced, kind="stable")[:PARTIAL_LEVELS // 2]
+            sample = np.unique(np.concatenate([np.linspace(0, size - 1, PARTIAL_LEVELS // 2).astype(np.int64), best]))
+        if not _add_best(pool, tables, duals, reduced, tolerance):
+            # The pricing's best columns are already in the pool: numerically converged.
             return LpBound(max(state.bound, value), duals, shift, True, values, rows)
     return state

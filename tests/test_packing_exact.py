@@ -516,3 +516,25 @@ def test_column_generation_bounds_every_phase_count(seed, cluster, bowl):
             best = min((sum(lengths) for lengths in partitions
                         if lower <= sum(length >= threshold for length in lengths) <= upper), default=math.inf)
             assert bound((CountRow(threshold, lower, upper),)) <= best * (1 + 1e-9), (threshold, lower, upper)
+
+
+def test_partial_pricing_sees_the_same_lengths_and_converges_to_the_same_bound(monkeypatch):
+    """Restricting the tables to some lengths prices those lengths exactly as the full tables do, and
+    column generation that prices a sample of lengths first (forced here by a tiny sample size)
+    still converges to the LP bound of full pricing: it prices every length before it stops."""
+    import solvers.packing_lp as packing_lp
+    from solvers.packing_columns import restricted
+
+    cluster = Cluster(nodes=4, disks=2, primaries_per_extra=2, overcommit_penalty=1.3)
+    instance = packing_instance(batch(81, 7), cluster)
+    tables = level_tables(instance)
+    weights = np.random.default_rng(81).uniform(0, 100, instance.jobs)
+    ks = np.arange(0, tables.levels.size, 5)
+    assert best_by_level(restricted(tables, ks), weights) == pytest.approx(best_by_level(tables, weights)[ks])
+    greedy = _greedy(instance, time_limit=10, seed=0)
+    full = generate_columns(instance, initial_pool(instance, greedy), tables, deadline=60, clock=Stopwatch(), seed=0)
+    monkeypatch.setattr(packing_lp, "PARTIAL_LEVELS", 4)
+    sampled = generate_columns(instance, initial_pool(instance, greedy), tables, deadline=60, clock=Stopwatch(),
+                               seed=0)
+    assert tables.levels.size > 8 * 4 and full.converged and sampled.converged
+    assert sampled.bound == pytest.approx(full.bound, rel=1e-7)
