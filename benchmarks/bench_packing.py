@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.packing_workloads import MIXES, paper_cluster, workload
+from benchmarks.packing_workloads import MIXES, paper_cluster, random_batch, workload
 from benchmarks.registry import Row, register, timed
-from models import Cluster, Job, PowerLawProfile
+from models import Cluster, Job
 from models.fileio import write_atomic
 from solvers import pack_phases
 
@@ -18,16 +18,6 @@ PAPER_FLOOR_SECONDS = 10.0  # W1-W6: proven optimal within 10 s
 RANDOM_FLOOR_SECONDS, RANDOM_FLOOR_GAP = 60.0, 0.02  # 20 random jobs: gap <= 2% within 60 s
 TIME_LIMIT = 58.0  # leaves the greedy start and model building inside the 60 s floor
 METHODS = ("milp", "pso", "greedy")
-
-
-def batch(n: int, seed: int = 0) -> list[Job]:
-    """F(n) = a n^b with a in 500-5000 s and b in -1..-0.3, intensities cpu / io / balanced at equal odds."""
-    rng = np.random.default_rng(seed)
-    return [
-        Job(f"j{i}", intensity=str(rng.choice(["cpu", "io", "balanced"])),
-            profile=PowerLawProfile.from_coefficients(float(rng.uniform(500, 5000)), float(rng.uniform(-1, -0.3))))
-        for i in range(n)
-    ]
 
 
 def _rows(instance: str, jobs: list[Job], cluster: Cluster, floors: dict[str, tuple[float, float]],
@@ -93,9 +83,9 @@ def packing(suite: str) -> list[Row]:
         floors = {"milp": (RANDOM_FLOOR_SECONDS, RANDOM_FLOOR_GAP)} if n == 20 else {}
         # The full suite also runs the compact linearization once, to show why "milp" is not it.
         extra = ("milp-compact",) if suite == "full" and (n, seed) == (20, 0) else ()
-        rows += _rows(f"random n={n} seed={seed} (P=9)", batch(n, seed), CLUSTER, floors, METHODS + extra)
+        rows += _rows(f"random n={n} seed={seed} (P=9)", random_batch(n, seed), CLUSTER, floors, METHODS + extra)
     if suite == "full":  # a large cluster: N = 100 VMs, so (N + 1)^2 knapsack states per length
         large = Cluster(nodes=50, disks=2, primaries_per_extra=2, overcommit_penalty=1.3)
         for n in (10, 20):
-            rows += _rows(f"random n={n} seed=0 (P=50)", batch(n, 0), large, {})
+            rows += _rows(f"random n={n} seed=0 (P=50)", random_batch(n, 0), large, {})
     return rows

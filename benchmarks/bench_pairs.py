@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
-
+from benchmarks.packing_workloads import random_batch
 from benchmarks.registry import Row, register, timed
-from models import Cluster, Job, PowerLawProfile
+from models import Cluster
 from solvers import schedule_pairs
 
 CLUSTER = Cluster(nodes=10, disks=2, primaries_per_extra=2, overcommit_penalty=1.3)
 FLOORS = {200: 2.0, 1000: 30.0}
-
-
-def batch(n: int, seed: int = 0) -> list[Job]:
-    """n jobs with F(n) = a n^b, a uniform in 500-5000 s, b uniform in -1..-0.3, intensity drawn
-    from cpu / io / balanced with equal odds."""
-    rng = np.random.default_rng(seed)
-    return [
-        Job(f"j{i}", intensity=str(rng.choice(["cpu", "io", "balanced"])),
-            profile=PowerLawProfile.from_coefficients(float(rng.uniform(500, 5000)), float(rng.uniform(-1, -0.3))))
-        for i in range(n)
-    ]
 
 
 @register("pairs")
@@ -31,7 +19,7 @@ def pair_scheduling(suite: str) -> list[Row]:
         sizes.insert(2, (500, ("milp", "matching")))
     rows = []
     for n, names in sizes:
-        jobs = batch(n)
+        jobs = random_batch(n)
         for name in names:
             repeats = 3 if n <= 200 else 1
             seconds, schedule = timed(lambda jobs=jobs, name=name: schedule_pairs(jobs, CLUSTER, name), repeats)

@@ -1,4 +1,5 @@
-"""Packing workloads shaped like the Packing paper's W1-W6 (its Table 1 job mixes).
+"""VM-level workloads: random profiled batches, and ones shaped like the Packing paper's W1-W6
+(its Table 1 job mixes).
 
 The paper measured seven MapReduce jobs on its cluster: small and big sort
 (s-srt, b-srt), k-means (s-kmns, b-kmns) and inverted index (s-inv, b-inv),
@@ -22,6 +23,8 @@ types, from all-small to all-big, as in the paper's table.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from models import Cluster, Job, PowerLawProfile
 
@@ -59,3 +62,14 @@ def workload(name: str) -> list[Job]:
         jobs += [Job(f"{kind}-{i + 1}", intensity=intensity, profile=PowerLawProfile.from_coefficients(a, b))
                  for i in range(count)]
     return jobs
+
+
+def random_batch(n: int, seed: int = 0) -> list[Job]:
+    """n jobs with F(n) = a n^b, a uniform in 500-5000 s, b uniform in -1..-0.3, intensity drawn
+    from cpu / io / balanced with equal odds (the pairs and packing benchmarks' random batches)."""
+    rng = np.random.default_rng(seed)
+    return [
+        Job(f"j{i}", intensity=str(rng.choice(["cpu", "io", "balanced"])),
+            profile=PowerLawProfile.from_coefficients(float(rng.uniform(500, 5000)), float(rng.uniform(-1, -0.3))))
+        for i in range(n)
+    ]

@@ -19,9 +19,8 @@ from models.checks import as_str
 from solvers import PairSchedule, PhaseSchedule, evaluate_phases, methods, pack_phases, schedule_pairs
 from solvers.pairs import profile_times
 
-#: Strategy name -> the solver problem whose registered methods it accepts.
-VM_PROBLEMS = {"pairs": "pairs", "packing": "packing"}
-VM_STRATEGIES = tuple(VM_PROBLEMS)
+#: Each VM strategy is named after the solver problem whose registered methods it accepts.
+VM_STRATEGIES = ("pairs", "packing")
 DEFAULT_SOLVER = "milp"
 
 Entry = tuple[str, int, str]
@@ -43,7 +42,7 @@ class VmSchedule:
 
 
 def solver_choices(strategy: str) -> tuple[str, ...]:
-    return tuple(sorted(methods(VM_PROBLEMS[strategy])))
+    return tuple(sorted(methods(strategy)))
 
 
 def all_solver_choices() -> tuple[str, ...]:

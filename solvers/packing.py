@@ -132,6 +132,25 @@ def phase_total(phases: Sequence[Sequence[Placement]], instance: PackingInstance
     return float(sum(max(instance.time(pl.job, pl.vms, pl.role) for pl in phase) for phase in phases))
 
 
+def grow_longest(instance: PackingInstance, phase: Sequence[Placement]) -> list[Placement]:
+    """The phase with its longest job given one more VM at a time (primary room for primary and
+    host jobs, extra capacity for extras) while there is room and that shortens it; ties go to
+    the lowest job index. Never lengthens the phase."""
+    grown = [[pl.job, pl.vms, pl.role] for pl in phase]
+    n, r = instance.vms, instance.per_extra
+    while True:
+        longest = max(grown, key=lambda item: (instance.time(item[0], item[1], item[2]), -item[0]))
+        job, vms, role = longest
+        if role == "extra":
+            hosts = sum(v for _, v, rl in grown if rl == "host")
+            room = r * (sum(v for _, v, rl in grown if rl == "extra") + 1) <= hosts
+        else:
+            room = sum(v for _, v, rl in grown if rl != "extra") < n
+        if not room or vms >= n or instance.time(job, vms + 1, role) >= instance.time(job, vms, role):
+            return [Placement(j, v, rl) for j, v, rl in grown]
+        longest[1] += 1
+
+
 def make_schedule(
     phases: Sequence[Sequence[Placement]], instance: PackingInstance, status: SolveStatus, solver: str,
     clock: Stopwatch, bound: float | None = None,

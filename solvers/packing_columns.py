@@ -100,6 +100,12 @@ def _job_moves(job: int, primary_need: np.ndarray, extra_need: np.ndarray, host_
     return tuple(moves)
 
 
+def _tables(levels: np.ndarray, primary_need: np.ndarray, extra_need: np.ndarray, host_ok: np.ndarray, n: int,
+            r: int) -> LevelTables:
+    moves = tuple(_job_moves(j, primary_need, extra_need, host_ok, n, r) for j in range(primary_need.shape[0]))
+    return LevelTables(levels, primary_need, extra_need, host_ok, n, r, moves)
+
+
 def level_tables(instance: PackingInstance) -> LevelTables:
     primary, overcommitted = instance.times[:, :, 0], instance.times[:, :, 1]
     shared = instance.can_host | instance.can_extra
@@ -108,18 +114,21 @@ def level_tables(instance: PackingInstance) -> LevelTables:
     primary_need = _fewest(primary[:, :, None] <= levels[None, None, :])
     extra_need = np.where(instance.can_extra[:, None], _fewest(within), 0)
     host_ok = within & instance.can_host[:, None, None]
-    n, r = instance.vms, instance.per_extra
-    moves = tuple(_job_moves(j, primary_need, extra_need, host_ok, n, r) for j in range(instance.jobs))
-    return LevelTables(levels, primary_need, extra_need, host_ok, n, r, moves)
+    return _tables(levels, primary_need, extra_need, host_ok, instance.vms, instance.per_extra)
 
 
 def restricted(tables: LevelTables, ks: np.ndarray) -> LevelTables:
     """The same tables at the candidate lengths ``levels[ks]`` only (for partial pricing)."""
     ks = np.unique(ks)
-    primary_need, extra_need, host_ok = tables.primary_need[:, ks], tables.extra_need[:, ks], tables.host_ok[:, :, ks]
-    n, r = tables.vms, tables.per_extra
-    moves = tuple(_job_moves(j, primary_need, extra_need, host_ok, n, r) for j in range(primary_need.shape[0]))
-    return LevelTables(tables.levels[ks], primary_need, extra_need, host_ok, n, r, moves)
+    return _tables(tables.levels[ks], tables.primary_need[:, ks], tables.extra_need[:, ks], tables.host_ok[:, :, ks],
+                   tables.vms, tables.per_extra)
+
+
+def _empty(shape: tuple[int, ...], n: int) -> np.ndarray:
+    """A knapsack table over (..., U, X) holding only the empty phase (weight 0 at U = X = 0)."""
+    value = np.full((*shape, n + 1, n + 1), -np.inf)
+    value[..., 0, 0] = 0.0
+    return value
 
 
 def _step(value: np.ndarray, moves: list[Move] | tuple[Move, ...], weight: float, single: bool) -> np.ndarray:
@@ -153,8 +162,7 @@ def best_by_level(tables: LevelTables, weights: np.ndarray, jobs: list[int] | No
     exactly U primary+host VMs and X = primaries + r x extras (-inf where impossible)."""
     jobs = [j for j in range(weights.size) if weights[j] > 0] if jobs is None else jobs
     n = tables.vms
-    value = np.full((tables.levels.size, n + 1, n + 1), -np.inf)
-    value[:, 0, 0] = 0.0
+    value = _empty((tables.levels.size,), n)
     for job in jobs:
         value = _step(value, tables.moves[job], float(weights[job]), single=False)
     return value[:, _fits(n)].max(axis=1)
@@ -164,8 +172,7 @@ def best_phase(tables: LevelTables, weights: np.ndarray, level: int, jobs: list[
     """The placements achieving `best_by_level` at one level (traced back through the knapsack)."""
     jobs = [j for j in range(weights.size) if weights[j] > 0] if jobs is None else jobs
     n = tables.vms
-    value = np.full((n + 1, n + 1), -np.inf)
-    value[0, 0] = 0.0
+    value = _empty((), n)
     history = []
     for job in jobs:
         moves = tables.moves_at(job, level)
@@ -215,8 +222,9 @@ def enumerate_phases(
     shift: np.ndarray | None = None,
 ) -> tuple[list[tuple[float, list[Placement]]], bool]:
     """Every phase (at its shortest length) whose reduced cost L - shift(L) - sum of its jobs' duals
-    is at most ``slack`` (``shift[k]``: what other rows pay a phase of length levels[k]), and whether the list is complete: it stops at ``limit`` phases or at the
-    ``deadline`` (seconds on ``clock``), and then proves nothing (its phases are still good ones).
+    is at most ``slack`` (``shift[k]``: what other rows pay a phase of length levels[k]), and whether
+    the list is complete: it stops at ``limit`` phases or at the ``deadline`` (seconds on
+    ``clock``), and then proves nothing (its phases are still good ones).
 
     A depth-first search over jobs (largest dual first) and their roles. Each node carries, for
     every candidate length at once, the VMs its jobs need: U = primaries + hosts (hosts at their
@@ -229,11 +237,12 @@ def enumerate_phases(
     levels = tables.levels
     priced = levels - (shift if shift is not None else 0.0)
     impossible = 4 * n + 1  # more than any phase holds; no overflow when summed
-    primary = np.where(tables.primary_need > 0, tables.primary_need, impossible).astype(np.int64)
-    can_host = tables.host_ok.any(axis=(1, 2))
-    host = np.where(tables.host_ok.any(axis=1), tables.host_ok.argmax(axis=1) + 1, impossible).astype(np.int64)
-    can_extra = tables.extra_need.any(axis=1)
-    extra = np.where(tables.extra_need > 0, r * tables.extra_need, impossible).astype(np.int64)
+
+    def needs(fewest: np.ndarray) -> np.ndarray:
+        return np.where(fewest > 0, fewest, impossible).astype(np.int64)
+
+    primary, host, extra = needs(tables.primary_need), needs(_fewest(tables.host_ok)), needs(r * tables.extra_need)
+    can_host, can_extra = tables.host_ok.any(axis=(1, 2)), tables.extra_need.any(axis=1)
     order = sorted(range(n_jobs), key=lambda j: (-duals[j], j))
     room = _room_values(tables, duals, order)
     every = np.arange(levels.size)
@@ -282,8 +291,7 @@ def _room_values(tables: LevelTables, weights: np.ndarray, order: list[int]) -> 
     length levels[k] using at most a more primary+host VMs and b more primaries + r x extras.
     Row n_jobs is zeros. (The rule X <= U is dropped for the added jobs: a relaxation.)"""
     n = tables.vms
-    value = np.full((tables.levels.size, n + 1, n + 1), -np.inf)
-    value[:, 0, 0] = 0.0
+    value = _empty((tables.levels.size,), n)
     room = np.zeros((len(order) + 1, tables.levels.size, n + 1, n + 1))
     for i in range(len(order) - 1, -1, -1):
         job = order[i]

@@ -43,10 +43,18 @@ import numpy as np
 
 from solvers.base import SolveStatus, Stopwatch
 from solvers.milp import solve_arrays
-from solvers.packing import PROBLEM, PackingInstance, PhaseSchedule, Placement, make_schedule, phase_total
+from solvers.packing import (
+    PROBLEM,
+    PackingInstance,
+    PhaseSchedule,
+    Placement,
+    grow_longest,
+    make_schedule,
+    phase_total,
+)
 from solvers.packing_columns import enumerate_phases, level_tables
 from solvers.packing_lp import ColumnPool, CountRow, LpBound, generate_columns, initial_pool
-from solvers.packing_methods import _greedy, _rebalance
+from solvers.packing_methods import _greedy
 from solvers.registry import register_method
 
 ENUMERATION_LIMIT = 200_000
@@ -69,9 +77,7 @@ def _polish(phases: list[list[Placement]], instance: PackingInstance) -> list[li
         if any(p.role != "primary" for p in phase):
             polished.append(phase)
             continue
-        vms = {p.job: p.vms for p in phase}
-        _rebalance(instance, list(vms), vms)
-        polished.append([Placement(j, v, "primary") for j, v in vms.items()])
+        polished.append(grow_longest(instance, phase))
     return polished
 
 

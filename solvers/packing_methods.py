@@ -7,7 +7,7 @@ import pyomo.environ as pyo
 
 from solvers.base import SolveStatus, Stopwatch
 from solvers.milp import solve_milp
-from solvers.packing import PROBLEM, PackingInstance, PhaseSchedule, Placement, make_schedule, phase_total
+from solvers.packing import PROBLEM, PackingInstance, PhaseSchedule, Placement, grow_longest, make_schedule, phase_total
 from solvers.registry import register_method
 
 
@@ -52,17 +52,6 @@ def _pair_greedy(instance: PackingInstance) -> list[list[Placement]]:
     return phases
 
 
-def _rebalance(instance: PackingInstance, members: list[int], vms: dict[int, int]) -> None:
-    """Hand a phase's spare VMs one at a time to its longest job while that shortens it."""
-    spare = instance.vms - sum(vms[j] for j in members)
-    while spare > 0:
-        longest = max(members, key=lambda j: (instance.times[j, vms[j] - 1, 0], -j))
-        if vms[longest] >= instance.vms or instance.times[longest, vms[longest], 0] >= instance.times[longest, vms[longest] - 1, 0]:
-            return
-        vms[longest] += 1
-        spare -= 1
-
-
 def _length_sweep(instance: PackingInstance, levels: int = 200) -> list[list[Placement]] | None:
     """For a target phase length L, give each job the fewest VMs that finish it within L, pack the
     jobs first-fit decreasing into phases of N VMs, then spread each phase's spare VMs. Try up to
@@ -87,10 +76,8 @@ def _length_sweep(instance: PackingInstance, levels: int = 200) -> list[list[Pla
             else:
                 phases.append([j])
                 room.append(instance.vms - int(need[j]))
-        vms = {j: int(need[j]) for j in range(instance.jobs)}
-        for members in phases:
-            _rebalance(instance, members, vms)
-        placed = [[Placement(j, vms[j], "primary") for j in members] for members in phases]
+        placed = [grow_longest(instance, [Placement(j, int(need[j]), "primary") for j in members])
+                  for members in phases]
         total = phase_total(placed, instance)
         if total < best_total - 1e-12:
             best, best_total = placed, total

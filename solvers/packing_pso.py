@@ -52,7 +52,7 @@ import numpy as np
 
 from solvers import pso as wrapper
 from solvers.base import SolveStatus, Stopwatch
-from solvers.packing import PROBLEM, ROLES, PackingInstance, PhaseSchedule, Placement, make_schedule
+from solvers.packing import PROBLEM, ROLES, PackingInstance, PhaseSchedule, Placement, grow_longest, make_schedule
 from solvers.registry import register_method
 
 PRIMARY, HOST, EXTRA = (ROLES.index(role) for role in ("primary", "host", "extra"))
@@ -152,34 +152,17 @@ def swarm_cost(instance: PackingInstance) -> Callable[[np.ndarray], np.ndarray]:
     return cost
 
 
-def _grow(instance: PackingInstance, phase: list[list]) -> None:
-    """Give the phase's longest job one more VM at a time while there is room and it shortens it."""
-    n, r = instance.vms, instance.per_extra
-    while True:
-        longest = max(phase, key=lambda item: (instance.time(item[0], item[1], item[2]), -item[0]))
-        job, vms, role = longest
-        if role == "extra":
-            hosts = sum(v for _, v, rl in phase if rl == "host")
-            room = r * (sum(v for _, v, rl in phase if rl == "extra") + 1) <= hosts
-        else:
-            room = sum(v for _, v, rl in phase if rl != "extra") < n
-        if not room or vms >= n or instance.time(job, vms + 1, role) >= instance.time(job, vms, role):
-            return
-        longest[1] += 1
-
-
 def polish(instance: PackingInstance, placements: list[list[Placement]]) -> list[list[Placement]]:
     """Grow each phase's longest job into its spare room, then split phases slower than running solo."""
     polished: list[list[Placement]] = []
     for members in placements:
-        phase = [[pl.job, pl.vms, pl.role] for pl in members]
-        _grow(instance, phase)
-        length = max(instance.time(j, v, rl) for j, v, rl in phase)
-        solo = sum(instance.time(j, instance.vms, "primary") for j, _, _ in phase)
+        phase = grow_longest(instance, members)
+        length = max(instance.time(pl.job, pl.vms, pl.role) for pl in phase)
+        solo = sum(instance.time(pl.job, instance.vms, "primary") for pl in phase)
         if len(phase) > 1 and solo < length - 1e-12 * max(1.0, length):
-            polished.extend([Placement(j, instance.vms, "primary")] for j, _, _ in phase)
+            polished.extend([Placement(pl.job, instance.vms, "primary")] for pl in phase)
         else:
-            polished.append([Placement(j, v, rl) for j, v, rl in phase])
+            polished.append(phase)
     return polished
 
 
