@@ -1,0 +1,405 @@
+"""The simulation: one object holding all run-time state, driven by one event loop."""
+
+from __future__ import annotations
+
+import heapq
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from models import Cluster, Job, Workload
+from models.errors import InvalidInput, PlannerError
+from planner.simulator.engine import ARRIVE, DISPATCH, FINISH, WAKE
+from planner.simulator.jobs import DONE, PENDING, JobRun
+from planner.simulator.layout import ANY, MAP, REDUCE, build_layout
+from planner.simulator.options import SimOptions
+from planner.simulator.records import DONE_FATE, KILLED_FATE
+
+if TYPE_CHECKING:
+    from planner.simulator.schedulers.base import Scheduler
+
+# Event kinds (the fourth field of a heap entry).
+END, ARRIVAL, HEARTBEAT, WAKE_UP = 0, 1, 2, 3
+
+
+class SimulationStalled(PlannerError):
+    """Work is pending that no scheduler decision can ever launch."""
+
+
+class Simulation:
+    """All state of one run. Heap entries are (time, priority, sequence, kind, a, b).
+
+    Slots are numbered. A running attempt lives in the slot arrays (``slot_job``,
+    ``slot_task``...); ``slot_gen[s]`` counts launches on slot ``s`` so that the
+    end event of a killed attempt is recognised as stale. Ended attempts are
+    logged as `Attempt` tuples in ``log``.
+
+    With a heartbeat each node offers its free slots at its own ticks (staggered
+    over the interval); a node with nothing to offer sleeps until a slot frees or
+    work appears. With heartbeat 0 the slots freed in an instant are offered once
+    all of the instant's events have been applied.
+    """
+
+    def __init__(self, jobs: Workload | list[Job], cluster: Cluster, scheduler: Scheduler, *, seed: int = 0,
+                 slots: tuple[int, int] | None = None, options: SimOptions | None = None) -> None:
+        self.options = options if options is not None else SimOptions()
+        if not isinstance(self.options, SimOptions):
+            raise InvalidInput("options", f"must be a SimOptions, got {type(self.options).__name__}")
+        if not isinstance(cluster, Cluster):
+            raise InvalidInput("cluster", f"must be a Cluster, got {type(cluster).__name__}")
+        self.workload = jobs if isinstance(jobs, Workload) else Workload(jobs)
+        if len(self.workload) == 0:
+            raise InvalidInput("jobs", "the workload has no jobs")
+        for position, job in enumerate(self.workload):
+            if job.map_tasks == 0:
+                raise InvalidInput(f"jobs[{position}].map_tasks", f"job {job.name!r} has no tasks to simulate")
+        self.cluster = cluster
+        self.seed = seed
+        copy_compute = self.options.copy_compute
+        self.layout = layout = build_layout(
+            cluster, slots=slots, containers=self.options.containers,
+            reducers_per_node=copy_compute[0] if copy_compute else None,
+        )
+        if self.options.containers:
+            self.kinds_present: tuple[int, ...] = (ANY,)
+        else:
+            self.kinds_present = tuple(k for k in (MAP, REDUCE) if layout.count(k))
+        if REDUCE not in self.kinds_present and ANY not in self.kinds_present and any(
+            job.reduce_tasks for job in self.workload
+        ):
+            raise InvalidInput("slots", "jobs have reduce tasks but the cluster has no reduce slots")
+        self.max_computing = copy_compute[1] if copy_compute else 0
+        self.scheduler = scheduler
+        nodes = layout.nodes
+        count = layout.slots
+        self.heap: list[tuple] = []
+        self.sequence = 0
+        self.now = 0.0
+        # The attempt running on each slot (slot_job None when free).
+        self.slot_job: list[JobRun | None] = [None] * count
+        self.slot_kind_run = [0] * count
+        self.slot_task = [0] * count
+        self.slot_start = [0.0] * count
+        self.slot_locality = [0] * count
+        self.slot_gen = [0] * count
+        self.slot_busy = [0.0] * count
+        self.node_free: list[list[list[int]]] = [[[], [], []] for _ in range(nodes)]
+        for slot in range(count - 1, -1, -1):
+            self.node_free[layout.slot_node[slot]][layout.slot_kind[slot]].append(slot)
+        self.free_count = [layout.count(MAP), layout.count(REDUCE), layout.count(ANY)]
+        self.pending = [0, 0]  # pending maps; launchable reduces (over all submitted jobs)
+        self.log: list[tuple] = []
+        self.jobs: list[JobRun] = []  # in order of arrival
+        self._runs: list[JobRun | None] = [None] * len(self.workload)
+        self.active: dict[str, JobRun] = {}
+        self.running_total = 0
+        # Reducers: copying ones have no end event yet; compute limits per node.
+        self.computing = [0] * nodes
+        self.compute_queue: list[list[int]] = [[] for _ in range(nodes)]
+        self.heartbeat = cluster.heartbeat
+        self.awake = bytearray(nodes)
+        self.sleeping: dict[int, None] = {}  # nodes with a free slot and no heartbeat scheduled
+        self.fresh: list[int] = []  # heartbeat 0: slots freed since the last dispatch
+        self.idle: dict[int, None] = {}  # heartbeat 0: free slots declined since work last appeared
+        self.reoffer = False
+        self.dispatch_due = False
+        self.wake_at = math.inf
+        self.last_launch = 0.0
+        if self.heartbeat == 0:
+            self.idle = dict.fromkeys(range(count))
+        else:
+            self.sleeping = dict.fromkeys(range(nodes))
+
+    # -- used by schedulers ------------------------------------------------------------
+    def request_wake(self, time: float) -> None:
+        """Ask for a scheduler wake-up (and, with heartbeat 0, a new offer of idle slots) at ``time``."""
+        if self.now <= time < self.wake_at:
+            self.wake_at = time
+            self._push(time, WAKE, WAKE_UP, 0, 0)
+
+    def may_copy(self, job: JobRun, node: int) -> bool:
+        """Copy-compute splitting: a job holds at most max_computing copying reducers per node."""
+        if not self.max_computing or job.maps_done == job.maps:
+            return True
+        return job.copying_on.get(node, 0) < self.max_computing
+
+    def job_run(self, index: int) -> JobRun:
+        """The run-time state of the workload's job at ``index`` (once submitted)."""
+        run = self._runs[index]
+        if run is None:
+            raise KeyError(index)
+        return run
+
+    def running_slots(self) -> list[int]:
+        """Slots running an attempt (copying, computing or waiting to compute)."""
+        return [slot for slot, job in enumerate(self.slot_job) if job is not None]
+
+    # -- the loop ------------------------------------------------------------------------
+    def _push(self, time: float, priority: int, kind: int, a: int, b: int) -> None:
+        self.sequence += 1
+        heapq.heappush(self.heap, (time, priority, self.sequence, kind, a, b))
+
+    def run(self) -> None:
+        self._rngs = np.random.SeedSequence(self.seed).spawn(len(self.workload))
+        for index, job in enumerate(self.workload):
+            self._push(job.submit, ARRIVE, ARRIVAL, index, 0)
+        self.scheduler.bind(self)
+        heap = self.heap
+        pop = heapq.heappop
+        settles = self.scheduler.settles
+        hb0 = self.heartbeat == 0
+        finish = self._finish
+        slot_gen = self.slot_gen
+        while heap:
+            now, _, _, kind, a, b = pop(heap)
+            self.now = now
+            if kind == END:
+                if slot_gen[a] == b:
+                    finish(a, now)
+            elif kind == HEARTBEAT:
+                self._heartbeat(a, now)
+            elif kind == ARRIVAL:
+                self._arrive(a, now)
+            else:
+                if now == self.wake_at:
+                    self.wake_at = math.inf
+                self.scheduler.wake(now)
+                self._work_appeared()
+            if heap and heap[0][0] == now:
+                continue
+            # The instant is over: decide on the state it left.
+            if hb0 and self.dispatch_due:
+                self._dispatch(now)
+            if settles:
+                wake = self.scheduler.settle(now)
+                if wake is not None:
+                    self.request_wake(wake)
+        if self.active:
+            names = ", ".join(list(self.active)[:3])
+            raise SimulationStalled(f"simulation ended with unfinished jobs ({names}); no slot can run them")
+
+    # -- arrivals and offers ----------------------------------------------------------------
+    def _arrive(self, index: int, now: float) -> None:
+        options = self.options
+        job = JobRun(index, self.workload.jobs[index], self.layout, self.cluster.replication,
+                     options.task_time_cv, options.reduce_slowstart, np.random.default_rng(self._rngs[index]))
+        self.jobs.append(job)
+        self._runs[index] = job
+        self.active[job.name] = job
+        self.pending[MAP] += job.pending_maps
+        self.pending[REDUCE] += job.launchable_reduces
+        self.scheduler.job_arrived(job, now)
+        self._work_appeared()
+
+    def _work_appeared(self) -> None:
+        if self.heartbeat == 0:
+            self.reoffer = True
+            self.dispatch_due = True
+        elif self.sleeping:
+            for node in self.sleeping:
+                self._schedule_heartbeat(node, self.now)
+            self.sleeping.clear()
+
+    def _schedule_heartbeat(self, node: int, now: float) -> None:
+        period = self.heartbeat
+        offset = period * node / self.layout.nodes
+        ticks = max(math.ceil((now - offset) / period - 1e-9), 0)
+        self.awake[node] = 1
+        self._push(offset + ticks * period, DISPATCH, HEARTBEAT, node, 0)
+
+    def _heartbeat(self, node: int, now: float) -> None:
+        self.awake[node] = 0
+        free = self.node_free[node]
+        multiple = self.options.assign_multiple
+        pending = self.pending
+        for kind in self.kinds_present:
+            slots = free[kind]
+            while slots and (pending[kind] if kind != ANY else pending[0] or pending[1]):
+                if not self._offer(slots[-1], node, kind, now) or not multiple:
+                    break
+        if free[0] or free[1] or free[2]:
+            if pending[0] or pending[1]:
+                self.awake[node] = 1
+                self._push(now + self.heartbeat, DISPATCH, HEARTBEAT, node, 0)
+                if self.running_total == 0 and len(self.jobs) == len(self.workload):
+                    self._check_stall(now)
+            else:
+                self.sleeping[node] = None
+
+    def _dispatch(self, now: float) -> None:
+        """Heartbeat 0: offer the slots freed in this instant (all idle ones if work appeared)."""
+        self.dispatch_due = False
+        if self.reoffer:
+            self.reoffer = False
+            candidates = sorted({*self.fresh, *self.idle})
+            self.idle.clear()
+        else:
+            candidates = self.fresh
+            if len(candidates) > 1:
+                candidates.sort()
+        self.fresh = []
+        slot_kind = self.layout.slot_kind
+        slot_node = self.layout.slot_node
+        pending = self.pending
+        idle = self.idle
+        offer = self._offer
+        for slot in candidates:
+            kind = slot_kind[slot]
+            if not (pending[kind] if kind != ANY else pending[0] or pending[1]) or not offer(
+                slot, slot_node[slot], kind, now
+            ):
+                idle[slot] = None
+        if idle and self.running_total == 0 and (pending[0] or pending[1]) and self.wake_at == math.inf:
+            if len(self.jobs) == len(self.workload):
+                self._check_stall(now, final=True)
+
+    def _check_stall(self, now: float, final: bool = False) -> None:
+        delay = self.scheduler.delay
+        patience = 100 * max(self.heartbeat, 1.0) + (0.0 if delay is None else delay.node_wait + delay.rack_wait)
+        if final or now - self.last_launch > patience:
+            names = ", ".join(name for name, job in self.active.items() if job.pending(ANY))
+            raise SimulationStalled(f"at t={now:g} s no free slot is ever given to the pending work of {names}")
+
+    def _offer(self, slot: int, node: int, kind: int, now: float) -> bool:
+        """Offer a free slot to the scheduler; launch what it picks."""
+        choice = self.scheduler.pick(node, kind, now)
+        if choice is None:
+            return False
+        job, task_kind, task, locality = choice
+        free = self.node_free[node][kind]
+        if free[-1] == slot:
+            free.pop()
+        else:
+            free.remove(slot)
+        self.free_count[kind] -= 1
+        if self.idle:
+            self.idle.pop(slot, None)
+        self.last_launch = now
+        self.running_total += 1
+        job.running[task_kind] += 1
+        if job.start is None:
+            job.start = now
+        self.slot_job[slot] = job
+        self.slot_kind_run[slot] = task_kind
+        self.slot_task[slot] = task
+        self.slot_start[slot] = now
+        self.slot_locality[slot] = locality
+        generation = self.slot_gen[slot]
+        if task_kind == MAP:
+            job.pending_maps -= 1
+            self.pending[MAP] -= 1
+            duration = job.map_times[task]
+            if locality:
+                options = self.options
+                duration *= (options.rack_factor if locality == 1 else options.off_rack_factor)[job.intensity]
+            self.sequence += 1
+            heapq.heappush(self.heap, (now + duration, FINISH, self.sequence, END, slot, generation))
+        else:
+            job.pending_reduces -= 1
+            self.pending[REDUCE] -= 1
+            if job.maps_done == job.maps:
+                self._compute(slot, node, now)
+            else:
+                job.copying.append(slot)
+                job.copying_on[node] = job.copying_on.get(node, 0) + 1
+        return True
+
+    # -- ends ---------------------------------------------------------------------------------
+    def _compute(self, slot: int, node: int, now: float) -> None:
+        """A reducer has all its input: compute now, or queue for a compute slot of its node."""
+        if self.max_computing:
+            if self.computing[node] >= self.max_computing:
+                self.compute_queue[node].append(slot)
+                return
+            self.computing[node] += 1
+        job = self.slot_job[slot]
+        self._push(now + job.reduce_times[self.slot_task[slot]], FINISH, END, slot, self.slot_gen[slot])
+
+    def _finish(self, slot: int, now: float) -> None:
+        """The attempt on ``slot`` completed."""
+        job = self.slot_job[slot]
+        kind = self.slot_kind_run[slot]
+        node = self.layout.slot_node[slot]
+        self._release(slot, now, DONE_FATE)
+        if kind == MAP:
+            job.map_state[self.slot_task[slot]] = DONE
+            job.maps_done += 1
+            if not job.reduces_open and job.maps_done >= job.open_at:
+                job.reduces_open = True
+                if job.pending_reduces:
+                    self.pending[REDUCE] += job.pending_reduces
+                    self._work_appeared()
+            if job.maps_done == job.maps and job.reduces:
+                job.map_done = now
+                copying, job.copying = job.copying, []
+                job.copying_on.clear()
+                for reducer in copying:
+                    self._compute(reducer, self.layout.slot_node[reducer], now)
+            elif job.maps_done == job.maps:
+                job.map_done = now
+        else:
+            job.reduces_done += 1
+            self._compute_slot_freed(node, now)
+        if job.maps_done == job.maps and job.reduces_done == job.reduces:
+            job.finish = now
+            del self.active[job.name]
+            self.scheduler.job_finished(job, now)
+
+    def _compute_slot_freed(self, node: int, now: float) -> None:
+        if self.max_computing:
+            self.computing[node] -= 1
+            if self.compute_queue[node]:
+                self._compute(self.compute_queue[node].pop(0), node, now)
+
+    def _release(self, slot: int, now: float, fate: int) -> None:
+        """Log the attempt on ``slot`` and free the slot."""
+        job = self.slot_job[slot]
+        node = self.layout.slot_node[slot]
+        kind = self.layout.slot_kind[slot]
+        start = self.slot_start[slot]
+        self.log.append((job.index, self.slot_kind_run[slot], self.slot_task[slot], node, slot, start, now,
+                         self.slot_locality[slot], fate))
+        job.running[self.slot_kind_run[slot]] -= 1
+        self.slot_job[slot] = None
+        self.slot_gen[slot] += 1  # a pending end event of this attempt is now stale
+        self.slot_busy[slot] += now - start
+        self.running_total -= 1
+        self.node_free[node][kind].append(slot)
+        self.free_count[kind] += 1
+        if self.heartbeat == 0:
+            self.fresh.append(slot)
+            self.dispatch_due = True
+        elif not self.awake[node]:
+            if self.pending[0] or self.pending[1]:
+                self.sleeping.pop(node, None)
+                self._schedule_heartbeat(node, now)
+            else:
+                self.sleeping[node] = None
+
+    def kill(self, slot: int, now: float) -> None:
+        """Kill the attempt on ``slot``: its work is lost and its task is pending again."""
+        job = self.slot_job[slot]
+        kind = self.slot_kind_run[slot]
+        task = self.slot_task[slot]
+        node = self.layout.slot_node[slot]
+        self._release(slot, now, KILLED_FATE)
+        if kind == MAP:
+            job.return_map(task, self.layout)
+            self.pending[MAP] += 1
+        else:
+            if slot in job.copying:
+                job.copying.remove(slot)
+                job.copying_on[node] -= 1
+            elif slot in self.compute_queue[node]:
+                self.compute_queue[node].remove(slot)
+            elif self.max_computing:
+                self._compute_slot_freed(node, now)
+            job.reduce_queue.append(task)
+            job.pending_reduces += 1
+            if job.reduces_open:
+                self.pending[REDUCE] += 1
+        self._work_appeared()
+
+
+__all__ = ["PENDING", "Simulation", "SimulationStalled"]

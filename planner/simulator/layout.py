@@ -1,0 +1,118 @@
+"""Where things are: slots on nodes, nodes in racks, input blocks on nodes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from models import Cluster
+from models.checks import as_int
+from models.errors import InvalidInput
+
+MAP, REDUCE, ANY = 0, 1, 2
+KIND_NAMES = ("map", "reduce", "any")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Slots and racks of a simulated cluster.
+
+    Racks split the nodes evenly (the first ``nodes % racks`` racks hold one
+    more). ``slot_node[s]`` and ``slot_kind[s]`` say where slot ``s`` is and
+    what it runs (MAP, REDUCE, or ANY for containers).
+    """
+
+    nodes: int
+    racks: int
+    rack_of: tuple[int, ...]
+    rack_start: np.ndarray
+    rack_size: np.ndarray
+    slot_node: tuple[int, ...]
+    slot_kind: tuple[int, ...]
+
+    @property
+    def slots(self) -> int:
+        return len(self.slot_node)
+
+    def count(self, kind: int) -> int:
+        return sum(1 for k in self.slot_kind if k == kind)
+
+
+def spread(total: int, nodes: int) -> list[int]:
+    """``total`` slots over ``nodes`` as evenly as possible (first nodes get the extra ones)."""
+    base, extra = divmod(total, nodes)
+    return [base + (1 if node < extra else 0) for node in range(nodes)]
+
+
+def build_layout(
+    cluster: Cluster,
+    *,
+    slots: tuple[int, int] | None = None,
+    containers: bool = False,
+    reducers_per_node: int | None = None,
+) -> Layout:
+    nodes = cluster.nodes
+    if slots is None:
+        maps = [cluster.map_slots] * nodes
+        reduces = [cluster.reduce_slots] * nodes
+    else:
+        if not isinstance(slots, (tuple, list)) or len(slots) != 2:
+            raise InvalidInput("slots", f"must be (map_slots, reduce_slots), got {slots!r}")
+        total_map = as_int(slots[0], "slots.map", minimum=0)
+        total_reduce = as_int(slots[1], "slots.reduce", minimum=0)
+        if total_map + total_reduce == 0 or (total_map == 0 and not containers):
+            raise InvalidInput("slots.map", f"must be >= 1, got {total_map}")
+        maps, reduces = spread(total_map, nodes), spread(total_reduce, nodes)
+    if reducers_per_node is not None:
+        reduces = [reducers_per_node] * nodes
+    slot_node: list[int] = []
+    slot_kind: list[int] = []
+    for node in range(nodes):
+        if containers:
+            slot_node += [node] * (maps[node] + reduces[node])
+            slot_kind += [ANY] * (maps[node] + reduces[node])
+        else:
+            slot_node += [node] * (maps[node] + reduces[node])
+            slot_kind += [MAP] * maps[node] + [REDUCE] * reduces[node]
+    sizes = spread(nodes, cluster.racks)
+    rack_of = tuple(rack for rack, size in enumerate(sizes) for _ in range(size))
+    rack_size = np.array(sizes, dtype=np.int64)
+    rack_start = np.concatenate(([0], np.cumsum(rack_size)[:-1])).astype(np.int64)
+    return Layout(nodes, cluster.racks, rack_of, rack_start, rack_size, tuple(slot_node), tuple(slot_kind))
+
+
+def place_blocks(rng: np.random.Generator, blocks: int, layout: Layout, replication: int) -> np.ndarray:
+    """Replica nodes of ``blocks`` input blocks, shape (blocks, min(replication, nodes)).
+
+    HDFS's default policy: the first replica on a random node, the second on a
+    node of another rack, the third on another node of the second's rack, any
+    further ones on random nodes; replicas of a block are on distinct nodes
+    (a proposal that collides is redrawn uniformly).
+    """
+    copies = min(replication, layout.nodes)
+    rack_of = np.asarray(layout.rack_of, dtype=np.int64)
+    chosen = [rng.integers(0, layout.nodes, blocks)]
+    for copy in range(1, copies):
+        if layout.racks > 1 and copy == 1:
+            rack = (rack_of[chosen[0]] + rng.integers(1, layout.racks, blocks)) % layout.racks
+            proposal = _within(rng, rack, layout)
+        elif layout.racks > 1 and copy == 2:
+            proposal = _within(rng, rack_of[chosen[1]], layout)
+        else:
+            proposal = rng.integers(0, layout.nodes, blocks)
+        clash = np.zeros(blocks, dtype=bool)
+        for previous in chosen:
+            clash |= proposal == previous
+        while clash.any():
+            proposal[clash] = rng.integers(0, layout.nodes, int(clash.sum()))
+            clash = np.zeros(blocks, dtype=bool)
+            for previous in chosen:
+                clash |= proposal == previous
+        chosen.append(proposal)
+    return np.stack(chosen, axis=1)
+
+
+def _within(rng: np.random.Generator, rack: np.ndarray, layout: Layout) -> np.ndarray:
+    offset = np.floor(rng.random(rack.shape[0]) * layout.rack_size[rack]).astype(np.int64)
+    return layout.rack_start[rack] + offset

@@ -1,0 +1,74 @@
+"""Delay scheduling (Zaharia et al.): wait a little for a node-local slot."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from models.checks import as_float, as_str
+from models.errors import InvalidInput
+from models.job import INTENSITIES
+from planner.simulator.jobs import NODE_LOCAL, OFF_RACK, RACK_LOCAL, JobRun
+
+
+class DelayScheduling:
+    """A job that cannot launch a node-local map is skipped; once it has been
+    skipped for ``node_wait`` seconds it may launch rack-local, after a further
+    ``rack_wait`` seconds off-rack. Launching a task sets the job's level to that
+    task's locality (so a node-local launch resets it). ``intensities`` limits
+    the waiting to jobs of those kinds (IO-rate biasing: delay only "io" jobs);
+    the others launch anywhere at once.
+    """
+
+    def __init__(self, node_wait: float, rack_wait: float, intensities: Iterable[str] | None = None) -> None:
+        self.node_wait = as_float(node_wait, "delay.node_wait", minimum=0.0)
+        self.rack_wait = as_float(rack_wait, "delay.rack_wait", minimum=0.0)
+        if intensities is None:
+            self.intensities: frozenset[str] | None = None
+        else:
+            if isinstance(intensities, str):
+                intensities = [intensities]
+            self.intensities = frozenset(
+                as_str(item, "delay.intensities", choices=INTENSITIES) for item in intensities
+            )
+
+    def __repr__(self) -> str:
+        return f"DelayScheduling({self.node_wait:g}, {self.rack_wait:g}, intensities={self._kinds()})"
+
+    def _kinds(self) -> list[str] | None:
+        return None if self.intensities is None else sorted(self.intensities)
+
+    def describe(self) -> dict[str, Any]:
+        return {"node_wait": self.node_wait, "rack_wait": self.rack_wait, "intensities": self._kinds()}
+
+    def allowed(self, job: JobRun, now: float) -> int:
+        """The least local level ``job`` may launch at now."""
+        if self.intensities is not None and job.intensity not in self.intensities:
+            return OFF_RACK
+        level = job.level
+        since = job.wait_since
+        if since is not None:
+            if level == NODE_LOCAL and now - since >= self.node_wait:
+                level, since = RACK_LOCAL, now
+            if level == RACK_LOCAL and now - since >= self.rack_wait:
+                level, since = OFF_RACK, now
+            job.level, job.wait_since = level, since
+        return level
+
+    def launched(self, job: JobRun, locality: int) -> None:
+        job.level = locality
+        job.wait_since = None
+
+    def skipped(self, job: JobRun, now: float) -> float:
+        """Note that ``job`` was passed over; returns when its level next rises."""
+        if job.wait_since is None:
+            job.wait_since = now
+        return job.wait_since + (self.node_wait if job.level == NODE_LOCAL else self.rack_wait)
+
+
+def as_delay(value: DelayScheduling | tuple[float, float] | list[float] | None) -> DelayScheduling | None:
+    if value is None or isinstance(value, DelayScheduling):
+        return value
+    if isinstance(value, (tuple, list)) and len(value) == 2:
+        return DelayScheduling(value[0], value[1])
+    raise InvalidInput("delay", f"must be (node_wait, rack_wait) in seconds, got {value!r}")

@@ -1,0 +1,104 @@
+"""Options of a task-level simulation run (everything but the scheduler)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from models.checks import as_float, as_int
+from models.errors import InvalidInput
+from models.job import INTENSITIES
+
+#: How much longer a rack-local map runs than a node-local one, by job intensity.
+RACK_FACTOR = MappingProxyType({"cpu": 1.05, "balanced": 1.2, "io": 1.5})
+#: How much longer an off-rack map runs than a node-local one, by job intensity.
+OFF_RACK_FACTOR = MappingProxyType({"cpu": 1.1, "balanced": 1.5, "io": 2.5})
+
+
+@dataclass(frozen=True)
+class SimOptions:
+    """What the simulated cluster does besides scheduling.
+
+    - ``reduce_slowstart``: a job's reduces may launch once this fraction of its
+      maps is done (Hadoop's ``mapred.reduce.slowstart.completed.maps``; 1.0
+      waits for every map).
+    - ``task_time_cv``: 0 runs every task for its job's mean time; > 0 draws
+      lognormal task times with that coefficient of variation (seeded per job).
+    - ``rack_factor`` / ``off_rack_factor``: slowdown of rack-local and off-rack
+      maps by job intensity (defaults `RACK_FACTOR`, `OFF_RACK_FACTOR`).
+    - ``containers``: every slot runs either kind (YARN-style containers); a
+      node has map_slots + reduce_slots of them.
+    - ``assign_multiple``: a heartbeat fills every free slot of its node;
+      False launches at most one map and one reduce per heartbeat.
+    - ``copy_compute``: ``(max_reducers, max_computing)`` splits reduce slots
+      into copy and compute capacity (Zaharia et al.): a node holds up to
+      max_reducers reducers, at most max_computing of them computing; a job
+      holds at most max_computing copying reducers per node.
+    """
+
+    reduce_slowstart: float = 1.0
+    task_time_cv: float = 0.0
+    rack_factor: Mapping[str, float] = field(default_factory=lambda: dict(RACK_FACTOR))
+    off_rack_factor: Mapping[str, float] = field(default_factory=lambda: dict(OFF_RACK_FACTOR))
+    containers: bool = False
+    assign_multiple: bool = True
+    copy_compute: tuple[int, int] | None = None
+
+    def __post_init__(self) -> None:
+        put = object.__setattr__
+        slowstart = as_float(self.reduce_slowstart, "reduce_slowstart", minimum=0.0)
+        if slowstart > 1.0:
+            raise InvalidInput("reduce_slowstart", f"must be <= 1, got {self.reduce_slowstart!r}")
+        put(self, "reduce_slowstart", slowstart)
+        put(self, "task_time_cv", as_float(self.task_time_cv, "task_time_cv", minimum=0.0))
+        put(self, "rack_factor", _factors(self.rack_factor, "rack_factor", RACK_FACTOR))
+        put(self, "off_rack_factor", _factors(self.off_rack_factor, "off_rack_factor", OFF_RACK_FACTOR))
+        for name in ("containers", "assign_multiple"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidInput(name, f"must be true or false, got {getattr(self, name)!r}")
+        if self.copy_compute is not None:
+            put(self, "copy_compute", _copy_compute(self.copy_compute))
+            if self.containers:
+                raise InvalidInput("copy_compute", "applies to typed reduce slots, not to containers")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SimOptions:
+        unknown = sorted(set(data) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise InvalidInput(unknown[0], f"unknown option; known: {', '.join(cls.__dataclass_fields__)}")
+        return cls(**data)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "reduce_slowstart": self.reduce_slowstart,
+            "task_time_cv": self.task_time_cv,
+            "rack_factor": dict(self.rack_factor),
+            "off_rack_factor": dict(self.off_rack_factor),
+            "containers": self.containers,
+            "assign_multiple": self.assign_multiple,
+            "copy_compute": list(self.copy_compute) if self.copy_compute else None,
+        }
+
+
+def _factors(value: object, name: str, defaults: Mapping[str, float]) -> MappingProxyType:
+    if not isinstance(value, Mapping):
+        raise InvalidInput(name, f"must map intensities ({', '.join(INTENSITIES)}) to factors, got {value!r}")
+    unknown = sorted(set(value) - set(INTENSITIES))
+    if unknown:
+        raise InvalidInput(f"{name}.{unknown[0]}", f"unknown intensity; known: {', '.join(INTENSITIES)}")
+    merged = dict(defaults)
+    for key, factor in value.items():
+        merged[key] = as_float(factor, f"{name}.{key}", minimum=1.0)
+    return MappingProxyType(merged)
+
+
+def _copy_compute(value: object) -> tuple[int, int]:
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise InvalidInput("copy_compute", f"must be (max_reducers, max_computing), got {value!r}")
+    reducers = as_int(value[0], "copy_compute.max_reducers", minimum=1)
+    computing = as_int(value[1], "copy_compute.max_computing", minimum=1)
+    if computing > reducers:
+        raise InvalidInput("copy_compute.max_computing", f"must be <= max_reducers ({reducers}), got {computing}")
+    return reducers, computing

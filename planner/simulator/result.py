@@ -1,0 +1,187 @@
+"""What a simulation run reports: flat records and the summary numbers."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from planner.simulator.jobs import NODE_LOCAL, OFF_RACK, RACK_LOCAL
+from planner.simulator.layout import MAP
+from planner.simulator.records import DONE_FATE, KILLED_FATE, attempt_records
+
+if TYPE_CHECKING:
+    from planner.simulator.core import Simulation
+
+
+@dataclass(frozen=True, eq=False)
+class SimResult:
+    """One run: ``jobs`` records (name, submit, start, map_done, finish,
+    response), task attempts (`tasks`, flat records), and summary numbers.
+
+    - ``makespan``: last finish minus first submission, in seconds.
+    - ``locality``: fractions of completed map tasks that ran node-local,
+      rack-local and off-rack.
+    - ``utilization``: busy slot-seconds over (slots * makespan).
+    - ``fairness``: FRESH's overall fairness (see `overall_fairness`).
+    - ``busy_slot_seconds``: time slots held attempts, as counted by the slots;
+      ``killed_work``: slot-seconds of attempts that were killed.
+    """
+
+    scheduler: dict[str, Any]
+    seed: int
+    slots: int
+    jobs: list[dict[str, Any]]
+    makespan: float
+    locality: dict[str, float]
+    utilization: float
+    fairness: float
+    busy_slot_seconds: float
+    killed_work: float
+    attempts: list[tuple] = field(repr=False)
+    job_names: list[str] = field(repr=False)
+    options: dict[str, Any] = field(repr=False, default_factory=dict)
+
+    @classmethod
+    def from_simulation(cls, sim: Simulation) -> SimResult:
+        runs = sorted(sim.jobs, key=lambda run: run.index)
+        names = [job.name for job in sim.workload]
+        jobs = [
+            {
+                "name": run.name,
+                "submit": run.submit,
+                "start": run.start,
+                "map_done": run.map_done,
+                "finish": run.finish,
+                "response": run.finish - run.submit,
+            }
+            for run in runs
+        ]
+        makespan = max(run.finish for run in runs) - min(run.submit for run in runs)
+        table = np.array(sim.log, dtype=float).reshape(-1, 9)
+        kind, start, end, place, fate = table[:, 1], table[:, 5], table[:, 6], table[:, 7], table[:, 8]
+        maps = place[(kind == MAP) & (fate == DONE_FATE)]
+        total_maps = max(len(maps), 1)
+        locality = {
+            name: float(np.count_nonzero(maps == level)) / total_maps
+            for name, level in (("node", NODE_LOCAL), ("rack", RACK_LOCAL), ("off", OFF_RACK))
+        }
+        busy = float(sum(sim.slot_busy))
+        slots = sim.layout.slots
+        return cls(
+            scheduler=sim.scheduler.describe(),
+            seed=sim.seed,
+            slots=slots,
+            jobs=jobs,
+            makespan=makespan,
+            locality=locality,
+            utilization=busy / (slots * makespan) if makespan > 0 else 0.0,
+            fairness=overall_fairness(jobs, table[:, 0].astype(np.int64), start, end),
+            busy_slot_seconds=busy,
+            killed_work=float((end - start)[fate == KILLED_FATE].sum()),
+            attempts=sim.log,
+            job_names=names,
+            options=sim.options.to_dict(),
+        )
+
+    @cached_property
+    def tasks(self) -> list[dict[str, Any]]:
+        """One flat record per task attempt, in order of start time."""
+        return attempt_records(self.attempts, self.job_names)
+
+    def job(self, name: str) -> dict[str, Any]:
+        for record in self.jobs:
+            if record["name"] == name:
+                return record
+        raise KeyError(name)
+
+    @property
+    def mean_response(self) -> float:
+        return sum(job["response"] for job in self.jobs) / len(self.jobs)
+
+    def summary(self) -> dict[str, Any]:
+        """The headline numbers as one flat record."""
+        return {
+            "scheduler": self.scheduler["name"],
+            "jobs": len(self.jobs),
+            "attempts": len(self.attempts),
+            "makespan": self.makespan,
+            "mean_response": self.mean_response,
+            "node_local": self.locality["node"],
+            "rack_local": self.locality["rack"],
+            "off_rack": self.locality["off"],
+            "utilization": self.utilization,
+            "fairness": self.fairness,
+            "killed_work": self.killed_work,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "summary": self.summary(),
+            "scheduler": self.scheduler,
+            "seed": self.seed,
+            "slots": self.slots,
+            "options": self.options,
+            "jobs": self.jobs,
+            "tasks": self.tasks,
+        }
+
+    def to_json(self) -> str:
+        """The whole result as JSON text: same inputs and seed give the same bytes."""
+        return json.dumps(self.to_dict(), indent=1, sort_keys=True)
+
+    def plot_gantt(self, ax: Any = None, *, max_slots: int | None = 200) -> Any:
+        """Task attempts as bars by slot (see `planner.simulator.gantt.plot_gantt`)."""
+        from planner.simulator.gantt import plot_gantt
+
+        return plot_gantt(self, ax=ax, max_slots=max_slots)
+
+
+def overall_fairness(jobs: list[dict[str, Any]], owner: np.ndarray, start: np.ndarray, end: np.ndarray) -> float:
+    """FRESH's overall fairness of a run.
+
+    At each job completion time T, every job i submitted before T and not
+    finished before T has ``r_i(T)`` = slot-seconds (map and reduce) it has
+    received since its submission / (T - submit_i): the average number of
+    slots it held while in the system. Jain's index of those values,
+    ``(sum r)^2 / (n * sum r^2)``, is 1 when all are equal. The run's fairness
+    is the mean of the indices weighted by the time since the previous sample
+    (the first interval starts at the first submission). ``owner``, ``start``
+    and ``end`` describe the attempts (owner = the job's position in ``jobs``).
+    """
+    samples = np.unique(np.array([job["finish"] for job in jobs], dtype=float))
+    first = min(job["submit"] for job in jobs)
+    total = np.zeros(len(samples))
+    squares = np.zeros(len(samples))
+    count = np.zeros(len(samples))
+    order = np.argsort(owner, kind="stable")
+    bounds = np.searchsorted(owner[order], np.arange(len(jobs) + 1))
+    for position, job in enumerate(jobs):
+        lo = int(np.searchsorted(samples, job["submit"], side="right"))
+        hi = int(np.searchsorted(samples, job["finish"], side="left")) + 1
+        when = samples[lo:hi]
+        if len(when) == 0:
+            continue
+        mine = order[bounds[position] : bounds[position + 1]]
+        # Service by time T: sum of min(end, T) - min(start, T), from sorted prefix sums.
+        share = (_sum_min(end[mine], when) - _sum_min(start[mine], when)) / (when - job["submit"])
+        total[lo:hi] += share
+        squares[lo:hi] += share * share
+        count[lo:hi] += 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        jain = np.where(squares > 0, total * total / (count * squares), 1.0)
+    widths = np.diff(np.concatenate(([first], samples)))
+    if widths.sum() <= 0:
+        return float(jain.mean())
+    return float((jain * widths).sum() / widths.sum())
+
+
+def _sum_min(values: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """For each t in ``at``: sum over ``values`` of min(value, t)."""
+    ordered = np.sort(values)
+    prefix = np.concatenate(([0.0], np.cumsum(ordered)))
+    below = np.searchsorted(ordered, at, side="right")
+    return prefix[below] + (len(ordered) - below) * at

@@ -1,0 +1,24 @@
+"""Schedulers, registered by name: see `SCHEDULERS` and `make_scheduler`."""
+
+from __future__ import annotations
+
+from planner.simulator.schedulers.base import SCHEDULERS, Scheduler, make_scheduler, register
+from planner.simulator.schedulers.capacity import Capacity, Queue
+from planner.simulator.schedulers.fair import Fair, Pool
+from planner.simulator.schedulers.fair_share import fair_shares
+from planner.simulator.schedulers.fifo import Fifo
+from planner.simulator.schedulers.preemption import Preemption
+
+__all__ = [
+    "SCHEDULERS",
+    "Capacity",
+    "Fair",
+    "Fifo",
+    "Pool",
+    "Preemption",
+    "Queue",
+    "Scheduler",
+    "fair_shares",
+    "make_scheduler",
+    "register",
+]

@@ -1,0 +1,116 @@
+"""What every scheduler is: pick a task for a free slot, hear about arrivals and
+completions, and optionally look again at times it asks for (preemption).
+
+A scheduler is a small class registered by name. `Scheduler` carries the
+shared parts: delay scheduling (an option of every scheduler) and taking a
+task from a chosen job for a slot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from models.errors import InvalidInput
+from planner.simulator.jobs import OFF_RACK, JobRun
+from planner.simulator.layout import ANY, MAP, REDUCE
+from planner.simulator.locality import DelayScheduling, as_delay
+
+if TYPE_CHECKING:
+    from planner.simulator.core import Simulation
+
+#: (job, kind, task, locality): what a scheduler launches on the offered slot.
+Launch = tuple[JobRun, int, int, int]
+
+SCHEDULERS: dict[str, type[Scheduler]] = {}
+
+
+def register(cls: type[Scheduler]) -> type[Scheduler]:
+    """Class decorator: make a scheduler available by its ``name``."""
+    if not cls.name or cls.name in SCHEDULERS:
+        raise ValueError(f"scheduler name {cls.name!r} is empty or taken")
+    SCHEDULERS[cls.name] = cls
+    return cls
+
+
+def make_scheduler(spec: str | Scheduler, **settings: Any) -> Scheduler:
+    """A scheduler from its registered name (with settings) or an instance as is."""
+    if isinstance(spec, Scheduler):
+        if settings:
+            raise InvalidInput("scheduler", "settings go to the constructor when passing an instance")
+        return spec
+    if not isinstance(spec, str) or spec not in SCHEDULERS:
+        raise InvalidInput("scheduler", f"unknown scheduler {spec!r}; known: {', '.join(sorted(SCHEDULERS))}")
+    return SCHEDULERS[spec](**settings)
+
+
+class Scheduler:
+    """Base class: subclasses implement `pick` and may override the hooks."""
+
+    name: ClassVar[str] = ""
+
+    def __init__(self, delay: DelayScheduling | tuple[float, float] | None = None) -> None:
+        self.delay = as_delay(delay)
+        self.sim: Simulation | None = None
+
+    # -- hooks the simulation calls ------------------------------------------------
+    def bind(self, sim: Simulation) -> None:
+        """Attach to a simulation before it starts (a scheduler serves one run at a time)."""
+        self.sim = sim
+
+    def job_arrived(self, job: JobRun, now: float) -> None:
+        """A job was submitted."""
+
+    def job_finished(self, job: JobRun, now: float) -> None:
+        """A job's last task ended."""
+
+    def pick(self, node: int, kind: int, now: float) -> Launch | None:
+        """The task to launch on a free slot of ``kind`` on ``node``, or None to leave it idle."""
+        raise NotImplementedError
+
+    def settle(self, now: float) -> float | None:
+        """Called after the events of an instant when `settles` is true; return a time to `wake` at."""
+        return None
+
+    def wake(self, now: float) -> None:
+        """A time asked for by `settle` (or by delay scheduling) has come."""
+
+    settles: ClassVar[bool] = False
+
+    def describe(self) -> dict[str, Any]:
+        """The settings, as plain data (for result files)."""
+        data: dict[str, Any] = {"name": self.name}
+        if self.delay is not None:
+            data["delay"] = self.delay.describe()
+        return data
+
+    # -- shared by the subclasses ----------------------------------------------------
+    def take(self, job: JobRun, node: int, kind: int, now: float) -> Launch | None:
+        """A task of ``job`` for a ``kind`` slot on ``node``, honouring delay scheduling."""
+        sim = self.sim
+        if kind != REDUCE and job.pending_maps:
+            delay = self.delay
+            level = OFF_RACK if delay is None else delay.allowed(job, now)
+            task, locality = job.take_map(node, sim.layout.rack_of[node], level)
+            if task >= 0:
+                if delay is not None:
+                    delay.launched(job, locality)
+                return job, MAP, task, locality
+            if delay is not None:
+                sim.request_wake(delay.skipped(job, now))
+        if kind != MAP and job.pending_reduces and job.reduces_open and sim.may_copy(job, node):
+            task = job.reduce_queue.pop()
+            return job, REDUCE, task, -1
+        return None
+
+
+def ordered(jobs: list[JobRun], key: Callable[[JobRun], Any]) -> list[JobRun]:
+    return sorted(jobs, key=key)
+
+
+def fifo_key(job: JobRun) -> tuple[int, float, str]:
+    """Higher priority first, then earlier submission, then name."""
+    return (-job.priority, job.submit, job.name)
+
+
+KINDS = (MAP, REDUCE, ANY)

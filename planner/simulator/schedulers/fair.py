@@ -1,0 +1,181 @@
+"""The fair scheduler: pools with weights and minimum shares, FIFO or fair inside."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from models.checks import as_float, as_int, as_str
+from models.errors import InvalidInput
+from planner.simulator.jobs import JobRun
+from planner.simulator.layout import ANY, MAP
+from planner.simulator.schedulers.base import Launch, Scheduler, fifo_key, register
+from planner.simulator.schedulers.preemption import Preemption, Preemptor
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A pool of jobs: ``weight`` sets its share against other pools, ``min_map``
+    and ``min_reduce`` are slots it is owed whenever it has that much demand,
+    ``mode`` orders its own jobs ("fair": fewest running tasks per job weight
+    first; "fifo": priority, then submission), ``max_running`` caps how many of
+    its jobs run at once (the rest wait in FIFO order)."""
+
+    name: str
+    weight: float = 1.0
+    min_map: int = 0
+    min_reduce: int = 0
+    mode: str = "fair"
+    max_running: int | None = None
+
+    def __post_init__(self) -> None:
+        put = object.__setattr__
+        as_str(self.name, "pool.name")
+        where = f"pools.{self.name}"
+        put(self, "weight", as_float(self.weight, f"{where}.weight", above=0.0))
+        put(self, "min_map", as_int(self.min_map, f"{where}.min_map", minimum=0))
+        put(self, "min_reduce", as_int(self.min_reduce, f"{where}.min_reduce", minimum=0))
+        as_str(self.mode, f"{where}.mode", choices=("fair", "fifo"))
+        if self.max_running is not None:
+            put(self, "max_running", as_int(self.max_running, f"{where}.max_running", minimum=1))
+
+    def min_share(self, kind: int) -> int:
+        if kind == ANY:
+            return self.min_map + self.min_reduce
+        return self.min_map if kind == MAP else self.min_reduce
+
+
+def job_weight(job: JobRun) -> float:
+    """A job's weight inside a fair pool: its own weight, doubled per priority level."""
+    return job.weight * 2.0**job.priority
+
+
+@register
+class Fair(Scheduler):
+    """Hadoop's fair scheduler.
+
+    A free slot goes first to the pool farthest below its minimum share
+    (running / min(min share, demand)), then to the pool with the fewest
+    running tasks per unit of weight; ties go to the pool with the earliest
+    job, then by name. Inside the pool, jobs are taken by the pool's mode.
+    Jobs name their pool in ``Job.pool``; pools not listed are created with
+    the defaults. ``preemption`` (a `Preemption`) kills tasks for starved pools.
+    """
+
+    name = "fair"
+
+    def __init__(self, pools: list[Pool] | None = None, delay=None, preemption: Preemption | None = None) -> None:
+        super().__init__(delay)
+        self.pools: dict[str, Pool] = {}
+        for position, pool in enumerate(pools or []):
+            pool = _as_pool(pool, position)
+            if pool.name in self.pools:
+                raise InvalidInput(f"pools[{position}].name", f"duplicate pool {pool.name!r}")
+            self.pools[pool.name] = pool
+        self.preemption = _as_preemption(preemption)
+        self.settles = self.preemption is not None
+        self.members: dict[str, list[JobRun]] = {}
+        self.runnable: dict[str, list[JobRun]] = {}
+        self.preemptor: Preemptor | None = None
+
+    def __repr__(self) -> str:
+        return f"Fair(pools={list(self.pools.values())!r}, delay={self.delay!r}, preemption={self.preemption!r})"
+
+    def describe(self) -> dict[str, Any]:
+        data = super().describe()
+        data["pools"] = [vars(pool).copy() for pool in self.pools.values()]
+        if self.preemption is not None:
+            data["preemption"] = vars(self.preemption).copy()
+        return data
+
+    def bind(self, sim) -> None:
+        super().bind(sim)
+        self.members = {}
+        self.runnable = {}
+        self._known = dict(self.pools)
+        self.preemptor = Preemptor(self, self.preemption, sim) if self.preemption is not None else None
+
+    def pool_of(self, name: str) -> Pool:
+        return self._known[name]
+
+    def job_arrived(self, job: JobRun, now: float) -> None:
+        if job.pool not in self._known:
+            self._known[job.pool] = Pool(job.pool)
+        members = self.members.setdefault(job.pool, [])
+        members.append(job)
+        members.sort(key=fifo_key)
+        self._limit(job.pool)
+        if self.preemptor is not None:
+            self.preemptor.pool_seen(job.pool, now)
+
+    def job_finished(self, job: JobRun, now: float) -> None:
+        self.members[job.pool].remove(job)
+        self._limit(job.pool)
+
+    def _limit(self, pool: str) -> None:
+        members = self.members[pool]
+        cap = self._known[pool].max_running
+        self.runnable[pool] = members if cap is None else members[:cap]
+
+    def pool_loads(self, kind: int) -> list[tuple[str, int, int]]:
+        """(pool, running tasks, demand) of every pool with jobs, for slots of ``kind``."""
+        loads = []
+        for name, members in self.members.items():
+            if not members:
+                continue
+            running = sum(job.running_of(kind) for job in members)
+            demand = running + sum(job.pending(kind) for job in self.runnable[name])
+            loads.append((name, running, demand))
+        return loads
+
+    def pick(self, node: int, kind: int, now: float) -> Launch | None:
+        ranked = []
+        for name, running, demand in self.pool_loads(kind):
+            if demand == running:
+                continue
+            pool = self._known[name]
+            floor = min(pool.min_share(kind), demand)
+            key = (0, running / floor) if running < floor else (1, running / pool.weight)
+            ranked.append((*key, self.members[name][0].submit, name))
+        ranked.sort()
+        for *_, name in ranked:
+            jobs = self.runnable[name]
+            if self._known[name].mode == "fair":
+                jobs = sorted(jobs, key=lambda job: (job.running_of(kind) / job_weight(job), job.submit, job.name))
+            for job in jobs:
+                if job.pending(kind):
+                    launch = self.take(job, node, kind, now)
+                    if launch is not None:
+                        return launch
+        return None
+
+    def settle(self, now: float) -> float | None:
+        return self.preemptor.settle(now) if self.preemptor is not None else None
+
+    def wake(self, now: float) -> None:
+        if self.preemptor is not None:
+            self.preemptor.preempt(now)
+
+
+def _as_pool(value: object, position: int) -> Pool:
+    if isinstance(value, Pool):
+        return value
+    if isinstance(value, dict):
+        try:
+            return Pool(**value)
+        except TypeError as error:
+            raise InvalidInput(f"pools[{position}]", str(error)) from None
+    raise InvalidInput(f"pools[{position}]", f"must be a Pool or a mapping, got {type(value).__name__}")
+
+
+def _as_preemption(value: object) -> Preemption | None:
+    if value is None or isinstance(value, Preemption):
+        return value
+    if value is True:
+        return Preemption()
+    if isinstance(value, dict):
+        try:
+            return Preemption(**value)
+        except TypeError as error:
+            raise InvalidInput("preemption", str(error)) from None
+    raise InvalidInput("preemption", f"must be a Preemption or a mapping, got {value!r}")

@@ -1,0 +1,51 @@
+"""FIFO: the oldest job of the highest priority gets every slot it can use."""
+
+from __future__ import annotations
+
+import bisect
+
+from planner.simulator.jobs import JobRun
+from planner.simulator.schedulers.base import Launch, Scheduler, fifo_key, register
+
+
+@register
+class Fifo(Scheduler):
+    """Jobs in order of priority (higher first), then submit time, then name.
+
+    A free slot goes to the first job in that order with a task for it (with
+    delay scheduling, the first job that may launch on this node).
+    """
+
+    name = "fifo"
+
+    def __init__(self, delay=None) -> None:
+        super().__init__(delay)
+        self.queue: list[JobRun] = []
+        self._keys: list[tuple] = []
+
+    def __repr__(self) -> str:
+        return f"Fifo(delay={self.delay!r})"
+
+    def bind(self, sim) -> None:
+        super().bind(sim)
+        self.queue, self._keys = [], []
+
+    def job_arrived(self, job: JobRun, now: float) -> None:
+        key = fifo_key(job)
+        position = bisect.bisect(self._keys, key)
+        self._keys.insert(position, key)
+        self.queue.insert(position, job)
+
+    def job_finished(self, job: JobRun, now: float) -> None:
+        position = self.queue.index(job)
+        del self.queue[position]
+        del self._keys[position]
+
+    def pick(self, node: int, kind: int, now: float) -> Launch | None:
+        take = self.take
+        for job in self.queue:
+            if job.pending(kind):
+                launch = take(job, node, kind, now)
+                if launch is not None:
+                    return launch
+        return None

@@ -1,0 +1,137 @@
+"""Preemption for the fair scheduler: kill the newest tasks of pools above their
+fair share when a pool has starved for too long."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from models.checks import as_float
+from planner.simulator.schedulers.fair_share import fair_shares
+
+if TYPE_CHECKING:
+    from planner.simulator.core import Simulation
+    from planner.simulator.schedulers.fair import Fair
+
+
+@dataclass(frozen=True)
+class Preemption:
+    """When to preempt (seconds; None turns that kind off).
+
+    - min-share preemption: a pool below min(min share, demand) for
+      ``min_share_timeout`` seconds gets the missing slots;
+    - fair-share preemption: a pool below half of min(fair share, demand) for
+      ``fair_share_timeout`` seconds gets up to its full fair share;
+    - while a pool stays starved past its timeout it is checked again every
+      ``recheck`` seconds.
+    Victims are the most recently launched tasks of pools running more than
+    their fair share; no pool is taken below its fair share.
+    """
+
+    min_share_timeout: float | None = 60.0
+    fair_share_timeout: float | None = 600.0
+    recheck: float = 1.0
+
+    def __post_init__(self) -> None:
+        for name in ("min_share_timeout", "fair_share_timeout"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, as_float(value, f"preemption.{name}", minimum=0.0))
+        object.__setattr__(self, "recheck", as_float(self.recheck, "preemption.recheck", above=0.0))
+
+
+class Preemptor:
+    """The starvation clocks of one run's pools, and the kills."""
+
+    def __init__(self, fair: Fair, policy: Preemption, sim: Simulation) -> None:
+        self.fair = fair
+        self.policy = policy
+        self.sim = sim
+        # (pool, kind) -> last time the pool was at its min share / half its fair share.
+        self.at_min: dict[tuple[str, int], float] = {}
+        self.at_half: dict[tuple[str, int], float] = {}
+
+    def pool_seen(self, pool: str, now: float) -> None:
+        for kind in self.sim.kinds_present:
+            self.at_min.setdefault((pool, kind), now)
+            self.at_half.setdefault((pool, kind), now)
+
+    def _status(self, kind: int) -> list[tuple[str, int, int, float, float]]:
+        """(pool, running, demand, min target, fair share) for each pool with jobs."""
+        loads = self.fair.pool_loads(kind)
+        pools = [self.fair.pool_of(name) for name, _, _ in loads]
+        total = self.sim.layout.count(kind)
+        shares = fair_shares(
+            total,
+            [demand for _, _, demand in loads],
+            [pool.min_share(kind) for pool in pools],
+            [pool.weight for pool in pools],
+        )
+        return [
+            (name, running, demand, min(pool.min_share(kind), demand), share)
+            for (name, running, demand), pool, share in zip(loads, pools, shares, strict=True)
+        ]
+
+    def settle(self, now: float) -> float | None:
+        policy = self.policy
+        soonest = math.inf
+        for kind in self.sim.kinds_present:
+            for name, running, demand, floor, share in self._status(kind):
+                key = (name, kind)
+                if running >= floor:
+                    self.at_min[key] = now
+                elif policy.min_share_timeout is not None:
+                    soonest = min(soonest, self._due(self.at_min[key] + policy.min_share_timeout, now))
+                if running >= min(share / 2, demand):
+                    self.at_half[key] = now
+                elif policy.fair_share_timeout is not None:
+                    soonest = min(soonest, self._due(self.at_half[key] + policy.fair_share_timeout, now))
+        return None if soonest == math.inf else soonest
+
+    def _due(self, deadline: float, now: float) -> float:
+        return deadline if deadline > now else now + self.policy.recheck
+
+    def preempt(self, now: float) -> None:
+        policy = self.policy
+        sim = self.sim
+        for kind in sim.kinds_present:
+            status = self._status(kind)
+            wanted = 0
+            for name, running, demand, floor, share in status:
+                key = (name, kind)
+                missing = 0
+                if policy.min_share_timeout is not None and now - self.at_min[key] >= policy.min_share_timeout:
+                    missing = max(0, floor - running)
+                if (
+                    policy.fair_share_timeout is not None
+                    and running < min(share / 2, demand)
+                    and now - self.at_half[key] >= policy.fair_share_timeout
+                ):
+                    missing = max(missing, math.floor(min(share, demand) + 1e-9) - running)
+                wanted += missing
+            # Free slots go to starved pools first (they rank first), so they count.
+            wanted -= sim.free_count[kind]
+            if wanted > 0:
+                self._kill(kind, wanted, status, now)
+
+    def _kill(self, kind: int, wanted: int, status: list, now: float) -> None:
+        sim = self.sim
+        running = {name: count for name, count, _, _, _ in status}
+        shares = {name: share for name, _, _, _, share in status}
+        slot_kind = sim.layout.slot_kind
+        victims = [
+            slot
+            for slot in sim.running_slots()
+            if slot_kind[slot] == kind and running.get(sim.slot_job[slot].pool, 0) > shares.get(sim.slot_job[slot].pool, 0)
+        ]
+        # The most recently launched first (they lose the least work).
+        victims.sort(key=lambda slot: (sim.slot_start[slot], slot), reverse=True)
+        for slot in victims:
+            if wanted <= 0:
+                break
+            pool = sim.slot_job[slot].pool
+            if running[pool] - 1 >= shares[pool] - 1e-9:
+                sim.kill(slot, now)
+                running[pool] -= 1
+                wanted -= 1
