@@ -15,6 +15,7 @@ from planner.demo import DEMO_CLUSTER, run_demo
 from planner.fitting import csv_kind, fit_runtimes, fit_tasks, read_csv_rows, runtime_workload
 from planner.plan import DEFAULT_K, make_plan
 from planner.plan_vm import all_solver_choices
+from planner.simulator import SCHEDULERS, simulate, simulation_settings
 from planner.summary import phase_records, workload_summary
 from planner.traces import SwimConversion, read_rumen, read_sls, read_swim, rumen_task_records
 
@@ -225,6 +226,97 @@ def plan(
             batch, machines
         )
     emit(sections, as_json=json_output)
+
+
+#: simulate's option fields (as the library names them) and the flags that set them.
+_SIMULATE_OPTIONS = {"scheduler": "--scheduler", "delay": "--delay", "slots": "--slots", "seed": "--seed",
+                     "reduce_slowstart": "--slowstart", "task_time_cv": "--task-time-cv",
+                     "containers": "--containers", "copy_compute": "--containers", "heartbeat": "--heartbeat"}
+
+
+def _pair(text: str | None, option: str, kind: type, example: str) -> tuple | None:
+    """``"15,15"`` as a pair of numbers of ``kind``; None stays None."""
+    if text is None:
+        return None
+    parts = text.split(",")
+    noun = "integers" if kind is int else "numbers"
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        return tuple(kind(part) for part in parts)
+    except ValueError:
+        raise InvalidInput(option, f"must be two {noun} separated by a comma, e.g. {example}; got {text!r}") from None
+
+
+def _attribute_simulation(error: InvalidInput, workload: Path, cluster: Path) -> InvalidInput:
+    """Name the option or the file a `simulate` error is about (errors from a settings file name it already)."""
+    if error.source is not None or error.field.startswith("-"):
+        return error
+    head = error.field.split(".")[0].split("[")[0]
+    if head in _SIMULATE_OPTIONS:
+        return InvalidInput(_SIMULATE_OPTIONS[head], error.problem)
+    if head in Cluster.__dataclass_fields__:
+        return error.in_file(str(cluster))
+    return error.in_file(str(workload))
+
+
+@app.command("simulate")
+@exits_cleanly
+def simulate_command(
+    workload: Annotated[Path, typer.Argument(help="Workload file (.yaml or .json).")],
+    cluster: Annotated[Path, typer.Option("--cluster", "-c", help="Cluster file (.yaml or .json).")],
+    scheduler: Annotated[
+        str | None,
+        typer.Option(help=f"Scheduler: {', '.join(sorted(SCHEDULERS))}; default the --config file's, else fifo."),
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="Scheduler settings file (.yaml or .json): pools, queues, delay, preemption, options.")
+    ] = None,
+    delay: Annotated[
+        str | None, typer.Option(help="Delay scheduling NODE_WAIT,RACK_WAIT in seconds, e.g. 15,15.")
+    ] = None,
+    slots: Annotated[
+        str | None, typer.Option(help="MAP,REDUCE slot totals instead of the cluster's, e.g. 30,10.")
+    ] = None,
+    slowstart: Annotated[
+        float | None, typer.Option(help="Fraction of a job's maps done before its reduces launch (default 1.0).")
+    ] = None,
+    task_time_cv: Annotated[
+        float | None, typer.Option(help="Coefficient of variation of task times (default 0: deterministic).")
+    ] = None,
+    containers: Annotated[
+        bool, typer.Option("--containers", help="Flexible containers that run maps or reduces.")
+    ] = False,
+    heartbeat: Annotated[
+        float | None, typer.Option(help="Heartbeat in seconds instead of the cluster's (0: offer slots at once).")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of block placement and task-time noise.")] = 0,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Result file to write (.json).")] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Simulate a workload task by task on a cluster under a scheduler and print a summary.
+
+    Example: planner simulate examples/nightly.yaml --cluster examples/cluster.yaml --scheduler fair --delay 15,15 -o result.json
+
+    Example: planner simulate examples/nightly.yaml --cluster examples/cluster.yaml --config pools.yaml --seed 1
+    """
+    if output is not None and output.suffix.lower() != ".json":
+        raise InvalidInput("--output", "simulation results are written as .json", source=str(output))
+    batch, machines = Workload.from_file(workload), Cluster.from_file(cluster)
+    try:
+        if heartbeat is not None:
+            machines = machines.with_changes(heartbeat=heartbeat)
+        chosen, options = simulation_settings(
+            config, scheduler, delay=_pair(delay, "--delay", float, "15,15"), reduce_slowstart=slowstart,
+            task_time_cv=task_time_cv, containers=True if containers else None,
+        )
+        with working(f"simulating {workload.name} ({chosen.name})"):
+            result = simulate(batch, machines, chosen, seed=seed, slots=_pair(slots, "--slots", int, "30,10"), options=options)
+    except InvalidInput as error:
+        raise _attribute_simulation(error, workload, cluster) from None
+    if output is not None:
+        write_atomic(output, result.to_json())
+    emit({f"simulation of {workload.name} ({chosen.name})": [result.summary()]}, as_json=json_output)
 
 
 @app.command()

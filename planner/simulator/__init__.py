@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 from planner.simulator.api import simulate
+from planner.simulator.config import (
+    load_scheduler,
+    load_settings,
+    options_from_dict,
+    scheduler_from_dict,
+    simulation_settings,
+)
 from planner.simulator.core import Simulation, SimulationStalled
 from planner.simulator.locality import DelayScheduling
 from planner.simulator.options import OFF_RACK_FACTOR, RACK_FACTOR, SimOptions
@@ -38,8 +45,13 @@ __all__ = [
     "Simulation",
     "SimulationStalled",
     "fair_shares",
+    "load_scheduler",
+    "load_settings",
     "make_scheduler",
+    "options_from_dict",
     "overall_fairness",
     "register",
+    "scheduler_from_dict",
     "simulate",
+    "simulation_settings",
 ]

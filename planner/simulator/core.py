@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import heapq
 import math
 from typing import TYPE_CHECKING
@@ -10,7 +11,7 @@ import numpy as np
 
 from models import Cluster, Job, Workload
 from models.errors import InvalidInput, PlannerError
-from planner.simulator.engine import ARRIVE, DISPATCH, FINISH, WAKE
+from planner.simulator.engine import ARRIVAL, ARRIVE, DISPATCH, FINISH, HEARTBEAT, WAKE, WAKE_UP, EventQueue
 from planner.simulator.jobs import DONE, PENDING, JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE, build_layout
 from planner.simulator.options import SimOptions
@@ -19,21 +20,18 @@ from planner.simulator.records import DONE_FATE, KILLED_FATE
 if TYPE_CHECKING:
     from planner.simulator.schedulers.base import Scheduler
 
-# Event kinds (the fourth field of a heap entry).
-END, ARRIVAL, HEARTBEAT, WAKE_UP = 0, 1, 2, 3
-
 
 class SimulationStalled(PlannerError):
     """Work is pending that no scheduler decision can ever launch."""
 
 
 class Simulation:
-    """All state of one run. Heap entries are (time, priority, sequence, kind, a, b).
+    """All state of one run, driven by one `EventQueue`.
 
-    Slots are numbered. A running attempt lives in the slot arrays (``slot_job``,
-    ``slot_task``...); ``slot_gen[s]`` counts launches on slot ``s`` so that the
-    end event of a killed attempt is recognised as stale. Ended attempts are
-    logged as `Attempt` tuples in ``log``.
+    Slots are numbered. ``slot_run[s]`` is the attempt on slot ``s`` as
+    (job, kind, task, start, locality); ``slot_gen[s]`` counts attempts ended
+    on slot ``s`` so that the end event of a killed attempt is seen to be stale. Ended attempts are
+    logged in ``log``, nine numbers each (the fields of `Attempt`).
 
     With a heartbeat each node offers its free slots at its own ticks (staggered
     over the interval); a node with nothing to offer sleeps until a slot frees or
@@ -73,23 +71,23 @@ class Simulation:
         self.scheduler = scheduler
         nodes = layout.nodes
         count = layout.slots
-        self.heap: list[tuple] = []
-        self.sequence = 0
+        self.events = EventQueue()
         self.now = 0.0
-        # The attempt running on each slot (slot_job None when free).
-        self.slot_job: list[JobRun | None] = [None] * count
-        self.slot_kind_run = [0] * count
-        self.slot_task = [0] * count
-        self.slot_start = [0.0] * count
-        self.slot_locality = [0] * count
+        self.slot_node = layout.slot_node
+        self.slot_kind = layout.slot_kind
+        # The attempt on each slot, (job, kind, task, start, locality), or None when free.
+        self.slot_run: list[tuple | None] = [None] * count
         self.slot_gen = [0] * count
         self.slot_busy = [0.0] * count
+        # Free slots by node and kind (kept with a heartbeat only: heartbeat 0 uses fresh/idle).
         self.node_free: list[list[list[int]]] = [[[], [], []] for _ in range(nodes)]
         for slot in range(count - 1, -1, -1):
             self.node_free[layout.slot_node[slot]][layout.slot_kind[slot]].append(slot)
         self.free_count = [layout.count(MAP), layout.count(REDUCE), layout.count(ANY)]
         self.pending = [0, 0]  # pending maps; launchable reduces (over all submitted jobs)
-        self.log: list[tuple] = []
+        # Ended attempts, flat: nine values each (see `records.Attempt`). A flat list of
+        # numbers is one object to the garbage collector; a million tuples are a million.
+        self.log: list[float] = []
         self.jobs: list[JobRun] = []  # in order of arrival
         self._runs: list[JobRun | None] = [None] * len(self.workload)
         self.active: dict[str, JobRun] = {}
@@ -116,7 +114,7 @@ class Simulation:
         """Ask for a scheduler wake-up (and, with heartbeat 0, a new offer of idle slots) at ``time``."""
         if self.now <= time < self.wake_at:
             self.wake_at = time
-            self._push(time, WAKE, WAKE_UP, 0, 0)
+            self.events.push(time, WAKE, 0, WAKE_UP)
 
     def may_copy(self, job: JobRun, node: int) -> bool:
         """Copy-compute splitting: a job holds at most max_computing copying reducers per node."""
@@ -133,33 +131,41 @@ class Simulation:
 
     def running_slots(self) -> list[int]:
         """Slots running an attempt (copying, computing or waiting to compute)."""
-        return [slot for slot, job in enumerate(self.slot_job) if job is not None]
+        return [slot for slot, run in enumerate(self.slot_run) if run is not None]
 
     # -- the loop ------------------------------------------------------------------------
-    def _push(self, time: float, priority: int, kind: int, a: int, b: int) -> None:
-        self.sequence += 1
-        heapq.heappush(self.heap, (time, priority, self.sequence, kind, a, b))
-
     def run(self) -> None:
+        # The attempt log grows to millions of tuples; the cyclic collector would
+        # rescan it again and again (nothing in the loop makes reference cycles).
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            self._run()
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _run(self) -> None:
         self._rngs = np.random.SeedSequence(self.seed).spawn(len(self.workload))
         for index, job in enumerate(self.workload):
-            self._push(job.submit, ARRIVE, ARRIVAL, index, 0)
+            self.events.push(job.submit, ARRIVE, index, ARRIVAL)
         self.scheduler.bind(self)
-        heap = self.heap
+        events = self.events
+        heap = events.heap
         pop = heapq.heappop
         settles = self.scheduler.settles
         hb0 = self.heartbeat == 0
         finish = self._finish
         slot_gen = self.slot_gen
         while heap:
-            now, _, _, kind, a, b = pop(heap)
-            self.now = now
-            if kind == END:
+            now, _, a, b = pop(heap)
+            self.now = events.now = now
+            if b >= 0:
                 if slot_gen[a] == b:
                     finish(a, now)
-            elif kind == HEARTBEAT:
+            elif b == HEARTBEAT:
                 self._heartbeat(a, now)
-            elif kind == ARRIVAL:
+            elif b == ARRIVAL:
                 self._arrive(a, now)
             else:
                 if now == self.wake_at:
@@ -182,8 +188,10 @@ class Simulation:
     # -- arrivals and offers ----------------------------------------------------------------
     def _arrive(self, index: int, now: float) -> None:
         options = self.options
-        job = JobRun(index, self.workload.jobs[index], self.layout, self.cluster.replication,
-                     options.task_time_cv, options.reduce_slowstart, np.random.default_rng(self._rngs[index]))
+        job_spec = self.workload.jobs[index]
+        job = JobRun(index, job_spec, self.layout, self.cluster.replication,
+                     options.task_time_cv, options.reduce_slowstart, np.random.default_rng(self._rngs[index]),
+                     options.rack_factor[job_spec.intensity], options.off_rack_factor[job_spec.intensity])
         self.jobs.append(job)
         self._runs[index] = job
         self.active[job.name] = job
@@ -206,7 +214,8 @@ class Simulation:
         offset = period * node / self.layout.nodes
         ticks = max(math.ceil((now - offset) / period - 1e-9), 0)
         self.awake[node] = 1
-        self._push(offset + ticks * period, DISPATCH, HEARTBEAT, node, 0)
+        # max(): the tick can land a rounding error before now.
+        self.events.push(max(offset + ticks * period, now), DISPATCH, node, HEARTBEAT)
 
     def _heartbeat(self, node: int, now: float) -> None:
         self.awake[node] = 0
@@ -221,7 +230,7 @@ class Simulation:
         if free[0] or free[1] or free[2]:
             if pending[0] or pending[1]:
                 self.awake[node] = 1
-                self._push(now + self.heartbeat, DISPATCH, HEARTBEAT, node, 0)
+                self.events.push(now + self.heartbeat, DISPATCH, node, HEARTBEAT)
                 if self.running_total == 0 and len(self.jobs) == len(self.workload):
                     self._check_stall(now)
             else:
@@ -230,6 +239,16 @@ class Simulation:
     def _dispatch(self, now: float) -> None:
         """Heartbeat 0: offer the slots freed in this instant (all idle ones if work appeared)."""
         self.dispatch_due = False
+        fresh = self.fresh
+        if len(fresh) == 1 and not self.reoffer:
+            # The common case of a busy cluster: one slot freed, offer it alone.
+            slot = fresh.pop()
+            kind = self.layout.slot_kind[slot]
+            if not (self.pending[kind] if kind != ANY else self.pending[0] or self.pending[1]) or not self._offer(
+                slot, self.slot_node[slot], kind, now
+            ):
+                self.idle[slot] = None
+            return
         if self.reoffer:
             self.reoffer = False
             candidates = sorted({*self.fresh, *self.idle})
@@ -250,9 +269,6 @@ class Simulation:
                 slot, slot_node[slot], kind, now
             ):
                 idle[slot] = None
-        if idle and self.running_total == 0 and (pending[0] or pending[1]) and self.wake_at == math.inf:
-            if len(self.jobs) == len(self.workload):
-                self._check_stall(now, final=True)
 
     def _check_stall(self, now: float, final: bool = False) -> None:
         delay = self.scheduler.delay
@@ -267,34 +283,30 @@ class Simulation:
         if choice is None:
             return False
         job, task_kind, task, locality = choice
-        free = self.node_free[node][kind]
-        if free[-1] == slot:
-            free.pop()
-        else:
-            free.remove(slot)
-        self.free_count[kind] -= 1
-        if self.idle:
+        if self.heartbeat:
+            free = self.node_free[node][kind]
+            if free[-1] == slot:
+                free.pop()
+            else:
+                free.remove(slot)
+        elif self.idle:
             self.idle.pop(slot, None)
+        self.free_count[kind] -= 1
         self.last_launch = now
         self.running_total += 1
         job.running[task_kind] += 1
         if job.start is None:
             job.start = now
-        self.slot_job[slot] = job
-        self.slot_kind_run[slot] = task_kind
-        self.slot_task[slot] = task
-        self.slot_start[slot] = now
-        self.slot_locality[slot] = locality
-        generation = self.slot_gen[slot]
+        self.slot_run[slot] = (job, task_kind, task, now, locality)
         if task_kind == MAP:
             job.pending_maps -= 1
             self.pending[MAP] -= 1
-            duration = job.map_times[task]
-            if locality:
-                options = self.options
-                duration *= (options.rack_factor if locality == 1 else options.off_rack_factor)[job.intensity]
-            self.sequence += 1
-            heapq.heappush(self.heap, (now + duration, FINISH, self.sequence, END, slot, generation))
+            events = self.events
+            events.sequence += 1  # FINISH is priority 0: the order is the sequence number
+            heapq.heappush(
+                events.heap, (now + job.map_times[task] * job.slowdown[locality], events.sequence, slot,
+                              self.slot_gen[slot])
+            )
         else:
             job.pending_reduces -= 1
             self.pending[REDUCE] -= 1
@@ -313,79 +325,91 @@ class Simulation:
                 self.compute_queue[node].append(slot)
                 return
             self.computing[node] += 1
-        job = self.slot_job[slot]
-        self._push(now + job.reduce_times[self.slot_task[slot]], FINISH, END, slot, self.slot_gen[slot])
+        job, _, task, _, _ = self.slot_run[slot]
+        self.events.push(now + job.reduce_times[task], FINISH, slot, self.slot_gen[slot])
 
     def _finish(self, slot: int, now: float) -> None:
-        """The attempt on ``slot`` completed."""
-        job = self.slot_job[slot]
-        kind = self.slot_kind_run[slot]
-        node = self.layout.slot_node[slot]
-        self._release(slot, now, DONE_FATE)
+        """The attempt on ``slot`` completed (the release is inlined: this runs once per task)."""
+        if self.heartbeat:
+            job, kind, task, _, _ = self._release(slot, now, DONE_FATE)
+        else:
+            job, kind, task, start, locality = self.slot_run[slot]
+            self.log.extend((job.index, kind, task, self.slot_node[slot], slot, start, now, locality, DONE_FATE))
+            job.running[kind] -= 1
+            self.slot_run[slot] = None
+            self.slot_gen[slot] += 1
+            self.slot_busy[slot] += now - start
+            self.running_total -= 1
+            self.free_count[self.slot_kind[slot]] += 1
+            self.fresh.append(slot)
+            self.dispatch_due = True
         if kind == MAP:
-            job.map_state[self.slot_task[slot]] = DONE
-            job.maps_done += 1
-            if not job.reduces_open and job.maps_done >= job.open_at:
+            job.map_state[task] = DONE
+            done = job.maps_done = job.maps_done + 1
+            if done < job.open_at or (done < job.maps and job.reduces_open):
+                return  # the common case: nothing else changes
+            if not job.reduces_open:
                 job.reduces_open = True
                 if job.pending_reduces:
                     self.pending[REDUCE] += job.pending_reduces
                     self._work_appeared()
-            if job.maps_done == job.maps and job.reduces:
+            if done == job.maps:
                 job.map_done = now
-                copying, job.copying = job.copying, []
-                job.copying_on.clear()
-                for reducer in copying:
-                    self._compute(reducer, self.layout.slot_node[reducer], now)
-            elif job.maps_done == job.maps:
-                job.map_done = now
+                if self.max_computing and job.pending_reduces:
+                    self._work_appeared()  # the per-node limit on copying reducers is lifted
+                if job.copying:
+                    copying, job.copying = job.copying, []
+                    job.copying_on.clear()
+                    for reducer in copying:
+                        self._compute(reducer, self.slot_node[reducer], now)
         else:
             job.reduces_done += 1
-            self._compute_slot_freed(node, now)
+            if self.max_computing:
+                self._compute_slot_freed(self.slot_node[slot], now)
         if job.maps_done == job.maps and job.reduces_done == job.reduces:
             job.finish = now
             del self.active[job.name]
             self.scheduler.job_finished(job, now)
+            if self.pending[0] or self.pending[1]:
+                self._work_appeared()  # a job waiting for a running-job limit may start
 
     def _compute_slot_freed(self, node: int, now: float) -> None:
-        if self.max_computing:
-            self.computing[node] -= 1
-            if self.compute_queue[node]:
-                self._compute(self.compute_queue[node].pop(0), node, now)
+        self.computing[node] -= 1
+        if self.compute_queue[node]:
+            self._compute(self.compute_queue[node].pop(0), node, now)
 
-    def _release(self, slot: int, now: float, fate: int) -> None:
-        """Log the attempt on ``slot`` and free the slot."""
-        job = self.slot_job[slot]
-        node = self.layout.slot_node[slot]
-        kind = self.layout.slot_kind[slot]
-        start = self.slot_start[slot]
-        self.log.append((job.index, self.slot_kind_run[slot], self.slot_task[slot], node, slot, start, now,
-                         self.slot_locality[slot], fate))
-        job.running[self.slot_kind_run[slot]] -= 1
-        self.slot_job[slot] = None
+    def _release(self, slot: int, now: float, fate: int) -> tuple:
+        """Log the attempt on ``slot``, free the slot, and return the attempt."""
+        run = self.slot_run[slot]
+        job, kind, task, start, locality = run
+        node = self.slot_node[slot]
+        slot_kind = self.slot_kind[slot]
+        self.log.extend((job.index, kind, task, node, slot, start, now, locality, fate))
+        job.running[kind] -= 1
+        self.slot_run[slot] = None
         self.slot_gen[slot] += 1  # a pending end event of this attempt is now stale
         self.slot_busy[slot] += now - start
         self.running_total -= 1
-        self.node_free[node][kind].append(slot)
-        self.free_count[kind] += 1
+        self.free_count[slot_kind] += 1
         if self.heartbeat == 0:
             self.fresh.append(slot)
             self.dispatch_due = True
-        elif not self.awake[node]:
+            return run
+        self.node_free[node][slot_kind].append(slot)
+        if not self.awake[node]:
             if self.pending[0] or self.pending[1]:
                 self.sleeping.pop(node, None)
                 self._schedule_heartbeat(node, now)
             else:
                 self.sleeping[node] = None
+        return run
 
     def kill(self, slot: int, now: float) -> None:
         """Kill the attempt on ``slot``: its work is lost and its task is pending again."""
-        job = self.slot_job[slot]
-        kind = self.slot_kind_run[slot]
-        task = self.slot_task[slot]
-        node = self.layout.slot_node[slot]
-        self._release(slot, now, KILLED_FATE)
+        node = self.slot_node[slot]
+        job, kind, task, _, _ = self._release(slot, now, KILLED_FATE)
         if kind == MAP:
-            job.return_map(task, self.layout)
+            job.return_map(task)
             self.pending[MAP] += 1
         else:
             if slot in job.copying:
@@ -394,7 +418,7 @@ class Simulation:
             elif slot in self.compute_queue[node]:
                 self.compute_queue[node].remove(slot)
             elif self.max_computing:
-                self._compute_slot_freed(node, now)
+                self._compute_slot_freed(node, now)  # it was computing
             job.reduce_queue.append(task)
             job.pending_reduces += 1
             if job.reduces_open:

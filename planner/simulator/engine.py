@@ -1,45 +1,55 @@
-"""The event kernel: a clock and a heap of (time, priority, sequence, event).
+"""The event kernel: a clock and a heap of (time, order, a, b) entries.
 
-The sequence number makes ties deterministic: two events at the same time and
-priority run in the order they were scheduled. The kernel knows nothing about
-clusters or jobs; the simulation owns one and dispatches what it pops.
+``order`` folds the priority and a sequence number into one integer,
+``priority * 2**44 + sequence``: at equal times lower priorities run first and,
+within a priority, events run in the order they were scheduled. Ties are
+therefore deterministic and a heap entry never compares past its second field.
+``b`` says what the event is: an end of the attempt number ``b`` on slot ``a``
+when ``b >= 0``, otherwise one of the negative kinds below with ``a`` its
+argument. The kernel knows nothing about clusters or jobs.
 """
 
 from __future__ import annotations
 
 import heapq
-from typing import Any
 
 # Priorities at equal times: state changes first, then decisions on the new state.
-FINISH = 0  # a task ends (or a reducer's copy phase ends)
+FINISH = 0  # a task ends
 ARRIVE = 1  # a job is submitted
 WAKE = 2  # a scheduler asked to look again (preemption timeouts, locality waits)
-DISPATCH = 3  # offer free slots (a heartbeat, or heartbeat-0 dispatch)
+DISPATCH = 3  # a heartbeat offers a node's free slots
+
+# Event kinds other than an attempt's end (the ``b`` field).
+ARRIVAL = -1
+HEARTBEAT = -2
+WAKE_UP = -3
+
+_SHIFT = 1 << 44
 
 
 class EventQueue:
-    """A clock and a heap of events; `pop` advances the clock."""
+    """A clock and a heap of events. `pop` advances the clock."""
 
-    __slots__ = ("_heap", "_sequence", "now")
+    __slots__ = ("heap", "now", "sequence")
 
     def __init__(self) -> None:
-        self._heap: list[tuple[float, int, int, Any]] = []
-        self._sequence = 0
+        self.heap: list[tuple[float, int, int, int]] = []
+        self.sequence = 0
         self.now = 0.0
 
     def __len__(self) -> int:
-        return len(self._heap)
+        return len(self.heap)
 
-    def schedule(self, time: float, priority: int, event: Any) -> None:
+    def push(self, time: float, priority: int, a: int, b: int) -> None:
         if time < self.now:
             raise RuntimeError(f"event scheduled in the past: {time} < {self.now}")
-        self._sequence += 1
-        heapq.heappush(self._heap, (time, priority, self._sequence, event))
+        self.sequence += 1
+        heapq.heappush(self.heap, (time, priority * _SHIFT + self.sequence, a, b))
 
-    def pop(self) -> tuple[float, int, Any]:
-        time, priority, _, event = heapq.heappop(self._heap)
+    def pop(self) -> tuple[float, int, int]:
+        time, _, a, b = heapq.heappop(self.heap)
         self.now = time
-        return time, priority, event
+        return time, a, b
 
-    def peek_time(self) -> float | None:
-        return self._heap[0][0] if self._heap else None
+    def next_time(self) -> float | None:
+        return self.heap[0][0] if self.heap else None

@@ -33,8 +33,6 @@ class JobRun:
     """
 
     __slots__ = (
-        "by_node",
-        "by_rack",
         "copying",
         "copying_on",
         "deadline",
@@ -49,19 +47,24 @@ class JobRun:
         "maps",
         "maps_done",
         "name",
+        "next_any",
+        "on_node",
+        "on_rack",
         "open_at",
         "pending_maps",
         "pending_reduces",
         "pool",
         "priority",
+        "rack_of",
         "reduce_queue",
         "reduce_times",
         "reduces",
         "reduces_done",
         "reduces_open",
         "replicas",
-        "rest",
+        "retry",
         "running",
+        "slowdown",
         "start",
         "submit",
         "wait_since",
@@ -69,7 +72,7 @@ class JobRun:
     )
 
     def __init__(self, index: int, job: Job, layout: Layout, replication: int, cv: float, slowstart: float,
-                 rng: np.random.Generator) -> None:
+                 rng: np.random.Generator, rack_factor: float = 1.0, off_rack_factor: float = 1.0) -> None:
         self.index = index
         self.job = job
         self.name = job.name
@@ -82,11 +85,15 @@ class JobRun:
         self.maps = job.map_tasks
         self.reduces = job.reduce_tasks
         self.map_times = task_times(rng, job.map_time, self.maps, cv)
+        #: Map time multipliers by locality: node-local, rack-local, off-rack.
+        self.slowdown = (1.0, rack_factor, off_rack_factor)
         self.reduce_times = task_times(rng, job.reduce_time, self.reduces, cv)
         self.replicas = place_blocks(rng, self.maps, layout, replication)
+        self.rack_of = layout.rack_of
         self.map_state = bytearray(self.maps)
-        self.by_node, self.by_rack = _locality_lists(self.replicas, layout)
-        self.rest = list(range(self.maps - 1, -1, -1))
+        self.on_node, self.on_rack = locality_indexes(self.replicas, layout)
+        self.next_any = 0  # every task below this one has been launched at least once
+        self.retry: list[int] = []  # killed maps, pending again
         self.pending_maps = self.maps
         self.reduce_queue = list(range(self.reduces - 1, -1, -1))
         self.pending_reduces = self.reduces
@@ -123,54 +130,108 @@ class JobRun:
     def take_map(self, node: int, rack: int, level: int) -> tuple[int, int]:
         """The best pending map for ``node`` no less local than ``level`` allows: (task, locality) or (-1, -1)."""
         state = self.map_state
-        found = self.by_node.get(node)
-        while found:
-            task = found.pop()
+        if self.retry:
+            found = self._take_retry(node, rack, level)
+            if found[0] >= 0:
+                return found
+        # TaskIndex.take for the node, inlined: this runs once per launched map.
+        index = self.on_node
+        position = index.cursor[node]
+        end = index.end[node]
+        tasks = index.tasks
+        while position < end:
+            task = tasks[position]
+            position += 1
             if state[task] == PENDING:
+                index.cursor[node] = position
                 state[task] = RUNNING
                 return task, NODE_LOCAL
+        index.cursor[node] = position
         if level >= RACK_LOCAL:
-            found = self.by_rack.get(rack)
-            while found:
-                task = found.pop()
-                if state[task] == PENDING:
-                    state[task] = RUNNING
-                    return task, RACK_LOCAL
-        if level >= OFF_RACK:
-            found = self.rest
-            while found:
-                task = found.pop()
-                if state[task] == PENDING:
-                    state[task] = RUNNING
-                    return task, OFF_RACK
+            task = self.on_rack.take(rack, state)
+            if task >= 0:
+                state[task] = RUNNING
+                return task, RACK_LOCAL
+            if level >= OFF_RACK:
+                task = self.next_any
+                maps = self.maps
+                while task < maps:
+                    if state[task] == PENDING:
+                        self.next_any = task + 1
+                        state[task] = RUNNING
+                        return task, OFF_RACK
+                    task += 1
+                self.next_any = task
         return -1, -1
 
-    def return_map(self, task: int, layout: Layout) -> None:
-        """A killed map is pending again, in every list it belongs to."""
+    def _take_retry(self, node: int, rack: int, level: int) -> tuple[int, int]:
+        self.retry = [task for task in self.retry if self.map_state[task] == PENDING]
+        best, where = -1, level + 1
+        for task in self.retry:
+            nodes = self.replicas[task].tolist()
+            here = NODE_LOCAL if node in nodes else RACK_LOCAL if rack in self._racks(nodes) else OFF_RACK
+            if here < where:
+                best, where = task, here
+        if best < 0:
+            return -1, -1
+        self.retry.remove(best)
+        self.map_state[best] = RUNNING
+        return best, where
+
+    def _racks(self, nodes: list[int]) -> set[int]:
+        return {self.rack_of[node] for node in nodes}
+
+    def return_map(self, task: int) -> None:
+        """A killed map is pending again."""
         self.map_state[task] = PENDING
-        for node in self.replicas[task].tolist():
-            self.by_node.setdefault(node, []).append(task)
-            self.by_rack.setdefault(layout.rack_of[node], []).append(task)
-        self.rest.append(task)
+        self.retry.append(task)
         self.pending_maps += 1
 
 
-def _locality_lists(replicas: np.ndarray, layout: Layout) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
-    tasks, copies = replicas.shape
-    if tasks == 0:
-        return {}, {}
+def locality_indexes(replicas: np.ndarray, layout: Layout) -> tuple[TaskIndex, TaskIndex]:
+    """Tasks grouped by the nodes holding their blocks, and by rack.
+
+    Racks hold consecutive nodes, so one sort by node serves both: a rack's
+    group is the run of its nodes' groups (a task with two replicas in the
+    rack appears twice; the second is skipped as no longer pending).
+    """
+    copies = replicas.shape[1]
     flat = replicas.ravel()
-    owner = np.repeat(np.arange(tasks), copies)
-    # Reversed task order in each list, so that pop() takes the lowest task first.
-    order = np.lexsort((-owner, flat))
-    nodes, starts = np.unique(flat[order], return_index=True)
-    owners = owner[order]
-    bounds = [*starts.tolist()[1:], len(order)]
-    by_node = {node: owners[start:end].tolist() for node, start, end in zip(nodes.tolist(), starts.tolist(), bounds, strict=True)}
-    racks = np.asarray(layout.rack_of, dtype=np.int64)[flat]
-    order = np.lexsort((-owner, racks))
-    keys, starts = np.unique(racks[order], return_index=True)
-    owners = owner[order]
-    bounds = [*starts.tolist()[1:], len(order)]
-    by_rack = {rack: owners[start:end].tolist() for rack, start, end in zip(keys.tolist(), starts.tolist(), bounds, strict=True)}
-    return by_node, by_rack
+    if layout.nodes < 2**15:
+        flat = flat.astype(np.int16)  # numpy's stable sort is a radix sort on 16-bit keys
+    order = np.argsort(flat, kind="stable")
+    listed = (order // copies).tolist()
+    bounds = [0, *np.cumsum(np.bincount(flat, minlength=layout.nodes)).tolist()]
+    rack_bounds = [bounds[start] for start in layout.rack_start.tolist()] + [bounds[-1]]
+    return TaskIndex(listed, bounds), TaskIndex(listed, rack_bounds)
+
+
+class TaskIndex:
+    """Tasks grouped by a key (the nodes or racks holding their blocks).
+
+    Group ``k`` is ``tasks[bounds[k]:bounds[k + 1]]``, read front to back once:
+    ``take`` moves the group's cursor past tasks that are no longer pending, so
+    a whole run costs one pass over the (task, replica) pairs however the tasks
+    get launched.
+    """
+
+    __slots__ = ("cursor", "end", "tasks")
+
+    def __init__(self, tasks: list[int], bounds: list[int]) -> None:
+        self.tasks = tasks
+        self.cursor = bounds[:-1]
+        self.end = bounds[1:]
+
+    def take(self, key: int, state: bytearray) -> int:
+        """The first pending task of group ``key`` (-1 if none); the caller marks it running."""
+        position = self.cursor[key]
+        end = self.end[key]
+        tasks = self.tasks
+        while position < end:
+            task = tasks[position]
+            position += 1
+            if state[task] == PENDING:
+                self.cursor[key] = position
+                return task
+        self.cursor[key] = position
+        return -1

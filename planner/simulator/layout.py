@@ -26,6 +26,7 @@ class Layout:
     nodes: int
     racks: int
     rack_of: tuple[int, ...]
+    rack_array: np.ndarray
     rack_start: np.ndarray
     rack_size: np.ndarray
     slot_node: tuple[int, ...]
@@ -79,7 +80,7 @@ def build_layout(
     rack_of = tuple(rack for rack, size in enumerate(sizes) for _ in range(size))
     rack_size = np.array(sizes, dtype=np.int64)
     rack_start = np.concatenate(([0], np.cumsum(rack_size)[:-1])).astype(np.int64)
-    return Layout(nodes, cluster.racks, rack_of, rack_start, rack_size, tuple(slot_node), tuple(slot_kind))
+    return Layout(nodes, cluster.racks, rack_of, np.asarray(rack_of, dtype=np.int64), rack_start, rack_size, tuple(slot_node), tuple(slot_kind))
 
 
 def place_blocks(rng: np.random.Generator, blocks: int, layout: Layout, replication: int) -> np.ndarray:
@@ -88,17 +89,18 @@ def place_blocks(rng: np.random.Generator, blocks: int, layout: Layout, replicat
     HDFS's default policy: the first replica on a random node, the second on a
     node of another rack, the third on another node of the second's rack, any
     further ones on random nodes; replicas of a block are on distinct nodes
-    (a proposal that collides is redrawn uniformly).
+    (a proposal that collides, possible only with one rack or a one-node rack,
+    is redrawn uniformly).
     """
     copies = min(replication, layout.nodes)
-    rack_of = np.asarray(layout.rack_of, dtype=np.int64)
+    rack_of = layout.rack_array
     chosen = [rng.integers(0, layout.nodes, blocks)]
     for copy in range(1, copies):
         if layout.racks > 1 and copy == 1:
             rack = (rack_of[chosen[0]] + rng.integers(1, layout.racks, blocks)) % layout.racks
             proposal = _within(rng, rack, layout)
         elif layout.racks > 1 and copy == 2:
-            proposal = _within(rng, rack_of[chosen[1]], layout)
+            proposal = _beside(rng, chosen[1], layout)
         else:
             proposal = rng.integers(0, layout.nodes, blocks)
         clash = np.zeros(blocks, dtype=bool)
@@ -116,3 +118,13 @@ def place_blocks(rng: np.random.Generator, blocks: int, layout: Layout, replicat
 def _within(rng: np.random.Generator, rack: np.ndarray, layout: Layout) -> np.ndarray:
     offset = np.floor(rng.random(rack.shape[0]) * layout.rack_size[rack]).astype(np.int64)
     return layout.rack_start[rack] + offset
+
+
+def _beside(rng: np.random.Generator, nodes: np.ndarray, layout: Layout) -> np.ndarray:
+    """Another node of each node's rack (the node itself when it is alone in its rack)."""
+    rack = layout.rack_array[nodes]
+    size = layout.rack_size[rack]
+    start = layout.rack_start[rack]
+    others = np.maximum(size - 1, 1)
+    step = 1 + np.floor(rng.random(len(nodes)) * others).astype(np.int64)
+    return np.where(size > 1, start + (nodes - start + step) % size, nodes)

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from planner.simulator.jobs import NODE_LOCAL, OFF_RACK, RACK_LOCAL
-from planner.simulator.layout import MAP
-from planner.simulator.records import DONE_FATE, KILLED_FATE, attempt_records
+from planner.simulator.layout import ANY, MAP, REDUCE
+from planner.simulator.records import DONE_FATE, KILLED_FATE, Attempt, attempt_records
 
 if TYPE_CHECKING:
     from planner.simulator.core import Simulation
@@ -20,15 +20,16 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, eq=False)
 class SimResult:
     """One run: ``jobs`` records (name, submit, start, map_done, finish,
-    response), task attempts (`tasks`, flat records), and summary numbers.
+    response), task attempts (``attempts`` tuples, `tasks` flat records), and
+    summary numbers, computed on first use:
 
     - ``makespan``: last finish minus first submission, in seconds.
     - ``locality``: fractions of completed map tasks that ran node-local,
       rack-local and off-rack.
     - ``utilization``: busy slot-seconds over (slots * makespan).
     - ``fairness``: FRESH's overall fairness (see `overall_fairness`).
-    - ``busy_slot_seconds``: time slots held attempts, as counted by the slots;
-      ``killed_work``: slot-seconds of attempts that were killed.
+    - ``busy_slot_seconds``: time slots held attempts, as counted by the slots
+      during the run; ``killed_work``: slot-seconds of attempts that were killed.
     """
 
     scheduler: dict[str, Any]
@@ -36,19 +37,16 @@ class SimResult:
     slots: int
     jobs: list[dict[str, Any]]
     makespan: float
-    locality: dict[str, float]
-    utilization: float
-    fairness: float
     busy_slot_seconds: float
-    killed_work: float
-    attempts: list[tuple] = field(repr=False)
+    log: list[float] = field(repr=False)
     job_names: list[str] = field(repr=False)
     options: dict[str, Any] = field(repr=False, default_factory=dict)
+    cluster: dict[str, Any] = field(repr=False, default_factory=dict)
+    workload: str | None = None
 
     @classmethod
     def from_simulation(cls, sim: Simulation) -> SimResult:
         runs = sorted(sim.jobs, key=lambda run: run.index)
-        names = [job.name for job in sim.workload]
         jobs = [
             {
                 "name": run.name,
@@ -60,32 +58,55 @@ class SimResult:
             }
             for run in runs
         ]
-        makespan = max(run.finish for run in runs) - min(run.submit for run in runs)
-        table = np.array(sim.log, dtype=float).reshape(-1, 9)
-        kind, start, end, place, fate = table[:, 1], table[:, 5], table[:, 6], table[:, 7], table[:, 8]
-        maps = place[(kind == MAP) & (fate == DONE_FATE)]
-        total_maps = max(len(maps), 1)
-        locality = {
-            name: float(np.count_nonzero(maps == level)) / total_maps
-            for name, level in (("node", NODE_LOCAL), ("rack", RACK_LOCAL), ("off", OFF_RACK))
-        }
-        busy = float(sum(sim.slot_busy))
-        slots = sim.layout.slots
         return cls(
             scheduler=sim.scheduler.describe(),
             seed=sim.seed,
-            slots=slots,
+            slots=sim.layout.slots,
             jobs=jobs,
-            makespan=makespan,
-            locality=locality,
-            utilization=busy / (slots * makespan) if makespan > 0 else 0.0,
-            fairness=overall_fairness(jobs, table[:, 0].astype(np.int64), start, end),
-            busy_slot_seconds=busy,
-            killed_work=float((end - start)[fate == KILLED_FATE].sum()),
-            attempts=sim.log,
-            job_names=names,
+            makespan=max(run.finish for run in runs) - min(run.submit for run in runs),
+            busy_slot_seconds=float(sum(sim.slot_busy)),
+            log=sim.log,
+            job_names=[job.name for job in sim.workload],
             options=sim.options.to_dict(),
+            cluster={**sim.cluster.to_dict(), "map_slots_total": sim.layout.count(MAP),
+                     "reduce_slots_total": sim.layout.count(REDUCE), "containers_total": sim.layout.count(ANY)},
+            workload=sim.workload.name,
         )
+
+    @cached_property
+    def attempts(self) -> list[Attempt]:
+        """Every task attempt as an `Attempt` tuple, in the order they ended."""
+        values = iter(self.log)
+        return [Attempt(*row) for row in zip(*[values] * 9, strict=True)]
+
+    @cached_property
+    def _columns(self) -> np.ndarray:
+        return np.array(self.log, dtype=float).reshape(-1, 9)
+
+    @cached_property
+    def locality(self) -> dict[str, float]:
+        table = self._columns
+        maps = table[(table[:, 1] == MAP) & (table[:, 8] == DONE_FATE), 7]
+        total = max(len(maps), 1)
+        return {
+            name: float(np.count_nonzero(maps == level)) / total
+            for name, level in (("node", NODE_LOCAL), ("rack", RACK_LOCAL), ("off", OFF_RACK))
+        }
+
+    @property
+    def utilization(self) -> float:
+        return self.busy_slot_seconds / (self.slots * self.makespan) if self.makespan > 0 else 0.0
+
+    @cached_property
+    def fairness(self) -> float:
+        table = self._columns
+        # Job records follow the workload's order, so an attempt's job index is its record's position.
+        return overall_fairness(self.jobs, table[:, 0].astype(np.int64), table[:, 5], table[:, 6])
+
+    @cached_property
+    def killed_work(self) -> float:
+        table = self._columns
+        return float((table[:, 6] - table[:, 5])[table[:, 8] == KILLED_FATE].sum())
 
     @cached_property
     def tasks(self) -> list[dict[str, Any]]:
@@ -107,7 +128,7 @@ class SimResult:
         return {
             "scheduler": self.scheduler["name"],
             "jobs": len(self.jobs),
-            "attempts": len(self.attempts),
+            "attempts": len(self.log) // 9,
             "makespan": self.makespan,
             "mean_response": self.mean_response,
             "node_local": self.locality["node"],
@@ -124,6 +145,8 @@ class SimResult:
             "scheduler": self.scheduler,
             "seed": self.seed,
             "slots": self.slots,
+            "cluster": self.cluster,
+            "workload": self.workload,
             "options": self.options,
             "jobs": self.jobs,
             "tasks": self.tasks,

@@ -6,10 +6,10 @@ import bisect
 import math
 from dataclasses import dataclass
 
-from models.checks import as_float, as_str
+from models.checks import as_float, as_str, check_keys
 from models.errors import InvalidInput
 from planner.simulator.jobs import JobRun
-from planner.simulator.layout import ANY, MAP, REDUCE
+from planner.simulator.layout import ANY, KIND_NAMES, MAP, REDUCE
 from planner.simulator.schedulers.base import Launch, Scheduler, fifo_key, register
 
 
@@ -87,6 +87,14 @@ class Capacity(Scheduler):
             q.name: [(q.capacity * total, math.floor(q.max_capacity * total + 1e-9)) for total in totals]
             for q in self.queues
         }
+        used = {job.pool for job in sim.workload}
+        for queue in self.queues:
+            for kind in sim.kinds_present:
+                if queue.name in used and self._limits[queue.name][kind][1] == 0:
+                    raise InvalidInput(
+                        f"queues.{queue.name}.max_capacity",
+                        f"{queue.max_capacity:g} of {totals[kind]} {KIND_NAMES[kind]} slots is less than one slot",
+                    )
 
     def job_arrived(self, job: JobRun, now: float) -> None:
         members = self.members[job.pool]
@@ -120,8 +128,6 @@ def _as_queue(value: object, position: int) -> Queue:
     if isinstance(value, Queue):
         return value
     if isinstance(value, dict):
-        try:
-            return Queue(**value)
-        except TypeError as error:
-            raise InvalidInput(f"queues[{position}]", str(error)) from None
+        check_keys(value, Queue.__dataclass_fields__, f"queues[{position}]", required=("name", "capacity"))
+        return Queue(**value)
     raise InvalidInput(f"queues[{position}]", f"must be a Queue or a mapping, got {type(value).__name__}")

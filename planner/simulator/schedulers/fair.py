@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from models.checks import as_float, as_int, as_str
+from models.checks import as_float, as_int, as_str, check_keys
 from models.errors import InvalidInput
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, MAP
@@ -106,7 +106,7 @@ class Fair(Scheduler):
         members.sort(key=fifo_key)
         self._limit(job.pool)
         if self.preemptor is not None:
-            self.preemptor.pool_seen(job.pool, now)
+            self.preemptor.pool_seen(job.pool, now, was_empty=len(members) == 1)
 
     def job_finished(self, job: JobRun, now: float) -> None:
         self.members[job.pool].remove(job)
@@ -161,10 +161,8 @@ def _as_pool(value: object, position: int) -> Pool:
     if isinstance(value, Pool):
         return value
     if isinstance(value, dict):
-        try:
-            return Pool(**value)
-        except TypeError as error:
-            raise InvalidInput(f"pools[{position}]", str(error)) from None
+        check_keys(value, Pool.__dataclass_fields__, f"pools[{position}]", required=("name",))
+        return Pool(**value)
     raise InvalidInput(f"pools[{position}]", f"must be a Pool or a mapping, got {type(value).__name__}")
 
 
@@ -174,8 +172,6 @@ def _as_preemption(value: object) -> Preemption | None:
     if value is True:
         return Preemption()
     if isinstance(value, dict):
-        try:
-            return Preemption(**value)
-        except TypeError as error:
-            raise InvalidInput("preemption", str(error)) from None
+        check_keys(value, Preemption.__dataclass_fields__, "preemption")
+        return Preemption(**value)
     raise InvalidInput("preemption", f"must be a Preemption or a mapping, got {value!r}")

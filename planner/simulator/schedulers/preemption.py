@@ -52,10 +52,13 @@ class Preemptor:
         self.at_min: dict[tuple[str, int], float] = {}
         self.at_half: dict[tuple[str, int], float] = {}
 
-    def pool_seen(self, pool: str, now: float) -> None:
+    def pool_seen(self, pool: str, now: float, *, was_empty: bool) -> None:
+        """A job joined ``pool``. A pool without jobs is never starved (as in Hadoop), so a
+        pool that was empty starts its clocks now."""
         for kind in self.sim.kinds_present:
-            self.at_min.setdefault((pool, kind), now)
-            self.at_half.setdefault((pool, kind), now)
+            if was_empty or (pool, kind) not in self.at_min:
+                self.at_min[(pool, kind)] = now
+                self.at_half[(pool, kind)] = now
 
     def _status(self, kind: int) -> list[tuple[str, int, int, float, float]]:
         """(pool, running, demand, min target, fair share) for each pool with jobs."""
@@ -123,14 +126,14 @@ class Preemptor:
         victims = [
             slot
             for slot in sim.running_slots()
-            if slot_kind[slot] == kind and running.get(sim.slot_job[slot].pool, 0) > shares.get(sim.slot_job[slot].pool, 0)
+            if slot_kind[slot] == kind and running.get(sim.slot_run[slot][0].pool, 0) > shares.get(sim.slot_run[slot][0].pool, 0)
         ]
         # The most recently launched first (they lose the least work).
-        victims.sort(key=lambda slot: (sim.slot_start[slot], slot), reverse=True)
+        victims.sort(key=lambda slot: (sim.slot_run[slot][3], slot), reverse=True)
         for slot in victims:
             if wanted <= 0:
                 break
-            pool = sim.slot_job[slot].pool
+            pool = sim.slot_run[slot][0].pool
             if running[pool] - 1 >= shares[pool] - 1e-9:
                 sim.kill(slot, now)
                 running[pool] -= 1

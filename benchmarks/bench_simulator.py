@@ -1,0 +1,166 @@
+"""Event simulator: FIFO throughput against a SimPy model, and the FB-2009 day at scale (issue 5)."""
+
+from __future__ import annotations
+
+import gc
+import io
+import re
+import statistics
+import time
+from pathlib import Path
+
+from benchmarks.registry import Row, register
+from models import Cluster, Job
+from models.fileio import write_atomic
+from planner.simulator import Fair, Fifo, SimOptions, simulate
+from planner.traces import read_swim
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
+FB_DAY = DATA / "FB-2009_samples_24_times_1hr_0.tsv"
+
+FLOOR_RATIO = 2.0  # our tasks/s >= 2x the SimPy model's, measured side by side
+SCALE_FLOOR_SECONDS = 60.0  # the whole FB-2009 day on 600 nodes under fair sharing with delay scheduling
+
+#: 1,000 map slots, no heartbeat: a slot is offered work the moment it frees.
+THROUGHPUT_CLUSTER = Cluster(nodes=500, map_slots=2, reduce_slots=1, racks=10, heartbeat=0)
+#: Locality factors of 1: a map lasts its job's mean time wherever it runs, as in the SimPy model.
+SAME_SPEED = {"cpu": 1.0, "balanced": 1.0, "io": 1.0}
+THROUGHPUT_OPTIONS = SimOptions(rack_factor=SAME_SPEED, off_rack_factor=SAME_SPEED)
+#: The FB-2009 day ran on a 600-machine cluster; default slots (2 map, 2 reduce) and heartbeat (3 s).
+SCALE_CLUSTER = Cluster(nodes=600, racks=20)
+DELAY = (15.0, 15.0)
+
+OURS, SIMPY = "batchplan simulate", "SimPy reference"
+_LOCALITY = re.compile(r"node ([\d.]+)%, rack ([\d.]+)%, off ([\d.]+)%")
+
+
+def throughput_batch(jobs: int, maps: int = 1000) -> list[Job]:
+    """``jobs`` map-only jobs of ``maps`` tasks, all submitted at 0; job j's maps take 20 + 2 (j mod 50) s."""
+    return [Job(f"j{j:04d}", maps, 0, 20.0 + 2.0 * (j % 50)) for j in range(jobs)]
+
+
+def _wall(function):
+    gc.collect()
+    start = time.perf_counter()
+    result = function()
+    return time.perf_counter() - start, result
+
+
+def _throughput(suite: str) -> list[Row]:
+    from benchmarks.simpy_reference import simulate_fifo
+
+    jobs = throughput_batch(100 if suite == "quick" else 1000)
+    tasks = sum(job.map_tasks for job in jobs)
+    slots = THROUGHPUT_CLUSTER.total_map_slots
+    repeats = 3
+    ours_times, simpy_times = [], []
+    for _ in range(repeats):  # interleaved, so that both see the same machine state
+        seconds, ours = _wall(lambda: simulate(jobs, THROUGHPUT_CLUSTER, Fifo(), options=THROUGHPUT_OPTIONS))
+        ours_times.append(seconds)
+        seconds, reference = _wall(lambda: simulate_fifo(jobs, slots))
+        simpy_times.append(seconds)
+        ours_finish = [record["finish"] for record in ours.jobs]
+        if ours.makespan != reference.makespan or ours_finish != reference.finish or reference.tasks != tasks:
+            raise RuntimeError(
+                f"simulator and SimPy model disagree: makespan {ours.makespan} vs {reference.makespan}, "
+                f"{sum(a != b for a, b in zip(ours_finish, reference.finish, strict=True))} job finish times differ"
+            )
+        makespan = reference.makespan
+        del ours, reference
+    ours_seconds, simpy_seconds = statistics.median(ours_times), statistics.median(simpy_times)
+    ratio = simpy_seconds / ours_seconds
+    instance = f"FIFO, {slots:,} map slots, {len(jobs):,} jobs x 1,000 maps = {tasks:,} tasks"
+    same = f"makespan {makespan:,.0f} s and every job's finish time equal in both"
+    return [
+        Row("simulator", instance, OURS, tasks / ours_seconds, None, None, ours_seconds, "ok", repeats,
+            simpy_seconds / FLOOR_RATIO,
+            f"tasks/s; {ratio:.2f}x SimPy's tasks/s (floor {FLOOR_RATIO:g}x: floor_seconds = SimPy's seconds / "
+            f"{FLOOR_RATIO:g}); heartbeat 0, locality factors 1; {same}"),
+        Row("simulator", instance, SIMPY, tasks / simpy_seconds, None, None, simpy_seconds, "ok", repeats, None,
+            "tasks/s; one process per slot, FIFO store backed by a deque (benchmarks/simpy_reference.py)"),
+    ]
+
+
+def _scale(suite: str) -> list[Row]:
+    whole = suite == "full"
+    workload = read_swim(FB_DAY) if whole else read_swim(FB_DAY, limit=500)
+    jobs = len(workload)
+    maps = sum(job.map_tasks for job in workload)
+    reduces = sum(job.reduce_tasks for job in workload)
+    instance = (f"FB-2009 {'day' if whole else 'first 500 jobs'} ({jobs:,} jobs, {maps:,} maps, {reduces:,} reduces), "
+                f"{SCALE_CLUSTER.nodes} nodes / {SCALE_CLUSTER.racks} racks, heartbeat {SCALE_CLUSTER.heartbeat:g} s")
+    repeats = 1 if whole else 3
+    cases = [
+        (f"fair, delay {DELAY[0]:g}+{DELAY[1]:g} s", lambda: Fair(delay=DELAY), SCALE_FLOOR_SECONDS if whole else None),
+        ("fair, no delay", lambda: Fair(), None),
+        ("fifo, no delay", lambda: Fifo(), None),
+    ]
+    rows = []
+    for method, scheduler, floor in cases:
+        times = []
+        for _ in range(repeats):
+            seconds, result = _wall(lambda scheduler=scheduler: simulate(workload, SCALE_CLUSTER, scheduler()))
+            times.append(seconds)
+        local = result.locality
+        response = statistics.fmean(record["response"] for record in result.jobs)
+        detail = (f"objective = makespan (s); locality node {local['node']:.1%}, rack {local['rack']:.1%}, "
+                  f"off {local['off']:.1%}; mean response {response:,.0f} s; {len(result.attempts):,} task attempts "
+                  f"simulated; utilization {result.utilization:.1%}; seconds = simulate() only, import excluded")
+        if floor is None and method.startswith("fair, delay"):
+            detail += f"; the {SCALE_FLOOR_SECONDS:g} s floor applies to the whole day (full suite)"
+        rows.append(Row("simulator", instance, method, result.makespan, None, None, statistics.median(times), "ok",
+                        repeats, floor, detail))
+        del result
+    return rows
+
+
+def figure(rows: list[Row], folder: Path) -> None:
+    """Left: tasks/s of both models; right: map locality by scheduler on the FB-2009 trace."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
+    speed = [r for r in rows if r.method in (OURS, SIMPY)]
+    if speed:
+        bars = left.bar([r.method for r in speed], [r.objective for r in speed], color=["tab:blue", "tab:gray"])
+        left.bar_label(bars, labels=[f"{r.objective:,.0f}" for r in speed])
+        left.set_title(speed[0].instance.split(", ", 1)[1], fontsize=9)
+        simpy_rate = next((r.objective for r in speed if r.method == SIMPY), None)
+        if simpy_rate is not None:
+            left.axhline(FLOOR_RATIO * simpy_rate, color="tab:red", linestyle="--",
+                         label=f"floor: {FLOOR_RATIO:g}x SimPy")
+            left.legend(loc="lower right")
+    left.set_ylabel("simulated tasks per second")
+    left.grid(True, axis="y", alpha=0.3)
+    shares = [(r.method, *map(float, m.groups())) for r in rows if (m := _LOCALITY.search(r.detail))]
+    if shares:
+        names = [name for name, *_ in shares]
+        bottom = [0.0] * len(shares)
+        for column, (level, colour) in enumerate(zip(("node", "rack", "off"), ("tab:green", "tab:orange", "tab:red"),
+                                                     strict=True), start=1):
+            values = [share[column] for share in shares]
+            right.bar(names, values, bottom=bottom, label=level, color=colour)
+            bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+        scale = next(r for r in rows if _LOCALITY.search(r.detail))
+        right.set_title(scale.instance.split(", heartbeat")[0], fontsize=9)
+        right.legend(title="map locality", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    right.set_ylabel("% of map tasks")
+    right.set_ylim(0, 100)
+    fig.suptitle("Event simulator: throughput against SimPy, locality by scheduler")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    write_atomic(folder / "simulator.png", buffer.getvalue())
+
+
+@register("simulator", figure=figure)
+def simulator(suite: str) -> list[Row]:
+    """Event simulator: FIFO throughput against an equivalent SimPy model, and the SWIM FB-2009 day on 600 nodes.
+
+    Throughput: FIFO, 1,000 map slots, 100,000 tasks (quick) or 1,000,000 (full), both models side by side,
+    interleaved; floor: at least 2x SimPy's tasks/s. Scale: Fair with delay scheduling 15+15 s on the first 500 jobs
+    (quick) or the whole day (full; floor 60 s), with Fair and FIFO without delay for locality.
+    """
+    return _throughput(suite) + _scale(suite)

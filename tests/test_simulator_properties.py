@@ -1,0 +1,255 @@
+"""Invariants of the event simulator on small random workloads, clusters and schedulers.
+
+Every run, under every registered scheduler and every option (heartbeat or not,
+delay scheduling, containers, slow-start below 1, copy-compute splitting,
+preemption, task-time noise, slot overrides), must satisfy:
+
+- no slot runs two attempts at once;
+- every task (job, kind, task index) completes exactly once (fate "done"); every
+  other attempt of it was killed;
+- a job's reduces end no earlier than its last map;
+- ``busy_slot_seconds`` is the sum of (end - start) over all attempts, done and
+  killed, and ``killed_work`` the sum over the killed ones;
+- the job records agree with the attempts (start, map_done, finish).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from itertools import pairwise
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from models import INTENSITIES, Cluster, Job
+from planner.simulator import (
+    SCHEDULERS,
+    Capacity,
+    Fair,
+    Fifo,
+    Pool,
+    Preemption,
+    Queue,
+    SimOptions,
+    SimResult,
+    simulate,
+)
+
+FAST = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def check_invariants(result: SimResult, jobs: list[Job]) -> None:
+    """Assert every invariant of the module docstring on one run."""
+    tasks = result.tasks
+    by_name = {job.name: job for job in jobs}
+    assert [record["name"] for record in result.jobs] == [job.name for job in jobs]
+    for record in tasks:
+        assert record["fate"] in ("done", "killed"), record
+        assert record["start"] <= record["end"], record
+        assert record["start"] >= by_name[record["job"]].submit, record
+    # No slot runs two attempts at once.
+    per_slot: dict[int, list[tuple[float, float]]] = defaultdict(list)
+    for record in tasks:
+        per_slot[record["slot"]].append((record["start"], record["end"]))
+    assert len(per_slot) <= result.slots
+    for slot, spans in per_slot.items():
+        spans.sort()
+        for (_, end), (start, _) in pairwise(spans):
+            assert start >= end - 1e-9, f"slot {slot} runs two attempts at once: {spans}"
+    # Every task completes exactly once.
+    done = Counter((r["job"], r["kind"], r["task"]) for r in tasks if r["fate"] == "done")
+    expected = {(job.name, "map", i) for job in jobs for i in range(job.map_tasks)}
+    expected |= {(job.name, "reduce", i) for job in jobs for i in range(job.reduce_tasks)}
+    assert set(done) == expected
+    assert all(count == 1 for count in done.values()), [key for key, count in done.items() if count > 1]
+    killed = [r for r in tasks if r["fate"] == "killed"]
+    assert {(r["job"], r["kind"], r["task"]) for r in killed} <= expected
+    # Reduces end no earlier than their job's last map; job records agree with the attempts.
+    for job in jobs:
+        mine = [r for r in tasks if r["job"] == job.name]
+        maps_end = max(r["end"] for r in mine if r["kind"] == "map" and r["fate"] == "done")
+        record = result.job(job.name)
+        assert record["submit"] == job.submit
+        assert record["start"] == min(r["start"] for r in mine)
+        assert record["map_done"] == maps_end
+        assert record["finish"] == max(r["end"] for r in mine if r["fate"] == "done")
+        assert record["response"] == pytest.approx(record["finish"] - job.submit)
+        for r in mine:
+            if r["kind"] == "reduce" and r["fate"] == "done":
+                assert r["end"] >= maps_end - 1e-9, (r, maps_end)
+    # Busy slot-time is the sum of attempt durations (done plus killed); killed work the killed part.
+    assert result.busy_slot_seconds == pytest.approx(sum(r["end"] - r["start"] for r in tasks), rel=1e-9, abs=1e-6)
+    assert result.killed_work == pytest.approx(sum(r["end"] - r["start"] for r in killed), rel=1e-9, abs=1e-6)
+    first = min(job.submit for job in jobs)
+    assert result.makespan == pytest.approx(max(r["finish"] for r in result.jobs) - first)
+    assert 0.0 < result.fairness <= 1.0 + 1e-12
+    assert math.isclose(sum(result.locality.values()), 1.0)
+    assert 0.0 <= result.utilization <= 1.0 + 1e-9
+
+
+# -- strategies --------------------------------------------------------------------------------
+times = st.one_of(st.sampled_from([1.0, 2.0, 3.0, 5.0, 10.0]), st.floats(min_value=0.25, max_value=20.0))
+
+
+@st.composite
+def workloads(draw, pools=("a", "b", "c")):
+    jobs = []
+    for index in range(draw(st.integers(min_value=1, max_value=4))):
+        reduces = draw(st.integers(min_value=0, max_value=4))
+        jobs.append(
+            Job(
+                f"j{index}",
+                map_tasks=draw(st.integers(min_value=1, max_value=6)),
+                reduce_tasks=reduces,
+                map_time=draw(times),
+                reduce_time=draw(times) if reduces else 0.0,
+                submit=draw(st.sampled_from([0.0, 0.0, 1.0, 5.0, 12.5])),
+                pool=draw(st.sampled_from(pools)),
+                weight=draw(st.sampled_from([1.0, 2.0])),
+                priority=draw(st.integers(min_value=0, max_value=2)),
+                intensity=draw(st.sampled_from(INTENSITIES)),
+            )
+        )
+    return jobs
+
+
+@st.composite
+def clusters(draw):
+    nodes = draw(st.integers(min_value=1, max_value=5))
+    return Cluster(
+        nodes=nodes,
+        racks=draw(st.integers(min_value=1, max_value=nodes)),
+        map_slots=draw(st.integers(min_value=1, max_value=2)),
+        reduce_slots=draw(st.integers(min_value=1, max_value=2)),
+        heartbeat=draw(st.sampled_from([0.0, 0.0, 1.0, 3.0])),
+        replication=draw(st.integers(min_value=1, max_value=3)),
+    )
+
+
+@st.composite
+def sim_options(draw):
+    containers = draw(st.booleans())
+    copy_compute = None
+    if not containers and draw(st.booleans()):
+        reducers = draw(st.integers(min_value=1, max_value=3))
+        copy_compute = (reducers, draw(st.integers(min_value=1, max_value=reducers)))
+    return SimOptions(
+        reduce_slowstart=draw(st.sampled_from([1.0, 0.5, 0.0])),
+        task_time_cv=draw(st.sampled_from([0.0, 0.0, 0.5])),
+        containers=containers,
+        assign_multiple=draw(st.booleans()),
+        copy_compute=copy_compute,
+    )
+
+
+delays = st.one_of(st.none(), st.tuples(st.sampled_from([0.0, 1.0, 5.0]), st.sampled_from([0.0, 2.0, 5.0])))
+
+
+@st.composite
+def schedulers(draw, name: str, nodes: int):
+    """A configured instance of the registered scheduler ``name``."""
+    delay = draw(delays)
+    if name == "fifo":
+        return Fifo(delay=delay)
+    if name == "fair":
+        pools = [
+            Pool("a", weight=draw(st.sampled_from([1.0, 2.0])), min_map=draw(st.integers(0, 2)),
+                 min_reduce=draw(st.integers(0, 2)), mode=draw(st.sampled_from(["fair", "fifo"]))),
+            Pool("b", weight=draw(st.sampled_from([1.0, 3.0])), max_running=draw(st.sampled_from([None, 1, 2]))),
+        ]
+        preemption = draw(st.sampled_from([
+            None,
+            Preemption(min_share_timeout=2.0, fair_share_timeout=None),
+            Preemption(min_share_timeout=None, fair_share_timeout=3.0),
+            Preemption(min_share_timeout=1.0, fair_share_timeout=2.0, recheck=0.5),
+        ]))
+        return Fair(pools=pools, delay=delay, preemption=preemption)
+    if name == "capacity":
+        # A hard cap of half the cluster needs at least two slots of each kind to leave one.
+        hard = nodes >= 2 and draw(st.booleans())
+        return Capacity(queues=[Queue("a", 0.5, 0.5 if hard else 1.0), Queue("b", 0.5, 1.0)], delay=delay)
+    return SCHEDULERS[name]()
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULERS))
+@FAST
+@given(data=st.data())
+def test_invariants_hold_for_every_scheduler(name, data):
+    """Random small runs: all invariants of the module docstring, whatever the options."""
+    cluster = data.draw(clusters(), "cluster")
+    pools = ("a", "b") if name == "capacity" else ("a", "b", "c")
+    jobs = data.draw(workloads(pools), "jobs")
+    options = data.draw(sim_options(), "options")
+    scheduler = data.draw(schedulers(name, cluster.nodes), "scheduler")
+    slots = data.draw(st.one_of(st.none(), st.tuples(st.integers(2, 6), st.integers(2, 4))), "slots")
+    seed = data.draw(st.integers(0, 3), "seed")
+    result = simulate(jobs, cluster, scheduler, seed=seed, slots=slots, options=options)
+    check_invariants(result, jobs)
+
+
+@FAST
+@given(jobs=workloads(), cluster=clusters(), options=sim_options(), seed=st.integers(0, 3))
+def test_preemption_kills_only_and_always_finishes(jobs, cluster, options, seed):
+    """Aggressive preemption (min share and fair share, short timeouts, pools with min shares
+    and weights): killed attempts are re-run and every invariant holds."""
+    scheduler = Fair(
+        pools=[Pool("a", min_map=2, min_reduce=1), Pool("b", min_map=1, weight=2.0), Pool("c", mode="fifo")],
+        preemption=Preemption(min_share_timeout=0.5, fair_share_timeout=1.0, recheck=0.5),
+    )
+    result = simulate(jobs, cluster, scheduler, seed=seed, options=options)
+    check_invariants(result, jobs)
+
+
+@FAST
+@given(
+    jobs=workloads(pools=("a", "b")),
+    cluster=clusters(),
+    limits=st.integers(1, 3).flatmap(lambda r: st.tuples(st.just(r), st.integers(1, r))),
+    slowstart=st.sampled_from([1.0, 0.5, 0.0]),
+    kind=st.sampled_from(["fifo", "fair", "capacity"]),
+)
+def test_copy_compute_limits_hold(jobs, cluster, limits, slowstart, kind):
+    """Copy-compute splitting with deterministic task times and no kills. A reducer computes for
+    its task's time after its job's last map ends, so it computes over [end - reduce_time, end).
+    Per node at most max_computing reducers compute at once and at most max_reducers hold a slot;
+    while a job still has maps running it holds at most max_computing copying reducers per node
+    (reducers launched before its last map, still waiting for it)."""
+    max_reducers, max_computing = limits
+    options = SimOptions(reduce_slowstart=slowstart, copy_compute=limits)
+    scheduler = {"fifo": Fifo(), "fair": Fair(), "capacity": Capacity(queues=[Queue("a", 0.5), Queue("b", 0.5)])}[kind]
+    result = simulate(jobs, cluster, scheduler, options=options)
+    check_invariants(result, jobs)
+    by_name = {job.name: job for job in jobs}
+    reduces = [t for t in result.tasks if t["kind"] == "reduce"]
+    for node in range(cluster.nodes):
+        mine = [t for t in reduces if t["node"] == node]
+        assert len({t["slot"] for t in mine}) <= max_reducers
+        computing = [(t["end"] - by_name[t["job"]].reduce_time, t["end"]) for t in mine]
+        for moment, _ in computing:
+            now = sum(1 for start, end in computing if start - 1e-9 <= moment < end - 1e-9)
+            assert now <= max_computing, (node, moment, computing)
+        for job in jobs:
+            map_done = result.job(job.name)["map_done"]
+            early = [t["start"] for t in mine if t["job"] == job.name and t["start"] < map_done]
+            assert len(early) <= max_computing, (node, job.name, early, map_done)
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULERS))
+def test_every_registered_scheduler_meets_the_contract(name):
+    """The shared contract, by name with default settings: a mixed batch (staggered arrivals,
+    map-only and map-reduce jobs, pools, priorities) on a racked cluster with heartbeats,
+    all jobs finish and every invariant holds; the result names the scheduler."""
+    jobs = [
+        Job("etl", 12, 4, 8.0, 20.0, submit=0.0),
+        Job("scan", 20, 0, 3.0, submit=2.0, intensity="io"),
+        Job("report", 4, 2, 5.0, 5.0, submit=7.5, priority=1, intensity="cpu"),
+        Job("late", 6, 6, 2.0, 4.0, submit=40.0),
+    ]
+    cluster = Cluster(nodes=6, racks=2, map_slots=2, reduce_slots=1, heartbeat=1.0, replication=3)
+    for options in (SimOptions(), SimOptions(containers=True, reduce_slowstart=0.5, task_time_cv=0.3)):
+        result = simulate(jobs, cluster, name, seed=7, options=options)
+        assert result.scheduler["name"] == name
+        assert all(record["finish"] is not None for record in result.jobs)
+        check_invariants(result, jobs)
