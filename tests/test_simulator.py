@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
 from collections import Counter, defaultdict
@@ -206,6 +207,37 @@ def test_delay_scheduling_waits_for_a_local_slot():
     patient = simulate(jobs, cluster, Fifo(delay=(60, 60)), seed=seed)
     assert patient.job("local")["finish"] == pytest.approx(60.0)
     assert [t["locality"] for t in patient.tasks if t["job"] == "local"] == ["node"]
+
+
+def test_delay_wait_ending_at_an_inexact_float_time_does_not_livelock():
+    """10 nodes in one rack, slots=(1, 1): only node 0 has a map slot. Job "a" (1 map of 1 s, its
+    one block on another node: seed chosen so) arrives at 13.15 under Fifo(delay=(5, 5)) with
+    heartbeat 0: node 0's slot is not local, so "a" is skipped and may go rack-local at
+    13.15 + 5 = 18.15, running 18.15 + 1 * 1.2 (balanced rack factor) = 19.35.
+    In floating point 18.15 - 13.15 = 4.999999999999998 < 5, so a check written as
+    now - since >= wait at the wake-up time since + wait fails: the job is skipped again and asks
+    for a wake-up at the same instant, forever. The run is guarded by a 5 s alarm."""
+    cluster = Cluster(nodes=10, racks=1, map_slots=1, reduce_slots=1, heartbeat=0, replication=1)
+    for seed in range(20):
+        probe = Simulation([Job("a", 1, 0, 1.0)], cluster, Fifo(), seed=seed, slots=(1, 1))
+        probe.run()
+        if probe.job_run(0).replicas[0, 0] != 0:
+            break
+
+    def give_up(*_):
+        raise TimeoutError("the simulation did not finish in 5 s (livelock at t=18.15)")
+
+    previous = signal.signal(signal.SIGALRM, give_up)
+    signal.alarm(5)
+    try:
+        result = simulate([Job("a", 1, 0, 1.0, submit=13.15)], cluster, Fifo(delay=(5, 5)), seed=seed,
+                          slots=(1, 1))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert result.tasks[0]["locality"] == "rack"
+    assert result.tasks[0]["start"] == pytest.approx(18.15)
+    assert result.job("a")["finish"] == pytest.approx(19.35)
 
 
 # -- preemption ------------------------------------------------------------------------------------
@@ -422,6 +454,16 @@ def test_capacity_guarantees_and_no_preemption():
 def test_capacity_unknown_queue_raises():
     with pytest.raises(InvalidInput, match="pool"):
         simulate([Job("x", 1, 0, 1.0, pool="nowhere")], FOUR, Capacity(queues=QUEUES))
+
+
+def test_capacity_hard_cap_below_one_slot_raises():
+    """Queue a capped at 0.2 of 4 map slots may hold floor(0.8) = 0 slots: its jobs could never run,
+    so the run is refused up front (naming the queue's max_capacity) instead of stalling."""
+    queues = [Queue("a", 0.2, 0.2), Queue("b", 0.8, 1.0)]
+    with pytest.raises(InvalidInput, match="max_capacity"):
+        simulate([Job("x", 1, 0, 1.0, pool="a")], FOUR, Capacity(queues=queues))
+    # Unused, the tiny queue is harmless.
+    assert simulate([Job("y", 4, 0, 1.0, pool="b")], FOUR, Capacity(queues=queues)).makespan == 1.0
 
 
 @pytest.mark.parametrize(

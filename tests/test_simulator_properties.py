@@ -16,6 +16,7 @@ preemption, task-time noise, slot overrides), must satisfy:
 from __future__ import annotations
 
 import math
+import signal
 from collections import Counter, defaultdict
 from itertools import pairwise
 
@@ -38,6 +39,21 @@ from planner.simulator import (
 )
 
 FAST = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def run(*args, **kwargs) -> SimResult:
+    """`simulate` under a 3 s alarm (runs here take milliseconds): a run that never ends fails instead of hanging."""
+
+    def give_up(*_):
+        raise TimeoutError("simulate did not finish in 3 s")
+
+    previous = signal.signal(signal.SIGALRM, give_up)
+    signal.alarm(3)
+    try:
+        return simulate(*args, **kwargs)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def check_invariants(result: SimResult, jobs: list[Job]) -> None:
@@ -185,7 +201,7 @@ def test_invariants_hold_for_every_scheduler(name, data):
     scheduler = data.draw(schedulers(name, cluster.nodes), "scheduler")
     slots = data.draw(st.one_of(st.none(), st.tuples(st.integers(2, 6), st.integers(2, 4))), "slots")
     seed = data.draw(st.integers(0, 3), "seed")
-    result = simulate(jobs, cluster, scheduler, seed=seed, slots=slots, options=options)
+    result = run(jobs, cluster, scheduler, seed=seed, slots=slots, options=options)
     check_invariants(result, jobs)
 
 
@@ -198,7 +214,7 @@ def test_preemption_kills_only_and_always_finishes(jobs, cluster, options, seed)
         pools=[Pool("a", min_map=2, min_reduce=1), Pool("b", min_map=1, weight=2.0), Pool("c", mode="fifo")],
         preemption=Preemption(min_share_timeout=0.5, fair_share_timeout=1.0, recheck=0.5),
     )
-    result = simulate(jobs, cluster, scheduler, seed=seed, options=options)
+    result = run(jobs, cluster, scheduler, seed=seed, options=options)
     check_invariants(result, jobs)
 
 
@@ -219,7 +235,7 @@ def test_copy_compute_limits_hold(jobs, cluster, limits, slowstart, kind):
     max_reducers, max_computing = limits
     options = SimOptions(reduce_slowstart=slowstart, copy_compute=limits)
     scheduler = {"fifo": Fifo(), "fair": Fair(), "capacity": Capacity(queues=[Queue("a", 0.5), Queue("b", 0.5)])}[kind]
-    result = simulate(jobs, cluster, scheduler, options=options)
+    result = run(jobs, cluster, scheduler, options=options)
     check_invariants(result, jobs)
     by_name = {job.name: job for job in jobs}
     reduces = [t for t in result.tasks if t["kind"] == "reduce"]
@@ -249,7 +265,7 @@ def test_every_registered_scheduler_meets_the_contract(name):
     ]
     cluster = Cluster(nodes=6, racks=2, map_slots=2, reduce_slots=1, heartbeat=1.0, replication=3)
     for options in (SimOptions(), SimOptions(containers=True, reduce_slowstart=0.5, task_time_cv=0.3)):
-        result = simulate(jobs, cluster, name, seed=7, options=options)
+        result = run(jobs, cluster, name, seed=7, options=options)
         assert result.scheduler["name"] == name
         assert all(record["finish"] is not None for record in result.jobs)
         check_invariants(result, jobs)

@@ -72,7 +72,6 @@ class Simulation:
         nodes = layout.nodes
         count = layout.slots
         self.events = EventQueue()
-        self.now = 0.0
         self.slot_node = layout.slot_node
         self.slot_kind = layout.slot_kind
         # The attempt on each slot, (job, kind, task, start, locality), or None when free.
@@ -112,7 +111,7 @@ class Simulation:
     # -- used by schedulers ------------------------------------------------------------
     def request_wake(self, time: float) -> None:
         """Ask for a scheduler wake-up (and, with heartbeat 0, a new offer of idle slots) at ``time``."""
-        if self.now <= time < self.wake_at:
+        if self.events.now <= time < self.wake_at:
             self.wake_at = time
             self.events.push(time, WAKE, 0, WAKE_UP)
 
@@ -121,6 +120,11 @@ class Simulation:
         if not self.max_computing or job.maps_done == job.maps:
             return True
         return job.copying_on.get(node, 0) < self.max_computing
+
+    @property
+    def now(self) -> float:
+        """The simulated time."""
+        return self.events.now
 
     def job_run(self, index: int) -> JobRun:
         """The run-time state of the workload's job at ``index`` (once submitted)."""
@@ -159,7 +163,7 @@ class Simulation:
         slot_gen = self.slot_gen
         while heap:
             now, _, a, b = pop(heap)
-            self.now = events.now = now
+            events.now = now
             if b >= 0:
                 if slot_gen[a] == b:
                     finish(a, now)
@@ -206,7 +210,7 @@ class Simulation:
             self.dispatch_due = True
         elif self.sleeping:
             for node in self.sleeping:
-                self._schedule_heartbeat(node, self.now)
+                self._schedule_heartbeat(node, self.events.now)
             self.sleeping.clear()
 
     def _schedule_heartbeat(self, node: int, now: float) -> None:
@@ -270,10 +274,10 @@ class Simulation:
             ):
                 idle[slot] = None
 
-    def _check_stall(self, now: float, final: bool = False) -> None:
+    def _check_stall(self, now: float) -> None:
         delay = self.scheduler.delay
         patience = 100 * max(self.heartbeat, 1.0) + (0.0 if delay is None else delay.node_wait + delay.rack_wait)
-        if final or now - self.last_launch > patience:
+        if now - self.last_launch > patience:
             names = ", ".join(name for name, job in self.active.items() if job.pending(ANY))
             raise SimulationStalled(f"at t={now:g} s no free slot is ever given to the pending work of {names}")
 
@@ -284,6 +288,7 @@ class Simulation:
             return False
         job, task_kind, task, locality = choice
         if self.heartbeat:
+            self.last_launch = now
             free = self.node_free[node][kind]
             if free[-1] == slot:
                 free.pop()
@@ -292,7 +297,6 @@ class Simulation:
         elif self.idle:
             self.idle.pop(slot, None)
         self.free_count[kind] -= 1
-        self.last_launch = now
         self.running_total += 1
         job.running[task_kind] += 1
         if job.start is None:
@@ -341,31 +345,60 @@ class Simulation:
             self.slot_busy[slot] += now - start
             self.running_total -= 1
             self.free_count[self.slot_kind[slot]] += 1
+            if kind == MAP:
+                job.map_state[task] = DONE
+                done = job.maps_done = job.maps_done + 1
+                if done < job.open_at or (done < job.maps and job.reduces_open):
+                    # The common case: nothing else changes. If the instant holds nothing
+                    # more, offering the slot now is what the dispatch would do.
+                    heap = self.events.heap
+                    if self.dispatch_due or (heap and heap[0][0] == now):
+                        self.fresh.append(slot)
+                        self.dispatch_due = True
+                        return
+                    kind = self.slot_kind[slot]
+                    pending = self.pending
+                    if not (pending[kind] if kind != ANY else pending[0] or pending[1]) or not self._offer(
+                        slot, self.slot_node[slot], kind, now
+                    ):
+                        self.idle[slot] = None
+                    return
+                self.fresh.append(slot)
+                self.dispatch_due = True
+                return self._after_map(job, done, now)
             self.fresh.append(slot)
             self.dispatch_due = True
         if kind == MAP:
             job.map_state[task] = DONE
             done = job.maps_done = job.maps_done + 1
             if done < job.open_at or (done < job.maps and job.reduces_open):
-                return  # the common case: nothing else changes
-            if not job.reduces_open:
-                job.reduces_open = True
-                if job.pending_reduces:
-                    self.pending[REDUCE] += job.pending_reduces
-                    self._work_appeared()
-            if done == job.maps:
-                job.map_done = now
-                if self.max_computing and job.pending_reduces:
-                    self._work_appeared()  # the per-node limit on copying reducers is lifted
-                if job.copying:
-                    copying, job.copying = job.copying, []
-                    job.copying_on.clear()
-                    for reducer in copying:
-                        self._compute(reducer, self.slot_node[reducer], now)
+                return
+            self._after_map(job, done, now)
         else:
             job.reduces_done += 1
             if self.max_computing:
                 self._compute_slot_freed(self.slot_node[slot], now)
+            self._maybe_done(job, now)
+
+    def _after_map(self, job: JobRun, done: int, now: float) -> None:
+        """A map completed that opens the job's reduces or was its last."""
+        if not job.reduces_open:
+            job.reduces_open = True
+            if job.pending_reduces:
+                self.pending[REDUCE] += job.pending_reduces
+                self._work_appeared()
+        if done == job.maps:
+            job.map_done = now
+            if self.max_computing and job.pending_reduces:
+                self._work_appeared()  # the per-node limit on copying reducers is lifted
+            if job.copying:
+                copying, job.copying = job.copying, []
+                job.copying_on.clear()
+                for reducer in copying:
+                    self._compute(reducer, self.slot_node[reducer], now)
+        self._maybe_done(job, now)
+
+    def _maybe_done(self, job: JobRun, now: float) -> None:
         if job.maps_done == job.maps and job.reduces_done == job.reduces:
             job.finish = now
             del self.active[job.name]

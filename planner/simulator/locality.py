@@ -48,9 +48,11 @@ class DelayScheduling:
         level = job.level
         since = job.wait_since
         if since is not None:
-            if level == NODE_LOCAL and now - since >= self.node_wait:
+            # Written as now >= since + wait, the very sum `skipped` returns as the wake-up time
+            # (now - since >= wait can be false at that time by a rounding error).
+            if level == NODE_LOCAL and now >= since + self.node_wait:
                 level, since = RACK_LOCAL, now
-            if level == RACK_LOCAL and now - since >= self.rack_wait:
+            if level == RACK_LOCAL and now >= since + self.rack_wait:
                 level, since = OFF_RACK, now
             job.level, job.wait_since = level, since
         return level

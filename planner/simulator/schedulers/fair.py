@@ -19,7 +19,7 @@ class Pool:
     and ``min_reduce`` are slots it is owed whenever it has that much demand,
     ``mode`` orders its own jobs ("fair": fewest running tasks per job weight
     first; "fifo": priority, then submission), ``max_running`` caps how many of
-    its jobs run at once (the rest wait in FIFO order)."""
+    its jobs run at once (a started job keeps running; the others wait in FIFO order)."""
 
     name: str
     weight: float = 1.0
@@ -113,9 +113,16 @@ class Fair(Scheduler):
         self._limit(job.pool)
 
     def _limit(self, pool: str) -> None:
+        """The pool's runnable jobs: with a running-job limit, the jobs that have started
+        (a limit never pauses a job) and then the first waiting ones in FIFO order."""
         members = self.members[pool]
         cap = self._known[pool].max_running
-        self.runnable[pool] = members if cap is None else members[:cap]
+        if cap is None:
+            self.runnable[pool] = members
+            return
+        started = [job for job in members if job.start is not None]
+        waiting = [job for job in members if job.start is None][: max(cap - len(started), 0)]
+        self.runnable[pool] = sorted(started + waiting, key=fifo_key)
 
     def pool_loads(self, kind: int) -> list[tuple[str, int, int]]:
         """(pool, running tasks, demand) of every pool with jobs, for slots of ``kind``."""
@@ -129,24 +136,43 @@ class Fair(Scheduler):
         return loads
 
     def pick(self, node: int, kind: int, now: float) -> Launch | None:
-        ranked = []
-        for name, running, demand in self.pool_loads(kind):
-            if demand == running:
-                continue
-            pool = self._known[name]
-            floor = min(pool.min_share(kind), demand)
-            key = (0, running / floor) if running < floor else (1, running / pool.weight)
-            ranked.append((*key, self.members[name][0].submit, name))
-        ranked.sort()
-        for *_, name in ranked:
-            jobs = self.runnable[name]
-            if self._known[name].mode == "fair":
-                jobs = sorted(jobs, key=lambda job: (job.running_of(kind) / job_weight(job), job.submit, job.name))
-            for job in jobs:
-                if job.pending(kind):
-                    launch = self.take(job, node, kind, now)
-                    if launch is not None:
-                        return launch
+        occupied = [name for name, members in self.members.items() if members]
+        if len(occupied) > 1:
+            ranked = []
+            for name, running, demand in self.pool_loads(kind):
+                if demand == running:
+                    continue
+                pool = self._known[name]
+                floor = min(pool.min_share(kind), demand)
+                key = (0, running / floor) if running < floor else (1, running / pool.weight)
+                ranked.append((*key, self.members[name][0].submit, name))
+            ranked.sort()
+            occupied = [name for *_, name in ranked]
+        for name in occupied:
+            launch = self._pick_in_pool(name, node, kind, now)
+            if launch is not None:
+                return launch
+        return None
+
+    def _pick_in_pool(self, name: str, node: int, kind: int, now: float) -> Launch | None:
+        candidates = [job for job in self.runnable[name] if job.pending(kind)]
+        if not candidates:
+            return None
+        if self._known[name].mode == "fair":
+            def key(job: JobRun) -> tuple[float, float, str]:
+                return (job.running_of(kind) / job_weight(job), job.submit, job.name)
+
+            # Usually the neediest job launches: find it in one pass, sort only if it declines.
+            first = min(candidates, key=key)
+            launch = self.take(first, node, kind, now)
+            if launch is not None:
+                return launch
+            candidates.remove(first)
+            candidates.sort(key=key)
+        for job in candidates:
+            launch = self.take(job, node, kind, now)
+            if launch is not None:
+                return launch
         return None
 
     def settle(self, now: float) -> float | None:

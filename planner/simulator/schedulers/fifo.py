@@ -23,6 +23,7 @@ class Fifo(Scheduler):
         super().__init__(delay)
         self.queue: list[JobRun] = []
         self._keys: list[tuple] = []
+        self._rack_of: tuple[int, ...] = ()
 
     def __repr__(self) -> str:
         return f"Fifo(delay={self.delay!r})"
@@ -30,6 +31,7 @@ class Fifo(Scheduler):
     def bind(self, sim) -> None:
         super().bind(sim)
         self.queue, self._keys = [], []
+        self._rack_of = sim.layout.rack_of
 
     def job_arrived(self, job: JobRun, now: float) -> None:
         key = fifo_key(job)
@@ -45,7 +47,7 @@ class Fifo(Scheduler):
     def pick(self, node: int, kind: int, now: float) -> Launch | None:
         if kind == MAP and self.delay is None:
             # The hot path of large FIFO runs: the first job with a pending map takes the slot.
-            rack = self.sim.layout.rack_of[node]
+            rack = self._rack_of[node]
             for job in self.queue:
                 if job.pending_maps:
                     task, locality = job.take_map(node, rack, OFF_RACK)
