@@ -69,12 +69,12 @@ def _slot(env: simpy.Environment, store: DequeStore, slot: int, records: list) -
         append((job, task, slot, start, env.now))
 
 
-def simulate_fifo(jobs: Iterable[Job], slots: int) -> SimpyRun:
+def simulate_fifo(jobs: Iterable[Job], slots: int, durations: dict[str, list[float]] | None = None) -> SimpyRun:
     """Run map-only ``jobs``, all submitted at time 0, FIFO on ``slots`` identical slots.
 
-    Every task of a job lasts the job's ``map_time``. The process of a slot
-    blocks on the empty store once the work is gone, so the run ends when the
-    event queue is empty.
+    Every task of a job lasts the job's ``map_time``, or ``durations[name][task]``
+    when given. The process of a slot blocks on the empty store once the work is
+    gone, so the run ends when the event queue is empty.
     """
     ordered = fifo_order(jobs)
     for job in ordered:
@@ -82,7 +82,10 @@ def simulate_fifo(jobs: Iterable[Job], slots: int) -> SimpyRun:
             raise ValueError(f"job {job.name!r}: the SimPy reference runs map-only jobs submitted at time 0")
     env = simpy.Environment()
     store = DequeStore(env)
-    store.items.extend((j, t, job.map_time) for j, job in enumerate(ordered) for t in range(job.map_tasks))
+    if durations is None:
+        store.items.extend((j, t, job.map_time) for j, job in enumerate(ordered) for t in range(job.map_tasks))
+    else:
+        store.items.extend((j, t, durations[job.name][t]) for j, job in enumerate(ordered) for t in range(job.map_tasks))
     records: list[tuple[int, int, int, float, float]] = []
     for slot in range(slots):
         env.process(_slot(env, store, slot, records))

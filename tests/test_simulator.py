@@ -139,6 +139,8 @@ STREAM = [Job(f"s{i:03d}", 10, 0, 20.0, submit=1.2 * i) for i in range(200)]
 
 @pytest.mark.parametrize("scheduler", [Fifo(), Fair()], ids=["fifo", "fair"])
 def test_locality_without_delay_scheduling_is_low(scheduler):
+    """The stream above without delay: a freed slot is node-local for the job it goes to with
+    probability <= 0.3, so node locality stays far below 60% (it is about 11% here)."""
     result = simulate(STREAM, DELAY_CLUSTER, scheduler, seed=1)
     assert result.locality["node"] < 0.4  # "well below 60%"
     assert math.isclose(sum(result.locality.values()), 1.0)
@@ -146,6 +148,8 @@ def test_locality_without_delay_scheduling_is_low(scheduler):
 
 @pytest.mark.parametrize("scheduler", [Fair(delay=(15, 15)), Fifo(delay=(15, 15))], ids=["fair", "fifo"])
 def test_delay_scheduling_gives_node_locality_above_90_percent(scheduler):
+    """The stream above with t1 = t2 = 15 s: jobs wait (well under a second on average) for a slot
+    on a node holding one of their blocks, so node locality exceeds 90% (Zaharia et al.: 99%)."""
     result = simulate(STREAM, DELAY_CLUSTER, scheduler, seed=1)
     assert result.locality["node"] > 0.9
     # Local maps run at full speed: the stream finishes no later than without delay.
@@ -216,7 +220,7 @@ def test_delay_wait_ending_at_an_inexact_float_time_does_not_livelock():
     13.15 + 5 = 18.15, running 18.15 + 1 * 1.2 (balanced rack factor) = 19.35.
     In floating point 18.15 - 13.15 = 4.999999999999998 < 5, so a check written as
     now - since >= wait at the wake-up time since + wait fails: the job is skipped again and asks
-    for a wake-up at the same instant, forever. The run is guarded by a 5 s alarm."""
+    for a wake-up at the same instant, forever. The run is guarded by a 3 s alarm."""
     cluster = Cluster(nodes=10, racks=1, map_slots=1, reduce_slots=1, heartbeat=0, replication=1)
     for seed in range(20):
         probe = Simulation([Job("a", 1, 0, 1.0)], cluster, Fifo(), seed=seed, slots=(1, 1))
@@ -225,10 +229,10 @@ def test_delay_wait_ending_at_an_inexact_float_time_does_not_livelock():
             break
 
     def give_up(*_):
-        raise TimeoutError("the simulation did not finish in 5 s (livelock at t=18.15)")
+        raise TimeoutError("the simulation did not finish in 3 s (livelock at t=18.15)")
 
     previous = signal.signal(signal.SIGALRM, give_up)
-    signal.alarm(5)
+    signal.alarm(3)
     try:
         result = simulate([Job("a", 1, 0, 1.0, submit=13.15)], cluster, Fifo(delay=(5, 5)), seed=seed,
                           slots=(1, 1))
@@ -238,6 +242,44 @@ def test_delay_wait_ending_at_an_inexact_float_time_does_not_livelock():
     assert result.tasks[0]["locality"] == "rack"
     assert result.tasks[0]["start"] == pytest.approx(18.15)
     assert result.job("a")["finish"] == pytest.approx(19.35)
+
+
+@pytest.mark.parametrize("heartbeat", [0.0, 1.0])
+@pytest.mark.parametrize(
+    "scheduler",
+    [Fifo(delay=(5, 5)), Capacity(queues=[Queue("a", 0.5, 0.5), Queue("b", 0.5, 1.0)], delay=(5, 5))],
+    ids=["fifo", "capacity"],
+)
+def test_delayed_maps_are_not_starved_by_their_own_reducers_in_containers(scheduler, heartbeat):
+    """Containers, slow-start 0, delay scheduling. 2 nodes in 2 racks, slots=(1, 1): node 0 holds
+    both containers (node 1 none). Job "a" (pool a): 1 map of 1 s whose only block is on node 1
+    (seed chosen so), 2 reduces of 1 s. The map can never be node-local; it may go rack-local after
+    5 s and off-rack after 5 + 5 = 10 s, running 1 * 1.5 (balanced off-rack factor) s. So the job
+    must be done by 10 + 1.5 + 2 * 1 (both reduces one after the other) + 2 heartbeats.
+    Queue a of the capacity scheduler may hold floor(0.5 * 2) = 1 container.
+    If a skipped map lets its own job's reducers take the containers instead, the reducers wait
+    for a map that can no longer get a container: the run stalls (SimulationStalled) or, with
+    heartbeats and a capped queue, runs forever. Guarded by a 3 s alarm."""
+    cluster = Cluster(nodes=2, racks=2, map_slots=1, reduce_slots=1, heartbeat=heartbeat, replication=1)
+    for seed in range(20):
+        probe = Simulation([Job("a", 1, 0, 1.0)], cluster, Fifo(), seed=seed, slots=(1, 1))
+        probe.run()
+        if probe.job_run(0).replicas[0, 0] == 1:
+            break
+
+    def give_up(*_):
+        raise TimeoutError("the simulation did not finish in 3 s")
+
+    previous = signal.signal(signal.SIGALRM, give_up)
+    signal.alarm(3)
+    try:
+        result = simulate([Job("a", 1, 2, 1.0, 1.0, pool="a")], cluster, scheduler, seed=seed, slots=(1, 1),
+                          options=SimOptions(containers=True, reduce_slowstart=0.0))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert result.makespan <= 10 + 1.5 + 2 + 2 * heartbeat
+    assert [t["locality"] for t in result.tasks if t["kind"] == "map"] == ["off"]
 
 
 # -- preemption ------------------------------------------------------------------------------------
@@ -294,6 +336,69 @@ def test_fair_share_preemption_after_half_share_timeout():
     # b's first wave ends at 120.5 (node 2) and 121.25 (node 3); a slot freed between reports waits
     # for its node's next one, 1.5 + 3 * ceil(119 / 3) = 121.5 and 122.25: b is done at 172.25.
     assert result.job("b")["finish"] == pytest.approx(172.25)
+
+
+@pytest.mark.parametrize(
+    ("scheduler", "kill_at"),
+    [
+        (Fair(preemption=Preemption(min_share_timeout=None, fair_share_timeout=60)), 160.0),
+        (Fair(pools=[Pool("b", min_reduce=1)], preemption=Preemption(min_share_timeout=30, fair_share_timeout=None)),
+         130.0),
+    ],
+    ids=["fair-share", "min-share"],
+)
+def test_starvation_is_timed_from_when_a_pool_falls_short(scheduler, kill_at):
+    """2 nodes of 1 map + 1 reduce slot, heartbeat 0. hog (pool a): 2 maps of 1 s, 10 reduces of
+    1000 s; b (pool b): 1 map of 100 s, 2 reduces of 10 s. t=0: hog's first map on node 0 (tie
+    to the earlier-named pool), b's map on node 1 (0-100); hog's second map 1-2; hog's reduces
+    open at 2 and take both reduce slots (b wants none yet) until 1002. At 100 b's reduces open
+    and find no reduce slot: b is short of its reduce share from t=100 (fair shares of 2 slots for
+    demands 10 and 2: 1 and 1; half of 1 is 0.5 > 0 running; min share 1 > 0). Before 100 it wanted
+    no reduce slot, so it was not starved (no event between 2 and 100 changes that).
+    Fair-share preemption (60 s) kills at 100 + 60 = 160, min-share preemption (30 s) at 130:
+    hog's newest reducer (both started at 2; the later slot, node 1's) dies, hog keeps 1 = its
+    share; b's reduces run kill_at + 0-10 and + 10-20. Killed work kill_at - 2."""
+    cluster = Cluster(nodes=2, map_slots=1, reduce_slots=1, heartbeat=0, replication=2)
+    jobs = [Job("hog", 2, 10, 1.0, 1000.0, pool="a"), Job("b", 1, 2, 100.0, 10.0, pool="b")]
+    result = simulate(jobs, cluster, scheduler)
+    killed = [t for t in result.tasks if t["fate"] == "killed"]
+    assert [(t["job"], t["kind"], t["node"], t["start"], t["end"]) for t in killed] == [
+        ("hog", "reduce", 1, 2.0, kill_at)]
+    assert result.job("b")["finish"] == kill_at + 20.0
+    assert result.killed_work == kill_at - 2.0
+
+
+def test_preemption_with_a_zero_node_wait_lets_time_advance():
+    """Found by the property tests. 2 nodes in 2 racks, 2 map slots each, replication 1, heartbeat
+    0, Fair(delay=(0, 5)) with fair-share preemption (2 s, recheck 0.5 s). Seed 7 puts j2's blocks
+    on nodes 1, 0, 0, 0 and j0's on 0, 1, 0. t=0: j2 (pool c, 4 maps of 5 s) runs its 3 local maps
+    on node 0 (x2) and node 1; its 4th waits (block on node 0, other rack). t=1: j0 (pool b) runs
+    its node-1 map on the free node-1 slot, 1-3. t=3: that slot frees; j0's other maps (blocks on
+    node 0) and j2's are not local to it. Pool b has been below half its fair share, so
+    preemption kills j2's newest task (node 1, slot 3). The freed slot goes straight back to j2
+    (its block there is local, which resets j2's level to node-local); j2 is then skipped on the
+    other free node-1 slot, and with node_wait 0 a skip asks for a wake-up at the current instant;
+    that wake-up preempts again. Kill and relaunch repeat forever at t=3 without the clock moving.
+    Whatever the schedule, the run must end with both jobs done (guarded by a 3 s alarm)."""
+    cluster = Cluster(nodes=2, racks=2, map_slots=2, reduce_slots=1, heartbeat=0, replication=1)
+    jobs = [Job("j0", 3, 0, 2.0, submit=1.0, pool="b"), Job("j2", 4, 0, 5.0, pool="c")]
+    scheduler = Fair(delay=(0, 5), preemption=Preemption(min_share_timeout=None, fair_share_timeout=2.0, recheck=0.5))
+    probe = Simulation(jobs, cluster, Fifo(), seed=7)
+    probe.run()
+    assert [probe.job_run(i).replicas.ravel().tolist() for i in (0, 1)] == [[0, 1, 0], [1, 0, 0, 0]]
+
+    def give_up(*_):
+        raise TimeoutError("the simulation did not finish in 3 s")
+
+    previous = signal.signal(signal.SIGALRM, give_up)
+    signal.alarm(3)
+    try:
+        result = simulate(jobs, cluster, scheduler, seed=7)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert all(record["finish"] is not None for record in result.jobs)
+    assert sum(t["fate"] == "killed" for t in result.tasks) < 10
 
 
 def test_no_preemption_without_a_policy():

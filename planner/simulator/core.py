@@ -11,7 +11,7 @@ import numpy as np
 
 from models import Cluster, Job, Workload
 from models.errors import InvalidInput, PlannerError
-from planner.simulator.engine import ARRIVAL, ARRIVE, DISPATCH, FINISH, HEARTBEAT, WAKE, WAKE_UP, EventQueue
+from planner.simulator.engine import ARRIVAL, ARRIVE, DISPATCH, ENDS, FINISH, HEARTBEAT, WAKE, WAKE_UP, EventQueue
 from planner.simulator.jobs import DONE, PENDING, JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE, build_layout
 from planner.simulator.options import SimOptions
@@ -72,6 +72,11 @@ class Simulation:
         nodes = layout.nodes
         count = layout.slots
         self.events = EventQueue()
+        # End events shared by attempts that end at the same time (see `_end_at`).
+        self.cohort_end = -1.0
+        self.cohort: list[int] | None = None
+        self.batches: dict[int, list[int]] = {}
+        self.batch_count = 0
         self.slot_node = layout.slot_node
         self.slot_kind = layout.slot_kind
         # The attempt on each slot, (job, kind, task, start, locality), or None when free.
@@ -167,6 +172,12 @@ class Simulation:
             if b >= 0:
                 if slot_gen[a] == b:
                     finish(a, now)
+            elif b == ENDS:
+                batch = self.batches.pop(a)
+                self.dispatch_due = True  # decide once the whole batch has ended
+                for position in range(0, len(batch), 2):
+                    if slot_gen[batch[position]] == batch[position + 1]:
+                        finish(batch[position], now)
             elif b == HEARTBEAT:
                 self._heartbeat(a, now)
             elif b == ARRIVAL:
@@ -305,12 +316,7 @@ class Simulation:
         if task_kind == MAP:
             job.pending_maps -= 1
             self.pending[MAP] -= 1
-            events = self.events
-            events.sequence += 1  # FINISH is priority 0: the order is the sequence number
-            heapq.heappush(
-                events.heap, (now + job.map_times[task] * job.slowdown[locality], events.sequence, slot,
-                              self.slot_gen[slot])
-            )
+            self._end_at(now + job.map_times[task] * job.slowdown[locality], slot)
         else:
             job.pending_reduces -= 1
             self.pending[REDUCE] -= 1
@@ -330,7 +336,30 @@ class Simulation:
                 return
             self.computing[node] += 1
         job, _, task, _, _ = self.slot_run[slot]
-        self.events.push(now + job.reduce_times[task], FINISH, slot, self.slot_gen[slot])
+        self._end_at(now + job.reduce_times[task], slot)
+
+    def _end_at(self, end: float, slot: int) -> None:
+        """Schedule the end of the attempt on ``slot``.
+
+        Attempts launched one after another that end at the same time (a job's
+        tasks launched in one instant, with deterministic task times) share one
+        heap entry: the first has its own, the others join an ``ENDS`` batch.
+        """
+        if end == self.cohort_end:
+            batch = self.cohort
+            if batch is None:
+                batch = self.cohort = []
+                self.batch_count += 1
+                self.batches[self.batch_count] = batch
+                self.events.push(end, FINISH, self.batch_count, ENDS)
+            batch.append(slot)
+            batch.append(self.slot_gen[slot])
+            return
+        self.cohort_end = end
+        self.cohort = None
+        events = self.events
+        events.sequence += 1  # FINISH is priority 0: the order is the sequence number
+        heapq.heappush(events.heap, (end, events.sequence, slot, self.slot_gen[slot]))
 
     def _finish(self, slot: int, now: float) -> None:
         """The attempt on ``slot`` completed (the release is inlined: this runs once per task)."""

@@ -23,6 +23,7 @@ DISPATCH = 3  # a heartbeat offers a node's free slots
 ARRIVAL = -1
 HEARTBEAT = -2
 WAKE_UP = -3
+ENDS = -4  # a batch of attempt ends at one time; ``a`` numbers the batch
 
 _SHIFT = 1 << 44
 

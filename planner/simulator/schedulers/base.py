@@ -8,7 +8,6 @@ task from a chosen job for a slot.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from models.errors import InvalidInput
@@ -98,14 +97,14 @@ class Scheduler:
                 return job, MAP, task, locality
             if delay is not None:
                 sim.request_wake(delay.skipped(job, now))
+            if kind == ANY:
+                # A container goes to a job's reducers only once its maps have all launched:
+                # reducers holding every container would wait forever for a map that waits for one.
+                return None
         if kind != MAP and job.pending_reduces and job.reduces_open and sim.may_copy(job, node):
             task = job.reduce_queue.pop()
             return job, REDUCE, task, -1
         return None
-
-
-def ordered(jobs: list[JobRun], key: Callable[[JobRun], Any]) -> list[JobRun]:
-    return sorted(jobs, key=key)
 
 
 def fifo_key(job: JobRun) -> tuple[int, float, str]:
