@@ -23,8 +23,9 @@ class Preemption:
       ``min_share_timeout`` seconds gets the missing slots;
     - fair-share preemption: a pool below half of min(fair share, demand) for
       ``fair_share_timeout`` seconds gets up to its full fair share;
-    - while a pool stays starved past its timeout it is checked again every
-      ``recheck`` seconds.
+    - a pool's clocks start when it falls short (a pool without jobs is never
+      starved); while it stays starved past its timeout it is checked again
+      every ``recheck`` seconds, and kills happen at most once per ``recheck``.
     Victims are the most recently launched tasks of pools running more than
     their fair share; no pool is taken below its fair share.
     """
@@ -51,14 +52,21 @@ class Preemptor:
         # (pool, kind) -> last time the pool was at its min share / half its fair share.
         self.at_min: dict[tuple[str, int], float] = {}
         self.at_half: dict[tuple[str, int], float] = {}
+        # Pools found short at the last settle. State only changes at event instants, so a
+        # pool satisfied at the last settle stayed satisfied until the instant it is found short.
+        self.short_of_min: set[tuple[str, int]] = set()
+        self.short_of_half: set[tuple[str, int]] = set()
+        self.quiet_until = -math.inf  # no new kills before this (one round per `recheck`)
 
     def pool_seen(self, pool: str, now: float, *, was_empty: bool) -> None:
         """A job joined ``pool``. A pool without jobs is never starved (as in Hadoop), so a
         pool that was empty starts its clocks now."""
         for kind in self.sim.kinds_present:
-            if was_empty or (pool, kind) not in self.at_min:
-                self.at_min[(pool, kind)] = now
-                self.at_half[(pool, kind)] = now
+            key = (pool, kind)
+            if was_empty or key not in self.at_min:
+                self.at_min[key] = self.at_half[key] = now
+                self.short_of_min.discard(key)
+                self.short_of_half.discard(key)
 
     def _status(self, kind: int) -> list[tuple[str, int, int, float, float]]:
         """(pool, running, demand, min target, fair share) for each pool with jobs."""
@@ -84,41 +92,57 @@ class Preemptor:
                 key = (name, kind)
                 if running >= floor:
                     self.at_min[key] = now
-                elif policy.min_share_timeout is not None:
-                    soonest = min(soonest, self._due(self.at_min[key] + policy.min_share_timeout, now))
+                    self.short_of_min.discard(key)
+                else:
+                    if key not in self.short_of_min:
+                        self.at_min[key] = now
+                        self.short_of_min.add(key)
+                    if policy.min_share_timeout is not None:
+                        soonest = min(soonest, self._due(self.at_min[key] + policy.min_share_timeout, now))
                 if running >= min(share / 2, demand):
                     self.at_half[key] = now
-                elif policy.fair_share_timeout is not None:
-                    soonest = min(soonest, self._due(self.at_half[key] + policy.fair_share_timeout, now))
+                    self.short_of_half.discard(key)
+                else:
+                    if key not in self.short_of_half:
+                        self.at_half[key] = now
+                        self.short_of_half.add(key)
+                    if policy.fair_share_timeout is not None:
+                        soonest = min(soonest, self._due(self.at_half[key] + policy.fair_share_timeout, now))
         return None if soonest == math.inf else soonest
 
     def _due(self, deadline: float, now: float) -> float:
-        return deadline if deadline > now else now + self.policy.recheck
+        if deadline <= now:
+            deadline = now + self.policy.recheck
+        return max(deadline, self.quiet_until)
 
     def preempt(self, now: float) -> None:
         policy = self.policy
         sim = self.sim
+        if now < self.quiet_until:
+            return
         for kind in sim.kinds_present:
             status = self._status(kind)
             wanted = 0
             for name, running, demand, floor, share in status:
                 key = (name, kind)
                 missing = 0
-                if policy.min_share_timeout is not None and now - self.at_min[key] >= policy.min_share_timeout:
+                # Compared as now >= clock + timeout: the very sum `settle` asked to be woken at.
+                if policy.min_share_timeout is not None and now >= self.at_min[key] + policy.min_share_timeout:
                     missing = max(0, floor - running)
                 if (
                     policy.fair_share_timeout is not None
                     and running < min(share / 2, demand)
-                    and now - self.at_half[key] >= policy.fair_share_timeout
+                    and now >= self.at_half[key] + policy.fair_share_timeout
                 ):
                     missing = max(missing, math.floor(min(share, demand) + 1e-9) - running)
                 wanted += missing
             # Free slots go to starved pools first (they rank first), so they count.
             wanted -= sim.free_count[kind]
-            if wanted > 0:
-                self._kill(kind, wanted, status, now)
+            if wanted > 0 and self._kill(kind, wanted, status, now):
+                self.quiet_until = now + policy.recheck
 
-    def _kill(self, kind: int, wanted: int, status: list, now: float) -> None:
+    def _kill(self, kind: int, wanted: int, status: list, now: float) -> int:
+        """Kill up to ``wanted`` attempts of ``kind``; returns how many were killed."""
         sim = self.sim
         running = {name: count for name, count, _, _, _ in status}
         shares = {name: share for name, _, _, _, share in status}
@@ -130,6 +154,7 @@ class Preemptor:
         ]
         # The most recently launched first (they lose the least work).
         victims.sort(key=lambda slot: (sim.slot_run[slot][3], slot), reverse=True)
+        killed = 0
         for slot in victims:
             if wanted <= 0:
                 break
@@ -138,3 +163,5 @@ class Preemptor:
                 sim.kill(slot, now)
                 running[pool] -= 1
                 wanted -= 1
+                killed += 1
+        return killed
