@@ -10,22 +10,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from models import Cluster, Job, Workload
-from models.errors import InvalidInput, PlannerError
-from planner.simulator.engine import ARRIVAL, ARRIVE, DISPATCH, ENDS, FINISH, HEARTBEAT, WAKE, WAKE_UP, EventQueue
+from models.errors import InvalidInput
+from planner.simulator.engine import ARRIVAL, ARRIVE, ENDS, FINISH, HEARTBEAT, WAKE, WAKE_UP, EventQueue
+from planner.simulator.eviction import evict, suspended
 from planner.simulator.jobs import DONE, PENDING, JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE, build_layout
+from planner.simulator.offers import Offers, SimulationStalled
 from planner.simulator.options import SimOptions
-from planner.simulator.records import DONE_FATE, KILLED_FATE
+from planner.simulator.records import DONE_FATE
 
 if TYPE_CHECKING:
     from planner.simulator.schedulers.base import Scheduler
 
 
-class SimulationStalled(PlannerError):
-    """Work is pending that no scheduler decision can ever launch."""
-
-
-class Simulation:
+class Simulation(Offers):
     """All state of one run, driven by one `EventQueue`.
 
     Slots are numbered. ``slot_run[s]`` is the attempt on slot ``s`` as
@@ -82,6 +80,11 @@ class Simulation:
         # The attempt on each slot, (job, kind, task, start, locality), or None when free.
         self.slot_run: list[tuple | None] = [None] * count
         self.slot_gen = [0] * count
+        self.slot_end = [0.0] * count  # when the attempt on the slot is due to end (if it has an end event)
+        self.suspending: dict[int, float] = {}  # slot -> work its suspended attempt has left
+        self.counts = {"suspensions": 0, "kills": 0}
+        self.overhead_seconds = 0.0  # slot-seconds spent checkpointing suspended attempts
+        self.hears_ends = scheduler.hears_ends
         self.slot_busy = [0.0] * count
         # Free slots by node and kind (kept with a heartbeat only: heartbeat 0 uses fresh/idle).
         self.node_free: list[list[list[int]]] = [[[], [], []] for _ in range(nodes)]
@@ -215,83 +218,6 @@ class Simulation:
         self.scheduler.job_arrived(job, now)
         self._work_appeared()
 
-    def _work_appeared(self) -> None:
-        if self.heartbeat == 0:
-            self.reoffer = True
-            self.dispatch_due = True
-        elif self.sleeping:
-            for node in self.sleeping:
-                self._schedule_heartbeat(node, self.events.now)
-            self.sleeping.clear()
-
-    def _schedule_heartbeat(self, node: int, now: float) -> None:
-        period = self.heartbeat
-        offset = period * node / self.layout.nodes
-        ticks = max(math.ceil((now - offset) / period - 1e-9), 0)
-        self.awake[node] = 1
-        # max(): the tick can land a rounding error before now.
-        self.events.push(max(offset + ticks * period, now), DISPATCH, node, HEARTBEAT)
-
-    def _heartbeat(self, node: int, now: float) -> None:
-        self.awake[node] = 0
-        free = self.node_free[node]
-        multiple = self.options.assign_multiple
-        pending = self.pending
-        for kind in self.kinds_present:
-            slots = free[kind]
-            while slots and (pending[kind] if kind != ANY else pending[0] or pending[1]):
-                if not self._offer(slots[-1], node, kind, now) or not multiple:
-                    break
-        if free[0] or free[1] or free[2]:
-            if pending[0] or pending[1]:
-                self.awake[node] = 1
-                self.events.push(now + self.heartbeat, DISPATCH, node, HEARTBEAT)
-                if self.running_total == 0 and len(self.jobs) == len(self.workload):
-                    self._check_stall(now)
-            else:
-                self.sleeping[node] = None
-
-    def _dispatch(self, now: float) -> None:
-        """Heartbeat 0: offer the slots freed in this instant (all idle ones if work appeared)."""
-        self.dispatch_due = False
-        fresh = self.fresh
-        if len(fresh) == 1 and not self.reoffer:
-            # The common case of a busy cluster: one slot freed, offer it alone.
-            slot = fresh.pop()
-            kind = self.layout.slot_kind[slot]
-            if not (self.pending[kind] if kind != ANY else self.pending[0] or self.pending[1]) or not self._offer(
-                slot, self.slot_node[slot], kind, now
-            ):
-                self.idle[slot] = None
-            return
-        if self.reoffer:
-            self.reoffer = False
-            candidates = sorted({*self.fresh, *self.idle})
-            self.idle.clear()
-        else:
-            candidates = self.fresh
-            if len(candidates) > 1:
-                candidates.sort()
-        self.fresh = []
-        slot_kind = self.layout.slot_kind
-        slot_node = self.layout.slot_node
-        pending = self.pending
-        idle = self.idle
-        offer = self._offer
-        for slot in candidates:
-            kind = slot_kind[slot]
-            if not (pending[kind] if kind != ANY else pending[0] or pending[1]) or not offer(
-                slot, slot_node[slot], kind, now
-            ):
-                idle[slot] = None
-
-    def _check_stall(self, now: float) -> None:
-        delay = self.scheduler.delay
-        patience = 100 * max(self.heartbeat, 1.0) + (0.0 if delay is None else delay.node_wait + delay.rack_wait)
-        if now - self.last_launch > patience:
-            names = ", ".join(name for name, job in self.active.items() if job.pending(ANY))
-            raise SimulationStalled(f"at t={now:g} s no free slot is ever given to the pending work of {names}")
-
     def _offer(self, slot: int, node: int, kind: int, now: float) -> bool:
         """Offer a free slot to the scheduler; launch what it picks."""
         choice = self.scheduler.pick(node, kind, now)
@@ -316,6 +242,11 @@ class Simulation:
         if task_kind == MAP:
             job.pending_maps -= 1
             self.pending[MAP] -= 1
+            if job.left:
+                left = job.left.pop((MAP, task), None)
+                if left is not None:  # a suspended map resumes
+                    self._end_at(now + left, slot)
+                    return True
             self._end_at(now + job.map_times[task] * job.slowdown[locality], slot)
         else:
             job.pending_reduces -= 1
@@ -336,7 +267,8 @@ class Simulation:
                 return
             self.computing[node] += 1
         job, _, task, _, _ = self.slot_run[slot]
-        self._end_at(now + job.reduce_times[task], slot)
+        left = job.left.pop((REDUCE, task), None) if job.left else None
+        self._end_at(now + (job.reduce_times[task] if left is None else left), slot)
 
     def _end_at(self, end: float, slot: int) -> None:
         """Schedule the end of the attempt on ``slot``.
@@ -345,6 +277,7 @@ class Simulation:
         tasks launched in one instant, with deterministic task times) share one
         heap entry: the first has its own, the others join an ``ENDS`` batch.
         """
+        self.slot_end[slot] = end
         if end == self.cohort_end:
             batch = self.cohort
             if batch is None:
@@ -363,6 +296,12 @@ class Simulation:
 
     def _finish(self, slot: int, now: float) -> None:
         """The attempt on ``slot`` completed (the release is inlined: this runs once per task)."""
+        if self.suspending and slot in self.suspending:
+            suspended(self, slot, now)
+            return
+        if self.hears_ends:
+            job, kind, task, start, _ = self.slot_run[slot]
+            self.scheduler.attempt_ended(job, kind, task, start, now)
         if self.heartbeat:
             job, kind, task, _, _ = self._release(slot, now, DONE_FATE)
         else:
@@ -468,24 +407,13 @@ class Simulation:
 
     def kill(self, slot: int, now: float) -> None:
         """Kill the attempt on ``slot``: its work is lost and its task is pending again."""
-        node = self.slot_node[slot]
-        job, kind, task, _, _ = self._release(slot, now, KILLED_FATE)
-        if kind == MAP:
-            job.return_map(task)
-            self.pending[MAP] += 1
-        else:
-            if slot in job.copying:
-                job.copying.remove(slot)
-                job.copying_on[node] -= 1
-            elif slot in self.compute_queue[node]:
-                self.compute_queue[node].remove(slot)
-            elif self.max_computing:
-                self._compute_slot_freed(node, now)  # it was computing
-            job.reduce_queue.append(task)
-            job.pending_reduces += 1
-            if job.reduces_open:
-                self.pending[REDUCE] += 1
-        self._work_appeared()
+        evict(self, slot, now, None)
+
+    def suspend(self, slot: int, now: float, suspend_overhead: float = 0.0, resume_overhead: float = 0.0) -> None:
+        """Suspend the attempt on ``slot``: it checkpoints for ``suspend_overhead`` seconds
+        (holding its slot), then its task is pending again with the work left plus
+        ``resume_overhead``."""
+        evict(self, slot, now, (suspend_overhead, resume_overhead))
 
 
 __all__ = ["PENDING", "Simulation", "SimulationStalled"]

@@ -40,6 +40,7 @@ class JobRun:
         "index",
         "intensity",
         "job",
+        "left",
         "level",
         "map_done",
         "map_state",
@@ -62,6 +63,7 @@ class JobRun:
         "reduces_done",
         "reduces_open",
         "replicas",
+        "resume_on",
         "retry",
         "running",
         "slowdown",
@@ -93,7 +95,9 @@ class JobRun:
         self.map_state = bytearray(self.maps)
         self.on_node, self.on_rack = locality_indexes(self.replicas, layout)
         self.next_any = 0  # every task below this one has been launched at least once
-        self.retry: list[int] = []  # killed maps, pending again
+        self.retry: list[int] = []  # killed or suspended maps, pending again
+        self.left: dict[tuple[int, int], float] = {}  # (kind, task) -> seconds a suspended task has left
+        self.resume_on: dict[tuple[int, int], int] = {}  # (kind, task) -> the node it was suspended on
         self.pending_maps = self.maps
         self.reduce_queue = list(range(self.reduces - 1, -1, -1))
         self.pending_reduces = self.reduces

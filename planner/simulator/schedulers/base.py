@@ -75,6 +75,11 @@ class Scheduler:
         """A time asked for by `settle` (or by delay scheduling) has come."""
 
     settles: ClassVar[bool] = False
+    #: True: `attempt_ended` is called for every completed attempt (costs a call per task).
+    hears_ends: ClassVar[bool] = False
+
+    def attempt_ended(self, job: JobRun, kind: int, task: int, start: float, end: float) -> None:
+        """A task attempt completed (only when `hears_ends`)."""
 
     def describe(self) -> dict[str, Any]:
         """The settings, as plain data (for result files)."""
