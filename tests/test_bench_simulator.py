@@ -82,3 +82,52 @@ def test_simulator_figure_is_a_png(tmp_path):
                 detail="locality node 98.9%, rack 1.1%, off 0.0%; mean response 62 s")]
     figure(rows, tmp_path)
     assert (tmp_path / "simulator.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# -- the schedulers benchmark (issue 6): workloads as documented, and its figure -------------------------
+def test_schedulers_workloads_are_as_documented():
+    from benchmarks.bench_schedulers import (
+        FRESH_CLUSTER,
+        NATJAM_CLUSTER,
+        VM_CLUSTER,
+        fresh_mix,
+        natjam_stream,
+        random_phase_plan,
+        work_bound,
+    )
+    from benchmarks.packing_workloads import random_batch
+    from planner.simulator import check_vm_groups
+
+    mix = fresh_mix(20)
+    assert [j.name for j in mix[:3]] == ["wc00", "ts01", "wc02"] and all(j.submit == 0 for j in mix)
+    assert work_bound(mix, FRESH_CLUSTER.total_slots) == 10 * (2600 + 3200) / 40  # 1,450 s
+    stream = natjam_stream(2000.0)
+    research = [j for j in stream if j.priority == 0]
+    production = [j for j in stream if j.priority == 1]
+    assert (len(research), len(production)) == (20, 33)
+    assert [j.submit for j in production[:2]] == [25.0, 85.0] and research[-1].submit == 1900.0
+    assert [j.deadline - j.submit for j in research[:3]] == [360.0, 360.0, 570.0]
+    assert production[0].deadline - production[0].submit == 160.0
+    load = (2 * 1800 + 5520) / 3 / 100 + 600 / 60  # busy containers offered, 84% of 48
+    assert NATJAM_CLUSTER.total_slots == 48 and load == pytest.approx(40.4)
+    jobs = random_batch(200, seed=3)
+    groups = random_phase_plan(jobs, VM_CLUSTER, seed=3)
+    assert len(check_vm_groups(jobs, VM_CLUSTER, groups)) == len(groups)
+    assert {role for phase in groups for _, _, role in phase} == {"primary", "host", "extra"}
+
+
+def test_schedulers_figure_is_a_png(tmp_path):
+    from benchmarks.bench_schedulers import figure
+
+    fresh = "FRESH mix: 20 jobs (1,700 tasks) at t = 0, 40 slots"
+    natjam = "Natjam stream: 20 research + 33 production jobs (1,530 tasks) over 2,000 s"
+    rows = [Row("schedulers", fresh, "FRESH dynamic", 1494.0, 1450.0, 0.03, 0.02, "ok", 3,
+                detail="1,700 attempts simulated, 68,065 attempts/s"),
+            Row("schedulers", fresh, "Fair 2:2", 2154.0, 1450.0, 0.49, 0.02, "ok", 3,
+                detail="1,700 attempts simulated, 77,297 attempts/s"),
+            Row("schedulers", natjam, "Natjam suspend", 2115.0, None, None, 0.04, "ok", 3,
+                detail="1,787 attempts simulated, 49,361 attempts/s; suspensions 257"),
+            Row("schedulers", "VM phases: 10 jobs", "simulate_vms, barriers", 99.0, None, None, 0.01, "ok", 3,
+                detail="5,000 jobs/s")]
+    figure(rows, tmp_path)
+    assert (tmp_path / "schedulers.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -21,7 +21,8 @@ CLUSTER = EXAMPLES / "cluster.yaml"
 SWIM = ROOT / "planner" / "data" / "FB-2009_samples_24_times_1hr_0_first50jobs.tsv"
 TITLE = "simulation of nightly.yaml ({})"
 SUMMARY_FIELDS = ["scheduler", "jobs", "attempts", "makespan", "mean_response", "node_local", "rack_local",
-                  "off_rack", "utilization", "fairness", "killed_work"]
+                  "off_rack", "utilization", "fairness", "killed_work", "suspensions", "kills", "wasted_work",
+                  "deadline_misses"]
 
 # nightly.yaml's jobs are in pools "production" and "research".
 QUEUES = """\
@@ -195,7 +196,8 @@ def test_help_shows_examples():
         (["--delay", "15,-1"], "error: --delay: must be >= 0, got -1.0"),
         (["--slots", "30"], "error: --slots: must be two integers separated by a comma, e.g. 30,10; got '30'"),
         (["--slots", "30,0"], "error: --slots: jobs have reduce tasks but the cluster has no reduce slots"),
-        (["--scheduler", "lifo"], "error: --scheduler: unknown scheduler 'lifo'; known: capacity, fair, fifo"),
+        (["--scheduler", "lifo"],
+         "error: --scheduler: unknown scheduler 'lifo'; known: capacity, fair, fifo, fresh, natjam"),
         (["--scheduler", "capacity"],
          f"error: {NIGHTLY}: jobs[0].pool: no queue named 'production'; queues: default"),
         (["--slowstart", "2"], "error: --slowstart: must be <= 1, got 2.0"),

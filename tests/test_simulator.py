@@ -75,9 +75,9 @@ def test_fifo_batch_of_two_jobs_takes_300_s():
     result = simulate(TWO_JOBS, TEN_AND_TEN, "fifo")
     assert result.makespan == 300.0
     assert result.job("a") == {"name": "a", "submit": 0.0, "start": 0.0, "map_done": 100.0, "finish": 200.0,
-                               "response": 200.0}
+                               "response": 200.0, "deadline": None, "margin": None}
     assert result.job("b") == {"name": "b", "submit": 0.0, "start": 100.0, "map_done": 200.0, "finish": 300.0,
-                               "response": 300.0}
+                               "response": 300.0, "deadline": None, "margin": None}
     assert result.locality == {"node": 1.0, "rack": 0.0, "off": 0.0}
 
 
@@ -850,7 +850,8 @@ def test_result_fields():
     result = simulate(TWO_JOBS, TEN_AND_TEN, "fifo")
     assert result.makespan == 300.0 and result.slots == 20
     assert [record["name"] for record in result.jobs] == ["a", "b"]
-    assert set(result.jobs[0]) == {"name", "submit", "start", "map_done", "finish", "response"}
+    assert set(result.jobs[0]) == {"name", "submit", "start", "map_done", "finish", "response", "deadline", "margin"}
+    assert result.jobs[0]["deadline"] is None and result.jobs[0]["margin"] is None
     assert len(result.tasks) == 40
     assert set(result.tasks[0]) == {"job", "task", "kind", "node", "slot", "start", "end", "locality", "fate"}
     assert [t["start"] for t in result.tasks] == sorted(t["start"] for t in result.tasks)
@@ -866,6 +867,11 @@ def test_result_fields():
     assert summary["scheduler"] == "fifo" and summary["jobs"] == 2 and summary["attempts"] == 40
     assert summary["makespan"] == 300.0 and summary["mean_response"] == 250.0
     assert summary["node_local"] + summary["rack_local"] + summary["off_rack"] == pytest.approx(1.0)
+    assert list(summary) == ["scheduler", "jobs", "attempts", "makespan", "mean_response", "node_local",
+                             "rack_local", "off_rack", "utilization", "fairness", "killed_work", "suspensions",
+                             "kills", "wasted_work", "deadline_misses"]
+    assert (summary["suspensions"], summary["kills"], summary["wasted_work"], summary["deadline_misses"]) == (0, 0,
+                                                                                                              0.0, 0)
     data = json.loads(result.to_json())
     assert data["summary"] == json.loads(json.dumps(summary))
     assert data["jobs"] == result.jobs and len(data["tasks"]) == 40

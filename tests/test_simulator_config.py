@@ -138,7 +138,7 @@ def test_instances_pass_through():
          "queues: capacities add up to more than 1"),
         ("capacity", {"pools": []}, "pools: unknown key for the capacity scheduler; expected one of delay, queues"),
         ("fifo", {"preemption": True}, "preemption: unknown key for the fifo scheduler; expected one of delay"),
-        ("lifo", {}, "scheduler: unknown scheduler 'lifo'; known: capacity, fair, fifo"),
+        ("lifo", {}, "scheduler: unknown scheduler 'lifo'; known: capacity, fair, fifo, fresh, natjam"),
     ],
 )
 def test_bad_settings_name_the_field(name, data, message):
@@ -159,7 +159,7 @@ def test_unknown_scheduler_lists_the_registered_ones(monkeypatch):
             return None
 
     monkeypatch.setitem(SCHEDULERS, "lottery", Lottery)
-    with pytest.raises(InvalidInput, match=r"known: capacity, fair, fifo, lottery$"):
+    with pytest.raises(InvalidInput, match=r"known: capacity, fair, fifo, fresh, lottery, natjam$"):
         scheduler_from_dict("roulette", {})
     # a scheduler registered elsewhere takes its constructor's parameters as settings
     lottery = scheduler_from_dict("lottery", {"tickets": 5, "delay": [1, 2]})

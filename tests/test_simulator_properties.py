@@ -6,10 +6,17 @@ preemption, task-time noise, slot overrides), must satisfy:
 
 - no slot runs two attempts at once;
 - every task (job, kind, task index) completes exactly once (fate "done"); every
-  other attempt of it was killed;
+  other attempt of it was killed or suspended (Natjam);
 - a job's reduces end no earlier than its last map;
-- ``busy_slot_seconds`` is the sum of (end - start) over all attempts, done and
-  killed, and ``killed_work`` the sum over the killed ones;
+- ``busy_slot_seconds`` is the sum of (end - start) over all attempts: done,
+  killed and suspended (a suspended attempt holds its slot until its checkpoint
+  is written); ``killed_work`` the sum over the killed ones;
+- only eviction counts what it does: ``kills`` is the number of killed
+  attempts, ``suspensions`` the number of suspended ones.
+
+Schedulers that type slots themselves (``wants_containers``: dynamic FRESH,
+Natjam) run on containers, so copy-compute splitting is never drawn for them;
+FRESH-static runs on typed slots.
 - the job records agree with the attempts (start, map_done, finish).
 """
 
@@ -24,12 +31,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from models import INTENSITIES, Cluster, Job
+from models import INTENSITIES, Cluster, InvalidInput, Job
 from planner.simulator import (
     SCHEDULERS,
     Capacity,
     Fair,
     Fifo,
+    Fresh,
+    Natjam,
     Pool,
     Preemption,
     Queue,
@@ -62,7 +71,7 @@ def check_invariants(result: SimResult, jobs: list[Job]) -> None:
     by_name = {job.name: job for job in jobs}
     assert [record["name"] for record in result.jobs] == [job.name for job in jobs]
     for record in tasks:
-        assert record["fate"] in ("done", "killed"), record
+        assert record["fate"] in ("done", "killed", "suspended"), record
         assert record["start"] <= record["end"], record
         assert record["start"] >= by_name[record["job"]].submit, record
     # No slot runs two attempts at once.
@@ -81,7 +90,9 @@ def check_invariants(result: SimResult, jobs: list[Job]) -> None:
     assert set(done) == expected
     assert all(count == 1 for count in done.values()), [key for key, count in done.items() if count > 1]
     killed = [r for r in tasks if r["fate"] == "killed"]
-    assert {(r["job"], r["kind"], r["task"]) for r in killed} <= expected
+    suspended = [r for r in tasks if r["fate"] == "suspended"]
+    assert {(r["job"], r["kind"], r["task"]) for r in killed + suspended} <= expected
+    assert result.kills == len(killed) and result.suspensions == len(suspended)
     # Reduces end no earlier than their job's last map; job records agree with the attempts.
     for job in jobs:
         mine = [r for r in tasks if r["job"] == job.name]
@@ -95,7 +106,7 @@ def check_invariants(result: SimResult, jobs: list[Job]) -> None:
         for r in mine:
             if r["kind"] == "reduce" and r["fate"] == "done":
                 assert r["end"] >= maps_end - 1e-9, (r, maps_end)
-    # Busy slot-time is the sum of attempt durations (done plus killed); killed work the killed part.
+    # Busy slot-time is the sum of attempt durations (done, killed and suspended); killed work the killed part.
     assert result.busy_slot_seconds == pytest.approx(sum(r["end"] - r["start"] for r in tasks), rel=1e-9, abs=1e-6)
     assert result.killed_work == pytest.approx(sum(r["end"] - r["start"] for r in killed), rel=1e-9, abs=1e-6)
     first = min(job.submit for job in jobs)
@@ -110,10 +121,17 @@ times = st.one_of(st.sampled_from([1.0, 2.0, 3.0, 5.0, 10.0]), st.floats(min_val
 
 
 @st.composite
-def workloads(draw, pools=("a", "b", "c")):
+def workloads(draw, pools=("a", "b", "c"), deadlines=False):
+    """1-4 small jobs; with ``deadlines``, most get a deadline 1-60 s after submission
+    (tight ones are missed, which the invariants do not mind)."""
     jobs = []
     for index in range(draw(st.integers(min_value=1, max_value=4))):
         reduces = draw(st.integers(min_value=0, max_value=4))
+        submit = draw(st.sampled_from([0.0, 0.0, 1.0, 5.0, 12.5]))
+        deadline = None
+        if deadlines:
+            after = draw(st.one_of(st.none(), st.sampled_from([1.0, 10.0, 30.0, 60.0])))
+            deadline = None if after is None else submit + after
         jobs.append(
             Job(
                 f"j{index}",
@@ -121,10 +139,11 @@ def workloads(draw, pools=("a", "b", "c")):
                 reduce_tasks=reduces,
                 map_time=draw(times),
                 reduce_time=draw(times) if reduces else 0.0,
-                submit=draw(st.sampled_from([0.0, 0.0, 1.0, 5.0, 12.5])),
+                submit=submit,
                 pool=draw(st.sampled_from(pools)),
                 weight=draw(st.sampled_from([1.0, 2.0])),
                 priority=draw(st.integers(min_value=0, max_value=2)),
+                deadline=deadline,
                 intensity=draw(st.sampled_from(INTENSITIES)),
             )
         )
@@ -145,8 +164,9 @@ def clusters(draw):
 
 
 @st.composite
-def sim_options(draw):
-    containers = draw(st.booleans())
+def sim_options(draw, containers=None):
+    """Options; ``containers`` True or False fixes that option (True: no copy-compute splitting)."""
+    containers = draw(st.booleans()) if containers is None else containers
     copy_compute = None
     if not containers and draw(st.booleans()):
         reducers = draw(st.integers(min_value=1, max_value=3))
@@ -186,7 +206,30 @@ def schedulers(draw, name: str, nodes: int):
         # A hard cap of half the cluster needs at least two slots of each kind to leave one.
         hard = nodes >= 2 and draw(st.booleans())
         return Capacity(queues=[Queue("a", 0.5, 0.5 if hard else 1.0), Queue("b", 0.5, 1.0)], delay=delay)
+    if name == "fresh":
+        return Fresh(k=draw(st.integers(1, 4)), tau1=draw(st.sampled_from([0.0, 0.8, 1.0])),
+                     tau2=draw(st.sampled_from([0.0, 0.6])), dynamic=draw(st.booleans()), delay=delay)
+    if name == "natjam":
+        return Natjam(
+            job_eviction=draw(st.sampled_from(["MR", "LR", "PR"])),
+            task_eviction=draw(st.sampled_from(["SRT", "LRT", "random"])),
+            mode=draw(st.sampled_from(["suspend", "kill"])),
+            suspend_overhead=draw(st.sampled_from([0.0, 0.5, 1.35])),
+            resume_overhead=draw(st.sampled_from([0.0, 1.0, 3.88])),
+            deadline_policy=draw(st.sampled_from([None, None, "MDF", "MLF"])),
+            min_run=draw(st.sampled_from([None, 0.0, 2.0])),
+            delay=delay,
+        )
     return SCHEDULERS[name]()
+
+
+def containers_for(scheduler) -> bool | None:
+    """Whether a run of ``scheduler`` must be on containers (True), on typed slots (False), or either (None)."""
+    if scheduler.wants_containers:
+        return True  # simulate() switches containers on and refuses copy-compute splitting
+    if isinstance(scheduler, Fresh):
+        return False  # FRESH-static
+    return None
 
 
 @pytest.mark.parametrize("name", sorted(SCHEDULERS))
@@ -196,9 +239,9 @@ def test_invariants_hold_for_every_scheduler(name, data):
     """Random small runs: all invariants of the module docstring, whatever the options."""
     cluster = data.draw(clusters(), "cluster")
     pools = ("a", "b") if name == "capacity" else ("a", "b", "c")
-    jobs = data.draw(workloads(pools), "jobs")
-    options = data.draw(sim_options(), "options")
+    jobs = data.draw(workloads(pools, deadlines=name == "natjam"), "jobs")
     scheduler = data.draw(schedulers(name, cluster.nodes), "scheduler")
+    options = data.draw(sim_options(containers_for(scheduler)), "options")
     slots = data.draw(st.one_of(st.none(), st.tuples(st.integers(2, 6), st.integers(2, 4))), "slots")
     seed = data.draw(st.integers(0, 3), "seed")
     result = run(jobs, cluster, scheduler, seed=seed, slots=slots, options=options)
@@ -269,3 +312,41 @@ def test_every_registered_scheduler_meets_the_contract(name):
         assert result.scheduler["name"] == name
         assert all(record["finish"] is not None for record in result.jobs)
         check_invariants(result, jobs)
+
+
+@pytest.mark.parametrize("name", sorted(name for name, cls in SCHEDULERS.items() if cls().wants_containers))
+def test_copy_compute_is_refused_for_schedulers_on_containers(name):
+    """A scheduler that types slots itself runs on containers; copy-compute splitting needs typed
+    reduce slots, so asking for both is an error naming options.copy_compute (not a silent drop)."""
+    jobs = [Job("a", 2, 1, 1.0, 1.0)]
+    cluster = Cluster(nodes=2, map_slots=1, reduce_slots=1, heartbeat=0)
+    with pytest.raises(InvalidInput) as caught:
+        simulate(jobs, cluster, name, options=SimOptions(copy_compute=(2, 1)))
+    assert caught.value.field == "options.copy_compute"
+    assert name in str(caught.value)
+    # on containers without the split the same run is fine
+    assert simulate(jobs, cluster, name).job("a")["finish"] is not None
+
+
+@FAST
+@given(
+    jobs=workloads(deadlines=True),
+    cluster=clusters(),
+    scheduler=schedulers("natjam", 1),
+    options=sim_options(containers=True),
+    seed=st.integers(0, 3),
+)
+def test_natjam_evictions_keep_every_invariant(jobs, cluster, scheduler, options, seed):
+    """Natjam with every policy, with a production job (priority 2) arriving at 0.5 s beside the
+    random ones, so that evictions happen: suspended and killed attempts are re-run (a suspended
+    one for its work left plus the resume overhead) and every invariant holds."""
+    jobs = [*jobs, Job("urgent", 3, 2, 2.0, 2.0, submit=0.5, priority=2, deadline=20.0)]
+    result = run(jobs, cluster, scheduler, seed=seed, options=options)
+    check_invariants(result, jobs)
+    assert result.wasted_work == pytest.approx(result.killed_work + result.overhead_seconds)
+    if scheduler.mode == "kill":
+        assert result.suspensions == 0 and result.overhead_seconds == 0.0
+    else:
+        assert result.kills == 0
+        assert result.overhead_seconds == pytest.approx(
+            result.suspensions * (scheduler.suspend_overhead + scheduler.resume_overhead))

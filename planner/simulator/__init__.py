@@ -19,14 +19,18 @@ from planner.simulator.schedulers import (
     Capacity,
     Fair,
     Fifo,
+    Fresh,
+    Natjam,
     Pool,
     Preemption,
     Queue,
     Scheduler,
+    SlotTarget,
     fair_shares,
     make_scheduler,
     register,
 )
+from planner.simulator.vms import VM_ROLES, VmResult, check_vm_groups, simulate_vms
 
 __all__ = [
     "OFF_RACK_FACTOR",
@@ -36,6 +40,8 @@ __all__ = [
     "DelayScheduling",
     "Fair",
     "Fifo",
+    "Fresh",
+    "Natjam",
     "Pool",
     "Preemption",
     "Queue",
@@ -44,6 +50,10 @@ __all__ = [
     "SimResult",
     "Simulation",
     "SimulationStalled",
+    "SlotTarget",
+    "VM_ROLES",
+    "VmResult",
+    "check_vm_groups",
     "fair_shares",
     "load_scheduler",
     "load_settings",
@@ -53,5 +63,6 @@ __all__ = [
     "register",
     "scheduler_from_dict",
     "simulate",
+    "simulate_vms",
     "simulation_settings",
 ]

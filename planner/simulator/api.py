@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from models import Cluster, Job, Workload
 from models.checks import as_int
+from models.errors import InvalidInput
 from planner.simulator.core import Simulation
 from planner.simulator.options import SimOptions
 from planner.simulator.result import SimResult
@@ -28,13 +30,24 @@ def simulate(
     ``slots=(s_m, s_r)`` replaces the cluster's map and reduce slot totals,
     spread over the nodes as evenly as possible. ``seed`` drives block
     placement and task-time noise: the same inputs and seed give the same
-    result, byte for byte.
+    result, byte for byte. A scheduler that types slots itself
+    (``wants_containers``, e.g. FRESH with dynamic slots) runs on containers:
+    ``options.containers`` is switched on for it.
     """
     jobs = workload if isinstance(workload, Workload) else Workload(list(workload))
+    chosen = make_scheduler(scheduler)
+    if chosen.wants_containers and not (options or SimOptions()).containers:
+        # Schedulers that type slots themselves (FRESH's dynamic slots, Natjam) run on containers.
+        if options is not None and options.copy_compute is not None:
+            raise InvalidInput(
+                "options.copy_compute",
+                f"the {chosen.name} scheduler runs on containers; copy-compute splitting needs typed reduce slots",
+            )
+        options = replace(options or SimOptions(), containers=True)
     sim = Simulation(
         jobs,
         cluster,
-        make_scheduler(scheduler),
+        chosen,
         seed=as_int(seed, "seed", minimum=0),
         slots=slots,
         options=options,

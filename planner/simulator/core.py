@@ -52,6 +52,10 @@ class Simulation(Offers):
                 raise InvalidInput(f"jobs[{position}].map_tasks", f"job {job.name!r} has no tasks to simulate")
         self.cluster = cluster
         self.seed = seed
+        if self.options.task_times:
+            unknown = sorted(set(self.options.task_times) - set(self.workload.names))
+            if unknown:
+                raise InvalidInput(f"task_times.{unknown[0]}", "no job of that name in the workload")
         copy_compute = self.options.copy_compute
         self.layout = layout = build_layout(
             cluster, slots=slots, containers=self.options.containers,
@@ -83,7 +87,7 @@ class Simulation(Offers):
         self.slot_end = [0.0] * count  # when the attempt on the slot is due to end (if it has an end event)
         self.suspending: dict[int, float] = {}  # slot -> work its suspended attempt has left
         self.counts = {"suspensions": 0, "kills": 0}
-        self.overhead_seconds = 0.0  # slot-seconds spent checkpointing suspended attempts
+        self.overhead_seconds = 0.0  # slot-seconds of suspend and resume overheads
         self.hears_ends = scheduler.hears_ends
         self.slot_busy = [0.0] * count
         # Free slots by node and kind (kept with a heartbeat only: heartbeat 0 uses fresh/idle).
@@ -199,6 +203,8 @@ class Simulation(Offers):
                 wake = self.scheduler.settle(now)
                 if wake is not None:
                     self.request_wake(wake)
+                if hb0 and self.dispatch_due:  # slots the settling freed (kills)
+                    self._dispatch(now)
         if self.active:
             names = ", ".join(list(self.active)[:3])
             raise SimulationStalled(f"simulation ended with unfinished jobs ({names}); no slot can run them")
@@ -209,7 +215,8 @@ class Simulation(Offers):
         job_spec = self.workload.jobs[index]
         job = JobRun(index, job_spec, self.layout, self.cluster.replication,
                      options.task_time_cv, options.reduce_slowstart, np.random.default_rng(self._rngs[index]),
-                     options.rack_factor[job_spec.intensity], options.off_rack_factor[job_spec.intensity])
+                     options.rack_factor[job_spec.intensity], options.off_rack_factor[job_spec.intensity],
+                     options.task_times.get(job_spec.name) if options.task_times else None)
         self.jobs.append(job)
         self._runs[index] = job
         self.active[job.name] = job

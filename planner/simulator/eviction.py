@@ -41,7 +41,7 @@ def evict(sim: Simulation, slot: int, now: float, overheads: tuple[float, float]
     sim.suspending[slot] = left + resume_overhead
     sim.slot_gen[slot] += 1  # the attempt's own end event is now stale
     _stop_computing(sim, kind, computing, node, now)
-    sim.overhead_seconds += suspend_overhead
+    sim.overhead_seconds += suspend_overhead + resume_overhead  # the checkpoint now, the restore later
     sim._end_at(now + suspend_overhead, slot)
 
 

@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from models import Job
+from models.errors import InvalidInput
 from planner.simulator.layout import ANY, MAP, REDUCE, Layout, place_blocks
 
 NODE_LOCAL, RACK_LOCAL, OFF_RACK = 0, 1, 2
 LOCALITY_NAMES = ("node", "rack", "off")
 PENDING, RUNNING, DONE = 0, 1, 2
+
+
+def _replayed(replay: Mapping[str, Sequence[float]], kind: str, drawn: list[float], name: str) -> list[float]:
+    if kind not in replay:
+        return drawn
+    if len(replay[kind]) != len(drawn):
+        raise InvalidInput(f"task_times.{name}.{kind}", f"has {len(replay[kind])} times for {len(drawn)} tasks")
+    return list(replay[kind])
 
 
 def task_times(rng: np.random.Generator, mean: float, count: int, cv: float) -> list[float]:
@@ -74,7 +84,8 @@ class JobRun:
     )
 
     def __init__(self, index: int, job: Job, layout: Layout, replication: int, cv: float, slowstart: float,
-                 rng: np.random.Generator, rack_factor: float = 1.0, off_rack_factor: float = 1.0) -> None:
+                 rng: np.random.Generator, rack_factor: float = 1.0, off_rack_factor: float = 1.0,
+                 replay: Mapping[str, Sequence[float]] | None = None) -> None:
         self.index = index
         self.job = job
         self.name = job.name
@@ -90,6 +101,9 @@ class JobRun:
         #: Map time multipliers by locality: node-local, rack-local, off-rack.
         self.slowdown = (1.0, rack_factor, off_rack_factor)
         self.reduce_times = task_times(rng, job.reduce_time, self.reduces, cv)
+        if replay:
+            self.map_times = _replayed(replay, "map", self.map_times, job.name)
+            self.reduce_times = _replayed(replay, "reduce", self.reduce_times, job.name)
         self.replicas = place_blocks(rng, self.maps, layout, replication)
         self.rack_of = layout.rack_of
         self.map_state = bytearray(self.maps)

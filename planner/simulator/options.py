@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -32,6 +32,9 @@ class SimOptions:
       node has map_slots + reduce_slots of them.
     - ``assign_multiple``: a heartbeat fills every free slot of its node;
       False launches at most one map and one reduce per heartbeat.
+    - ``task_times``: measured times of particular tasks, replayed instead of
+      drawn: ``{job name: {"map": [seconds, ...], "reduce": [...]}}``, one per
+      task of that kind (e.g. from a Rumen trace).
     - ``copy_compute``: ``(max_reducers, max_computing)`` splits reduce slots
       into copy and compute capacity (Zaharia et al.): a node holds up to
       max_reducers reducers, at most max_computing of them computing; a job
@@ -45,6 +48,7 @@ class SimOptions:
     containers: bool = False
     assign_multiple: bool = True
     copy_compute: tuple[int, int] | None = None
+    task_times: Mapping[str, Mapping[str, Sequence[float]]] | None = None
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -58,6 +62,8 @@ class SimOptions:
         for name in ("containers", "assign_multiple"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInput(name, f"must be true or false, got {getattr(self, name)!r}")
+        if self.task_times is not None:
+            put(self, "task_times", _task_times(self.task_times))
         if self.copy_compute is not None:
             put(self, "copy_compute", _copy_compute(self.copy_compute))
             if self.containers:
@@ -79,6 +85,9 @@ class SimOptions:
             "containers": self.containers,
             "assign_multiple": self.assign_multiple,
             "copy_compute": list(self.copy_compute) if self.copy_compute else None,
+            "task_times": None if self.task_times is None else {
+                name: {kind: list(times) for kind, times in kinds.items()} for name, kinds in self.task_times.items()
+            },
         }
 
 
@@ -102,3 +111,17 @@ def _copy_compute(value: object) -> tuple[int, int]:
     if computing > reducers:
         raise InvalidInput("copy_compute.max_computing", f"must be <= max_reducers ({reducers}), got {computing}")
     return reducers, computing
+
+
+def _task_times(value: object) -> MappingProxyType:
+    if not isinstance(value, Mapping):
+        raise InvalidInput("task_times", f"must map job names to {{'map': [...], 'reduce': [...]}}, got {value!r}")
+    checked = {}
+    for name, kinds in value.items():
+        if not isinstance(kinds, Mapping) or set(kinds) - {"map", "reduce"}:
+            raise InvalidInput(f"task_times.{name}", "must map 'map' and/or 'reduce' to lists of seconds")
+        checked[name] = MappingProxyType({
+            kind: tuple(as_float(t, f"task_times.{name}.{kind}[{i}]", above=0.0) for i, t in enumerate(times))
+            for kind, times in kinds.items()
+        })
+    return MappingProxyType(checked)

@@ -30,6 +30,9 @@ class SimResult:
     - ``fairness``: FRESH's overall fairness (see `overall_fairness`).
     - ``busy_slot_seconds``: time slots held attempts, as counted by the slots
       during the run; ``killed_work``: slot-seconds of attempts that were killed.
+    - ``suspensions``, ``kills``, ``wasted_work`` (killed work plus suspend and
+      resume overheads), ``deadline_misses``; job records carry ``deadline``
+      and ``margin`` (deadline minus finish, None without a deadline).
     """
 
     scheduler: dict[str, Any]
@@ -43,6 +46,9 @@ class SimResult:
     options: dict[str, Any] = field(repr=False, default_factory=dict)
     cluster: dict[str, Any] = field(repr=False, default_factory=dict)
     workload: str | None = None
+    suspensions: int = 0
+    kills: int = 0
+    overhead_seconds: float = 0.0
 
     @classmethod
     def from_simulation(cls, sim: Simulation) -> SimResult:
@@ -55,6 +61,8 @@ class SimResult:
                 "map_done": run.map_done,
                 "finish": run.finish,
                 "response": run.finish - run.submit,
+                "deadline": run.deadline,
+                "margin": None if run.deadline is None else run.deadline - run.finish,
             }
             for run in runs
         ]
@@ -71,6 +79,9 @@ class SimResult:
             cluster={**sim.cluster.to_dict(), "map_slots_total": sim.layout.count(MAP),
                      "reduce_slots_total": sim.layout.count(REDUCE), "containers_total": sim.layout.count(ANY)},
             workload=sim.workload.name,
+            suspensions=sim.counts["suspensions"],
+            kills=sim.counts["kills"],
+            overhead_seconds=sim.overhead_seconds,
         )
 
     @cached_property
@@ -137,7 +148,21 @@ class SimResult:
             "utilization": self.utilization,
             "fairness": self.fairness,
             "killed_work": self.killed_work,
+            "suspensions": self.suspensions,
+            "kills": self.kills,
+            "wasted_work": self.wasted_work,
+            "deadline_misses": self.deadline_misses,
         }
+
+    @property
+    def wasted_work(self) -> float:
+        """Slot-seconds lost to eviction: killed attempts' work plus suspend and resume overheads."""
+        return self.killed_work + self.overhead_seconds
+
+    @property
+    def deadline_misses(self) -> int:
+        """Jobs that finished after their deadline."""
+        return sum(1 for job in self.jobs if job["margin"] is not None and job["margin"] < 0)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -7,6 +7,8 @@ from planner.simulator.schedulers.capacity import Capacity, Queue
 from planner.simulator.schedulers.fair import Fair, Pool
 from planner.simulator.schedulers.fair_share import fair_shares
 from planner.simulator.schedulers.fifo import Fifo
+from planner.simulator.schedulers.fresh import Fresh, SlotTarget
+from planner.simulator.schedulers.natjam import Natjam
 from planner.simulator.schedulers.preemption import Preemption
 
 __all__ = [
@@ -14,10 +16,13 @@ __all__ = [
     "Capacity",
     "Fair",
     "Fifo",
+    "Fresh",
+    "Natjam",
     "Pool",
     "Preemption",
     "Queue",
     "Scheduler",
+    "SlotTarget",
     "fair_shares",
     "make_scheduler",
     "register",

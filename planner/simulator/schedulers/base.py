@@ -75,6 +75,8 @@ class Scheduler:
         """A time asked for by `settle` (or by delay scheduling) has come."""
 
     settles: ClassVar[bool] = False
+    #: True: `simulate` runs it on containers (slots that run either kind), which it types itself.
+    wants_containers: bool = False
     #: True: `attempt_ended` is called for every completed attempt (costs a call per task).
     hears_ends: ClassVar[bool] = False
 

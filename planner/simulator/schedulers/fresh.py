@@ -1,0 +1,308 @@
+"""FRESH (Wang et al.): admission limit k, dynamic slot typing, overall-fairness assignment.
+
+Admission. At most ``k`` jobs are in their map phase (R_m) and at most ``k``
+in their reduce phase (R_r). Submitted jobs wait in R' (ordered by submit
+time, then name) until a map-phase place frees. A job leaves R_m when its last
+map completes: a job without reduces leaves the system, the others enter R_r
+when it has room, else wait for it in the order their maps completed. Only jobs
+of R_m get maps and only jobs of R_r get reduces.
+
+Slot typing (``dynamic=True``, Algorithms 2-3). The scheduler runs on
+containers (slots that run either kind) and types each freed one:
+
+- remaining work of a phase: W_m = sum over R_m of (maps not yet completed) x
+  the job's mean map time, W_r = the same over R_r with reduces;
+  ``theta_cur = W_m / W_r``;
+- the target number of map slots is ``S * theta / (1 + theta)``
+  (= S * W_m / (W_m + W_r): both phases' backlogs drain together);
+- look-ahead: J is the job of R_m with the least remaining map work; once J
+  has completed ``tau1`` of its maps, ``theta_exp`` is the ratio for the state
+  after J's map phase: W_m' = W_m - J's remaining map work + the map work of
+  the head of R' (which then enters R_m), W_r' = W_r + J's reduce work (when
+  R_r has room for it). ``theta_exp`` replaces ``theta_cur`` when
+  ``|theta_exp - theta_cur| / theta_cur > tau2`` (an infinite theta_cur and a
+  finite theta_exp differ by 1, the limit of the relative difference);
+- eta (Theorem 1, as read here): the number of slots that change type between
+  the two configurations, ``round(S f_exp) - round(S f_cur)`` with f = theta /
+  (1 + theta); FRESH retypes them one freed slot at a time, which is what
+  typing every freed slot against the switched target does;
+- the freed slot runs a map if fewer than the target are running maps, else a
+  reduce; when no admitted job has a task of that kind, the other kind.
+
+Mean task times are learned from completed attempts (slot-seconds, so a map
+that ran rack-local counts as longer): a job's own mean per kind; before its
+first completed task of a kind, the mean of the completed tasks of that kind of
+all other jobs; before any, the job's declared mean.
+
+Assignment (Algorithm 4). The task goes to the admitted job with a task of the
+chosen kind and the smallest ``r_i`` of Eq. 1: slot-seconds received since
+submission (completed attempts plus the elapsed time of running ones) over
+``now - submit_i``; at the submit instant itself, its limit: the number of
+slots the job holds (so jobs submitted together share the first slots
+round-robin); ties by submit time, then name.
+
+``dynamic=False`` is FRESH-static: typed slots (``simulate(..., slots=(s_m,
+s_r))``), the same admission limit and the same fair assignment.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+from models.checks import as_float, as_int
+from models.errors import InvalidInput
+from planner.simulator.jobs import JobRun
+from planner.simulator.layout import ANY, MAP, REDUCE
+from planner.simulator.schedulers.base import Launch, Scheduler, register
+
+
+class SlotTarget(NamedTuple):
+    """FRESH's slot configuration at one instant (see the module docstring).
+
+    ``theta`` is the ratio in use (``theta_exp`` when ``switched``);
+    ``target_maps`` = S * theta / (1 + theta); ``lookahead`` names the job J
+    whose coming phase change was looked at (None when no job of R_m has passed
+    tau1), and ``theta_exp`` / ``eta`` are None then too.
+    """
+
+    work_map: float
+    work_reduce: float
+    theta_cur: float
+    theta_exp: float | None
+    theta: float
+    switched: bool
+    eta: int | None
+    target_maps: float
+    running_maps: int
+    lookahead: str | None
+
+
+def _ratio(work_map: float, work_reduce: float) -> float:
+    if work_reduce > 0:
+        return work_map / work_reduce
+    return math.inf if work_map > 0 else 0.0
+
+
+def _map_fraction(work_map: float, work_reduce: float) -> float:
+    """theta / (1 + theta), without dividing by an infinite or zero theta."""
+    total = work_map + work_reduce
+    return work_map / total if total > 0 else 0.0
+
+
+def relative_change(theta_cur: float, theta_exp: float) -> float:
+    """``|theta_exp - theta_cur| / theta_cur``, with its limits at 0 and infinity."""
+    if math.isinf(theta_cur):
+        return 0.0 if math.isinf(theta_exp) else 1.0
+    if theta_cur == 0:
+        return 0.0 if theta_exp == 0 else math.inf
+    return abs(theta_exp - theta_cur) / theta_cur
+
+
+@register
+class Fresh(Scheduler):
+    """FRESH: admission limit ``k`` per phase, dynamic slot typing (``dynamic``) with the
+    look-ahead thresholds ``tau1`` (fraction of J's maps done) and ``tau2`` (relative change
+    of theta), and assignment to the job with the smallest overall-fairness share r_i."""
+
+    name = "fresh"
+    hears_ends = True
+
+    def __init__(self, k: int = 5, tau1: float = 0.8, tau2: float = 0.6, dynamic: bool = True, delay=None) -> None:
+        super().__init__(delay)
+        self.k = as_int(k, "k", minimum=1)
+        self.tau1 = as_float(tau1, "tau1", minimum=0.0)
+        if self.tau1 > 1.0:
+            raise InvalidInput("tau1", f"must be a fraction of a job's maps in [0, 1], got {tau1!r}")
+        self.tau2 = as_float(tau2, "tau2", minimum=0.0)
+        if not isinstance(dynamic, bool):
+            raise InvalidInput("dynamic", f"must be true or false, got {dynamic!r}")
+        self.dynamic = dynamic
+        #: `simulate` runs a dynamic FRESH on containers, which it types itself.
+        self.wants_containers = dynamic
+        self.total_slots = 0
+        self._reset(0)
+
+    def __repr__(self) -> str:
+        return f"Fresh(k={self.k}, tau1={self.tau1}, tau2={self.tau2}, dynamic={self.dynamic}, delay={self.delay!r})"
+
+    def describe(self) -> dict[str, Any]:
+        data = super().describe()
+        data.update(k=self.k, tau1=self.tau1, tau2=self.tau2, dynamic=self.dynamic)
+        return data
+
+    def _reset(self, jobs: int) -> None:
+        self.map_phase: list[JobRun] = []  # R_m, in admission order
+        self.reduce_phase: list[JobRun] = []  # R_r, in admission order
+        self.waiting: list[JobRun] = []  # R', by (submit, name)
+        self.reduce_waiting: list[JobRun] = []  # maps done, R_r full: in order of map completion
+        self.received = [0.0] * jobs  # slot-seconds of completed attempts
+        self.running_count = [0] * jobs
+        self.running_starts = [0.0] * jobs  # sum of the start times of running attempts
+        self.own_sum = ([0.0] * jobs, [0.0] * jobs)  # by kind, then job index
+        self.own_count = ([0] * jobs, [0] * jobs)
+        self.all_sum = [0.0, 0.0]
+        self.all_count = [0, 0]
+        self.counts = {"typed_map": 0, "typed_reduce": 0, "switched": 0, "other_kind": 0}
+
+    # -- hooks -----------------------------------------------------------------------------
+    def bind(self, sim) -> None:
+        super().bind(sim)
+        containers = sim.options.containers
+        if self.dynamic and not containers:
+            raise InvalidInput(
+                "dynamic",
+                "FRESH's dynamic slots run on containers (simulate() switches them on; "
+                "with Simulation pass SimOptions(containers=True))",
+            )
+        if not self.dynamic and containers:
+            raise InvalidInput(
+                "dynamic", "FRESH-static (dynamic=false) runs on typed map and reduce slots, not on containers"
+            )
+        self._reset(len(sim.workload))
+        self.total_slots = sim.layout.slots
+
+    def job_arrived(self, job: JobRun, now: float) -> None:
+        key = (job.submit, job.name)
+        position = len(self.waiting)
+        while position and (self.waiting[position - 1].submit, self.waiting[position - 1].name) > key:
+            position -= 1
+        self.waiting.insert(position, job)
+        self._admit(now)
+
+    def job_finished(self, job: JobRun, now: float) -> None:
+        for phase in (self.reduce_phase, self.map_phase, self.reduce_waiting, self.waiting):
+            if job in phase:
+                phase.remove(job)
+        self._admit(now)
+
+    def attempt_ended(self, job: JobRun, kind: int, task: int, start: float, end: float) -> None:
+        index = job.index
+        seconds = end - start
+        self.received[index] += seconds
+        self.running_count[index] -= 1
+        self.running_starts[index] -= start
+        self.own_sum[kind][index] += seconds
+        self.own_count[kind][index] += 1
+        self.all_sum[kind] += seconds
+        self.all_count[kind] += 1
+        if kind == MAP and job.maps_done + 1 == job.maps and job in self.map_phase:
+            # Its last map (the simulation raises maps_done after this call).
+            self.map_phase.remove(job)
+            if job.reduces:
+                self.reduce_waiting.append(job)
+            self._admit(end)
+
+    def _admit(self, now: float) -> None:
+        """Fill R_r from the jobs whose maps are done, and R_m from R'."""
+        admitted = False
+        while self.reduce_waiting and len(self.reduce_phase) < self.k:
+            self.reduce_phase.append(self.reduce_waiting.pop(0))
+            admitted = True
+        while self.waiting and len(self.map_phase) < self.k:
+            self.map_phase.append(self.waiting.pop(0))
+            admitted = True
+        if admitted and self.sim is not None:
+            # Slots declined while no admitted job had work are offered again.
+            self.sim.request_wake(now)
+
+    # -- learned task times and shares ---------------------------------------------------------
+    def mean_time(self, job: JobRun, kind: int) -> float:
+        """The job's mean task time of ``kind`` as learned so far (see the module docstring)."""
+        count = self.own_count[kind][job.index]
+        if count:
+            return self.own_sum[kind][job.index] / count
+        if self.all_count[kind]:
+            return self.all_sum[kind] / self.all_count[kind]
+        return job.job.map_time if kind == MAP else job.job.reduce_time
+
+    def remaining_work(self, job: JobRun, kind: int) -> float:
+        """Tasks of ``kind`` not yet completed x the learned mean task time."""
+        left = job.maps - job.maps_done if kind == MAP else job.reduces - job.reduces_done
+        return left * self.mean_time(job, kind) if left else 0.0
+
+    def share(self, job: JobRun, now: float) -> float:
+        """Eq. 1: slot-seconds received since submission (running attempts included) / (now - submit)."""
+        index = job.index
+        elapsed = now - job.submit
+        if elapsed <= 0:
+            # The limit of Eq. 1 at the submit instant: the slots the job holds (all launched now).
+            return float(self.running_count[index])
+        received = self.received[index] + self.running_count[index] * now - self.running_starts[index]
+        return received / elapsed
+
+    # -- Algorithms 2-3: the slot configuration --------------------------------------------------
+    def slot_target(self, now: float) -> SlotTarget:
+        """The slot configuration FRESH aims at now (`SlotTarget`)."""
+        work_map = sum(self.remaining_work(job, MAP) for job in self.map_phase)
+        work_reduce = sum(self.remaining_work(job, REDUCE) for job in self.reduce_phase)
+        running_maps = sum(job.running[MAP] for job in self.map_phase)
+        theta_cur = _ratio(work_map, work_reduce)
+        fraction = _map_fraction(work_map, work_reduce)
+        theta_exp = eta = lookahead = None
+        switched = False
+        slots = self.total_slots
+        if self.map_phase:
+            closest = min(self.map_phase, key=lambda job: (self.remaining_work(job, MAP), job.submit, job.name))
+            if closest.maps_done >= self.tau1 * closest.maps:
+                lookahead = closest.name
+                map_next = work_map - self.remaining_work(closest, MAP)
+                if self.waiting:
+                    head = self.waiting[0]
+                    map_next += head.maps * self.mean_time(head, MAP)
+                reduce_next = work_reduce
+                if len(self.reduce_phase) < self.k:
+                    reduce_next += self.remaining_work(closest, REDUCE)
+                map_next, reduce_next = max(map_next, 0.0), max(reduce_next, 0.0)
+                theta_exp = _ratio(map_next, reduce_next)
+                fraction_exp = _map_fraction(map_next, reduce_next)
+                eta = round(slots * fraction_exp) - round(slots * fraction)
+                if relative_change(theta_cur, theta_exp) > self.tau2:
+                    switched = True
+                    fraction = fraction_exp
+        theta = theta_exp if switched else theta_cur
+        return SlotTarget(
+            work_map, work_reduce, theta_cur, theta_exp, theta, switched, eta, slots * fraction, running_maps, lookahead
+        )
+
+    # -- Algorithm 4: the assignment ---------------------------------------------------------------
+    def pick(self, node: int, kind: int, now: float) -> Launch | None:
+        if kind == ANY:
+            target = self.slot_target(now)
+            first = MAP if target.running_maps < target.target_maps else REDUCE
+            self.counts["typed_map" if first == MAP else "typed_reduce"] += 1
+            if target.switched:
+                self.counts["switched"] += 1
+            launch = self._assign(node, first, now)
+            if launch is None:
+                launch = self._assign(node, REDUCE if first == MAP else MAP, now)
+                if launch is not None:
+                    self.counts["other_kind"] += 1
+        else:
+            launch = self._assign(node, kind, now)
+        if launch is not None:
+            index = launch[0].index
+            self.running_count[index] += 1
+            self.running_starts[index] += now
+        return launch
+
+    def _assign(self, node: int, kind: int, now: float) -> Launch | None:
+        phase = self.map_phase if kind == MAP else self.reduce_phase
+        candidates = [job for job in phase if job.pending(kind)]
+        if not candidates:
+            return None
+        candidates.sort(key=lambda job: (self.share(job, now), job.submit, job.name))
+        for job in candidates:
+            launch = self.take(job, node, kind, now)
+            if launch is not None:
+                return launch
+        return None
+
+    def admission(self) -> dict[str, list[str]]:
+        """Names of the jobs in R_m, R_r, R' and waiting for R_r, now."""
+        return {
+            "map_phase": [job.name for job in self.map_phase],
+            "reduce_phase": [job.name for job in self.reduce_phase],
+            "waiting": [job.name for job in self.waiting],
+            "reduce_waiting": [job.name for job in self.reduce_waiting],
+        }

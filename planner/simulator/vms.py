@@ -1,0 +1,415 @@
+"""VM-level execution of pair and phase schedules: `simulate_vms`.
+
+A VM-level plan (see `planner.plan_vm`) is plain data: a list of phases, each a
+list of ``(job name, VMs, role)`` with role "primary", "host" or "extra". Each
+job is gang-scheduled on its VMs for its whole run; it never shares them and
+never changes its VM count.
+
+The capacity rule (re-implemented here from the packing model of the Packing
+paper, section 5, because the simulator never imports `solvers`):
+
+- the cluster has N = nodes * disks primary VMs and E = floor(N / r) extra
+  (overcommitted) VMs, r = ``cluster.primaries_per_extra``;
+- "primary" and "host" jobs run on primary VMs; "extra" jobs on extra VMs;
+- only "io" jobs may host extras and only "cpu" jobs may run as extras;
+- in every phase, the VMs of its primary and host jobs sum to at most N, and r
+  times the VMs of its extra jobs is at most the VMs of its host jobs (hence at
+  most E extra VMs);
+- a job on n VMs takes F_j(n) = ``job.runtime(n)`` seconds as a primary and
+  alpha * F_j(n) as a host or extra (alpha = ``cluster.overcommit_penalty``).
+
+A pair schedule is the special case of phases of at most two jobs (concurrent:
+two primaries on x and N - x VMs; overcommitted: an io host on N VMs beside a
+cpu extra on floor(N / r) VMs; sequential or alone: one job per phase on N).
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from models import Cluster, InvalidInput, InvalidPlan, Job, Workload
+from models.checks import as_float, as_int
+
+VM_ROLES = ("primary", "host", "extra")
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One checked placement: the job's position in ``jobs``, its phase and position in the phase."""
+
+    job: int
+    name: str
+    phase: int
+    vms: int
+    role: str
+
+
+@dataclass(frozen=True, eq=False)
+class VmResult:
+    """One VM-level run, as flat records.
+
+    - ``jobs``: one record per job, in plan order (phase, then position in the
+      phase): name, phase, vms, role, start, finish (start + runtime), runtime
+      (seconds, noise included), planned (the noise-free F_j(n), times alpha for host and
+      extra) and vm_ids (the VMs it ran on: primary VMs are 0..N-1, extra VMs
+      0..E-1 in their own pool).
+    - ``phases``: one record per phase: phase, start (its first job's start),
+      end (its last job's finish), vms_used (primary and host VMs) and
+      extra_vms_used.
+    - ``makespan``: the last finish, in seconds (every job is ready at 0).
+    """
+
+    makespan: float
+    jobs: list[dict[str, Any]]
+    phases: list[dict[str, Any]]
+    seed: int
+    noise: float
+    backfill: bool
+    vms: int
+    extra_vms: int
+    cluster: dict[str, Any] = field(repr=False, default_factory=dict)
+
+    def job(self, name: str) -> dict[str, Any]:
+        for record in self.jobs:
+            if record["name"] == name:
+                return record
+        raise KeyError(name)
+
+    @property
+    def busy_vm_seconds(self) -> float:
+        """Primary-VM seconds held by primary and host jobs."""
+        return float(sum(r["vms"] * r["runtime"] for r in self.jobs if r["role"] != "extra"))
+
+    @property
+    def utilization(self) -> float:
+        """Busy primary-VM seconds over N * makespan."""
+        return self.busy_vm_seconds / (self.vms * self.makespan) if self.makespan > 0 else 0.0
+
+    def summary(self) -> dict[str, Any]:
+        """The headline numbers as one flat record."""
+        return {
+            "mode": "backfill" if self.backfill else "barrier",
+            "jobs": len(self.jobs),
+            "phases": len(self.phases),
+            "makespan": self.makespan,
+            "mean_finish": sum(r["finish"] for r in self.jobs) / len(self.jobs),
+            "utilization": self.utilization,
+            "noise": self.noise,
+            "seed": self.seed,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "summary": self.summary(),
+            "seed": self.seed,
+            "noise": self.noise,
+            "backfill": self.backfill,
+            "vms": self.vms,
+            "extra_vms": self.extra_vms,
+            "cluster": self.cluster,
+            "jobs": self.jobs,
+            "phases": self.phases,
+        }
+
+    def to_json(self) -> str:
+        """The whole result as JSON text: same inputs and seed give the same bytes."""
+        return json.dumps(self.to_dict(), indent=1, sort_keys=True)
+
+    def plot_gantt(self, ax: Any = None) -> Any:
+        """Jobs as bars on the VMs they ran on (one row per primary VM, then one per extra VM),
+        coloured by job; dotted lines mark phase starts. Returns the matplotlib Axes."""
+        import matplotlib.pyplot as plt
+        from matplotlib.patches import Patch
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(10, 5))
+        colours = plt.get_cmap("tab20")
+        for index, record in enumerate(self.jobs):
+            offset = self.vms if record["role"] == "extra" else 0
+            span = [(record["start"], record["runtime"])]
+            for vm in record["vm_ids"]:
+                ax.broken_barh(span, (offset + vm - 0.4, 0.8), facecolor=colours(index % 20),
+                               hatch="//" if record["role"] != "primary" else None, edgecolor="black", linewidth=0.2)
+        for phase in self.phases:
+            ax.axvline(phase["start"], color="grey", linestyle=":", linewidth=0.8)
+        if self.extra_vms and any(r["role"] == "extra" for r in self.jobs):
+            ax.axhline(self.vms - 0.5, color="black", linewidth=0.6)
+            rows = self.vms + self.extra_vms
+        else:
+            rows = self.vms
+        ax.set_ylim(-1, rows)
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel(f"VM (0-{self.vms - 1} primary" + (f", {self.vms}+ extra)" if rows > self.vms else ")"))
+        mode = "backfill" if self.backfill else "phase barriers"
+        ax.set_title(f"VM schedule, {mode} (makespan {self.makespan:.1f} s)")
+        if len(self.jobs) <= 20:
+            ax.legend(handles=[Patch(facecolor=colours(i % 20), label=f"{r['name']} ({r['role']}, {r['vms']} VMs)")
+                               for i, r in enumerate(self.jobs)],
+                      loc="upper right", fontsize="small", title="job")
+        return ax
+
+
+def _check_jobs(jobs: Workload | Iterable[Job]) -> list[Job]:
+    jobs = list(jobs)
+    if not jobs:
+        raise InvalidInput("jobs", "need at least one job")
+    seen: set[str] = set()
+    for i, job in enumerate(jobs):
+        if not isinstance(job, Job):
+            raise InvalidInput(f"jobs[{i}]", f"must be a Job, got {type(job).__name__}")
+        if job.name in seen:
+            raise InvalidInput(f"jobs[{i}].name", f"{job.name!r} appears twice")
+        seen.add(job.name)
+    return jobs
+
+
+def check_vm_groups(jobs: Sequence[Job], cluster: Cluster, groups: object) -> list[list[_Entry]]:
+    """The phases of ``groups`` checked against the capacity rule (module docstring).
+
+    Malformed values (an entry that is not (name, VMs, role), VMs not an integer
+    >= 1, an unknown role) raise `InvalidInput`; a plan that breaks a rule (an
+    unknown job, a job in two phases or in none, an empty phase, more than N
+    VMs, a role the job's intensity does not allow, a phase over capacity, a job
+    without a runtime profile) raises `InvalidPlan`. Messages name the phase
+    index and the job.
+    """
+    index = {job.name: i for i, job in enumerate(jobs)}
+    n, r = cluster.vms, cluster.primaries_per_extra
+    if isinstance(groups, str | bytes) or not isinstance(groups, Iterable):
+        raise InvalidInput("groups", f"must be a list of phases, got {type(groups).__name__}")
+    phases: list[list[_Entry]] = []
+    placed: dict[str, int] = {}
+    for p, phase in enumerate(groups):
+        if isinstance(phase, str | bytes) or not isinstance(phase, Iterable):
+            raise InvalidInput(f"groups[{p}]", f"phase {p}: must be a list of (job, vms, role), got {phase!r}")
+        entries = []
+        for e, item in enumerate(phase):
+            where = f"groups[{p}][{e}]"
+            if isinstance(item, str | bytes) or not isinstance(item, Sequence) or len(item) != 3:
+                raise InvalidInput(where, f"phase {p}: must be (job name, vms, role), got {item!r}")
+            name, vms, role = item
+            if not isinstance(name, str):
+                raise InvalidInput(f"{where}.job", f"phase {p}: must be a job name, got {name!r}")
+            if name not in index:
+                raise InvalidPlan(f"phase {p}, job {name!r}: not one of the {len(jobs)} jobs")
+            if name in placed:
+                raise InvalidPlan(f"phase {p}, job {name!r}: already runs in phase {placed[name]}")
+            placed[name] = p
+            try:
+                vms = as_int(vms, f"{where}.vms", minimum=1)
+            except InvalidInput as error:
+                raise InvalidInput(error.field, f"phase {p}, job {name!r}: {error.problem}") from None
+            if role not in VM_ROLES:
+                raise InvalidInput(f"{where}.role",
+                                   f"phase {p}, job {name!r}: must be one of {', '.join(VM_ROLES)}; got {role!r}")
+            job = jobs[index[name]]
+            if vms > n:
+                raise InvalidPlan(f"phase {p}, job {name!r}: {vms} VMs, more than the N = {n} of the cluster")
+            if role == "host" and job.intensity != "io":
+                raise InvalidPlan(f"phase {p}, job {name!r}: only io jobs may host extra VMs ({job.intensity})")
+            if role == "extra" and job.intensity != "cpu":
+                raise InvalidPlan(f"phase {p}, job {name!r}: only cpu jobs may run on extra VMs ({job.intensity})")
+            if job.profile is None:
+                raise InvalidPlan(f"phase {p}, job {name!r}: has no runtime profile (VM-level runs need F_j(n))")
+            entries.append(_Entry(index[name], name, p, vms, role))
+        if not entries:
+            raise InvalidPlan(f"phase {p}: is empty")
+        primary = sum(x.vms for x in entries if x.role != "extra")
+        if primary > n:
+            raise InvalidPlan(f"phase {p}: primary and host jobs use {primary} VMs, more than N = {n} "
+                              f"({', '.join(x.name for x in entries if x.role != 'extra')})")
+        hosts = sum(x.vms for x in entries if x.role == "host")
+        extras = sum(x.vms for x in entries if x.role == "extra")
+        if r * extras > hosts:
+            raise InvalidPlan(f"phase {p}: r * extra VMs = {r} * {extras} exceeds the host VMs ({hosts}) "
+                              f"({', '.join(x.name for x in entries if x.role == 'extra')})")
+        phases.append(entries)
+    missing = [job.name for job in jobs if job.name not in placed]
+    if missing:
+        raise InvalidPlan(f"job {missing[0]!r}: runs in no phase ({len(missing)} of {len(jobs)} jobs missing)")
+    return phases
+
+
+def _noise_factors(count: int, seed: int, noise: float) -> list[float]:
+    """One lognormal factor per job (mean 1, coefficient of variation ``noise``), job i drawn
+    from the i-th child of SeedSequence(seed); all 1.0 when ``noise`` is 0."""
+    if noise == 0:
+        return [1.0] * count
+    sigma2 = math.log1p(noise * noise)
+    return [float(np.random.default_rng(child).lognormal(-sigma2 / 2, math.sqrt(sigma2)))
+            for child in np.random.SeedSequence(seed).spawn(count)]
+
+
+def _units(phases: list[list[_Entry]]) -> list[list[_Entry]]:
+    """What backfill starts as one gang, in plan order: each primary job alone, and each phase's
+    host and extra jobs together (at the place of the first of them), so extras start beside the
+    hosts the plan priced them with."""
+    units: list[list[_Entry]] = []
+    for phase in phases:
+        overcommitted: list[_Entry] | None = None
+        for entry in phase:
+            if entry.role == "primary":
+                units.append([entry])
+            elif overcommitted is None:
+                overcommitted = [entry]
+                units.append(overcommitted)
+            else:
+                overcommitted.append(entry)
+    return units
+
+
+class _Pools:
+    """Free primary and extra VM ids (lowest first) and the running gangs, released at their finish."""
+
+    def __init__(self, vms: int, extra_vms: int) -> None:
+        self.free = {"primary": list(range(vms)), "extra": list(range(extra_vms))}
+        self.running: list[tuple[float, int, str, list[int]]] = []  # (finish, seq, pool, ids)
+        self.seq = 0
+
+    def release_until(self, time: float) -> None:
+        while self.running and self.running[0][0] <= time:
+            _, _, pool, ids = heapq.heappop(self.running)
+            for vm in ids:
+                heapq.heappush(self.free[pool], vm)
+
+    def fits(self, need: dict[str, int]) -> bool:
+        return all(len(self.free[pool]) >= count for pool, count in need.items())
+
+    def next_release(self) -> float:
+        return self.running[0][0]
+
+    def take(self, pool: str, count: int, finish: float) -> list[int]:
+        ids = sorted(heapq.heappop(self.free[pool]) for _ in range(count))
+        heapq.heappush(self.running, (finish, self.seq, pool, ids))
+        self.seq += 1
+        return ids
+
+
+def _pool(role: str) -> str:
+    return "extra" if role == "extra" else "primary"
+
+
+def simulate_vms(
+    jobs: Workload | Iterable[Job],
+    cluster: Cluster,
+    groups: Sequence[Sequence[Sequence[Any]]],
+    *,
+    seed: int = 0,
+    noise: float = 0.0,
+    backfill: bool = False,
+) -> VmResult:
+    """Run a VM-level plan (phases of ``(job name, vms, role)``, module docstring) and report it.
+
+    Every job of ``jobs`` must appear in exactly one phase; ``groups`` is checked by
+    `check_vm_groups` first. Job j on n VMs runs for F_j(n) seconds (alpha * F_j(n) as host or
+    extra), times a lognormal factor with mean 1 and coefficient of variation ``noise`` when
+    ``noise`` > 0. The factors are drawn per job from SeedSequence(seed) spawned in the order of
+    ``jobs``, so they depend neither on the plan nor on the mode: a barrier run and a backfill run
+    with the same seed see the same runtimes.
+
+    ``backfill=False`` (phase barriers): phase 0 starts at 0 and phase p + 1 starts when every job
+    of phase p has finished; all jobs of a phase start together. Without noise the makespan is the
+    sum of the phases' longest runtimes, the packing model's objective, to the last bit (each
+    phase start is the running sum of the lengths, in phase order).
+
+    ``backfill=True`` (in-order list scheduling): the plan is cut into gangs in plan order (each
+    primary job alone; a phase's host and extra jobs together) and each gang starts at the first
+    instant, no earlier than the start of the gang before it, at which enough VMs of each kind
+    are free for all its jobs (primary VMs for primary and host jobs, extra VMs, at most E =
+    floor(N / r), for extras). Gangs never overtake each other, and the rule only needs to know
+    which jobs have finished, so an online scheduler can apply it.
+
+    Backfill never makes the makespan longer (for any runtimes, so with noise too, given the same
+    draws). Let B_p be the barrier start of phase p, so B_{p+1} = B_p + L_p with L_p the phase's
+    longest runtime. Claim: every gang of phase p starts at s <= B_p. By induction over the gangs
+    in plan order: the gangs before it started no later than their phases' barrier starts, so
+    every job of a phase q < p finished by B_q + L_q <= B_p, and the previous gang started at or
+    before B_p. At B_p the only jobs still running are therefore the phase-p jobs of earlier
+    gangs, and the jobs of phase p fit together (the phase check: primary + host <= N, and
+    extras <= hosts / r <= N / r, so <= E). Later gangs have not started (no overtaking), so the
+    gang fits at B_p and starts at the latest then. Each job then finishes by B_p + L_p =
+    B_{p+1}, and the last finish is at most the barrier makespan.
+
+    Returns a `VmResult`. Raises `InvalidInput` for wrong values (seed, noise, malformed entries,
+    VMs not an integer >= 1, unknown role) and `InvalidPlan` for a plan that breaks a rule, each
+    naming the phase index and the job.
+    """
+    jobs = _check_jobs(jobs)
+    if not isinstance(cluster, Cluster):
+        raise InvalidInput("cluster", f"must be a Cluster, got {type(cluster).__name__}")
+    seed = as_int(seed, "seed", minimum=0)
+    noise = as_float(noise, "noise", minimum=0.0)
+    if not isinstance(backfill, bool | np.bool_):
+        raise InvalidInput("backfill", f"must be true or false, got {backfill!r}")
+    phases = check_vm_groups(jobs, cluster, groups)
+    alpha = cluster.overcommit_penalty
+    factors = _noise_factors(len(jobs), seed, noise)
+    planned: dict[int, float] = {}
+    runtime: dict[int, float] = {}
+    for entry in (e for phase in phases for e in phase):
+        seconds = jobs[entry.job].runtime(entry.vms)
+        planned[entry.job] = seconds * alpha if entry.role != "primary" else seconds
+        runtime[entry.job] = planned[entry.job] * factors[entry.job]
+
+    pools = _Pools(cluster.vms, cluster.extra_vms)
+    start: dict[int, float] = {}
+    finish: dict[int, float] = {}
+    ids: dict[int, list[int]] = {}
+    if backfill:
+        now = 0.0
+        for unit in _units(phases):
+            need: dict[str, int] = {}
+            for entry in unit:
+                need[_pool(entry.role)] = need.get(_pool(entry.role), 0) + entry.vms
+            pools.release_until(now)
+            while not pools.fits(need):  # the phase check makes every gang fit on an idle cluster
+                now = pools.next_release()
+                pools.release_until(now)
+            for entry in unit:
+                start[entry.job], finish[entry.job] = now, now + runtime[entry.job]
+                ids[entry.job] = pools.take(_pool(entry.role), entry.vms, finish[entry.job])
+    else:
+        now = 0.0
+        for phase in phases:
+            pools.release_until(now)  # everything: now is the last finish so far
+            for entry in phase:
+                start[entry.job], finish[entry.job] = now, now + runtime[entry.job]
+                ids[entry.job] = pools.take(_pool(entry.role), entry.vms, finish[entry.job])
+            now = max(finish[entry.job] for entry in phase)
+
+    records = [
+        {
+            "name": e.name, "phase": e.phase, "vms": e.vms, "role": e.role, "start": start[e.job],
+            "finish": finish[e.job], "runtime": runtime[e.job], "planned": planned[e.job],
+            "vm_ids": ids[e.job],
+        }
+        for phase in phases for e in phase
+    ]
+    phase_records = [
+        {
+            "phase": p,
+            "start": min(start[e.job] for e in phase),
+            "end": max(finish[e.job] for e in phase),
+            "vms_used": sum(e.vms for e in phase if e.role != "extra"),
+            "extra_vms_used": sum(e.vms for e in phase if e.role == "extra"),
+        }
+        for p, phase in enumerate(phases)
+    ]
+    return VmResult(
+        makespan=max(finish.values()),
+        jobs=records,
+        phases=phase_records,
+        seed=seed,
+        noise=noise,
+        backfill=bool(backfill),
+        vms=cluster.vms,
+        extra_vms=cluster.extra_vms,
+        cluster=cluster.to_dict(),
+    )
