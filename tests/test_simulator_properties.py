@@ -217,7 +217,7 @@ def schedulers(draw, name: str, nodes: int):
             suspend_overhead=draw(st.sampled_from([0.0, 0.5, 1.35])),
             resume_overhead=draw(st.sampled_from([0.0, 1.0, 3.88])),
             deadline_policy=draw(st.sampled_from([None, None, "MDF", "MLF"])),
-            min_run=draw(st.sampled_from([None, 0.0, 2.0])),
+            min_run=draw(st.sampled_from([None, 0.01, 2.0])),
             delay=delay,
         )
     return SCHEDULERS[name]()

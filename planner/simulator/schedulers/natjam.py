@@ -19,6 +19,9 @@ TASK_POLICIES = ("SRT", "LRT", "random")
 DEADLINE_POLICIES = ("MDF", "MLF")
 #: Jobs of this priority level or above are production jobs; the others research.
 PRODUCTION = 1
+#: The shortest protection from eviction (seconds): with none, an attempt evicted for a job that
+#: then declines the container (delay scheduling) is relaunched and evicted again in the same instant.
+MIN_RUN = 0.01
 
 
 @register
@@ -45,7 +48,7 @@ class Natjam(Scheduler):
     deadline rank last.
 
     An attempt is evicted only after it has run ``min_run`` seconds (default
-    twice the two overheads), so every start makes progress and eviction
+    twice the two overheads, at least `MIN_RUN`), so every start makes progress and eviction
     cannot cycle for ever; under MLF a task is evicted only if its job keeps
     more laxity than the head job after paying the task's remaining time and
     the overheads (laxities move as tasks are evicted; without this two jobs
@@ -65,14 +68,15 @@ class Natjam(Scheduler):
         self.mode = as_str(mode, "mode", choices=("suspend", "kill"))
         self.suspend_overhead = as_float(suspend_overhead, "suspend_overhead", minimum=0.0)
         self.resume_overhead = as_float(resume_overhead, "resume_overhead", minimum=0.0)
-        default_run = 2 * (self.suspend_overhead + self.resume_overhead)
-        self.min_run = default_run if min_run is None else as_float(min_run, "min_run", minimum=0.0)
+        default_run = max(2 * (self.suspend_overhead + self.resume_overhead), MIN_RUN)
+        self.min_run = default_run if min_run is None else as_float(min_run, "min_run", minimum=MIN_RUN)
         self.deadline_policy = None if deadline_policy is None else as_str(
             deadline_policy, "deadline_policy", choices=DEADLINE_POLICIES)
         self.jobs: list[JobRun] = []
         self.rng = np.random.default_rng(0)
         self._head_laxity = 0.0
         self._laxities: dict[int, float] = {}
+        self._protected_until = math.inf
 
     def __repr__(self) -> str:
         return (f"Natjam(job_eviction={self.job_eviction!r}, task_eviction={self.task_eviction!r}, "
@@ -182,10 +186,12 @@ class Natjam(Scheduler):
                 self._head_laxity = self.laxity(head, now, running_left)
                 self._laxities = {job.index: self.laxity(job, now, running_left) for job in victims}
         wanted = sum(job.pending(ANY) for job in urgent) - sim.free_count[ANY] - len(sim.suspending)
+        self._protected_until = math.inf
         while wanted > 0:
             slot = self._victim(victims, now)
             if slot is None:
-                break
+                # Look again when a protected attempt has run min_run (nothing else may happen then).
+                return None if self._protected_until == math.inf else self._protected_until
             if self.mode == "kill":
                 sim.kill(slot, now)
             else:
@@ -197,10 +203,15 @@ class Natjam(Scheduler):
         sim = self.sim
         held: dict[int, list[int]] = {}
         for slot in sim.running_slots():
-            # An attempt runs at least `min_run` seconds before it can be evicted: every start then
-            # makes progress, so eviction cannot go round in circles (LLF's thrashing, bounded).
-            if slot not in sim.suspending and now - sim.slot_run[slot][3] >= self.min_run:
+            # An attempt runs at least `min_run` seconds (and some time at all) before it can be
+            # evicted: every start then makes progress, so eviction cannot go round in circles.
+            if slot in sim.suspending or sim.slot_run[slot][0] not in victims:
+                continue
+            start = sim.slot_run[slot][3]
+            if now >= start + self.min_run:  # the very sum settle asks to be woken at
                 held.setdefault(sim.slot_run[slot][0].index, []).append(slot)
+            else:
+                self._protected_until = min(self._protected_until, start + self.min_run)
         candidates = [job for job in victims if held.get(job.index)]
         if not candidates:
             return None
