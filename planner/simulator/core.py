@@ -181,6 +181,8 @@ class Simulation(Offers):
                     finish(a, now)
             elif b == ENDS:
                 batch = self.batches.pop(a)
+                if batch is self.cohort:  # spent: an end due now (a zero-time checkpoint) needs a new entry
+                    self.cohort, self.cohort_end = None, -1.0
                 self.dispatch_due = True  # decide once the whole batch has ended
                 for position in range(0, len(batch), 2):
                     if slot_gen[batch[position]] == batch[position + 1]:

@@ -233,15 +233,21 @@ class Natjam(Scheduler):
             # Laxities move as tasks are evicted: evict a task only if its job keeps more slack than
             # the head after losing the task's remaining time and the overheads, or two jobs would
             # take turns evicting each other for ever.
-            cost = self.suspend_overhead + self.resume_overhead
             slack = self._laxities[job.index] - self._head_laxity
-            slots = [slot for slot in slots if slack > self._remaining(slot, now) + cost]
+            slots = [slot for slot in slots if slack > self._eviction_cost(slot, now)]
             if not slots:
                 return None
             chosen = self._by_task_policy(slots, now)
-            self._laxities[job.index] -= self._remaining(chosen, now) + cost  # what this eviction costs it
+            self._laxities[job.index] -= self._eviction_cost(chosen, now)
             return chosen
         return self._by_task_policy(slots, now)
+
+    def _eviction_cost(self, slot: int, now: float) -> float:
+        """What evicting the attempt on ``slot`` costs its job (an upper bound): its remaining
+        time plus the overheads when suspended; its remaining time plus the work done when killed."""
+        if self.mode == "kill":
+            return self._remaining(slot, now) + (now - self.sim.slot_run[slot][3])
+        return self._remaining(slot, now) + self.suspend_overhead + self.resume_overhead
 
     def _by_task_policy(self, slots: list[int], now: float) -> int:
         if self.task_eviction == "random":
