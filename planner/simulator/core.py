@@ -11,19 +11,19 @@ import numpy as np
 
 from models import Cluster, Job, Workload
 from models.errors import InvalidInput
-from planner.simulator.engine import ARRIVAL, ARRIVE, ENDS, FINISH, HEARTBEAT, WAKE, WAKE_UP, EventQueue
-from planner.simulator.eviction import evict, suspended
-from planner.simulator.jobs import DONE, PENDING, JobRun
+from planner.simulator.ends import Ends
+from planner.simulator.engine import ARRIVAL, ARRIVE, ENDS, HEARTBEAT, WAKE, WAKE_UP, EventQueue
+from planner.simulator.eviction import evict
+from planner.simulator.jobs import PENDING, JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE, build_layout
 from planner.simulator.offers import Offers, SimulationStalled
 from planner.simulator.options import SimOptions
-from planner.simulator.records import DONE_FATE
 
 if TYPE_CHECKING:
     from planner.simulator.schedulers.base import Scheduler
 
 
-class Simulation(Offers):
+class Simulation(Offers, Ends):
     """All state of one run, driven by one `EventQueue`.
 
     Slots are numbered. ``slot_run[s]`` is the attempt on slot ``s`` as
@@ -268,152 +268,6 @@ class Simulation(Offers):
         return True
 
     # -- ends ---------------------------------------------------------------------------------
-    def _compute(self, slot: int, node: int, now: float) -> None:
-        """A reducer has all its input: compute now, or queue for a compute slot of its node."""
-        if self.max_computing:
-            if self.computing[node] >= self.max_computing:
-                self.compute_queue[node].append(slot)
-                return
-            self.computing[node] += 1
-        job, _, task, _, _ = self.slot_run[slot]
-        left = job.left.pop((REDUCE, task), None) if job.left else None
-        self._end_at(now + (job.reduce_times[task] if left is None else left), slot)
-
-    def _end_at(self, end: float, slot: int) -> None:
-        """Schedule the end of the attempt on ``slot``.
-
-        Attempts launched one after another that end at the same time (a job's
-        tasks launched in one instant, with deterministic task times) share one
-        heap entry: the first has its own, the others join an ``ENDS`` batch.
-        """
-        self.slot_end[slot] = end
-        if end == self.cohort_end:
-            batch = self.cohort
-            if batch is None:
-                batch = self.cohort = []
-                self.batch_count += 1
-                self.batches[self.batch_count] = batch
-                self.events.push(end, FINISH, self.batch_count, ENDS)
-            batch.append(slot)
-            batch.append(self.slot_gen[slot])
-            return
-        self.cohort_end = end
-        self.cohort = None
-        events = self.events
-        events.sequence += 1  # FINISH is priority 0: the order is the sequence number
-        heapq.heappush(events.heap, (end, events.sequence, slot, self.slot_gen[slot]))
-
-    def _finish(self, slot: int, now: float) -> None:
-        """The attempt on ``slot`` completed (the release is inlined: this runs once per task)."""
-        if self.suspending and slot in self.suspending:
-            suspended(self, slot, now)
-            return
-        if self.hears_ends:
-            job, kind, task, start, _ = self.slot_run[slot]
-            self.scheduler.attempt_ended(job, kind, task, start, now)
-        if self.heartbeat:
-            job, kind, task, _, _ = self._release(slot, now, DONE_FATE)
-        else:
-            job, kind, task, start, locality = self.slot_run[slot]
-            self.log.extend((job.index, kind, task, self.slot_node[slot], slot, start, now, locality, DONE_FATE))
-            job.running[kind] -= 1
-            self.slot_run[slot] = None
-            self.slot_gen[slot] += 1
-            self.slot_busy[slot] += now - start
-            self.running_total -= 1
-            self.free_count[self.slot_kind[slot]] += 1
-            if kind == MAP:
-                job.map_state[task] = DONE
-                done = job.maps_done = job.maps_done + 1
-                if done < job.open_at or (done < job.maps and job.reduces_open):
-                    # The common case: nothing else changes. If the instant holds nothing
-                    # more, offering the slot now is what the dispatch would do.
-                    heap = self.events.heap
-                    if self.dispatch_due or (heap and heap[0][0] == now):
-                        self.fresh.append(slot)
-                        self.dispatch_due = True
-                        return
-                    kind = self.slot_kind[slot]
-                    pending = self.pending
-                    if not (pending[kind] if kind != ANY else pending[0] or pending[1]) or not self._offer(
-                        slot, self.slot_node[slot], kind, now
-                    ):
-                        self.idle[slot] = None
-                    return
-                self.fresh.append(slot)
-                self.dispatch_due = True
-                return self._after_map(job, done, now)
-            self.fresh.append(slot)
-            self.dispatch_due = True
-        if kind == MAP:
-            job.map_state[task] = DONE
-            done = job.maps_done = job.maps_done + 1
-            if done < job.open_at or (done < job.maps and job.reduces_open):
-                return
-            self._after_map(job, done, now)
-        else:
-            job.reduces_done += 1
-            if self.max_computing:
-                self._compute_slot_freed(self.slot_node[slot], now)
-            self._maybe_done(job, now)
-
-    def _after_map(self, job: JobRun, done: int, now: float) -> None:
-        """A map completed that opens the job's reduces or was its last."""
-        if not job.reduces_open:
-            job.reduces_open = True
-            if job.pending_reduces:
-                self.pending[REDUCE] += job.pending_reduces
-                self._work_appeared()
-        if done == job.maps:
-            job.map_done = now
-            if self.max_computing and job.pending_reduces:
-                self._work_appeared()  # the per-node limit on copying reducers is lifted
-            if job.copying:
-                copying, job.copying = job.copying, []
-                job.copying_on.clear()
-                for reducer in copying:
-                    self._compute(reducer, self.slot_node[reducer], now)
-        self._maybe_done(job, now)
-
-    def _maybe_done(self, job: JobRun, now: float) -> None:
-        if job.maps_done == job.maps and job.reduces_done == job.reduces:
-            job.finish = now
-            del self.active[job.name]
-            self.scheduler.job_finished(job, now)
-            if self.pending[0] or self.pending[1]:
-                self._work_appeared()  # a job waiting for a running-job limit may start
-
-    def _compute_slot_freed(self, node: int, now: float) -> None:
-        self.computing[node] -= 1
-        if self.compute_queue[node]:
-            self._compute(self.compute_queue[node].pop(0), node, now)
-
-    def _release(self, slot: int, now: float, fate: int) -> tuple:
-        """Log the attempt on ``slot``, free the slot, and return the attempt."""
-        run = self.slot_run[slot]
-        job, kind, task, start, locality = run
-        node = self.slot_node[slot]
-        slot_kind = self.slot_kind[slot]
-        self.log.extend((job.index, kind, task, node, slot, start, now, locality, fate))
-        job.running[kind] -= 1
-        self.slot_run[slot] = None
-        self.slot_gen[slot] += 1  # a pending end event of this attempt is now stale
-        self.slot_busy[slot] += now - start
-        self.running_total -= 1
-        self.free_count[slot_kind] += 1
-        if self.heartbeat == 0:
-            self.fresh.append(slot)
-            self.dispatch_due = True
-            return run
-        self.node_free[node][slot_kind].append(slot)
-        if not self.awake[node]:
-            if self.pending[0] or self.pending[1]:
-                self.sleeping.pop(node, None)
-                self._schedule_heartbeat(node, now)
-            else:
-                self.sleeping[node] = None
-        return run
-
     def kill(self, slot: int, now: float) -> None:
         """Kill the attempt on ``slot``: its work is lost and its task is pending again."""
         evict(self, slot, now, None)

@@ -52,5 +52,3 @@ class EventQueue:
         self.now = time
         return time, a, b
 
-    def next_time(self) -> float | None:
-        return self.heap[0][0] if self.heap else None

@@ -1,4 +1,4 @@
-"""A Gantt chart of a simulation: task attempts as bars, one row per slot."""
+"""Gantt charts: task attempts by slot (task-level runs), jobs by VM (VM-level runs)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from planner.simulator.result import SimResult
+    from planner.simulator.vms import VmResult
 
 
 def plot_gantt(result: SimResult, ax: Any = None, *, max_slots: int | None = 200) -> Any:
@@ -34,5 +35,39 @@ def plot_gantt(result: SimResult, ax: Any = None, *, max_slots: int | None = 200
     used = sorted({job for _, job, _ in bars})
     if len(used) <= 20:
         ax.legend(handles=[Patch(color=colours(job % 20), label=names[job]) for job in used],
+                  loc="upper right", fontsize="small", title="job")
+    return ax
+
+
+def plot_vm_gantt(result: VmResult, ax: Any = None) -> Any:
+    """Jobs as bars on the VMs they ran on (one row per primary VM, then one per extra VM),
+    coloured by job; dotted lines mark phase starts. Returns the matplotlib Axes."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(10, 5))
+    colours = plt.get_cmap("tab20")
+    for index, record in enumerate(result.jobs):
+        offset = result.vms if record["role"] == "extra" else 0
+        span = [(record["start"], record["runtime"])]
+        for vm in record["vm_ids"]:
+            ax.broken_barh(span, (offset + vm - 0.4, 0.8), facecolor=colours(index % 20),
+                           hatch="//" if record["role"] != "primary" else None, edgecolor="black", linewidth=0.2)
+    for phase in result.phases:
+        ax.axvline(phase["start"], color="grey", linestyle=":", linewidth=0.8)
+    if result.extra_vms and any(r["role"] == "extra" for r in result.jobs):
+        ax.axhline(result.vms - 0.5, color="black", linewidth=0.6)
+        rows = result.vms + result.extra_vms
+    else:
+        rows = result.vms
+    ax.set_ylim(-1, rows)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(f"VM (0-{result.vms - 1} primary" + (f", {result.vms}+ extra)" if rows > result.vms else ")"))
+    mode = "backfill" if result.backfill else "phase barriers"
+    ax.set_title(f"VM schedule, {mode} (makespan {result.makespan:.1f} s)")
+    if len(result.jobs) <= 20:
+        ax.legend(handles=[Patch(facecolor=colours(i % 20), label=f"{r['name']} ({r['role']}, {r['vms']} VMs)")
+                           for i, r in enumerate(result.jobs)],
                   loc="upper right", fontsize="small", title="job")
     return ax

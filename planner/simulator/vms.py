@@ -123,37 +123,10 @@ class VmResult:
         return json.dumps(self.to_dict(), indent=1, sort_keys=True)
 
     def plot_gantt(self, ax: Any = None) -> Any:
-        """Jobs as bars on the VMs they ran on (one row per primary VM, then one per extra VM),
-        coloured by job; dotted lines mark phase starts. Returns the matplotlib Axes."""
-        import matplotlib.pyplot as plt
-        from matplotlib.patches import Patch
+        """Jobs as bars on their VMs (see `planner.simulator.gantt.plot_vm_gantt`)."""
+        from planner.simulator.gantt import plot_vm_gantt
 
-        if ax is None:
-            _, ax = plt.subplots(figsize=(10, 5))
-        colours = plt.get_cmap("tab20")
-        for index, record in enumerate(self.jobs):
-            offset = self.vms if record["role"] == "extra" else 0
-            span = [(record["start"], record["runtime"])]
-            for vm in record["vm_ids"]:
-                ax.broken_barh(span, (offset + vm - 0.4, 0.8), facecolor=colours(index % 20),
-                               hatch="//" if record["role"] != "primary" else None, edgecolor="black", linewidth=0.2)
-        for phase in self.phases:
-            ax.axvline(phase["start"], color="grey", linestyle=":", linewidth=0.8)
-        if self.extra_vms and any(r["role"] == "extra" for r in self.jobs):
-            ax.axhline(self.vms - 0.5, color="black", linewidth=0.6)
-            rows = self.vms + self.extra_vms
-        else:
-            rows = self.vms
-        ax.set_ylim(-1, rows)
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel(f"VM (0-{self.vms - 1} primary" + (f", {self.vms}+ extra)" if rows > self.vms else ")"))
-        mode = "backfill" if self.backfill else "phase barriers"
-        ax.set_title(f"VM schedule, {mode} (makespan {self.makespan:.1f} s)")
-        if len(self.jobs) <= 20:
-            ax.legend(handles=[Patch(facecolor=colours(i % 20), label=f"{r['name']} ({r['role']}, {r['vms']} VMs)")
-                               for i, r in enumerate(self.jobs)],
-                      loc="upper right", fontsize="small", title="job")
-        return ax
+        return plot_vm_gantt(self, ax=ax)
 
 
 def _check_jobs(jobs: Workload | Iterable[Job]) -> list[Job]:

@@ -118,5 +118,3 @@ def fifo_key(job: JobRun) -> tuple[int, float, str]:
     """Higher priority first, then earlier submission, then name."""
     return (-job.priority, job.submit, job.name)
 
-
-KINDS = (MAP, REDUCE, ANY)
