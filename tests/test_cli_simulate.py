@@ -223,7 +223,7 @@ BAD_FILES = [
     ({"opt.yaml": "options: {slowstart: 1}\n"}, ["--config", "{tmp}/opt.yaml"],
      "opt.yaml: options.slowstart: unknown key"),
     ({"fifo.yaml": "pools: [{name: production}]\n"}, ["--config", "{tmp}/fifo.yaml"],
-     "fifo.yaml: pools: unknown key for the fifo scheduler; expected one of delay, options, scheduler"),
+     "fifo.yaml: pools: unknown key for the fifo scheduler; expected one of delay, options, order, scheduler"),
     ({}, ["--config", "{tmp}/missing.yaml"], "missing.yaml: (top level): no such file"),
     ({}, ["-o", "{tmp}/result.txt"], "result.txt: --output: simulation results are written as .json"),
 ]

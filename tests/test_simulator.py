@@ -29,6 +29,7 @@ from planner.simulator import (
     DelayScheduling,
     Fair,
     Fifo,
+    Fresh,
     Pool,
     Preemption,
     Queue,
@@ -968,3 +969,34 @@ def test_other_bad_inputs_raise():
         simulate([Job("a", 1, 0, 1.0), Job("a", 1, 0, 1.0)], TEN_AND_TEN, "fifo")
     with pytest.raises(InvalidInput):
         simulate([Job("vm", profile=lambda n: 10.0 / n)], TEN_AND_TEN, "fifo")  # no tasks to simulate
+
+
+def test_explicit_order_ranks_jobs_for_fifo_and_fresh():
+    """Three identical jobs a, b, c (4 maps x 10 s, 1 reduce x 5 s), all submitted at 0, on
+    2 nodes of 2 + 2 slots, heartbeat 0.
+
+    - FIFO in the order c, a, b: c's 4 maps take the 4 map slots (0-10), its reduce runs
+      10-15; then a (maps 10-20, reduce 20-25), then b (20-30, 30-35).
+    - FRESH-static with k = 1 and the order c, b (a not named, so last): c, then b, then a,
+      with the same timings: c 15, b 25, a 35. Without the order FRESH admits a, b, c.
+    """
+    jobs = [Job(name, 4, 1, 10.0, 5.0) for name in "abc"]
+    cluster = Cluster(nodes=2, heartbeat=0)
+    fifo = simulate(jobs, cluster, Fifo(order=["c", "a", "b"]))
+    assert [fifo.job(n)["finish"] for n in "cab"] == [15.0, 25.0, 35.0]
+    assert fifo.scheduler["order"] == ["c", "a", "b"]
+    fresh = simulate(jobs, cluster, Fresh(k=1, dynamic=False, order=["c", "b"]))
+    assert [fresh.job(n)["finish"] for n in "cba"] == [15.0, 25.0, 35.0]
+    plain = simulate(jobs, cluster, Fresh(k=1, dynamic=False))
+    assert [plain.job(n)["finish"] for n in "abc"] == [15.0, 25.0, 35.0]
+
+
+@pytest.mark.parametrize("order, message", [
+    ("abc", r"^order: must be a list of job names"),
+    (["a", "a"], r"^order\[1\]: 'a' appears twice"),
+    (["a", 3], r"^order\[1\]: must be a job name"),
+])
+def test_explicit_order_is_checked(order, message):
+    for cls in (Fifo, Fresh):
+        with pytest.raises(InvalidInput, match=message):
+            cls(order=order)

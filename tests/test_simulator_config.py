@@ -191,7 +191,7 @@ def test_settings_mapping_names_its_scheduler():
     assert isinstance(settings_from_dict({})[0], Fifo)
     with pytest.raises(InvalidInput, match=r"^scheduler: the settings are for 'fair', but 'capacity' was asked for"):
         settings_from_dict({"scheduler": "fair"}, "capacity")
-    with pytest.raises(InvalidInput, match=r"^pools: unknown key for the fifo scheduler; expected one of delay, options, scheduler"):
+    with pytest.raises(InvalidInput, match=r"^pools: unknown key for the fifo scheduler; expected one of delay, options, order, scheduler"):
         settings_from_dict({"pools": []})
     with pytest.raises(InvalidInput, match=r"^scheduler: must be a string"):
         settings_from_dict({"scheduler": 3})

@@ -118,3 +118,31 @@ def fifo_key(job: JobRun) -> tuple[int, float, str]:
     """Higher priority first, then earlier submission, then name."""
     return (-job.priority, job.submit, job.name)
 
+
+def as_order(value: object, field: str = "order") -> dict[str, int] | None:
+    """An explicit job order (a list of distinct job names) as name -> rank; None stays None.
+
+    Schedulers that take one (FIFO, FRESH) rank the jobs it names first, in its
+    order, and the others after them in their usual order: this is how a plan's
+    admission order reaches the simulator.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str) or not isinstance(value, list | tuple):
+        raise InvalidInput(field, f"must be a list of job names, got {value!r}")
+    ranks: dict[str, int] = {}
+    for position, name in enumerate(value):
+        if not isinstance(name, str) or not name:
+            raise InvalidInput(f"{field}[{position}]", f"must be a job name, got {name!r}")
+        if name in ranks:
+            raise InvalidInput(f"{field}[{position}]", f"{name!r} appears twice")
+        ranks[name] = position
+    return ranks
+
+
+def order_rank(ranks: dict[str, int] | None, job: JobRun) -> int:
+    """A job's place in an explicit order (`as_order`); jobs it does not name come after."""
+    if ranks is None:
+        return 0
+    return ranks.get(job.name, len(ranks))
+

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 
 from planner.simulator.jobs import OFF_RACK, JobRun
 from planner.simulator.layout import MAP
-from planner.simulator.schedulers.base import Launch, Scheduler, fifo_key, register
+from planner.simulator.schedulers.base import Launch, Scheduler, as_order, fifo_key, order_rank, register
 
 
 @register
@@ -14,19 +15,29 @@ class Fifo(Scheduler):
     """Jobs in order of priority (higher first), then submit time, then name.
 
     A free slot goes to the first job in that order with a task for it (with
-    delay scheduling, the first job that may launch on this node).
+    delay scheduling, the first job that may launch on this node). ``order``
+    (job names) replaces that order for the jobs it names, which go first, in
+    its order: a plan's admission order.
     """
 
     name = "fifo"
 
-    def __init__(self, delay=None) -> None:
+    def __init__(self, delay=None, order: Sequence[str] | None = None) -> None:
         super().__init__(delay)
+        self.ranks = as_order(order)
         self.queue: list[JobRun] = []
         self._keys: list[tuple] = []
         self._rack_of: tuple[int, ...] = ()
 
     def __repr__(self) -> str:
-        return f"Fifo(delay={self.delay!r})"
+        order = None if self.ranks is None else list(self.ranks)
+        return f"Fifo(delay={self.delay!r}, order={order!r})"
+
+    def describe(self) -> dict:
+        data = super().describe()
+        if self.ranks is not None:
+            data["order"] = list(self.ranks)
+        return data
 
     def bind(self, sim) -> None:
         super().bind(sim)
@@ -34,7 +45,7 @@ class Fifo(Scheduler):
         self._rack_of = sim.layout.rack_of
 
     def job_arrived(self, job: JobRun, now: float) -> None:
-        key = fifo_key(job)
+        key = (order_rank(self.ranks, job), *fifo_key(job))
         position = bisect.bisect(self._keys, key)
         self._keys.insert(position, key)
         self.queue.insert(position, job)

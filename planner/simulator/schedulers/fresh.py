@@ -2,7 +2,11 @@
 
 Admission. At most ``k`` jobs are in their map phase (R_m) and at most ``k``
 in their reduce phase (R_r). Submitted jobs wait in R' (ordered by submit
-time, then name) until a map-phase place frees. A job leaves R_m when its last
+time, then name), each admitted as it arrives if R_m has room (so jobs
+submitted together enter in workload order). With ``order`` (a plan's
+admission order), R' puts the jobs it names first, in its order, and
+admission waits until every job of the instant has arrived, so the order
+decides from the first job on. A job leaves R_m when its last
 map completes: a job without reduces leaves the system, the others enter R_r
 when it has room, else wait for it in the order their maps completed. Only jobs
 of R_m get maps and only jobs of R_r get reduces.
@@ -48,13 +52,14 @@ s_r))``), the same admission limit and the same fair assignment.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from models.checks import as_float, as_int
 from models.errors import InvalidInput
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
-from planner.simulator.schedulers.base import Launch, Scheduler, register
+from planner.simulator.schedulers.base import Launch, Scheduler, as_order, order_rank, register
 
 
 class SlotTarget(NamedTuple):
@@ -108,8 +113,10 @@ class Fresh(Scheduler):
     name = "fresh"
     hears_ends = True
 
-    def __init__(self, k: int = 5, tau1: float = 0.8, tau2: float = 0.6, dynamic: bool = True, delay=None) -> None:
+    def __init__(self, k: int = 5, tau1: float = 0.8, tau2: float = 0.6, dynamic: bool = True, delay=None,
+                 order: Sequence[str] | None = None) -> None:
         super().__init__(delay)
+        self.ranks = as_order(order)
         self.k = as_int(k, "k", minimum=1)
         self.tau1 = as_float(tau1, "tau1", minimum=0.0)
         if self.tau1 > 1.0:
@@ -124,11 +131,15 @@ class Fresh(Scheduler):
         self._reset(0)
 
     def __repr__(self) -> str:
-        return f"Fresh(k={self.k}, tau1={self.tau1}, tau2={self.tau2}, dynamic={self.dynamic}, delay={self.delay!r})"
+        order = None if self.ranks is None else list(self.ranks)
+        return (f"Fresh(k={self.k}, tau1={self.tau1}, tau2={self.tau2}, dynamic={self.dynamic}, "
+                f"delay={self.delay!r}, order={order!r})")
 
     def describe(self) -> dict[str, Any]:
         data = super().describe()
         data.update(k=self.k, tau1=self.tau1, tau2=self.tau2, dynamic=self.dynamic)
+        if self.ranks is not None:
+            data["order"] = list(self.ranks)
         return data
 
     def _reset(self, jobs: int) -> None:
@@ -163,12 +174,23 @@ class Fresh(Scheduler):
         self.total_slots = sim.layout.slots
 
     def job_arrived(self, job: JobRun, now: float) -> None:
-        key = (job.submit, job.name)
+        key = self._key(job)
         position = len(self.waiting)
-        while position and (self.waiting[position - 1].submit, self.waiting[position - 1].name) > key:
+        while position and self._key(self.waiting[position - 1]) > key:
             position -= 1
         self.waiting.insert(position, job)
+        if self.ranks is None or self.sim is None:
+            self._admit(now)
+        else:
+            # Admit once every job submitted at this instant is in R' (a wake-up comes after the
+            # instant's arrivals and before any slot is offered), so the order decides, not arrival.
+            self.sim.request_wake(now)
+
+    def wake(self, now: float) -> None:
         self._admit(now)
+
+    def _key(self, job: JobRun) -> tuple[int, float, str]:
+        return (order_rank(self.ranks, job), job.submit, job.name)
 
     def job_finished(self, job: JobRun, now: float) -> None:
         for phase in (self.reduce_phase, self.map_phase, self.reduce_waiting, self.waiting):
