@@ -8,7 +8,6 @@ and one JSON file format (reading it: `planner.plan_io`; the VM side:
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ import numpy as np
 from models import Cluster, InvalidInput, Workload
 from models.checks import as_float, as_int, as_str
 from models.fileio import read_mapping, write_atomic
+from planner.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.plan_io import PLAN_VERSION, SLOT_STRATEGIES, STRATEGIES, plan_fields
 from planner.plan_vm import (
     VM_STRATEGIES,
@@ -30,7 +30,11 @@ from planner.plan_vm import (
     solve_vm,
     warn_extrapolation,
 )
+from planner.robust import choose_robust, robust_candidates
+from planner.sweep import Progress
+from planner.validate import DEFAULT_NOISE, check_noise, submission_names
 from solvers import SLOT_MODELS, configure_slots, fluid_makespan, order_two_stage, stage_times
+from solvers.base import Stopwatch
 
 __all__ = [
     "DEFAULT_K",
@@ -43,20 +47,8 @@ __all__ = [
 ]
 
 DEFAULT_K = 5
-
-
-def fingerprint(data: Any) -> str:
-    """A short stable hash of JSON-able data (16 hex digits of SHA-256)."""
-    text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def workload_fingerprint(workload: Workload) -> str:
-    return fingerprint({"name": workload.name, "jobs": workload.to_records()})
-
-
-def cluster_fingerprint(cluster: Cluster) -> str:
-    return fingerprint(cluster.to_dict())
+#: Simulated runs per candidate of a robust plan.
+ROBUST_RUNS = 10
 
 
 @dataclass(frozen=True)
@@ -78,6 +70,10 @@ class Plan:
     ``baseline_makespan`` every job alone on all N VMs, one after another.
     ``bound`` and ``gap`` are the solver's proven bound and relative gap (None
     where the method proves none).
+
+    ``robust`` is set when the plan was chosen by simulation (`make_plan(...,
+    robust=True)`): how (runs, noise, seed, the statistic), the chosen
+    candidate and every candidate's prediction, simulated mean and p90.
     """
 
     strategy: str
@@ -97,6 +93,7 @@ class Plan:
     phases: Phases = ()
     bound: float | None = None
     gap: float | None = None
+    robust: dict[str, Any] | None = None
     version: int = PLAN_VERSION
 
     def node_map_slots(self, nodes: int) -> list[int]:
@@ -129,8 +126,17 @@ class Plan:
             "bound": self.bound,
             "gap": self.gap,
             "phases": len(self.phases),
+            "selection": self.selection,
             "order": shown,
         }
+
+    @property
+    def selection(self) -> str:
+        """How the plan was chosen, in words."""
+        if self.robust is None:
+            return "solver optimum" if not self.phases else f"solver ({self.status})"
+        return (f"robust: best simulated p90 of {len(self.robust['candidates'])} candidates "
+                f"({self.robust['runs']} runs, noise {self.robust['noise']:g}): {self.robust['chosen']}")
 
     def phase_records(self, workload: Workload | None = None, cluster: Cluster | None = None) -> list[dict[str, Any]]:
         """One flat record per placement (phase, job, vms, role), for tables and DataFrames; with the
@@ -193,6 +199,11 @@ def make_plan(
     solver: str | None = None,
     time_limit: float = 60.0,
     seed: int = 0,
+    robust: bool = False,
+    runs: int = ROBUST_RUNS,
+    noise: float = DEFAULT_NOISE,
+    executor: Any = None,
+    progress: Progress = False,
 ) -> Plan:
     """A plan for the batch.
 
@@ -212,17 +223,33 @@ def make_plan(
     - "pairs": `schedule_pairs`: pairs of jobs, each run sequentially,
       concurrently on a split of the N VMs or overcommitted; an odd one alone;
     - "packing": `pack_phases`: multi-phase overcommit packing.
+
+    ``robust=True`` (slot strategies): instead of the fluid optimum, the
+    candidate plan (both admission orders, both fluid models, splits within
+    5% of each optimum; `planner.robust`) with the best simulated 90th
+    percentile makespan over ``runs`` runs on batches biased by up to
+    ``noise`` (seeded by ``seed``; `executor` and `progress` go to `sweep`).
+    The plan says so in ``robust`` and `selection`.
     """
     strategy = as_str(strategy, "strategy", choices=STRATEGIES)
     model = as_str(model, "model", choices=SLOT_MODELS)
     k = as_int(k, "k", minimum=1)
     time_limit = as_float(time_limit, "time_limit", above=0.0)
     seed = as_int(seed, "seed", minimum=0)
+    if not isinstance(robust, bool):
+        raise InvalidInput("robust", f"must be true or false, got {robust!r}")
     if strategy in VM_STRATEGIES:
+        if robust:
+            raise InvalidInput("robust", f"applies to the slot strategies ({', '.join(SLOT_STRATEGIES)}), "
+                               f"not {strategy!r}")
         return _vm_plan(workload, cluster, strategy, k=k, model=model, solver=check_solver(strategy, solver),
                         time_limit=time_limit, seed=seed)
     if solver is not None:
         raise InvalidInput("solver", f"applies to the {' and '.join(VM_STRATEGIES)} strategies only, not {strategy!r}")
+    if robust:
+        return _robust_plan(workload, cluster, strategy, k=k, runs=as_int(runs, "runs", minimum=2),
+                            noise=check_noise(noise), seed=seed, executor=executor,
+                            progress=progress)
     jobs = list(workload)
     total = cluster.total_slots
     submitted = submission_order(workload)
@@ -289,4 +316,44 @@ def _vm_plan(
         phases=schedule.phases,
         bound=schedule.bound,
         gap=schedule.gap,
+    )
+
+
+def _robust_plan(
+    workload: Workload, cluster: Cluster, strategy: str, *, k: int, runs: int, noise: float, seed: int,
+    executor: Any, progress: Progress,
+) -> Plan:
+    clock = Stopwatch()
+    if len(workload) == 0:
+        raise InvalidInput("jobs", "need at least one job")
+    candidates = robust_candidates(workload, cluster, strategy, k)
+    chosen, records = choose_robust(candidates, workload, cluster, strategy, k, runs=runs, noise=noise, seed=seed,
+                                    executor=executor, progress=progress)
+    jobs = list(workload)
+    index = {job.name: i for i, job in enumerate(jobs)}
+    submitted = [index[name] for name in submission_names(workload)]
+    baseline = fluid_makespan(jobs, cluster.total_map_slots, cluster.total_reduce_slots, k, submitted, chosen.model)
+    optimum = min(chosen.curve)
+    if strategy != "johnson":
+        strategy = "slots+johnson" if chosen.ordering == "johnson" else "slots"
+    measured = records[candidates.index(chosen)]
+    return Plan(
+        strategy=strategy,
+        model=chosen.model,
+        k=k,
+        map_slots=chosen.map_slots,
+        reduce_slots=cluster.total_slots - chosen.map_slots,
+        order=chosen.order,
+        predicted_makespan=chosen.predicted,
+        baseline_makespan=baseline,
+        status="optimal" if chosen.predicted <= optimum else "feasible",
+        solver=f"robust-p90/fluid-{chosen.model}",
+        seconds=clock.seconds,
+        workload_fingerprint=workload_fingerprint(workload),
+        cluster_fingerprint=cluster_fingerprint(cluster),
+        curve=chosen.curve,
+        bound=optimum,
+        gap=(chosen.predicted - optimum) / chosen.predicted if chosen.predicted > 0 else 0.0,
+        robust={"runs": runs, "noise": noise, "seed": seed, "statistic": "p90", "chosen": chosen.label(),
+                "p90": measured["p90"], "mean": measured["mean"], "candidates": records},
     )

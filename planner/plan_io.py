@@ -17,10 +17,13 @@ from solvers.packing import ROLES
 
 SLOT_STRATEGIES = ("slots", "johnson", "slots+johnson")
 STRATEGIES = SLOT_STRATEGIES + VM_STRATEGIES
-PLAN_VERSION = 2
-#: Keys a version 1 file cannot hold (strict reading: a typo must not pass as an old file).
+PLAN_VERSION = 3
+#: Keys an older file cannot hold (strict reading: a typo must not pass as an old file).
 NEW_IN_V2 = ("phases", "bound", "gap")
-OPTIONAL = ("curve", "version", *NEW_IN_V2)
+NEW_IN_V3 = ("robust",)
+OPTIONAL = ("curve", "version", *NEW_IN_V2, *NEW_IN_V3)
+ROBUST_KEYS = ("runs", "noise", "seed", "statistic", "chosen", "p90", "mean", "candidates")
+CANDIDATE_KEYS = ("model", "order", "map_slots", "predicted", "mean", "p90")
 
 
 def _list(value: object, field: str, what: str) -> list:
@@ -75,13 +78,39 @@ def _check_phases_follow_order(strategy: str, phases: Phases, order: tuple[str, 
         raise InvalidInput("phases", f"place {len(placed)} jobs but order names {len(order)}")
 
 
+def read_robust(value: object, field: str = "robust") -> dict[str, Any] | None:
+    """How a robust plan was chosen (`make_plan(robust=True)`), checked key by key."""
+    if value is None:
+        return None
+    data = as_mapping(value, field)
+    check_keys(data, ROBUST_KEYS, field, required=ROBUST_KEYS)
+    candidates = []
+    for i, entry in enumerate(_list(data["candidates"], f"{field}.candidates", "candidates")):
+        at = f"{field}.candidates[{i}]"
+        entry = as_mapping(entry, at)
+        check_keys(entry, CANDIDATE_KEYS, at, required=CANDIDATE_KEYS)
+        candidates.append({"model": as_str(entry["model"], f"{at}.model", choices=SLOT_MODELS),
+                           "order": as_str(entry["order"], f"{at}.order"),
+                           "map_slots": as_int(entry["map_slots"], f"{at}.map_slots", minimum=1),
+                           **{key: as_float(entry[key], f"{at}.{key}", minimum=0.0) for key in ("predicted", "mean", "p90")}})
+    return {"runs": as_int(data["runs"], f"{field}.runs", minimum=1),
+            "noise": as_float(data["noise"], f"{field}.noise", minimum=0.0),
+            "seed": as_int(data["seed"], f"{field}.seed", minimum=0),
+            "statistic": as_str(data["statistic"], f"{field}.statistic"),
+            "chosen": as_str(data["chosen"], f"{field}.chosen"),
+            "p90": as_float(data["p90"], f"{field}.p90", minimum=0.0),
+            "mean": as_float(data["mean"], f"{field}.mean", minimum=0.0),
+            "candidates": candidates}
+
+
 def plan_fields(data: object, names: tuple[str, ...]) -> dict[str, Any]:
     """The checked constructor arguments of a `Plan` (field names ``names``) from parsed JSON."""
     mapping = as_mapping(data, "")
     version = as_int(mapping.get("version", PLAN_VERSION), "version", minimum=1)
     if not 1 <= version <= PLAN_VERSION:
         raise InvalidInput("version", f"this batchplan reads plan versions 1 to {PLAN_VERSION}, got {version}")
-    allowed = names if version >= 2 else tuple(n for n in names if n not in NEW_IN_V2)
+    newer = (NEW_IN_V2 if version < 2 else ()) + (NEW_IN_V3 if version < 3 else ())
+    allowed = tuple(n for n in names if n not in newer)
     check_keys(mapping, allowed, "", required=tuple(n for n in allowed if n not in OPTIONAL))
     strategy = as_str(mapping["strategy"], "strategy", choices=STRATEGIES if version >= 2 else SLOT_STRATEGIES)
     order = tuple(as_str(name, f"order[{i}]") for i, name in enumerate(_list(mapping["order"], "order", "job names")))
@@ -108,6 +137,7 @@ def plan_fields(data: object, names: tuple[str, ...]) -> dict[str, Any]:
         "phases": phases,
         "bound": _optional_float(mapping.get("bound"), "bound"),
         "gap": _optional_float(mapping.get("gap"), "gap"),
+        "robust": read_robust(mapping.get("robust")),
         # read into the current schema, so writing it back gives a current file
         "version": PLAN_VERSION,
     }

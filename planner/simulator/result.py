@@ -114,6 +114,18 @@ class SimResult:
         # Job records follow the workload's order, so an attempt's job index is its record's position.
         return overall_fairness(self.jobs, table[:, 0].astype(np.int64), table[:, 5], table[:, 6])
 
+    def fairness_over_time(self) -> list[dict[str, float]]:
+        """FRESH's overall fairness at each job completion: records (time, fairness, jobs_in_system)
+        with time measured from the first submission."""
+        table = self._columns
+        samples, jain = fairness_timeline(self.jobs, table[:, 0].astype(np.int64), table[:, 5], table[:, 6])
+        first = min(job["submit"] for job in self.jobs)
+        submit = np.array([job["submit"] for job in self.jobs])[:, None]
+        finish = np.array([job["finish"] for job in self.jobs])[:, None]
+        present = ((submit < samples) & (samples <= finish)).sum(axis=0)
+        return [{"time": float(t - first), "fairness": float(f), "jobs_in_system": int(n)}
+                for t, f, n in zip(samples, jain, present, strict=True)]
+
     @cached_property
     def killed_work(self) -> float:
         table = self._columns
@@ -200,8 +212,19 @@ def overall_fairness(jobs: list[dict[str, Any]], owner: np.ndarray, start: np.nd
     (the first interval starts at the first submission). ``owner``, ``start``
     and ``end`` describe the attempts (owner = the job's position in ``jobs``).
     """
-    samples = np.unique(np.array([job["finish"] for job in jobs], dtype=float))
+    samples, jain = fairness_timeline(jobs, owner, start, end)
     first = min(job["submit"] for job in jobs)
+    widths = np.diff(np.concatenate(([first], samples)))
+    if widths.sum() <= 0:
+        return float(jain.mean())
+    return float((jain * widths).sum() / widths.sum())
+
+
+def fairness_timeline(
+    jobs: list[dict[str, Any]], owner: np.ndarray, start: np.ndarray, end: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The completion times T of a run and Jain's index of the r_i(T) at each (`overall_fairness`)."""
+    samples = np.unique(np.array([job["finish"] for job in jobs], dtype=float))
     total = np.zeros(len(samples))
     squares = np.zeros(len(samples))
     count = np.zeros(len(samples))
@@ -221,10 +244,7 @@ def overall_fairness(jobs: list[dict[str, Any]], owner: np.ndarray, start: np.nd
         count[lo:hi] += 1
     with np.errstate(invalid="ignore", divide="ignore"):
         jain = np.where(squares > 0, total * total / (count * squares), 1.0)
-    widths = np.diff(np.concatenate(([first], samples)))
-    if widths.sum() <= 0:
-        return float(jain.mean())
-    return float((jain * widths).sum() / widths.sum())
+    return samples, jain
 
 
 def _sum_min(values: np.ndarray, at: np.ndarray) -> np.ndarray:

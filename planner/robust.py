@@ -1,0 +1,126 @@
+"""Robust slot plans: among near-optimal candidates, the one with the best simulated p90.
+
+A fluid model's optimum can be a knife edge: splits within a few percent of it
+predict almost the same makespan but behave differently once task
+granularity, locality and profile errors enter. `robust_candidates` gathers
+the plausible plans:
+
+- both admission orders (submission and Johnson's), under both fluid models
+  ("fresh" and "capped");
+- for each, the splits whose predicted makespan is within ``tolerance`` (5%)
+  of that curve's optimum, at most ``max_splits`` of them spread evenly over
+  that set, the optimum always among them ("johnson" plans keep the
+  cluster's split);
+
+and `choose_robust` simulates each one ``runs`` times on biased batches
+(`planner.validate`, the same draws for every candidate) and keeps the best
+90th percentile of the makespan, ties by mean, then by prediction. Candidates
+that run identically (same order and split, found under both models) are
+simulated once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from models import Cluster, Workload
+from planner.simulator import Fifo, Fresh
+from planner.sweep import Progress, Spec, sweep
+from planner.validate import Setup, batch, run_setup, statistics, submission_names
+from solvers import SLOT_MODELS, configure_slots, order_two_stage, stage_times
+
+TOLERANCE = 0.05
+MAX_SPLITS = 5
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One plausible slot plan: admission order, split and fluid model, with its prediction."""
+
+    model: str
+    ordering: str
+    order: tuple[str, ...]
+    map_slots: int
+    predicted: float
+    curve: tuple[float, ...]
+
+    def label(self) -> str:
+        return f"{self.model} model, {self.ordering} order, {self.map_slots} map slots"
+
+
+def _orders(workload: Workload, cluster: Cluster) -> dict[str, list[int]]:
+    jobs = list(workload)
+    names = submission_names(workload)
+    index = {job.name: i for i, job in enumerate(jobs)}
+    submitted = [index[name] for name in names]
+    a, b = stage_times([jobs[i] for i in submitted], cluster.total_map_slots, cluster.total_reduce_slots)
+    johnson = [submitted[i] for i in order_two_stage(a, b, "johnson").order]
+    return {"submission": submitted, "johnson": johnson}
+
+
+def near_optimal(curve: np.ndarray, tolerance: float, limit: int) -> list[int]:
+    """Map-slot counts (1-based) whose value is within ``tolerance`` of the curve's minimum: at
+    most ``limit``, spread evenly over them, the minimum always included."""
+    best = int(np.argmin(curve))
+    within = np.flatnonzero(curve <= curve[best] * (1.0 + tolerance))
+    spread = np.rint(np.linspace(0, len(within) - 1, min(limit, len(within)))).astype(int)
+    picks = {int(within[i]) for i in spread}
+    picks.add(best)
+    while len(picks) > limit:  # the optimum displaced an evenly spread pick
+        picks.remove(max(picks - {best}, key=lambda p: (abs(p - best), p)))
+    return sorted(p + 1 for p in picks)
+
+
+def robust_candidates(
+    workload: Workload, cluster: Cluster, strategy: str, k: int, *,
+    tolerance: float = TOLERANCE, max_splits: int = MAX_SPLITS,
+) -> list[Candidate]:
+    """The candidate plans of the module docstring, in a fixed order."""
+    jobs = list(workload)
+    total = cluster.total_slots
+    candidates = []
+    for ordering, order in _orders(workload, cluster).items():
+        names = tuple(jobs[i].name for i in order)
+        for model in SLOT_MODELS:
+            curve = np.asarray(configure_slots(jobs, total, k, order, model).makespans, dtype=float)
+            splits = [cluster.total_map_slots] if strategy == "johnson" else near_optimal(curve, tolerance, max_splits)
+            candidates.extend(Candidate(model, ordering, names, s, float(curve[s - 1]), tuple(curve.tolist()))
+                              for s in splits)
+    return candidates
+
+
+def _setup(candidate: Candidate, strategy: str, k: int, total: int) -> Setup:
+    if strategy == "johnson":
+        scheduler: Any = Fifo(order=list(candidate.order))
+    else:
+        scheduler = Fresh(k=k, dynamic=False, order=list(candidate.order))
+    return Setup(candidate.label(), "candidate", candidate.predicted, scheduler,
+                 (candidate.map_slots, total - candidate.map_slots))
+
+
+def choose_robust(
+    candidates: list[Candidate], workload: Workload, cluster: Cluster, strategy: str, k: int, *,
+    runs: int, noise: float, seed: int, executor: Any = None, progress: Progress = False,
+) -> tuple[Candidate, list[dict[str, Any]]]:
+    """The candidate with the best simulated p90 makespan, and one record per candidate."""
+    total = cluster.total_slots
+    tonight = batch(workload)
+    distinct: dict[tuple[tuple[str, ...], int], Setup] = {}
+    for candidate in candidates:
+        distinct.setdefault((candidate.order, candidate.map_slots), _setup(candidate, strategy, k, total))
+    setups = list(distinct.values())
+    specs = [Spec(run_setup, (setup, tonight, cluster, noise, seed, run)) for setup in setups for run in range(runs)]
+    samples = sweep(specs, executor, progress=progress, description=f"robust plan ({len(specs)} runs)")
+    stats = {key: statistics([s["makespan"] for s in samples[i * runs:(i + 1) * runs]])
+             for i, key in enumerate(distinct)}
+    records = []
+    for candidate in candidates:
+        measured = stats[(candidate.order, candidate.map_slots)]
+        records.append({"model": candidate.model, "order": candidate.ordering, "map_slots": candidate.map_slots,
+                        "predicted": candidate.predicted, "mean": measured["mean"], "p90": measured["p90"]})
+    best = min(range(len(candidates)),
+               key=lambda i: (records[i]["p90"], records[i]["mean"], records[i]["predicted"], i))
+    return candidates[best], records

@@ -1,0 +1,204 @@
+"""Sweeps: many independent simulations or solves, on local processes or a Dask cluster.
+
+A sweep is a list of `Spec` (a module-level function and its arguments). Every
+run is independent and seeded by its own arguments, so where it runs does not
+change what it returns: the results come back in the order of the specs,
+identical on a local process pool, in this process, or on a Dask cluster.
+
+Executors (`sweep(..., executor=...)`):
+
+- None (default): a local process pool with one worker per core (a single spec,
+  or a machine with one core, runs in this process);
+- "serial": this process, one spec after another;
+- "dask://HOST:PORT" (or "tcp://HOST:PORT"): the Dask scheduler at that address
+  (needs ``batchplan[distributed]``); the client is closed afterwards;
+- a `distributed.Client`: that client (left open);
+- any `concurrent.futures.Executor`: that executor (left open).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from typing import Any
+
+from models import InvalidInput
+
+#: ``progress``: False, True (a bar on stderr when it is a terminal) or a callable(done, total).
+Progress = bool | Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One unit of work: ``function(*args, **kwargs)``. The function must be importable by
+    name (defined at module level) so that worker processes and Dask workers can run it;
+    ``label`` names the run in progress bars and errors."""
+
+    function: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        if not callable(self.function):
+            raise InvalidInput("function", f"must be callable, got {type(self.function).__name__}")
+        if not isinstance(self.args, tuple):
+            raise InvalidInput("args", f"must be a tuple, got {type(self.args).__name__}")
+        if not isinstance(self.kwargs, Mapping):
+            raise InvalidInput("kwargs", f"must be a mapping, got {type(self.kwargs).__name__}")
+
+    def __call__(self) -> Any:
+        return self.function(*self.args, **self.kwargs)
+
+
+def _run(spec: Spec) -> Any:
+    return spec()
+
+
+def sweep(
+    specs: Iterable[Spec],
+    executor: str | Any = None,
+    *,
+    workers: int | None = None,
+    progress: Progress = False,
+    description: str = "runs",
+) -> list[Any]:
+    """Run every spec and return their results in the order of ``specs`` (module docstring).
+
+    ``workers`` caps the local process pool (default: every core). The first spec that
+    raises makes the sweep raise that error, after the runs already started have ended.
+    """
+    specs = list(specs)
+    for position, spec in enumerate(specs):
+        if not isinstance(spec, Spec):
+            raise InvalidInput(f"specs[{position}]", f"must be a Spec, got {type(spec).__name__}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise InvalidInput("workers", f"must be an integer >= 1, got {workers!r}")
+    report = _reporter(progress, len(specs), description)
+    try:
+        if not specs:
+            return []
+        if executor == "serial" or (executor is None and _local_workers(workers, len(specs)) == 1):
+            return _serial(specs, report)
+        if executor is None:
+            with ProcessPoolExecutor(max_workers=_local_workers(workers, len(specs))) as pool:
+                return _on_executor(pool, specs, report)
+        if isinstance(executor, str):
+            client = _dask_client(executor)
+            try:
+                return _on_dask(client, specs, report)
+            finally:
+                client.close()
+        if isinstance(executor, Executor):
+            return _on_executor(executor, specs, report)
+        if _is_dask_client(executor):
+            return _on_dask(executor, specs, report)
+        raise InvalidInput(
+            "executor",
+            f"must be None, 'serial', 'dask://HOST:PORT', a distributed.Client or an Executor; got {executor!r}",
+        )
+    finally:
+        report(None)
+
+
+def _local_workers(workers: int | None, count: int) -> int:
+    return max(1, min(workers or os.cpu_count() or 1, count))
+
+
+def _serial(specs: Sequence[Spec], report: Callable[[int | None], None]) -> list[Any]:
+    results = []
+    for spec in specs:
+        results.append(spec())
+        report(1)
+    return results
+
+
+def _on_executor(pool: Executor, specs: Sequence[Spec], report: Callable[[int | None], None]) -> list[Any]:
+    futures = {pool.submit(_run, spec): position for position, spec in enumerate(specs)}
+    results: list[Any] = [None] * len(specs)
+    failures: dict[int, BaseException] = {}
+    for future in as_completed(futures):
+        position = futures[future]
+        if future.cancelled():
+            continue
+        error = future.exception()
+        if error is not None:
+            failures[position] = error
+            for other in futures:  # nothing new starts; runs under way finish
+                other.cancel()
+        else:
+            results[position] = future.result()
+        report(1)
+    if failures:
+        raise failures[min(failures)]
+    return results
+
+
+def _dask_client(address: str) -> Any:
+    for scheme in ("dask://", "tcp://"):
+        if address.startswith(scheme):
+            target = "tcp://" + address[len(scheme):]
+            break
+    else:
+        raise InvalidInput("executor", f"must be 'serial' or a Dask address 'dask://HOST:PORT', got {address!r}")
+    try:
+        from distributed import Client
+    except ImportError:
+        raise InvalidInput("executor", "Dask is not installed: pip install 'batchplan[distributed]'") from None
+    try:
+        return Client(target, timeout="10s")
+    except OSError as error:
+        raise InvalidInput("executor", f"cannot reach the Dask scheduler at {address}: {error}") from None
+
+
+def _is_dask_client(value: Any) -> bool:
+    module = sys.modules.get("distributed")
+    return module is not None and isinstance(value, module.Client)
+
+
+def _on_dask(client: Any, specs: Sequence[Spec], report: Callable[[int | None], None]) -> list[Any]:
+    from distributed import as_completed as dask_completed
+
+    # pure=False: equal specs are still separate runs (a sweep may repeat one on purpose).
+    futures = [client.submit(_run, spec, pure=False) for spec in specs]
+    for _ in dask_completed(futures):
+        report(1)
+    # gather raises the first failed run's own error, in spec order.
+    return list(client.gather(futures))
+
+
+def _reporter(progress: Progress, total: int, description: str) -> Callable[[int | None], None]:
+    """A function called with 1 per finished run and None at the end."""
+    if callable(progress):
+        done = 0
+
+        def call(step: int | None) -> None:
+            nonlocal done
+            if step:
+                done += step
+                progress(done, total)
+
+        return call
+    if not progress or total == 0:
+        return lambda step: None
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        return lambda step: None
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=console, transient=True)
+    task = bar.add_task(description, total=total)
+    bar.start()
+
+    def show(step: int | None) -> None:
+        if step is None:
+            bar.stop()
+        else:
+            bar.advance(task, step)
+
+    return show

@@ -1,0 +1,343 @@
+"""Validation: a plan run through the simulator many times under profile noise, against baselines.
+
+The fluid models behind a plan see exact profiles and no cluster: no
+heartbeats, no data locality, no task granularity. `validate` measures what
+that costs. Each run draws an independent bias for every job, a factor
+``1 + u`` with ``u`` uniform in [-noise, +noise] (FRESH evaluated its plans
+with +-30% profile errors), applied to its map and reduce task times and to
+its runtime profile, and simulates the plan and every baseline on the same
+biased batch (common random numbers: run r of every configuration sees the
+same biases and the same simulation seed, so their differences are the
+configurations' own).
+
+The batch is tonight's: every job is ready at time 0, as the fluid models
+assume (submit times in the workload only order the baselines).
+
+- Slot plans ("slots", "slots+johnson") run under FRESH-static with the
+  plan's split, admission order and k; "johnson" plans under FIFO in the
+  plan's order on the cluster's split. Baselines: Fair with static map:reduce
+  ratios 1:3, 2:2 and 3:1 of the same total, and FIFO in submission order on
+  the cluster's split. Their predictions are the plan's fluid model in
+  submission order, with every job admitted at once (k = jobs) for Fair and
+  one at a time (k = 1) for FIFO.
+- VM plans ("pairs", "packing") run through VM-level execution
+  (`simulate_vms`) with phase barriers, and with backfill as a variant.
+  Baseline: sequential execution, each job alone on all N VMs in submission
+  order (predicted: the plan's ``baseline_makespan``).
+
+The relative error of a prediction is ``(predicted - simulated mean) /
+simulated mean``: positive when the model is pessimistic.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from models import Cluster, InvalidInput, Job, Workload
+from models.checks import as_float, as_int
+from planner.fingerprints import cluster_fingerprint, workload_fingerprint
+from planner.simulator import Fair, Fifo, Fresh, Scheduler, simulate, simulate_vms
+from planner.sweep import Progress, Spec, sweep
+from solvers import fluid_makespan
+
+if TYPE_CHECKING:
+    from planner.plan import Plan
+
+DEFAULT_RUNS = 30
+DEFAULT_NOISE = 0.3
+#: Runs per point of the makespan-vs-map-slots curve (at most).
+CURVE_RUNS = 10
+#: Fair baselines: map slots are this many quarters of the total.
+FAIR_RATIOS = ((1, 3), (2, 2), (3, 1))
+
+
+@dataclass(frozen=True)
+class ScaledProfile:
+    """A runtime profile times a constant factor (a biased job's F(n))."""
+
+    profile: Any
+    factor: float
+
+    def __call__(self, n: float) -> float:
+        return self.factor * float(self.profile(n))
+
+
+def batch(workload: Workload) -> Workload:
+    """The workload as tonight's batch: every job submitted at 0, in the file's order."""
+    return Workload([job.with_changes(submit=0.0) for job in workload], name=workload.name)
+
+
+def submission_names(workload: Workload) -> list[str]:
+    """Job names by submit time, ties in file order."""
+    return [job.name for _, job in sorted(enumerate(workload), key=lambda item: (item[1].submit, item[0]))]
+
+
+def biased(workload: Workload, noise: float, seed: int, run: int) -> tuple[Workload, int]:
+    """Run ``run``'s batch (every job's times and profile times 1 + U[-noise, noise]) and its
+    simulation seed, both drawn from SeedSequence([seed, run])."""
+    bias_sequence, simulation_sequence = np.random.SeedSequence([seed, run]).spawn(2)
+    factors = 1.0 + np.random.default_rng(bias_sequence).uniform(-noise, noise, len(workload))
+    jobs = [_scaled(job, float(factor)) for job, factor in zip(workload, factors, strict=True)]
+    return Workload(jobs, name=workload.name), int(simulation_sequence.generate_state(1)[0])
+
+
+def _scaled(job: Job, factor: float) -> Job:
+    profile = None if job.profile is None else ScaledProfile(job.profile, factor)
+    return job.with_changes(map_time=job.map_time * factor, reduce_time=job.reduce_time * factor, profile=profile)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """One configuration to simulate: the plan, a baseline, a variant or a point of the curve."""
+
+    name: str
+    role: str
+    predicted: float | None
+    scheduler: Scheduler | None = None
+    slots: tuple[int, int] | None = None
+    groups: tuple[tuple[tuple[str, int, str], ...], ...] | None = None
+    backfill: bool = False
+
+    def record(self) -> dict[str, Any]:
+        scheduler = self.scheduler.name if self.scheduler is not None else ("vm-backfill" if self.backfill else "vm")
+        return {"setup": self.name, "role": self.role, "scheduler": scheduler,
+                "map_slots": self.slots[0] if self.slots else None,
+                "reduce_slots": self.slots[1] if self.slots else None, "predicted": self.predicted}
+
+
+def run_setup(setup: Setup, workload: Workload, cluster: Cluster, noise: float, seed: int, run: int) -> dict[str, Any]:
+    """Simulate ``setup`` on run ``run``'s biased batch: one flat record."""
+    jobs, simulation_seed = biased(workload, noise, seed, run)
+    record: dict[str, Any] = {"setup": setup.name, "run": run}
+    if setup.groups is not None:
+        result = simulate_vms(jobs, cluster, setup.groups, seed=simulation_seed, backfill=setup.backfill)
+        finishes = [job["finish"] for job in result.jobs]
+        record.update(makespan=result.makespan, mean_response=sum(finishes) / len(finishes),
+                      fairness=None, node_local=None)
+    else:
+        result = simulate(jobs, cluster, setup.scheduler, seed=simulation_seed, slots=setup.slots)
+        record.update(makespan=result.makespan, mean_response=result.mean_response,
+                      fairness=result.fairness, node_local=result.locality["node"])
+    return record
+
+
+def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: int) -> list[Setup]:
+    """The plan, the baselines and the curve points of a slot plan (module docstring)."""
+    jobs = list(workload)
+    total = plan.map_slots + plan.reduce_slots
+    if plan.strategy == "johnson":
+        def scheduler() -> Scheduler:
+            return Fifo(order=list(plan.order))
+        label = "FIFO, plan order"
+    else:
+        def scheduler() -> Scheduler:
+            return Fresh(k=plan.k, dynamic=False, order=list(plan.order))
+        label = f"FRESH-static k={plan.k}"
+    setups = [Setup(f"plan ({label}, {plan.map_slots}:{plan.reduce_slots})", "plan", plan.predicted_makespan,
+                    scheduler(), (plan.map_slots, plan.reduce_slots))]
+    submitted = submission_names(workload)
+    index = {job.name: i for i, job in enumerate(jobs)}
+    order = [index[name] for name in submitted]
+    for maps, reduces in FAIR_RATIOS:
+        map_slots = min(max(1, round(total * maps / (maps + reduces))), total - 1)
+        predicted = fluid_makespan(jobs, map_slots, total - map_slots, len(jobs), order, plan.model)
+        setups.append(Setup(f"Fair {maps}:{reduces} ({map_slots}:{total - map_slots})", "baseline", predicted,
+                            Fair(), (map_slots, total - map_slots)))
+    cluster_split = (cluster.total_map_slots, cluster.total_reduce_slots)
+    predicted = fluid_makespan(jobs, *cluster_split, 1, order, plan.model)
+    setups.append(Setup(f"FIFO, submission order ({cluster_split[0]}:{cluster_split[1]})", "baseline", predicted,
+                        Fifo(order=submitted), cluster_split))
+    for map_slots in curve_points(total, plan.map_slots, curve_splits):
+        predicted = plan.curve[map_slots - 1] if len(plan.curve) >= map_slots else None
+        setups.append(Setup(f"curve {map_slots}:{total - map_slots}", "curve", predicted, scheduler(),
+                            (map_slots, total - map_slots)))
+    return setups
+
+
+def curve_points(total: int, planned: int, count: int) -> list[int]:
+    """``count`` map-slot counts spread over the middle of 1..total-1 (from an eighth of the
+    slots to seven eighths: the extremes take long to simulate and no plan picks them),
+    without the plan's own."""
+    if count <= 0 or total < 3:
+        return []
+    edge = max(1, total // 8)
+    points = {int(v) for v in np.rint(np.linspace(edge, total - edge, count))}
+    return sorted(points - {planned})
+
+
+def vm_setups(plan: Plan, workload: Workload, cluster: Cluster) -> list[Setup]:
+    groups = tuple(tuple(phase) for phase in plan.phases)
+    sequential = tuple(((name, cluster.vms, "primary"),) for name in submission_names(workload))
+    return [
+        Setup(f"plan ({plan.strategy}, {len(groups)} phases, barriers)", "plan", plan.predicted_makespan,
+              groups=groups),
+        Setup(f"plan ({plan.strategy}, backfill)", "variant", None, groups=groups, backfill=True),
+        Setup("sequential (each job alone on all VMs)", "baseline", plan.baseline_makespan, groups=sequential),
+    ]
+
+
+def statistics(values: Sequence[float]) -> dict[str, float]:
+    data = np.asarray(values, dtype=float)
+    p5, p50, p90, p95 = np.percentile(data, [5, 50, 90, 95])
+    return {"mean": float(data.mean()), "std": float(data.std(ddof=1)) if len(data) > 1 else 0.0,
+            "p5": float(p5), "p50": float(p50), "p90": float(p90), "p95": float(p95)}
+
+
+def _mean(records: list[dict[str, Any]], key: str) -> float | None:
+    values = [r[key] for r in records if r[key] is not None]
+    return float(np.mean(values)) if values else None
+
+
+def summarize(setup: Setup, samples: list[dict[str, Any]]) -> dict[str, Any]:
+    """The flat record of one configuration over its runs."""
+    record = setup.record()
+    stats = statistics([s["makespan"] for s in samples])
+    record.update(runs=len(samples), **stats)
+    predicted = setup.predicted
+    record["error"] = None if predicted is None or stats["mean"] <= 0 else (predicted - stats["mean"]) / stats["mean"]
+    record.update(mean_response=_mean(samples, "mean_response"), fairness=_mean(samples, "fairness"),
+                  node_local=_mean(samples, "node_local"))
+    return record
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    """What `validate` measured: ``setups`` (one flat record per configuration: predicted,
+    simulated mean, std, p5, p50, p90, p95, relative error, fairness, locality), ``samples``
+    (one record per configuration and run) and the plan's summary."""
+
+    plan: dict[str, Any]
+    kind: str
+    runs: int
+    noise: float
+    seed: int
+    seconds: float
+    setups: list[dict[str, Any]]
+    samples: list[dict[str, Any]] = field(repr=False)
+    curve: list[float] = field(default_factory=list, repr=False)
+    workload: str | None = None
+
+    def setup(self, role: str) -> list[dict[str, Any]]:
+        return [record for record in self.setups if record["role"] == role]
+
+    @property
+    def planned(self) -> dict[str, Any]:
+        return self.setup("plan")[0]
+
+    @property
+    def best_baseline(self) -> dict[str, Any]:
+        """The baseline with the smallest simulated mean makespan (ties by name)."""
+        return min(self.setup("baseline"), key=lambda r: (r["mean"], r["setup"]))
+
+    def summary(self) -> dict[str, Any]:
+        plan, best = self.planned, self.best_baseline
+        return {
+            "workload": self.workload,
+            "strategy": self.plan["strategy"],
+            "plan": plan["setup"],
+            "predicted": plan["predicted"],
+            "simulated_mean": plan["mean"],
+            "p5": plan["p5"],
+            "p95": plan["p95"],
+            "error": plan["error"],
+            "best_baseline": best["setup"],
+            "baseline_mean": best["mean"],
+            "gain": 1.0 - plan["mean"] / best["mean"] if best["mean"] > 0 else 0.0,
+            "plan_wins": plan["mean"] <= min(r["mean"] for r in self.setup("baseline")),
+            "runs": self.runs,
+            "noise": self.noise,
+            "seed": self.seed,
+            "seconds": self.seconds,
+        }
+
+    def table(self) -> list[dict[str, Any]]:
+        """The plan, variants and baselines (not the curve points) as flat records."""
+        return [r for r in self.setups if r["role"] != "curve"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"summary": self.summary(), "plan": self.plan, "kind": self.kind, "setups": self.setups,
+                "samples": self.samples, "curve": self.curve}
+
+    def to_json(self) -> str:
+        """Everything but the wall time is a function of the inputs and the seed."""
+        data = self.to_dict()
+        data["summary"] = {k: v for k, v in data["summary"].items() if k != "seconds"}
+        return json.dumps(data, indent=1, sort_keys=True)
+
+
+def validate(
+    plan: Plan,
+    workload: Workload,
+    cluster: Cluster,
+    *,
+    runs: int = DEFAULT_RUNS,
+    noise: float = DEFAULT_NOISE,
+    seed: int = 0,
+    executor: Any = None,
+    curve_splits: int = 6,
+    progress: Progress = False,
+) -> ValidationReport:
+    """Run ``plan`` and its baselines ``runs`` times each on biased copies of tonight's batch
+    (module docstring) and report predicted against simulated makespans.
+
+    ``curve_splits`` slot splits besides the plan's are also simulated (slot plans; at most
+    ``min(runs, 10)`` runs each) for the makespan-vs-map-slots figure. ``executor`` goes to `sweep` (default: local processes);
+    the report is the same on every executor for the same seed.
+    """
+    runs = as_int(runs, "runs", minimum=2)
+    noise = check_noise(noise)
+    seed = as_int(seed, "seed", minimum=0)
+    curve_splits = as_int(curve_splits, "curve_splits", minimum=0)
+    check_plan(plan, workload, cluster)
+    tonight = batch(workload)
+    if plan.phases:
+        kind, setups = "vms", vm_setups(plan, tonight, cluster)
+    else:
+        kind, setups = "slots", slot_setups(plan, workload, cluster, curve_splits)
+    clock = time.perf_counter()
+    counts = [min(runs, CURVE_RUNS) if setup.role == "curve" else runs for setup in setups]
+    specs = [Spec(run_setup, (setup, tonight, cluster, noise, seed, run), label=f"{setup.name} #{run}")
+             for setup, count in zip(setups, counts, strict=True) for run in range(count)]
+    samples = sweep(specs, executor, progress=progress, description=f"validating ({len(specs)} runs)")
+    records, start = [], 0
+    for setup, count in zip(setups, counts, strict=True):
+        records.append(summarize(setup, samples[start:start + count]))
+        start += count
+    return ValidationReport(plan=plan.summary(), kind=kind, runs=runs, noise=noise, seed=seed,
+                            seconds=time.perf_counter() - clock, setups=records, samples=samples,
+                            curve=list(plan.curve), workload=workload.name)
+
+
+def check_noise(noise: object) -> float:
+    """A bias bound in [0, 1): a bias of -100% would stop a job."""
+    value = as_float(noise, "noise", minimum=0.0)
+    if value >= 1.0:
+        raise InvalidInput("noise", f"must be below 1 (a bias of -100% would stop a job), got {noise!r}")
+    return value
+
+
+def check_plan(plan: Plan, workload: Workload, cluster: Cluster) -> None:
+    """The plan must have been made for this workload and cluster (its fingerprints)."""
+    if plan.workload_fingerprint != workload_fingerprint(workload):
+        raise InvalidInput("workload_fingerprint", "the plan was made for another workload (its jobs or their "
+                           "times differ); make a new plan for this one")
+    if plan.cluster_fingerprint != cluster_fingerprint(cluster):
+        raise InvalidInput("cluster_fingerprint", "the plan was made for another cluster; make a new plan for this one")
+
+
+def example_run(plan: Plan, workload: Workload, cluster: Cluster, *, seed: int = 0) -> Any:
+    """The plan simulated once on tonight's batch without bias (for Gantt charts and fairness over
+    time): a `SimResult` for slot plans, a `VmResult` (phase barriers) for VM plans."""
+    check_plan(plan, workload, cluster)
+    tonight = batch(workload)
+    if plan.phases:
+        setup = vm_setups(plan, tonight, cluster)[0]
+        return simulate_vms(tonight, cluster, setup.groups, seed=as_int(seed, "seed", minimum=0))
+    setup = slot_setups(plan, workload, cluster, 0)[0]
+    return simulate(tonight, cluster, setup.scheduler, seed=as_int(seed, "seed", minimum=0), slots=setup.slots)
