@@ -10,10 +10,11 @@ import typer
 
 from models import Cluster, InvalidInput, Workload
 from models.fileio import file_format, write_atomic
-from planner.console import emit, exits_cleanly, working
-from planner.demo import DEMO_CLUSTER, run_demo
+from planner.cli_proofs import ExecutorOption, executor_of
+from planner.cli_proofs import register as register_proofs
+from planner.console import JsonFlag, emit, exits_cleanly, parse_pair, working
 from planner.fitting import csv_kind, fit_runtimes, fit_tasks, read_csv_rows, runtime_workload
-from planner.plan import DEFAULT_K, make_plan
+from planner.plan import DEFAULT_K, ROBUST_RUNS, make_plan
 from planner.plan_vm import all_solver_choices
 from planner.simulator import SCHEDULERS, simulate, simulation_settings
 from planner.summary import phase_records, workload_summary
@@ -26,7 +27,6 @@ app = typer.Typer(
     help="Plan nightly batches of MapReduce-style jobs and prove the plans in a simulator.",
 )
 
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
 
 class TraceFormat(StrEnum):
@@ -71,7 +71,8 @@ def _swim_settings(settings: list[str]) -> dict[str, float]:
 
 #: make_plan's option fields as the command line spells them; other fields are the files'.
 _PLAN_OPTIONS = {"solver": "--solver", "time_limit": "--time-limit", "seed": "--seed", "k": "-k",
-                 "model": "--model", "strategy": "--strategy"}
+                 "model": "--model", "strategy": "--strategy", "robust": "--robust", "runs": "--runs",
+                 "noise": "--noise"}
 
 
 def _attribute(error: InvalidInput, workload: Path, cluster: Path) -> InvalidInput:
@@ -198,16 +199,26 @@ def plan(
         typer.Option(help=f"pairs/packing: solver method ({', '.join(all_solver_choices())}); default milp."),
     ] = None,
     time_limit: Annotated[float, typer.Option(help="pairs/packing: solver time limit in seconds.")] = 60.0,
-    seed: Annotated[int, typer.Option(help="pairs/packing: random seed of the solver.")] = 0,
+    seed: Annotated[int, typer.Option(help="Random seed: the solver's (pairs/packing), the simulations' (--robust).")] = 0,
+    robust: Annotated[
+        bool, typer.Option("--robust", help="Slot plans: choose the best simulated p90 among near-optimal candidates.")
+    ] = False,
+    runs: Annotated[int, typer.Option(help="--robust: simulated runs per candidate.")] = ROBUST_RUNS,
+    noise: Annotated[float, typer.Option(help="--robust: bias bound of each job's times (1 + U[-noise, noise]).")] = 0.3,
+    executor: ExecutorOption = "local",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Plan file to write (.json).")] = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """Plan a batch: a slot plan (split, admission order and limit) or a VM plan (phases of jobs on
-    VMs), with the predicted makespan.
+    """Plan a batch: a slot plan or a VM plan, with the predicted makespan.
+
+    Slot plans: the split of the slots, the admission order and limit. VM plans: phases of jobs
+    on VMs. --robust picks, among near-optimal slot plans, the best simulated p90 makespan.
 
     Example: planner plan examples/nightly.yaml --cluster examples/cluster.yaml --strategy slots+johnson -k 5 -o plan.json
 
     Example: planner plan examples/nightly.yaml --cluster examples/cluster.yaml --strategy packing --solver milp --time-limit 30
+
+    Example: planner plan examples/nightly.yaml --cluster examples/cluster.yaml --robust --runs 20 -o plan.json
     """
     if output is not None and output.suffix.lower() != ".json":
         raise InvalidInput("--output", "plans are written as .json", source=str(output))
@@ -215,7 +226,8 @@ def plan(
     try:
         with working(f"planning {workload.name} ({strategy.value})"):
             made = make_plan(batch, machines, strategy.value, k=k, model=model.value, solver=solver,
-                             time_limit=time_limit, seed=seed)
+                             time_limit=time_limit, seed=seed, robust=robust, runs=runs, noise=noise,
+                             executor=executor_of(executor))
     except InvalidInput as error:
         raise _attribute(error, workload, cluster) from None
     if output is not None:
@@ -232,20 +244,6 @@ def plan(
 _SIMULATE_OPTIONS = {"scheduler": "--scheduler", "delay": "--delay", "slots": "--slots", "seed": "--seed",
                      "reduce_slowstart": "--slowstart", "task_time_cv": "--task-time-cv",
                      "containers": "--containers", "copy_compute": "--containers", "heartbeat": "--heartbeat"}
-
-
-def _pair(text: str | None, option: str, kind: type, example: str) -> tuple | None:
-    """``"15,15"`` as a pair of numbers of ``kind``; None stays None."""
-    if text is None:
-        return None
-    parts = text.split(",")
-    noun = "integers" if kind is int else "numbers"
-    try:
-        if len(parts) != 2:
-            raise ValueError
-        return tuple(kind(part) for part in parts)
-    except ValueError:
-        raise InvalidInput(option, f"must be two {noun} separated by a comma, e.g. {example}; got {text!r}") from None
 
 
 def _attribute_simulation(error: InvalidInput, workload: Path, cluster: Path) -> InvalidInput:
@@ -294,7 +292,7 @@ def simulate_command(
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Result file to write (.json).")] = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """Simulate a workload task by task on a cluster under a scheduler and print a summary.
+    """Simulate a workload task by task on a cluster under a scheduler.
 
     Example: planner simulate examples/nightly.yaml --cluster examples/cluster.yaml --scheduler fair --delay 15,15 -o result.json
 
@@ -307,11 +305,11 @@ def simulate_command(
         if heartbeat is not None:
             machines = machines.with_changes(heartbeat=heartbeat)
         chosen, options = simulation_settings(
-            config, scheduler, delay=_pair(delay, "--delay", float, "15,15"), reduce_slowstart=slowstart,
+            config, scheduler, delay=parse_pair(delay, "--delay", float, "15,15"), reduce_slowstart=slowstart,
             task_time_cv=task_time_cv, containers=True if containers else None,
         )
         with working(f"simulating {workload.name} ({chosen.name})"):
-            result = simulate(batch, machines, chosen, seed=seed, slots=_pair(slots, "--slots", int, "30,10"), options=options)
+            result = simulate(batch, machines, chosen, seed=seed, slots=parse_pair(slots, "--slots", int, "30,10"), options=options)
     except InvalidInput as error:
         raise _attribute_simulation(error, workload, cluster) from None
     if output is not None:
@@ -319,23 +317,7 @@ def simulate_command(
     emit({f"simulation of {workload.name} ({chosen.name})": [result.summary()]}, as_json=json_output)
 
 
-@app.command()
-@exits_cleanly
-def demo(json_output: JsonFlag = False) -> None:
-    """Run the main job on the bundled SWIM and Rumen samples.
-
-    Example: planner demo
-    """
-    result = run_demo()
-    emit(
-        {
-            "bundled nightly batch (SWIM FB-2009, first 50 jobs)": [result.summary],
-            "power-law profiles of the largest jobs (whole-wave runtime vs nodes)": result.profiles,
-            "phase profiles fitted from Rumen task attempts": result.phases,
-            f"slot plans on {DEMO_CLUSTER.nodes} nodes ({DEMO_CLUSTER.total_slots} slots), Johnson order": result.plans,
-        },
-        as_json=json_output,
-    )
+register_proofs(app)
 
 
 def main() -> None:

@@ -9,16 +9,18 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import wraps
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from models import PlannerError
+from models import InvalidInput, PlannerError
 from solvers import InfeasibleProblem
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
 EXIT_BAD_INPUT = 2
 EXIT_NO_PLAN = 3
@@ -70,7 +72,7 @@ def _cell(value: Any) -> str:
             return "-"
         if value == int(value) and abs(value) < 1e15:
             return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:g}"
-        return f"{value:,.4g}" if abs(value) < 1e6 else f"{value:,.0f}"
+        return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
     return str(value)
@@ -80,7 +82,7 @@ def records_table(records: Sequence[dict[str, Any]], title: str) -> Table:
     table = Table(title=title, title_justify="left")
     columns = list(records[0]) if records else []
     for column in columns:
-        table.add_column(column, justify="left" if column in ("job", "workload", "field", "role") else "right")
+        table.add_column(column, justify="left" if column in ("job", "workload", "field", "role", "setup", "configuration", "file", "slots") else "right")
     for record in records:
         table.add_row(*(_cell(record.get(c)) for c in columns))
     return table
@@ -106,3 +108,17 @@ def emit(sections: dict[str, Sequence[dict[str, Any]]], *, as_json: bool, consol
         if len(rows) == 1 and len(rows[0]) > 6:  # one wide record reads better as field/value
             rows = [{"field": k, "value": v} for k, v in rows[0].items()]
         console.print(records_table(rows, title))
+
+
+def parse_pair(text: str | None, option: str, kind: type, example: str) -> tuple | None:
+    """``"15,15"`` as a pair of numbers of ``kind``; None stays None."""
+    if text is None:
+        return None
+    parts = text.split(",")
+    noun = "integers" if kind is int else "numbers"
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        return tuple(kind(part) for part in parts)
+    except ValueError:
+        raise InvalidInput(option, f"must be two {noun} separated by a comma, e.g. {example}; got {text!r}") from None

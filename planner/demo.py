@@ -1,4 +1,4 @@
-"""The main job on bundled data: what `planner demo` and `make demo` run."""
+"""The main job on bundled data (tonight's batch planned and proven): what `planner demo` and `make demo` run."""
 
 from __future__ import annotations
 
@@ -7,10 +7,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from models import Cluster, PhaseProfile, Workload, wave_power_law
-from planner.plan import make_plan
+from models import Cluster, Workload
+from planner.plan import Plan, make_plan
+from planner.simulator import SimResult
 from planner.summary import workload_summary
-from planner.traces import read_rumen, read_swim, rumen_task_records
+from planner.sweep import Progress
+from planner.traces import read_swim
+from planner.validate import ValidationReport, example_run, validate
 
 SWIM_SAMPLE = "FB-2009_samples_24_times_1hr_0_first50jobs.tsv"
 RUMEN_SAMPLE = "rumen-wordcount.json"
@@ -24,65 +27,58 @@ def bundled(name: str) -> Path:
     return Path(str(resources.files("planner") / "data" / name))
 
 
+#: Tonight's batch of the demo (see NOTICE.md): the first 40 jobs of the FB-2009 day with at
+#: least 10 maps and a reduce phase, converted with `read_swim`'s defaults.
+NIGHTLY_BATCH = "FB-2009_nightly40.tsv"
+
+
+def nightly_batch() -> Workload:
+    """The bundled nightly batch (40 jobs from the SWIM FB-2009 trace, NOTICE.md)."""
+    return read_swim(bundled(NIGHTLY_BATCH))
+
+
 @dataclass(frozen=True)
 class DemoResult:
+    """What `run_demo` made: the batch, the plan, its validation and one noise-free run of it."""
+
     workload: Workload
-    summary: dict[str, Any]
-    profiles: list[dict[str, Any]]
-    phases: list[dict[str, Any]]
-    plans: list[dict[str, Any]]
+    cluster: Cluster
+    plan: Plan
+    report: ValidationReport
+    example: SimResult
+
+    def sections(self) -> dict[str, list[dict[str, Any]]]:
+        """The printed summary: batch, plan, validation, each configuration."""
+        return {
+            f"tonight's batch ({self.workload.name}: SWIM FB-2009, 40 jobs)": [workload_summary(self.workload)],
+            f"plan on {self.cluster.nodes} nodes ({self.cluster.total_slots} slots)": [self.plan.summary()],
+            "validation": [self.report.summary()],
+            "predicted against simulated makespan (seconds)": self.report.brief(),
+        }
 
 
-def run_demo(cluster: Cluster = DEMO_CLUSTER, top: int = 8) -> DemoResult:
-    """Import the bundled SWIM batch, fit profiles, plan it and summarize.
+def run_demo(
+    cluster: Cluster = DEMO_CLUSTER,
+    *,
+    runs: int = 30,
+    noise: float = 0.3,
+    seed: int = 0,
+    robust_runs: int = 10,
+    executor: Any = None,
+    progress: Progress = False,
+) -> DemoResult:
+    """Plan tonight's bundled batch and prove the plan in the simulator.
 
-    - the batch: the first 50 jobs of the SWIM FB-2009 day (`read_swim` defaults);
-    - power-law profiles F(n) = a n^b of each job's whole-wave runtime on
-      1..cluster.nodes nodes (`wave_power_law`), for the ``top`` jobs by work;
-    - phase profiles fitted from the task attempts of the bundled Rumen trace,
-      beside what `read_rumen` reports for the same job;
-    - slot plans for the batch on ``cluster``: Johnson order, then the best
-      map/reduce split (`make_plan`, "slots+johnson", k = 5) under both fluid
-      models. They differ sharply here: the "fresh" model lets a job's work
-      spread over any number of slots, so a one-map job of 4,101 s (job38)
-      seems to finish in minutes; "capped" keeps it on one slot.
+    - the batch: `nightly_batch` (40 FB-2009 jobs, every one ready at the start);
+    - the plan: a robust slot plan (`make_plan(..., robust=True)`, k = 5): the candidate
+      split and order with the best simulated p90 makespan over ``robust_runs`` biased runs;
+    - its validation (`validate`): ``runs`` runs with every job's times biased by up to
+      ``noise``, against Fair 1:3, 2:2, 3:1 and FIFO;
+    - one noise-free run of the plan, for the Gantt chart and fairness over time.
     """
-    workload = read_swim(bundled(SWIM_SAMPLE))
-    nodes = range(1, cluster.nodes + 1)
-    biggest = sorted(workload, key=lambda j: (-j.work, j.name))[:top]
-    profiles = []
-    for job in biggest:
-        fit = wave_power_law(job, cluster.map_slots, cluster.reduce_slots, nodes)
-        profiles.append(
-            {
-                "job": job.name,
-                "maps": job.map_tasks,
-                "reduces": job.reduce_tasks,
-                "a": fit.a_,
-                "b": fit.b_,
-                "r2": fit.r2_,
-                f"F({cluster.nodes})": fit(cluster.nodes),
-            }
-        )
-    records = rumen_task_records(bundled(RUMEN_SAMPLE))
-    phase = PhaseProfile().fit(records)
-    imported = {job.name: job for job in read_rumen(bundled(RUMEN_SAMPLE))}
-    phases = []
-    for job in phase.to_jobs():
-        phases.append(
-            {
-                "job": job.name,
-                "maps": job.map_tasks,
-                "reduces": job.reduce_tasks,
-                "map_time": job.map_time,
-                "reduce_time": job.reduce_time,
-                "rumen_map_time": imported[job.name].map_time,
-                "rumen_reduce_time": imported[job.name].reduce_time,
-            }
-        )
-    plans = []
-    for model in ("fresh", "capped"):
-        summary = make_plan(workload, cluster, "slots+johnson", model=model).summary()
-        plans.append({key: summary[key] for key in ("model", "k", "map_slots", "reduce_slots",
-                                                    "predicted_makespan", "baseline_makespan", "predicted_gain")})
-    return DemoResult(workload, workload_summary(workload), profiles, phases, plans)
+    workload = nightly_batch()
+    plan = make_plan(workload, cluster, "slots+johnson", robust=True, runs=robust_runs, noise=noise, seed=seed,
+                     executor=executor, progress=progress)
+    report = validate(plan, workload, cluster, runs=runs, noise=noise, seed=seed, executor=executor,
+                      progress=progress)
+    return DemoResult(workload, cluster, plan, report, example_run(plan, workload, cluster, seed=seed))

@@ -27,6 +27,9 @@ from typing import Any
 
 from models import InvalidInput
 
+#: How long to keep trying to reach a Dask scheduler given by address.
+DASK_CONNECT_SECONDS = 10.0
+
 #: ``progress``: False, True (a bar on stderr when it is a terminal) or a callable(done, total).
 Progress = bool | Callable[[int, int], None]
 
@@ -149,7 +152,7 @@ def _dask_client(address: str) -> Any:
     except ImportError:
         raise InvalidInput("executor", "Dask is not installed: pip install 'batchplan[distributed]'") from None
     try:
-        return Client(target, timeout="10s")
+        return Client(target, timeout=f"{DASK_CONNECT_SECONDS}s")
     except OSError as error:
         raise InvalidInput("executor", f"cannot reach the Dask scheduler at {address}: {error}") from None
 

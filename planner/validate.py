@@ -15,7 +15,8 @@ assume (submit times in the workload only order the baselines).
 
 - Slot plans ("slots", "slots+johnson") run under FRESH-static with the
   plan's split, admission order and k; "johnson" plans under FIFO in the
-  plan's order on the cluster's split. Baselines: Fair with static map:reduce
+  plan's order on the cluster's split (FIFO has no admission limit, so their
+  prediction here is the fluid model with k = 1, `fluid_curve`). Baselines: Fair with static map:reduce
   ratios 1:3, 2:2 and 3:1 of the same total, and FIFO in submission order on
   the cluster's split. Their predictions are the plan's fluid model in
   submission order, with every job admitted at once (k = jobs) for Fair and
@@ -44,7 +45,7 @@ from models.checks import as_float, as_int
 from planner.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.simulator import Fair, Fifo, Fresh, Scheduler, simulate, simulate_vms
 from planner.sweep import Progress, Spec, sweep
-from solvers import fluid_makespan
+from solvers import configure_slots, fluid_makespan
 
 if TYPE_CHECKING:
     from planner.plan import Plan
@@ -131,6 +132,7 @@ def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: 
     """The plan, the baselines and the curve points of a slot plan (module docstring)."""
     jobs = list(workload)
     total = plan.map_slots + plan.reduce_slots
+    curve = fluid_curve(plan, workload)
     if plan.strategy == "johnson":
         def scheduler() -> Scheduler:
             return Fifo(order=list(plan.order))
@@ -139,7 +141,7 @@ def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: 
         def scheduler() -> Scheduler:
             return Fresh(k=plan.k, dynamic=False, order=list(plan.order))
         label = f"FRESH-static k={plan.k}"
-    setups = [Setup(f"plan ({label}, {plan.map_slots}:{plan.reduce_slots})", "plan", plan.predicted_makespan,
+    setups = [Setup(f"plan ({label}, {plan.map_slots}:{plan.reduce_slots})", "plan", curve[plan.map_slots - 1],
                     scheduler(), (plan.map_slots, plan.reduce_slots))]
     submitted = submission_names(workload)
     index = {job.name: i for i, job in enumerate(jobs)}
@@ -154,10 +156,22 @@ def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: 
     setups.append(Setup(f"FIFO, submission order ({cluster_split[0]}:{cluster_split[1]})", "baseline", predicted,
                         Fifo(order=submitted), cluster_split))
     for map_slots in curve_points(total, plan.map_slots, curve_splits):
-        predicted = plan.curve[map_slots - 1] if len(plan.curve) >= map_slots else None
-        setups.append(Setup(f"curve {map_slots}:{total - map_slots}", "curve", predicted, scheduler(),
+        setups.append(Setup(f"curve {map_slots}:{total - map_slots}", "curve", curve[map_slots - 1], scheduler(),
                             (map_slots, total - map_slots)))
     return setups
+
+
+def fluid_curve(plan: Plan, workload: Workload) -> list[float]:
+    """The fluid prediction of the plan's runs for 1..S-1 map slots: the plan's own curve, except
+    for "johnson" plans, which run under FIFO (no admission limit): their curve is the same model
+    with k = 1, one job per phase at a time, the fluid form of FIFO."""
+    if plan.strategy != "johnson" and plan.curve:
+        return list(plan.curve)
+    jobs = list(workload)
+    index = {job.name: i for i, job in enumerate(jobs)}
+    k = 1 if plan.strategy == "johnson" else plan.k
+    solved = configure_slots(jobs, plan.map_slots + plan.reduce_slots, k, [index[n] for n in plan.order], plan.model)
+    return [float(v) for v in solved.makespans]
 
 
 def curve_points(total: int, planned: int, count: int) -> list[int]:
@@ -210,7 +224,9 @@ def summarize(setup: Setup, samples: list[dict[str, Any]]) -> dict[str, Any]:
 class ValidationReport:
     """What `validate` measured: ``setups`` (one flat record per configuration: predicted,
     simulated mean, std, p5, p50, p90, p95, relative error, fairness, locality), ``samples``
-    (one record per configuration and run) and the plan's summary."""
+    (one record per configuration and run), the plan's summary, ``kind`` ("slots" or "vms"),
+    ``curve`` (the fluid prediction for 1..S-1 map slots, slot plans), the workload's name and
+    job count and the cluster."""
 
     plan: dict[str, Any]
     kind: str
@@ -222,6 +238,8 @@ class ValidationReport:
     samples: list[dict[str, Any]] = field(repr=False)
     curve: list[float] = field(default_factory=list, repr=False)
     workload: str | None = None
+    jobs: int | None = None
+    cluster: dict[str, Any] | None = None
 
     def setup(self, role: str) -> list[dict[str, Any]]:
         return [record for record in self.setups if record["role"] == role]
@@ -260,9 +278,15 @@ class ValidationReport:
         """The plan, variants and baselines (not the curve points) as flat records."""
         return [r for r in self.setups if r["role"] != "curve"]
 
+    def brief(self) -> list[dict[str, Any]]:
+        """`table` narrowed to what fits a terminal: setup, predicted, mean, p5, p95, error,
+        fairness, node-local fraction."""
+        keys = ("setup", "predicted", "mean", "p5", "p95", "error", "fairness", "node_local")
+        return [{key: record[key] for key in keys} for record in self.table()]
+
     def to_dict(self) -> dict[str, Any]:
         return {"summary": self.summary(), "plan": self.plan, "kind": self.kind, "setups": self.setups,
-                "samples": self.samples, "curve": self.curve}
+                "samples": self.samples, "curve": self.curve, "jobs": self.jobs, "cluster": self.cluster}
 
     def to_json(self) -> str:
         """Everything but the wall time is a function of the inputs and the seed."""
@@ -297,9 +321,9 @@ def validate(
     check_plan(plan, workload, cluster)
     tonight = batch(workload)
     if plan.phases:
-        kind, setups = "vms", vm_setups(plan, tonight, cluster)
+        kind, setups, curve = "vms", vm_setups(plan, tonight, cluster), []
     else:
-        kind, setups = "slots", slot_setups(plan, workload, cluster, curve_splits)
+        kind, setups, curve = "slots", slot_setups(plan, workload, cluster, curve_splits), fluid_curve(plan, workload)
     clock = time.perf_counter()
     counts = [min(runs, CURVE_RUNS) if setup.role == "curve" else runs for setup in setups]
     specs = [Spec(run_setup, (setup, tonight, cluster, noise, seed, run), label=f"{setup.name} #{run}")
@@ -311,7 +335,7 @@ def validate(
         start += count
     return ValidationReport(plan=plan.summary(), kind=kind, runs=runs, noise=noise, seed=seed,
                             seconds=time.perf_counter() - clock, setups=records, samples=samples,
-                            curve=list(plan.curve), workload=workload.name)
+                            curve=curve, workload=workload.name, jobs=len(workload), cluster=cluster.to_dict())
 
 
 def check_noise(noise: object) -> float:

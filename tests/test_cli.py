@@ -1,4 +1,4 @@
-"""The `planner` command: import, fit and demo, tables and --json, exit status 2 on bad input."""
+"""The `planner` command: import, fit and plan, tables and --json, exit status 2 on bad input."""
 
 from __future__ import annotations
 
@@ -81,23 +81,6 @@ def test_fit_forced_kind_mismatch_is_bad_input(data_dir):
     assert "header: expected columns job,kind,start,end" in result.stderr
 
 
-def test_demo_json(data_dir):
-    result = invoke("demo", "--json")
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
-    (summary,) = data["bundled nightly batch (SWIM FB-2009, first 50 jobs)"]
-    assert summary["jobs"] == 50
-    profiles = data["power-law profiles of the largest jobs (whole-wave runtime vs nodes)"]
-    assert len(profiles) == 8 and all(p["b"] <= 0 for p in profiles)
-    (phase,) = data["phase profiles fitted from Rumen task attempts"]
-    assert phase["map_time"] == pytest.approx(phase["rumen_map_time"])
-    fresh, capped = data["slot plans on 20 nodes (80 slots), Johnson order"]
-    assert (fresh["model"], capped["model"]) == ("fresh", "capped")
-    assert fresh["map_slots"] + fresh["reduce_slots"] == 80
-    # job38 is one map of 4,101 s: only the capped model keeps the batch from ending sooner
-    assert capped["predicted_makespan"] >= 4101 > fresh["predicted_makespan"]
-
-
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
@@ -146,6 +129,6 @@ def test_plan_bad_options_exit_2_naming_the_option(args, line):
 
 
 def test_help_shows_examples():
-    for command in ("import", "fit", "plan", "demo"):
+    for command in ("import", "fit", "plan", "simulate", "compare", "validate", "sweep", "demo"):
         result = invoke(command, "--help")
         assert result.exit_code == 0 and "Example: planner" in result.output

@@ -69,6 +69,10 @@ class SimOptions:
             if self.containers:
                 raise InvalidInput("copy_compute", "applies to typed reduce slots, not to containers")
 
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        # Read-only mappings do not pickle; rebuild from plain data (worker processes, Dask).
+        return (_from_plain, (self.to_dict(),))
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SimOptions:
         unknown = sorted(set(data) - set(cls.__dataclass_fields__))
@@ -125,3 +129,9 @@ def _task_times(value: object) -> MappingProxyType:
             for kind, times in kinds.items()
         })
     return MappingProxyType(checked)
+
+
+def _from_plain(data: dict[str, Any]) -> SimOptions:
+    if data.get("copy_compute") is not None:
+        data = {**data, "copy_compute": tuple(data["copy_compute"])}
+    return SimOptions(**data)

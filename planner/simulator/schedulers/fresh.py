@@ -2,8 +2,9 @@
 
 Admission. At most ``k`` jobs are in their map phase (R_m) and at most ``k``
 in their reduce phase (R_r). Submitted jobs wait in R' (ordered by submit
-time, then name), each admitted as it arrives if R_m has room (so jobs
-submitted together enter in workload order). With ``order`` (a plan's
+time, then name), each admitted as it arrives if R_m has room: of the jobs
+submitted together, the first k in workload order enter at once and the rest
+wait by name (plans pass their order instead). With ``order`` (a plan's
 admission order), R' puts the jobs it names first, in its order, and
 admission waits until every job of the instant has arrived, so the order
 decides from the first job on. A job leaves R_m when its last

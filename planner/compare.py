@@ -1,0 +1,147 @@
+"""Side-by-side runs: several schedulers or configurations on one workload, over seeds and splits.
+
+`configurations` turns command-line style entries ("fair", "fair:pools.yaml")
+into named schedulers; `grid` makes one `Spec` per (configuration, slot split,
+seed); `compare` runs the grid with `sweep` and returns a `Comparison`: one
+record per run and one aggregated record per (configuration, split). The
+workload runs as submitted (unlike `validate`, which runs tonight's batch).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models import Cluster, InvalidInput, Workload
+from models.checks import as_int
+from planner.simulator import SimOptions, simulate, simulation_settings
+from planner.simulator.schedulers.base import Scheduler
+from planner.sweep import Progress, Spec, sweep
+
+#: The per-run numbers a comparison aggregates (mean over seeds).
+MEASURES = ("makespan", "mean_response", "utilization", "fairness", "node_local", "wasted_work", "deadline_misses")
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """A named scheduler with its options (from a settings file or defaults)."""
+
+    name: str
+    scheduler: Scheduler
+    options: SimOptions | None = None
+
+
+def configurations(entries: Sequence[str], **options: Any) -> list[Configuration]:
+    """``"NAME"`` or ``"NAME:SETTINGS_FILE"`` entries as configurations; ``options`` are
+    `SimOptions` fields (None ignored) applied to each, as `simulation_settings` does."""
+    made = []
+    for position, entry in enumerate(entries):
+        if not isinstance(entry, str) or not entry:
+            raise InvalidInput(f"scheduler[{position}]", f"must be NAME or NAME:SETTINGS_FILE, got {entry!r}")
+        name, _, path = entry.partition(":")
+        scheduler, chosen = simulation_settings(Path(path) if path else None, name or None, **options)
+        made.append(Configuration(entry if path else scheduler.name, scheduler, chosen))
+    names = [c.name for c in made]
+    for position, name in enumerate(names):
+        if name in names[:position]:
+            raise InvalidInput(f"scheduler[{position}]", f"{name!r} is given twice")
+    if not made:
+        raise InvalidInput("scheduler", "give at least one scheduler")
+    return made
+
+
+def run_configuration(workload: Workload, cluster: Cluster, configuration: Configuration,
+                      slots: tuple[int, int] | None, seed: int) -> dict[str, Any]:
+    """One simulation: its summary as a flat record, labelled."""
+    result = simulate(workload, cluster, configuration.scheduler, seed=seed, slots=slots,
+                      options=configuration.options)
+    summary = result.summary()
+    split = None if slots is None else f"{slots[0]}:{slots[1]}"
+    return {"configuration": configuration.name, "slots": split, "seed": seed,
+            **{key: value for key, value in summary.items() if key != "scheduler"}}
+
+
+def grid(workload: Workload, cluster: Cluster, chosen: Sequence[Configuration],
+         splits: Sequence[tuple[int, int] | None] = (None,), seeds: Sequence[int] = (0,)) -> list[Spec]:
+    """One spec per (configuration, split, seed), in that nesting order."""
+    return [Spec(run_configuration, (workload, cluster, configuration, split, seed),
+                 label=f"{configuration.name} {split or ''} seed {seed}")
+            for configuration in chosen for split in splits for seed in seeds]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """``runs``: one record per simulation; `table`: means over the seeds per (configuration, split)."""
+
+    workload: str | None
+    runs: list[dict[str, Any]]
+
+    def table(self) -> list[dict[str, Any]]:
+        groups: dict[tuple[str, str | None], list[dict[str, Any]]] = {}
+        for record in self.runs:
+            groups.setdefault((record["configuration"], record["slots"]), []).append(record)
+        rows = []
+        for (name, split), records in groups.items():
+            row: dict[str, Any] = {"configuration": name, "slots": split, "runs": len(records)}
+            for measure in MEASURES:
+                row[measure] = float(np.mean([r[measure] for r in records]))
+            makespans = [r["makespan"] for r in records]
+            row["makespan_min"], row["makespan_max"] = float(min(makespans)), float(max(makespans))
+            rows.append(row)
+        return rows
+
+    def brief(self) -> list[dict[str, Any]]:
+        """`table` narrowed to what fits a terminal (no slots column when every run used the cluster's)."""
+        keys = ["configuration", "slots", "runs", "makespan", "mean_response", "fairness", "node_local", "utilization"]
+        rows = self.table()
+        if all(row["slots"] is None for row in rows):
+            keys.remove("slots")
+        return [{key: row[key] for key in keys} for row in rows]
+
+    def plot(self, axes: Any = None) -> Any:
+        """Makespan and mean response time per configuration (min-max over seeds as bars)."""
+        import matplotlib.pyplot as plt
+
+        rows = self.table()
+        if axes is None:
+            _, axes = plt.subplots(1, 2, figsize=(11, 0.5 * len(rows) + 2.5))
+        labels = [row["configuration"] + (f" ({row['slots']})" if row["slots"] else "") for row in rows]
+        y = np.arange(len(rows))
+        makespan = np.array([row["makespan"] for row in rows])
+        low = makespan - np.array([row["makespan_min"] for row in rows])
+        high = np.array([row["makespan_max"] for row in rows]) - makespan
+        axes[0].barh(y, makespan, xerr=[low, high], color="tab:blue", label="makespan (mean; min-max over seeds)")
+        axes[1].barh(y, [row["mean_response"] for row in rows], color="tab:orange", label="mean response time")
+        for ax, what in zip(axes, ("Makespan", "Mean response time"), strict=True):
+            ax.set_yticks(y, labels)
+            ax.invert_yaxis()
+            ax.set_xlabel("seconds")
+            ax.set_title(f"{what} of {self.workload or 'the workload'}")
+            ax.legend(loc="lower right", fontsize="small")
+        axes[1].set_yticklabels([])
+        return axes
+
+
+def compare(
+    workload: Workload,
+    cluster: Cluster,
+    chosen: Sequence[Configuration | str],
+    *,
+    splits: Sequence[tuple[int, int] | None] = (None,),
+    seeds: Sequence[int] = (0,),
+    executor: Any = None,
+    progress: Progress = False,
+) -> Comparison:
+    """Run every configuration (entries as in `configurations`) on every split and seed."""
+    made = [c for c in chosen if isinstance(c, Configuration)]
+    if len(made) != len(chosen):
+        made = [c if isinstance(c, Configuration) else configurations([c])[0] for c in chosen]
+    seeds = [as_int(seed, f"seeds[{i}]", minimum=0) for i, seed in enumerate(seeds)]
+    if not seeds:
+        raise InvalidInput("seeds", "give at least one seed")
+    specs = grid(workload, cluster, made, list(splits) or [None], seeds)
+    return Comparison(workload.name, sweep(specs, executor, progress=progress, description=f"{len(specs)} simulations"))
