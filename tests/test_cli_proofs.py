@@ -154,8 +154,26 @@ def test_demo_plans_validates_and_writes_the_report(tmp_path):
     assert batch["jobs"] == 40
     (plan,) = data["plan on 20 nodes (80 slots)"]
     assert plan["map_slots"] + plan["reduce_slots"] == 80 and plan["selection"].startswith("robust")
+    # README: the robust choice is the fluid optimum, Johnson order, 48:32
+    assert (plan["map_slots"], plan["strategy"], plan["status"]) == (48, "slots+johnson", "optimal")
     (summary,) = data["validation"]
     assert summary["runs"] == 3 and summary["best_baseline"]
     assert len(data["predicted against simulated makespan (seconds)"]) == 5
     assert (folder / "report.html").stat().st_size > 50_000
     assert {Path(row["file"]).name for row in data["report"]} >= {"report.html", "report.md", "gantt.png"}
+
+
+def test_the_bundled_nightly_batch_is_what_notice_and_readme_say(data_dir):
+    """The first 40 jobs of the FB-2009 day converting to >= 10 maps and >= 1 reduce; 5,996 maps,
+    1,496 reduces, about 183,000 map and 167,000 reduce slot-seconds."""
+    from planner.demo import nightly_batch
+    from planner.summary import workload_summary
+    from planner.traces import read_swim
+
+    day = read_swim(data_dir / "FB-2009_samples_24_times_1hr_0.tsv")
+    chosen = [job for job in day if job.map_tasks >= 10 and job.reduce_tasks >= 1][:40]
+    batch = nightly_batch()
+    assert batch.to_records() == Workload(chosen).to_records()
+    summary = workload_summary(batch)
+    assert (summary["map_tasks"], summary["reduce_tasks"]) == (5996, 1496)
+    assert round(summary["map_work"], -3) == 183_000 and round(summary["reduce_work"], -3) == 167_000

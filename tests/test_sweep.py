@@ -114,3 +114,21 @@ def test_validate_on_dask_equals_local(dask_cluster):
     remote = validate(plan, workload, CLUSTER, runs=3, curve_splits=2,
                       executor=dask_cluster.scheduler_address.replace("tcp://", "dask://"))
     assert remote.to_json() == local.to_json()
+
+
+def test_sweeping_solves_and_comparisons_as_the_readme_shows():
+    """Plans are picklable results too: a sweep of two packing solves returns them in order,
+    equal to solving one by one; `compare` over seeds is a sweep of simulations."""
+    from models import PowerLawProfile
+    from planner.compare import compare
+    from planner.plan import make_plan
+
+    workload = Workload([Job(n, 1, 0, 10.0, 0.0, intensity=i, profile=PowerLawProfile.from_coefficients(a, b))
+                         for n, a, b, i in (("scan", 120, -1, "io"), ("train", 60, -1, "cpu"), ("flat", 50, 0, "balanced"))])
+    cluster = Cluster(nodes=2, disks=2, primaries_per_extra=2, overcommit_penalty=1.5)
+    plans = sweep([Spec(make_plan, (workload, cluster, "packing"), {"solver": s}) for s in ("milp", "greedy")])
+    assert [p.solver for p in plans] == [make_plan(workload, cluster, "packing", solver=s).solver
+                                         for s in ("milp", "greedy")]
+    assert plans[0].predicted_makespan <= plans[1].predicted_makespan + 1e-9
+    table = compare(Workload(JOBS), CLUSTER, ["fifo", "fair"], seeds=range(3)).table()
+    assert [(row["configuration"], row["runs"]) for row in table] == [("fifo", 3), ("fair", 3)]
