@@ -2,7 +2,7 @@
 
 Three workloads, each documented where it is built:
 
-- FRESH (`fresh_mix`): a Set-A-shaped batch, alternating wordcount-like (map-heavy) and
+- FRESH (`planner.workloads.set_a_batch`): a Set-A-shaped batch, alternating wordcount-like (map-heavy) and
   terasort-like (reduce-heavy) jobs, all submitted at 0, on 40 slots (10 nodes x (2 + 2));
   FRESH with dynamic slots, FRESH-static 20:20 and Fair 2:2 (20:20), k = 5.
 - Natjam (`natjam_stream`): research jobs (priority 0) and production jobs (priority 1)
@@ -31,11 +31,12 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.packing_workloads import paper_cluster, random_batch
 from benchmarks.registry import Row, register
 from models import Cluster, Job
 from models.fileio import write_atomic
 from planner.simulator import Fair, Fifo, Fresh, Natjam, SimOptions, simulate, simulate_vms
+from planner.workloads import paper_cluster, random_batch
+from planner.workloads import set_a_batch as fresh_mix
 
 NAME = "schedulers"
 #: 10 nodes x (2 map + 2 reduce) = 40 slots, default heartbeat (3 s), one rack.
@@ -64,17 +65,6 @@ _RATE = re.compile(r"([\d,]+) attempts/s")
 
 
 # -- workloads ----------------------------------------------------------------------------------------
-def fresh_mix(jobs: int) -> list[Job]:
-    """``jobs`` jobs submitted at 0, alternating (as tests/test_fresh.py's Set-A-shaped batch):
-
-    - wordcount-like wc0, wc2, ...: 80 maps x 30 s, 10 reduces x 20 s (2,400 + 200 slot-s);
-    - terasort-like ts1, ts3, ...: 40 maps x 20 s, 40 reduces x 60 s (800 + 2,400 slot-s).
-    """
-    width = len(str(jobs - 1))
-    return [Job(f"wc{i:0{width}d}", 80, 10, 30.0, 20.0) if i % 2 == 0 else Job(f"ts{i:0{width}d}", 40, 40, 20.0, 60.0)
-            for i in range(jobs)]
-
-
 def work_bound(jobs: list[Job], slots: int) -> float:
     """Total task seconds over the slots: no schedule on ``slots`` slots ends sooner (non-local maps only add)."""
     return sum(j.map_tasks * j.map_time + j.reduce_tasks * j.reduce_time for j in jobs) / slots

@@ -29,22 +29,17 @@ import time
 from pathlib import Path
 
 from benchmarks.registry import Row, register
-from models import Cluster, Job, Workload
+from models import Cluster, Workload
 from models.fileio import write_atomic
 from planner.demo import DEMO_CLUSTER, SWIM_SAMPLE, bundled, nightly_batch
 from planner.plan import make_plan
 from planner.traces import read_swim
 from planner.validate import validate
+from planner.workloads import set_a_batch
 
 NAME = "validate"
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 NOISE = 0.3
-
-
-def set_a(count: int) -> Workload:
-    jobs = [Job(f"wc{i:02d}", 80, 10, 30.0, 20.0) if i % 2 == 0 else Job(f"ts{i:02d}", 40, 40, 20.0, 60.0)
-            for i in range(count)]
-    return Workload(jobs, name=f"set-a-{count}")
 
 
 def workloads(suite: str) -> list[tuple[str, Workload, Cluster]]:
@@ -52,7 +47,7 @@ def workloads(suite: str) -> list[tuple[str, Workload, Cluster]]:
               ("examples-nightly", Workload.from_file(EXAMPLES / "nightly.yaml"), Cluster.from_file(EXAMPLES / "cluster.yaml"))]
     if suite == "full":
         chosen += [("fb2009-first50", read_swim(bundled(SWIM_SAMPLE)), DEMO_CLUSTER),
-                   ("set-a-20", set_a(20), Cluster(nodes=10, map_slots=2, reduce_slots=2))]
+                   ("set-a-20", Workload(set_a_batch(20), name="set-a-20"), Cluster(nodes=10, map_slots=2, reduce_slots=2))]
     return chosen
 
 

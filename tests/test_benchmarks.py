@@ -59,7 +59,8 @@ def test_packing_figure_is_a_png(tmp_path):
 
 
 def test_packing_workloads_follow_the_documented_mixes():
-    from benchmarks.packing_workloads import JOB_TYPES, MIXES, workload
+    from planner.workloads import JOB_TYPES, MIXES
+    from planner.workloads import packing_workload as workload
 
     for name, mix in MIXES.items():
         jobs = workload(name)

@@ -22,6 +22,7 @@ from planner.cli import app
 from planner.simulator import SCHEDULERS, Fresh, SimOptions, Simulation, simulate
 from planner.simulator.config import scheduler_from_dict
 from planner.simulator.layout import ANY, MAP, REDUCE
+from planner.workloads import set_a_batch
 from tests.test_simulator_properties import check_invariants, clusters, run, workloads
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -328,16 +329,6 @@ def test_invariants_hold(jobs, cluster, setup, seed):
 
 
 # -- the paper's comparison (Figures 3-4) ------------------------------------------------------------
-def set_a_like() -> list[Job]:
-    """Ten jobs submitted together, alternating wordcount-like and terasort-like (FRESH's
-    Set A mixes map-heavy and reduce-heavy jobs; its Table I counts are not used here):
-
-    - wordcount-like (wc0, wc2, ...): 80 maps x 30 s, 10 reduces x 20 s (2,400 + 200 slot-s);
-    - terasort-like (ts1, ts3, ...): 40 maps x 20 s, 40 reduces x 60 s (800 + 2,400 slot-s).
-    """
-    return [Job(f"wc{i}", 80, 10, 30.0, 20.0) if i % 2 == 0 else Job(f"ts{i}", 40, 40, 20.0, 60.0) for i in range(10)]
-
-
 def test_reproduces_fresh_against_static_fair_configurations():
     """FRESH Figures 3-4 in shape: 10 nodes x 4 slots (40), k = 5, heartbeat 0.
 
@@ -349,7 +340,7 @@ def test_reproduces_fresh_against_static_fair_configurations():
     should land near 725 s: below 800 s, hence below all three static configurations.
     Measured: FRESH 746 s (fairness 0.977); Fair 1:3 1,796 s, 2:2 1,072 s, 3:1 1,600 s.
     """
-    jobs = set_a_like()
+    jobs = set_a_batch(10)
     cluster = Cluster(nodes=10, map_slots=2, reduce_slots=2, heartbeat=0)
     fresh = simulate(jobs, cluster, Fresh(k=5))
     assert fresh.slots == 40 and fresh.cluster["containers_total"] == 40
@@ -365,7 +356,7 @@ def test_reproduces_fresh_against_static_fair_configurations():
 
 def test_reproduction_holds_with_heartbeats_and_seeds():
     """The same comparison with a 3 s heartbeat and other block placements."""
-    jobs = set_a_like()
+    jobs = set_a_batch(10)
     cluster = Cluster(nodes=10, map_slots=2, reduce_slots=2, heartbeat=3.0)
     for seed in (1, 2):
         fresh = simulate(jobs, cluster, Fresh(k=5), seed=seed)

@@ -21,10 +21,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchmarks.packing_workloads import paper_cluster, random_batch, workload
 from models import Cluster, ExtrapolationWarning, InvalidInput, InvalidPlan, Job, PlannerError, PowerLawProfile
 from planner.plan_vm import packing_phases, pair_phases
 from planner.simulator import VmResult, check_vm_groups, simulate_vms
+from planner.workloads import packing_workload as workload
+from planner.workloads import paper_cluster, random_batch
 from solvers import evaluate_phases, pack_phases, schedule_pairs
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,5 +1,12 @@
-"""VM-level workloads: random profiled batches, and ones shaped like the Packing paper's W1-W6
-(its Table 1 job mixes).
+"""Reference workloads shaped like the papers' (used by the notebooks, benchmarks and tests).
+
+- `set_a_batch`: a task-level batch shaped like FRESH's Set A (map-heavy and
+  reduce-heavy jobs alternating, all submitted at 0);
+- `packing_workload`: VM-level batches shaped like the Packing paper's W1-W6
+  (its Table 1 job mixes), on `paper_cluster`;
+- `random_batch`: random profiled VM-level batches.
+
+Packing workloads.
 
 The paper measured seven MapReduce jobs on its cluster: small and big sort
 (s-srt, b-srt), k-means (s-kmns, b-kmns) and inverted index (s-inv, b-inv),
@@ -26,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models import Cluster, Job, PowerLawProfile
+from models import Cluster, InvalidInput, Job, PowerLawProfile
 
 JOB_TYPES: dict[str, tuple[str, float, float]] = {
     "s-srt": ("io", 1200.0, -0.55),
@@ -54,8 +61,10 @@ def paper_cluster(machines: int = 10) -> Cluster:
     return Cluster(nodes=machines, disks=2, primaries_per_extra=2, overcommit_penalty=1.3)
 
 
-def workload(name: str) -> list[Job]:
+def packing_workload(name: str) -> list[Job]:
     """The jobs of workload ``name`` (W1-W6), named type-1, type-2, ..."""
+    if name not in MIXES:
+        raise InvalidInput("name", f"unknown packing workload {name!r}; known: {', '.join(MIXES)}")
     jobs = []
     for kind, count in MIXES[name].items():
         intensity, a, b = JOB_TYPES[kind]
@@ -73,3 +82,19 @@ def random_batch(n: int, seed: int = 0) -> list[Job]:
             profile=PowerLawProfile.from_coefficients(float(rng.uniform(500, 5000)), float(rng.uniform(-1, -0.3))))
         for i in range(n)
     ]
+
+
+def set_a_batch(count: int = 10) -> list[Job]:
+    """``count`` jobs submitted at 0, alternating (FRESH's Set A mixes map-heavy and reduce-heavy
+    jobs; its Table I counts are not used here):
+
+    - wordcount-like wc0, wc2, ...: 80 maps x 30 s, 10 reduces x 20 s (2,400 + 200 slot-s);
+    - terasort-like ts1, ts3, ...: 40 maps x 20 s, 40 reduces x 60 s (800 + 2,400 slot-s).
+
+    Numbers are zero-padded to the width of ``count - 1`` (wc00 ... ts19 for 20 jobs).
+    """
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise InvalidInput("count", f"must be an integer >= 1, got {count!r}")
+    width = len(str(count - 1))
+    return [Job(f"wc{i:0{width}d}", 80, 10, 30.0, 20.0) if i % 2 == 0 else Job(f"ts{i:0{width}d}", 40, 40, 20.0, 60.0)
+            for i in range(count)]
