@@ -125,9 +125,12 @@ def write_atomic(path: str | Path, content: str | bytes) -> None:
     """Write ``content`` to ``path`` through a temporary file and a rename."""
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    except OSError as error:  # a file where a folder should be, no permission, read-only file system
+        raise InvalidInput("(output)", f"cannot write here: {error.strerror or error}", source=str(target)) from None
     mode = "wb" if isinstance(content, bytes) else "w"
-    handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(handle, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as stream:
             stream.write(content)

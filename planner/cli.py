@@ -19,6 +19,7 @@ from planner.plan_vm import all_solver_choices
 from planner.simulator import SCHEDULERS, simulate, simulation_settings
 from planner.summary import phase_records, workload_summary
 from planner.traces import SwimConversion, read_rumen, read_sls, read_swim, rumen_task_records
+from planner.validate import DEFAULT_NOISE
 
 app = typer.Typer(
     add_completion=False,
@@ -72,12 +73,12 @@ def _swim_settings(settings: list[str]) -> dict[str, float]:
 #: make_plan's option fields as the command line spells them; other fields are the files'.
 _PLAN_OPTIONS = {"solver": "--solver", "time_limit": "--time-limit", "seed": "--seed", "k": "-k",
                  "model": "--model", "strategy": "--strategy", "robust": "--robust", "runs": "--runs",
-                 "noise": "--noise"}
+                 "noise": "--noise", "executor": "--executor"}
 
 
 def _attribute(error: InvalidInput, workload: Path, cluster: Path) -> InvalidInput:
     """Name the option or the file a `make_plan` error is about."""
-    if error.source is not None:
+    if error.source is not None or error.field.startswith("-"):
         return error
     if error.field in _PLAN_OPTIONS:
         return InvalidInput(_PLAN_OPTIONS[error.field], error.problem)
@@ -204,7 +205,9 @@ def plan(
         bool, typer.Option("--robust", help="Slot plans: choose the best simulated p90 among near-optimal candidates.")
     ] = False,
     runs: Annotated[int, typer.Option(help="--robust: simulated runs per candidate.")] = ROBUST_RUNS,
-    noise: Annotated[float, typer.Option(help="--robust: bias bound of each job's times (1 + U[-noise, noise]).")] = 0.3,
+    noise: Annotated[
+        float, typer.Option(help="--robust: bias bound of each job's times (1 + U[-noise, noise]).")
+    ] = DEFAULT_NOISE,
     executor: ExecutorOption = "local",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Plan file to write (.json).")] = None,
     json_output: JsonFlag = False,
@@ -222,12 +225,21 @@ def plan(
     """
     if output is not None and output.suffix.lower() != ".json":
         raise InvalidInput("--output", "plans are written as .json", source=str(output))
+    if not robust:
+        for flag, given, default in (("--runs", runs, ROBUST_RUNS), ("--noise", noise, DEFAULT_NOISE),
+                                     ("--executor", executor, "local")):
+            if given != default:
+                raise InvalidInput(flag, "applies with --robust only")
     batch, machines = Workload.from_file(workload), Cluster.from_file(cluster)
     try:
-        with working(f"planning {workload.name} ({strategy.value})"):
+        if robust:  # minutes of simulation: a progress bar, not a spinner
             made = make_plan(batch, machines, strategy.value, k=k, model=model.value, solver=solver,
-                             time_limit=time_limit, seed=seed, robust=robust, runs=runs, noise=noise,
-                             executor=executor_of(executor))
+                             time_limit=time_limit, seed=seed, robust=True, runs=runs, noise=noise,
+                             executor=executor_of(executor), progress=True)
+        else:
+            with working(f"planning {workload.name} ({strategy.value})"):
+                made = make_plan(batch, machines, strategy.value, k=k, model=model.value, solver=solver,
+                                 time_limit=time_limit, seed=seed)
     except InvalidInput as error:
         raise _attribute(error, workload, cluster) from None
     if output is not None:

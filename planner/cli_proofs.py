@@ -46,23 +46,37 @@ def executor_of(text: str) -> str | None:
     raise InvalidInput("--executor", f"must be local, serial or dask://HOST:PORT, got {text!r}")
 
 
+def _check_folder(path: Path | None) -> None:
+    """Before any work: an output folder must not be a file."""
+    if path is not None and path.exists() and not path.is_dir():
+        raise InvalidInput("--output", "is a file; give a folder to write into", source=str(path))
+
+
 def _inputs(workload: Path, cluster: Path) -> tuple[Workload, Cluster]:
     return Workload.from_file(workload), Cluster.from_file(cluster)
 
 
-def _option_error(error: InvalidInput, options: dict[str, str], plan: Path | None = None) -> InvalidInput:
-    """Name the flag (or the plan file) an error from the library is about."""
+def _option_error(error: InvalidInput, options: dict[str, str], *, plan: Path | None = None,
+                  workload: Path | None = None, cluster: Path | None = None) -> InvalidInput:
+    """Name the flag or the file an error from the library is about: a flag's value, else the plan
+    (the workload and cluster were read and checked before it ran), else the cluster's or the
+    workload's file."""
     if error.source is not None or error.field.startswith("-"):
         return error
     head = error.field.split(".")[0].split("[")[0]
     if head in options:
         return InvalidInput(options[head], error.problem)
-    if plan is not None and head.endswith("fingerprint"):
+    if plan is not None:
         return error.in_file(str(plan))
+    if cluster is not None and head in Cluster.__dataclass_fields__:
+        return error.in_file(str(cluster))
+    if workload is not None:
+        return error.in_file(str(workload))
     return error
 
 
 _VALIDATE_OPTIONS = {"runs": "--runs", "noise": "--noise", "seed": "--seed", "executor": "--executor"}
+_COMPARE_OPTIONS = {"scheduler": "--scheduler", "slots": "--slots", "seeds": "--seed", "executor": "--executor"}
 
 
 def validate_command(
@@ -86,13 +100,14 @@ def validate_command(
 
     Example: planner validate plan.json --workload examples/nightly.yaml --cluster examples/cluster.yaml -o report/
     """
+    _check_folder(output)
     made, (batch, machines) = Plan.from_file(plan), _inputs(workload, cluster)
     try:
         report = validate(made, batch, machines, runs=runs, noise=noise, seed=seed, executor=executor_of(executor),
                           progress=True)
         example = example_run(made, batch, machines, seed=seed) if output is not None else None
     except InvalidInput as error:
-        raise _option_error(error, _VALIDATE_OPTIONS, plan) from None
+        raise _option_error(error, _VALIDATE_OPTIONS, plan=plan) from None
     if output is not None:
         from planner.report import write_report
 
@@ -120,7 +135,7 @@ def _compared(workload: Path, cluster: Path, scheduler: list[str] | None, slots:
         return compare(batch, machines, configurations(scheduler or ["fifo"]), splits=_splits(slots),
                        seeds=_seeds(seed, runs), executor=executor_of(executor), progress=True)
     except InvalidInput as error:
-        raise _option_error(error, {"scheduler": "--scheduler", "slots": "--slots", "seeds": "--seed"}) from None
+        raise _option_error(error, _COMPARE_OPTIONS, workload=workload, cluster=cluster) from None
 
 
 def compare_command(
@@ -143,6 +158,7 @@ def compare_command(
 
     Example: planner compare examples/nightly.yaml --cluster examples/cluster.yaml --scheduler fifo --scheduler fair --scheduler fresh -o compare/
     """
+    _check_folder(output)
     result = _compared(workload, cluster, scheduler, slots, seed, runs, executor)
     if output is not None:
         _write_comparison(result, output)
@@ -221,6 +237,7 @@ def demo_command(
 
     Example: planner demo -o out
     """
+    _check_folder(output)
     try:
         result = run_demo(runs=runs, noise=noise, seed=seed, executor=executor_of(executor), progress=True)
     except InvalidInput as error:

@@ -9,6 +9,7 @@ workload runs as submitted (unlike `validate`, which runs tonight's batch).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,7 +58,7 @@ def configurations(entries: Sequence[str], **options: Any) -> list[Configuration
 def run_configuration(workload: Workload, cluster: Cluster, configuration: Configuration,
                       slots: tuple[int, int] | None, seed: int) -> dict[str, Any]:
     """One simulation: its summary as a flat record, labelled."""
-    result = simulate(workload, cluster, configuration.scheduler, seed=seed, slots=slots,
+    result = simulate(workload, cluster, copy.deepcopy(configuration.scheduler), seed=seed, slots=slots,
                       options=configuration.options)
     summary = result.summary()
     split = None if slots is None else f"{slots[0]}:{slots[1]}"

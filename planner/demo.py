@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from models import Cluster, Workload
+from models.checks import as_int
 from planner.plan import Plan, make_plan
 from planner.simulator import SimResult
 from planner.summary import workload_summary
 from planner.sweep import Progress
 from planner.traces import read_swim
-from planner.validate import ValidationReport, example_run, validate
+from planner.validate import ValidationReport, check_noise, example_run, validate
 
 SWIM_SAMPLE = "FB-2009_samples_24_times_1hr_0_first50jobs.tsv"
 RUMEN_SAMPLE = "rumen-wordcount.json"
@@ -76,6 +77,7 @@ def run_demo(
       ``noise``, against Fair 1:3, 2:2, 3:1 and FIFO;
     - one noise-free run of the plan, for the Gantt chart and fairness over time.
     """
+    runs, noise = as_int(runs, "runs", minimum=2), check_noise(noise)  # before minutes of planning
     workload = nightly_batch()
     plan = make_plan(workload, cluster, "slots+johnson", robust=True, runs=robust_runs, noise=noise, seed=seed,
                      executor=executor, progress=progress)

@@ -6,7 +6,7 @@ import hashlib
 import json
 from typing import Any
 
-from models import Cluster, Workload
+from models import Cluster, Workload, profile_to_dict
 
 
 def fingerprint(data: Any) -> str:
@@ -16,7 +16,10 @@ def fingerprint(data: Any) -> str:
 
 
 def workload_fingerprint(workload: Workload) -> str:
-    return fingerprint({"name": workload.name, "jobs": workload.to_records()})
+    data: dict[str, Any] = {"name": workload.name, "jobs": workload.to_records()}
+    if any(job.profile is not None for job in workload):  # VM plans are made from the profiles
+        data["profiles"] = [None if job.profile is None else profile_to_dict(job.profile) for job in workload]
+    return fingerprint(data)
 
 
 def cluster_fingerprint(cluster: Cluster) -> str:

@@ -346,14 +346,16 @@ def _robust_plan(
         order=chosen.order,
         predicted_makespan=chosen.predicted,
         baseline_makespan=baseline,
-        status="optimal" if chosen.predicted <= optimum else "feasible",
+        status="optimal" if strategy == "johnson" or chosen.predicted <= optimum else "feasible",
         solver=f"robust-p90/fluid-{chosen.model}",
         seconds=clock.seconds,
         workload_fingerprint=workload_fingerprint(workload),
         cluster_fingerprint=cluster_fingerprint(cluster),
         curve=chosen.curve,
-        bound=optimum,
-        gap=(chosen.predicted - optimum) / chosen.predicted if chosen.predicted > 0 else 0.0,
+        # "johnson" searches no split: the curve's optimum is another split's (as in make_plan)
+        bound=None if strategy == "johnson" else optimum,
+        gap=None if strategy == "johnson" else
+        (chosen.predicted - optimum) / chosen.predicted if chosen.predicted > 0 else 0.0,
         robust={"runs": runs, "noise": noise, "seed": seed, "statistic": "p90", "chosen": chosen.label(),
                 "p90": measured["p90"], "mean": measured["mean"], "candidates": records},
     )

@@ -90,13 +90,13 @@ def read_robust(value: object, field: str = "robust") -> dict[str, Any] | None:
         entry = as_mapping(entry, at)
         check_keys(entry, CANDIDATE_KEYS, at, required=CANDIDATE_KEYS)
         candidates.append({"model": as_str(entry["model"], f"{at}.model", choices=SLOT_MODELS),
-                           "order": as_str(entry["order"], f"{at}.order"),
+                           "order": as_str(entry["order"], f"{at}.order", choices=("submission", "johnson")),
                            "map_slots": as_int(entry["map_slots"], f"{at}.map_slots", minimum=1),
                            **{key: as_float(entry[key], f"{at}.{key}", minimum=0.0) for key in ("predicted", "mean", "p90")}})
     return {"runs": as_int(data["runs"], f"{field}.runs", minimum=1),
             "noise": as_float(data["noise"], f"{field}.noise", minimum=0.0),
             "seed": as_int(data["seed"], f"{field}.seed", minimum=0),
-            "statistic": as_str(data["statistic"], f"{field}.statistic"),
+            "statistic": as_str(data["statistic"], f"{field}.statistic", choices=("p90",)),
             "chosen": as_str(data["chosen"], f"{field}.chosen"),
             "p90": as_float(data["p90"], f"{field}.p90", minimum=0.0),
             "mean": as_float(data["mean"], f"{field}.mean", minimum=0.0),

@@ -131,6 +131,9 @@ def plan_facts(report: ValidationReport) -> list[str]:
                "the cluster's own split, jobs in submission order")
     facts.append(f"predicted {seconds(p['predicted_makespan'])} s against {seconds(p['baseline_makespan'])} s for "
                  f"{against} (predicted gain {percent(p['predicted_gain'], signed=False)})")
+    if p["strategy"] == "johnson":
+        facts.append(f"validated under FIFO, which admits every job: predicted for it with k = 1, "
+                     f"{seconds(report.planned['predicted'])} s")
     return facts
 
 

@@ -87,8 +87,11 @@ def sweep(
         if executor == "serial" or (executor is None and _local_workers(workers, len(specs)) == 1):
             return _serial(specs, report)
         if executor is None:
-            with ProcessPoolExecutor(max_workers=_local_workers(workers, len(specs))) as pool:
+            pool = ProcessPoolExecutor(max_workers=_local_workers(workers, len(specs)))
+            try:
                 return _on_executor(pool, specs, report)
+            finally:  # on any error (Ctrl-C too) queued runs never start
+                pool.shutdown(wait=True, cancel_futures=True)
         if isinstance(executor, str):
             client = _dask_client(executor)
             try:
@@ -123,18 +126,23 @@ def _on_executor(pool: Executor, specs: Sequence[Spec], report: Callable[[int | 
     futures = {pool.submit(_run, spec): position for position, spec in enumerate(specs)}
     results: list[Any] = [None] * len(specs)
     failures: dict[int, BaseException] = {}
-    for future in as_completed(futures):
-        position = futures[future]
-        if future.cancelled():
-            continue
-        error = future.exception()
-        if error is not None:
-            failures[position] = error
-            for other in futures:  # nothing new starts; runs under way finish
-                other.cancel()
-        else:
-            results[position] = future.result()
-        report(1)
+    try:
+        for future in as_completed(futures):
+            position = futures[future]
+            if future.cancelled():
+                continue
+            error = future.exception()
+            if error is not None:
+                failures[position] = error
+                for other in futures:  # nothing new starts; runs under way finish
+                    other.cancel()
+            else:
+                results[position] = future.result()
+            report(1)
+    except BaseException:  # KeyboardInterrupt: runs not yet started never start
+        for other in futures:
+            other.cancel()
+        raise
     if failures:
         raise failures[min(failures)]
     return results
@@ -153,7 +161,7 @@ def _dask_client(address: str) -> Any:
         raise InvalidInput("executor", "Dask is not installed: pip install 'batchplan[distributed]'") from None
     try:
         return Client(target, timeout=f"{DASK_CONNECT_SECONDS}s")
-    except OSError as error:
+    except (OSError, ValueError) as error:  # ValueError: 'dask://host' without a port
         raise InvalidInput("executor", f"cannot reach the Dask scheduler at {address}: {error}") from None
 
 

@@ -32,6 +32,7 @@ simulated mean``: positive when the model is pessimistic.
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from collections.abc import Sequence
@@ -79,10 +80,13 @@ def submission_names(workload: Workload) -> list[str]:
     return [job.name for _, job in sorted(enumerate(workload), key=lambda item: (item[1].submit, item[0]))]
 
 
-def biased(workload: Workload, noise: float, seed: int, run: int) -> tuple[Workload, int]:
+def biased(workload: Workload, noise: float, seed: int, run: int, stream: int = 0) -> tuple[Workload, int]:
     """Run ``run``'s batch (every job's times and profile times 1 + U[-noise, noise]) and its
-    simulation seed, both drawn from SeedSequence([seed, run])."""
-    bias_sequence, simulation_sequence = np.random.SeedSequence([seed, run]).spawn(2)
+    simulation seed, both drawn from SeedSequence([seed, run]); another ``stream`` (> 0) draws
+    from SeedSequence([seed, run, stream]): independent runs for the same seed (robust plans
+    are chosen on stream 1, so that validating them on stream 0 is a fresh sample)."""
+    entropy = [seed, run] if stream == 0 else [seed, run, stream]
+    bias_sequence, simulation_sequence = np.random.SeedSequence(entropy).spawn(2)
     factors = 1.0 + np.random.default_rng(bias_sequence).uniform(-noise, noise, len(workload))
     jobs = [_scaled(job, float(factor)) for job, factor in zip(workload, factors, strict=True)]
     return Workload(jobs, name=workload.name), int(simulation_sequence.generate_state(1)[0])
@@ -112,9 +116,10 @@ class Setup:
                 "reduce_slots": self.slots[1] if self.slots else None, "predicted": self.predicted}
 
 
-def run_setup(setup: Setup, workload: Workload, cluster: Cluster, noise: float, seed: int, run: int) -> dict[str, Any]:
-    """Simulate ``setup`` on run ``run``'s biased batch: one flat record."""
-    jobs, simulation_seed = biased(workload, noise, seed, run)
+def run_setup(setup: Setup, workload: Workload, cluster: Cluster, noise: float, seed: int, run: int,
+              stream: int = 0) -> dict[str, Any]:
+    """Simulate ``setup`` on run ``run``'s biased batch (of ``stream``, `biased`): one flat record."""
+    jobs, simulation_seed = biased(workload, noise, seed, run, stream)
     record: dict[str, Any] = {"setup": setup.name, "run": run}
     if setup.groups is not None:
         result = simulate_vms(jobs, cluster, setup.groups, seed=simulation_seed, backfill=setup.backfill)
@@ -122,7 +127,8 @@ def run_setup(setup: Setup, workload: Workload, cluster: Cluster, noise: float, 
         record.update(makespan=result.makespan, mean_response=sum(finishes) / len(finishes),
                       fairness=None, node_local=None)
     else:
-        result = simulate(jobs, cluster, setup.scheduler, seed=simulation_seed, slots=setup.slots)
+        # a private copy: runs of one setup may share a process (threads, serial)
+        result = simulate(jobs, cluster, copy.deepcopy(setup.scheduler), seed=simulation_seed, slots=setup.slots)
         record.update(makespan=result.makespan, mean_response=result.mean_response,
                       fairness=result.fairness, node_local=result.locality["node"])
     return record
@@ -146,8 +152,12 @@ def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: 
     submitted = submission_names(workload)
     index = {job.name: i for i, job in enumerate(jobs)}
     order = [index[name] for name in submitted]
+    splits = set()
     for maps, reduces in FAIR_RATIOS:
         map_slots = min(max(1, round(total * maps / (maps + reduces))), total - 1)
+        if map_slots in splits:  # on a few slots two ratios round to one split: run it once
+            continue
+        splits.add(map_slots)
         predicted = fluid_makespan(jobs, map_slots, total - map_slots, len(jobs), order, plan.model)
         setups.append(Setup(f"Fair {maps}:{reduces} ({map_slots}:{total - map_slots})", "baseline", predicted,
                             Fair(), (map_slots, total - map_slots)))
@@ -292,6 +302,7 @@ class ValidationReport:
         """Everything but the wall time is a function of the inputs and the seed."""
         data = self.to_dict()
         data["summary"] = {k: v for k, v in data["summary"].items() if k != "seconds"}
+        data["plan"] = {k: v for k, v in data["plan"].items() if k != "seconds"}  # the planner's wall time
         return json.dumps(data, indent=1, sort_keys=True)
 
 
@@ -353,6 +364,18 @@ def check_plan(plan: Plan, workload: Workload, cluster: Cluster) -> None:
                            "times differ); make a new plan for this one")
     if plan.cluster_fingerprint != cluster_fingerprint(cluster):
         raise InvalidInput("cluster_fingerprint", "the plan was made for another cluster; make a new plan for this one")
+    names = [job.name for job in workload]
+    if sorted(plan.order) != sorted(names):
+        unknown = sorted(set(plan.order) - set(names)) or sorted(set(names) - set(plan.order))
+        raise InvalidInput("order", f"must name each of the workload's {len(names)} jobs once; "
+                           f"{unknown[0]!r} is {'not a job' if unknown[0] not in names else 'missing'}")
+    if not plan.phases:
+        total = cluster.total_slots
+        if plan.map_slots + plan.reduce_slots != total:
+            raise InvalidInput("map_slots", f"{plan.map_slots} + reduce_slots {plan.reduce_slots} must make the "
+                               f"cluster's {total} slots")
+        if plan.curve and len(plan.curve) != total - 1:
+            raise InvalidInput("curve", f"has {len(plan.curve)} points; {total} slots need {total - 1}")
 
 
 def example_run(plan: Plan, workload: Workload, cluster: Cluster, *, seed: int = 0) -> Any:

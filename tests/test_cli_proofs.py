@@ -177,3 +177,39 @@ def test_the_bundled_nightly_batch_is_what_notice_and_readme_say(data_dir):
     summary = workload_summary(batch)
     assert (summary["map_tasks"], summary["reduce_tasks"]) == (5996, 1496)
     assert round(summary["map_work"], -3) == 183_000 and round(summary["reduce_work"], -3) == 167_000
+
+
+def test_outputs_that_cannot_be_written_are_bad_input_before_the_work(plan_file, tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("not a folder")
+    for args in (["validate", plan_file, "-w", WORKLOAD, "-c", CLUSTER], ["demo"],
+                 ["compare", WORKLOAD, "-c", CLUSTER]):
+        line = one_line_error(invoke(*args, "-o", afile))
+        assert line == f"error: {afile}: --output: is a file; give a folder to write into"
+    line = one_line_error(invoke("sweep", WORKLOAD, "-c", CLUSTER, "--runs", 1, "-o", afile / "runs.csv"))
+    assert line.startswith(f"error: {afile / 'runs.csv'}: (output): cannot write here:")
+
+
+def test_a_dask_address_without_a_port_is_bad_input(plan_file):
+    line = one_line_error(invoke("validate", plan_file, "-w", WORKLOAD, "-c", CLUSTER, "--executor", "dask://localhost"))
+    assert line.startswith("error: --executor: cannot reach the Dask scheduler at dask://localhost")
+
+
+def test_robust_only_options_need_robust():
+    line = one_line_error(invoke("plan", WORKLOAD, "-c", CLUSTER, "--noise", 0.1))
+    assert line == "error: --noise: applies with --robust only"
+    line = one_line_error(invoke("plan", WORKLOAD, "-c", CLUSTER, "--robust", "--executor", "cloud"))
+    assert line == "error: --executor: must be local, serial or dask://HOST:PORT, got 'cloud'"
+
+
+def test_compare_errors_about_the_workload_name_its_file(tmp_path):
+    """Capacity needs a queue per pool; the example's jobs use pools production and research."""
+    line = one_line_error(invoke("compare", WORKLOAD, "-c", CLUSTER, "-s", "capacity"))
+    assert line.startswith(f"error: {WORKLOAD}: jobs[0].pool: ")
+
+
+def test_an_order_naming_unknown_jobs_is_refused(tmp_path):
+    settings = tmp_path / "fifo.yaml"
+    settings.write_text("scheduler: fifo\norder: [bogus, etl-clicks]\n")
+    line = one_line_error(invoke("simulate", WORKLOAD, "-c", CLUSTER, "--config", settings))
+    assert line.endswith("order[0]: 'bogus' is not a job of the workload")

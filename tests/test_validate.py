@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,6 +11,8 @@ import pytest
 from models import Cluster, InvalidInput, Job, PowerLawProfile, Workload
 from planner.plan import Plan, make_plan
 from planner.validate import biased, example_run, run_setup, slot_setups, validate
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 #: One rack, every block on every node (all maps node-local), slots offered at once.
 FLAT = Cluster(nodes=2, map_slots=2, reduce_slots=2, heartbeat=0.0, replication=2)
@@ -173,3 +176,113 @@ def test_robust_applies_to_slot_strategies_only():
         make_plan(workload, cluster, "packing", robust=True)
     with pytest.raises(InvalidInput, match=r"^robust: must be true or false"):
         make_plan(workload, cluster, robust="yes")
+
+
+def test_threads_share_nothing_between_runs():
+    """Runs of one setup in threads of one process each simulate with their own scheduler copy:
+    the report equals the serial one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    workload, cluster = mixed(), Cluster(nodes=4, racks=2)
+    plan = make_plan(workload, cluster)
+    serial = validate(plan, workload, cluster, runs=4, curve_splits=2, executor="serial")
+    with ThreadPoolExecutor(4) as pool:
+        assert validate(plan, workload, cluster, runs=4, curve_splits=2, executor=pool).to_json() == serial.to_json()
+
+
+def test_edited_plan_files_are_refused_naming_the_field():
+    workload, cluster = mixed(), Cluster(nodes=4, racks=2)
+    plan = make_plan(workload, cluster)
+    from dataclasses import replace
+
+    cases = [
+        (replace(plan, map_slots=200), r"^map_slots: 200 \+ reduce_slots \d+ must make the cluster's 16 slots"),
+        (replace(plan, curve=(1.0, 2.0)), r"^curve: has 2 points; 16 slots need 15"),
+        (replace(plan, order=("m1", "r1", "m2", "bogus")), r"^order: must name each of the workload's 4 jobs once"),
+        (replace(plan, order=("m1", "r1", "m2")), r"^order: must name each of the workload's 4 jobs once; 'r2' is missing"),
+    ]
+    for edited, message in cases:
+        with pytest.raises(InvalidInput, match=message):
+            validate(edited, workload, cluster, runs=2)
+
+
+def test_a_vm_plan_is_tied_to_the_profiles_it_was_made_from():
+    """Changing one job's profile changes the workload's fingerprint: the old plan is refused."""
+    workload, cluster = profiled()
+    plan = make_plan(workload, cluster, "packing", solver="greedy")
+    jobs = list(workload)
+    jobs[0] = jobs[0].with_changes(profile=PowerLawProfile.from_coefficients(54000, -0.2))
+    with pytest.raises(InvalidInput, match=r"^workload_fingerprint: the plan was made for another workload"):
+        validate(plan, Workload(jobs, name=workload.name), cluster, runs=2)
+
+
+def test_fair_ratios_that_round_to_one_split_run_once():
+    """On 1 node of 1 + 1 slots every ratio rounds to 1:1: one Fair baseline, then FIFO."""
+    workload, cluster = one_job(), Cluster(nodes=1, map_slots=1, reduce_slots=1)
+    plan = make_plan(workload, cluster)
+    report = validate(plan, workload, cluster, runs=2, curve_splits=0, executor="serial")
+    assert [r["setup"] for r in report.setup("baseline")] == ["Fair 1:3 (1:1)", "FIFO, submission order (1:1)"]
+
+
+def test_robust_candidates_are_chosen_on_other_runs_than_validation():
+    """Stream 1 (selection) and stream 0 (validation) draw different biases for the same seed."""
+    workload = mixed()
+    zero, seed_zero = biased(workload, 0.3, 0, 0)
+    one, seed_one = biased(workload, 0.3, 0, 0, stream=1)
+    assert zero.to_records() != one.to_records() and seed_zero != seed_one
+
+
+def test_near_optimal_keeps_at_most_the_limit_with_the_optimum():
+    """Curve (s_m = 1..8): 10, 6, 5.2, 5, 5.1, 5.2, 7, 9. Within 5% of 5: s_m 3, 4, 5, 6 (5.25 cap).
+    Limit 3: evenly spread over [3, 4, 5, 6] -> 3, 5 (rounded positions 0, 1.5 -> 2, 3) and 6; the
+    optimum 4 displaces the farthest, 6 -> 3, 4, 5. Limit 10: all four."""
+    from planner.robust import near_optimal
+
+    curve = np.array([10, 6, 5.2, 5, 5.1, 5.2, 7, 9])
+    assert near_optimal(curve, 0.05, 3) == [3, 4, 5]
+    assert near_optimal(curve, 0.05, 10) == [3, 4, 5, 6]
+    assert near_optimal(curve, 0.0, 5) == [4]
+
+
+def test_robust_ties_go_to_the_model_nearest_the_simulation():
+    """With k = 5 and five jobs the admission order changes nothing, and both models often pick
+    the same split: such candidates share one setup, so they tie on p90 and mean. The plan then
+    takes the model whose prediction is nearest the simulated mean."""
+    workload = Workload.from_file(EXAMPLES / "nightly.yaml")
+    cluster = Cluster.from_file(EXAMPLES / "cluster.yaml")
+    plan = make_plan(workload, cluster, robust=True, runs=3, executor="serial")
+    chosen = next(c for c in plan.robust["candidates"] if plan.robust["chosen"].startswith(c["model"])
+                  and f"{c['order']} order, {c['map_slots']} " in plan.robust["chosen"])
+    tied = [c for c in plan.robust["candidates"] if (c["p90"], c["mean"]) == (chosen["p90"], chosen["mean"])]
+    assert len(tied) >= 2
+    assert abs(chosen["predicted"] - chosen["mean"]) == min(abs(c["predicted"] - c["mean"]) for c in tied)
+
+
+def test_a_robust_choice_off_the_optimum_is_feasible_with_its_gap(monkeypatch):
+    """When the best p90 is not the model's optimum, the plan says "feasible", with the
+    optimum as bound and the distance as gap."""
+    import planner.plan as plan_module
+    from planner.workloads import set_a_batch
+
+    # Six Set-A jobs on 16 slots: 7 map slots are the optimum (1,438 s), 8 within 5% (1,475 s).
+    workload, cluster = Workload(set_a_batch(6)), Cluster(nodes=4)
+
+    def second_best(candidates, *args, **kwargs):
+        records = [{"model": c.model, "order": c.ordering, "map_slots": c.map_slots, "predicted": c.predicted,
+                    "mean": 1.0, "p90": 1.0} for c in candidates]
+        worst = max(range(len(candidates)), key=lambda i: candidates[i].predicted)
+        return candidates[worst], records
+
+    monkeypatch.setattr(plan_module, "choose_robust", second_best)
+    plan = make_plan(workload, cluster, robust=True, runs=2, executor="serial")
+    optimum = min(plan.curve)
+    assert plan.status == "feasible" and plan.bound == optimum and plan.predicted_makespan > optimum
+    assert plan.gap == pytest.approx((plan.predicted_makespan - optimum) / plan.predicted_makespan)
+
+
+def test_a_robust_johnson_plan_keeps_its_order_and_proves_no_bound():
+    workload, cluster = mixed(), Cluster(nodes=4, racks=2)
+    plain = make_plan(workload, cluster, "johnson")
+    plan = make_plan(workload, cluster, "johnson", robust=True, runs=2, executor="serial")
+    assert plan.order == plain.order and {c["order"] for c in plan.robust["candidates"]} == {"johnson"}
+    assert (plan.status, plan.bound, plan.gap, plan.map_slots) == ("optimal", None, None, plain.map_slots)

@@ -140,6 +140,16 @@ def as_order(value: object, field: str = "order") -> dict[str, int] | None:
     return ranks
 
 
+def check_order_names(ranks: dict[str, int] | None, sim: Simulation) -> None:
+    """Every name of an explicit order must be a job of the simulated workload."""
+    if ranks is None:
+        return
+    known = set(sim.workload.names)
+    for name, position in ranks.items():
+        if name not in known:
+            raise InvalidInput(f"order[{position}]", f"{name!r} is not a job of the workload")
+
+
 def order_rank(ranks: dict[str, int] | None, job: JobRun) -> int:
     """A job's place in an explicit order (`as_order`); jobs it does not name come after."""
     if ranks is None:

@@ -7,7 +7,15 @@ from collections.abc import Sequence
 
 from planner.simulator.jobs import OFF_RACK, JobRun
 from planner.simulator.layout import MAP
-from planner.simulator.schedulers.base import Launch, Scheduler, as_order, fifo_key, order_rank, register
+from planner.simulator.schedulers.base import (
+    Launch,
+    Scheduler,
+    as_order,
+    check_order_names,
+    fifo_key,
+    order_rank,
+    register,
+)
 
 
 @register
@@ -41,6 +49,7 @@ class Fifo(Scheduler):
 
     def bind(self, sim) -> None:
         super().bind(sim)
+        check_order_names(self.ranks, sim)
         self.queue, self._keys = [], []
         self._rack_of = sim.layout.rack_of
 

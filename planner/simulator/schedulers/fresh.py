@@ -60,7 +60,7 @@ from models.checks import as_float, as_int
 from models.errors import InvalidInput
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
-from planner.simulator.schedulers.base import Launch, Scheduler, as_order, order_rank, register
+from planner.simulator.schedulers.base import Launch, Scheduler, as_order, check_order_names, order_rank, register
 
 
 class SlotTarget(NamedTuple):
@@ -171,6 +171,7 @@ class Fresh(Scheduler):
             raise InvalidInput(
                 "dynamic", "FRESH-static (dynamic=false) runs on typed map and reduce slots, not on containers"
             )
+        check_order_names(self.ranks, sim)
         self._reset(len(sim.workload))
         self.total_slots = sim.layout.slots
 
