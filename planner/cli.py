@@ -115,12 +115,13 @@ def import_trace(
     """
     if output is not None:
         _check_output(output)
-    if trace is TraceFormat.swim:
-        workload = read_swim(file, limit=limit, **_swim_settings(setting or []))
-    elif trace is TraceFormat.rumen:
-        workload = read_rumen(file, keep_failed=keep_failed)
-    else:
-        workload = read_sls(file)
+    with working(f"importing {file.name}"):
+        if trace is TraceFormat.swim:
+            workload = read_swim(file, limit=limit, **_swim_settings(setting or []))
+        elif trace is TraceFormat.rumen:
+            workload = read_rumen(file, keep_failed=keep_failed)
+        else:
+            workload = read_sls(file)
     if tasks_csv is not None:
         if trace is not TraceFormat.rumen:
             raise InvalidInput("--tasks-csv", "only Rumen traces carry task attempts")
@@ -194,7 +195,9 @@ def plan(
         Strategy, typer.Option(help="slots, johnson, slots+johnson (slot plans), pairs or packing (VM plans).")
     ] = Strategy.slots_johnson,
     k: Annotated[int, typer.Option("-k", help="Admission limit: jobs per phase at once.")] = DEFAULT_K,
-    model: Annotated[SlotModel, typer.Option(help="Fluid model: fresh (paper) or capped.")] = SlotModel.fresh,
+    model: Annotated[
+        SlotModel | None, typer.Option(help="Fluid model: fresh (paper; the default) or capped; --robust tries both.")
+    ] = None,
     solver: Annotated[
         str | None,
         typer.Option(help=f"pairs/packing: solver method ({', '.join(all_solver_choices())}); default milp."),
@@ -225,6 +228,9 @@ def plan(
     """
     if output is not None and output.suffix.lower() != ".json":
         raise InvalidInput("--output", "plans are written as .json", source=str(output))
+    if robust and model is not None:
+        raise InvalidInput("--model", "--robust considers both fluid models; leave --model out")
+    chosen_model = (model or SlotModel.fresh).value
     if not robust:
         for flag, given, default in (("--runs", runs, ROBUST_RUNS), ("--noise", noise, DEFAULT_NOISE),
                                      ("--executor", executor, "local")):
@@ -233,12 +239,12 @@ def plan(
     batch, machines = Workload.from_file(workload), Cluster.from_file(cluster)
     try:
         if robust:  # minutes of simulation: a progress bar, not a spinner
-            made = make_plan(batch, machines, strategy.value, k=k, model=model.value, solver=solver,
+            made = make_plan(batch, machines, strategy.value, k=k, model=chosen_model, solver=solver,
                              time_limit=time_limit, seed=seed, robust=True, runs=runs, noise=noise,
                              executor=executor_of(executor), progress=True)
         else:
             with working(f"planning {workload.name} ({strategy.value})"):
-                made = make_plan(batch, machines, strategy.value, k=k, model=model.value, solver=solver,
+                made = make_plan(batch, machines, strategy.value, k=k, model=chosen_model, solver=solver,
                                  time_limit=time_limit, seed=seed)
     except InvalidInput as error:
         raise _attribute(error, workload, cluster) from None

@@ -213,3 +213,8 @@ def test_an_order_naming_unknown_jobs_is_refused(tmp_path):
     settings.write_text("scheduler: fifo\norder: [bogus, etl-clicks]\n")
     line = one_line_error(invoke("simulate", WORKLOAD, "-c", CLUSTER, "--config", settings))
     assert line.endswith("order[0]: 'bogus' is not a job of the workload")
+
+
+def test_robust_tries_both_models_so_model_is_refused_with_it():
+    line = one_line_error(invoke("plan", WORKLOAD, "-c", CLUSTER, "--robust", "--model", "capped"))
+    assert line == "error: --model: --robust considers both fluid models; leave --model out"
