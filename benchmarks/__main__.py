@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import importlib
-import io
 import pkgutil
 import sys
 from pathlib import Path
 
 import benchmarks
 from benchmarks.registry import BENCHMARKS, SUITES, Row
-from models.fileio import write_atomic
+from models.fileio import csv_text, write_atomic
 
 RESULTS = Path(__file__).resolve().parent / "results"
 COLUMNS = ("instance", "method", "objective", "bound", "gap", "seconds", "status", "floor_seconds", "floor_gap",
@@ -44,12 +42,7 @@ def markdown(name: str, description: str, suite: str, rows: list[Row]) -> str:
 
 
 def write_results(name: str, description: str, suite: str, rows: list[Row], folder: Path = RESULTS) -> None:
-    buffer = io.StringIO()
-    records = [row.record() for row in rows]
-    writer = csv.DictWriter(buffer, fieldnames=list(records[0]) if records else list(COLUMNS))
-    writer.writeheader()
-    writer.writerows(records)
-    write_atomic(folder / f"{name}.csv", buffer.getvalue())
+    write_atomic(folder / f"{name}.csv", csv_text([row.record() for row in rows], COLUMNS))
     write_atomic(folder / f"{name}.md", markdown(name, description, suite, rows))
 
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks.registry import Row, register, timed
+from benchmarks.registry import Row, register, save_figure, timed
 from models import Cluster, Job
-from models.fileio import write_atomic
 from planner.workloads import MIXES, paper_cluster, random_batch
 from planner.workloads import packing_workload as workload
 from solvers import pack_phases
@@ -62,10 +60,7 @@ def figure(rows: list[Row], folder: Path) -> None:
     ax.set_title("Multi-phase overcommit packing: quality against time")
     ax.grid(True, alpha=0.3)
     ax.legend()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    write_atomic(folder / "packing.png", buffer.getvalue())
+    save_figure(fig, folder / "packing.png")
 
 
 @register("packing", figure=figure)

@@ -20,7 +20,6 @@ simulated task attempts (every attempt: suspended and killed ones count) per sec
 from __future__ import annotations
 
 import gc
-import io
 import math
 import re
 import statistics
@@ -31,9 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.registry import Row, register
+from benchmarks.registry import Row, register, save_figure
 from models import Cluster, Job
-from models.fileio import write_atomic
 from planner.simulator import Fair, Fifo, Fresh, Natjam, SimOptions, simulate, simulate_vms
 from planner.workloads import paper_cluster, random_batch
 from planner.workloads import set_a_batch as fresh_mix
@@ -278,10 +276,7 @@ def figure(rows: list[Row], folder: Path) -> None:
     handles = [Patch(color=colour, label=_LEGEND[family]) for family, colour in _FAMILIES]
     fig.legend(handles=handles, title="workload", loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=8)
     fig.suptitle("Issue-6 schedulers in the event simulator: speed and makespan by scheduler (one bar per run)")
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    write_atomic(folder / f"{NAME}.png", buffer.getvalue())
+    save_figure(fig, folder / f"{NAME}.png")
 
 
 @register(NAME, figure=figure)

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import gc
-import io
 import re
 import statistics
 import time
 from pathlib import Path
 
-from benchmarks.registry import Row, register
+from benchmarks.registry import Row, register, save_figure
 from models import Cluster, Job
-from models.fileio import write_atomic
 from planner.simulator import Fair, Fifo, SimOptions, simulate
 from planner.traces import read_swim
 
@@ -177,10 +175,7 @@ def figure(rows: list[Row], folder: Path) -> None:
     right.set_ylabel("% of map tasks")
     right.set_ylim(0, 100)
     fig.suptitle("Event simulator: throughput against SimPy, locality by scheduler")
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    write_atomic(folder / "simulator.png", buffer.getvalue())
+    save_figure(fig, folder / "simulator.png")
 
 
 @register("simulator", figure=figure)

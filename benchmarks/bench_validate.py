@@ -25,13 +25,11 @@ first row times the demo (`planner demo` in-process, without the installation): 
 
 from __future__ import annotations
 
-import io
 import time
 from pathlib import Path
 
-from benchmarks.registry import Row, register
+from benchmarks.registry import Row, register, save_figure
 from models import Cluster, Workload
-from models.fileio import write_atomic
 from planner.demo import DEMO_CLUSTER, SWIM_SAMPLE, bundled, nightly_batch
 from planner.plan import make_plan
 from planner.traces import read_swim
@@ -146,7 +144,4 @@ def figure(rows: list[Row], folder: Path) -> None:
     ax.set_title("Planner models against the simulator (negative: optimistic)")
     ax.legend()
     fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110, metadata={"Software": None})
-    plt.close(fig)
-    write_atomic(folder / f"{NAME}.png", buffer.getvalue())
+    save_figure(fig, folder / f"{NAME}.png")

@@ -84,3 +84,17 @@ def timed(function: Callable[[], Any], repeats: int) -> tuple[float, Any]:
         result = function()
         times.append(time.perf_counter() - start)
     return statistics.median(times), result
+
+
+def save_figure(fig: Any, path: Path) -> None:
+    """Write a matplotlib figure as PNG (110 dpi, trimmed) atomically, and close it."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    from models.fileio import write_atomic
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+    write_atomic(path, buffer.getvalue())

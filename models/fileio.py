@@ -8,9 +8,12 @@ half-written file.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -141,3 +144,12 @@ def write_atomic(path: str | Path, content: str | bytes) -> None:
     except BaseException:
         Path(temp_name).unlink(missing_ok=True)
         raise
+
+
+def csv_text(records: list[dict[str, Any]], empty_header: Sequence[str] = ()) -> str:
+    """Flat records as CSV text, the columns of the first record (``empty_header`` when none)."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(records[0]) if records else list(empty_header))
+    writer.writeheader()
+    writer.writerows(records)
+    return buffer.getvalue()

@@ -9,10 +9,10 @@ from typing import Annotated
 import typer
 
 from models import Cluster, InvalidInput, Workload
-from models.fileio import file_format, write_atomic
+from models.fileio import csv_text, file_format, write_atomic
 from planner.cli_proofs import ExecutorOption, executor_of
 from planner.cli_proofs import register as register_proofs
-from planner.console import JsonFlag, emit, exits_cleanly, parse_pair, working
+from planner.console import JsonFlag, attribute, emit, exits_cleanly, parse_pair, working
 from planner.fitting import csv_kind, fit_runtimes, fit_tasks, read_csv_rows, runtime_workload
 from planner.plan import DEFAULT_K, ROBUST_RUNS, make_plan
 from planner.plan_vm import all_solver_choices
@@ -76,18 +76,6 @@ _PLAN_OPTIONS = {"solver": "--solver", "time_limit": "--time-limit", "seed": "--
                  "noise": "--noise", "executor": "--executor"}
 
 
-def _attribute(error: InvalidInput, workload: Path, cluster: Path) -> InvalidInput:
-    """Name the option or the file a `make_plan` error is about."""
-    if error.source is not None or error.field.startswith("-"):
-        return error
-    if error.field in _PLAN_OPTIONS:
-        return InvalidInput(_PLAN_OPTIONS[error.field], error.problem)
-    head = error.field.split(".")[0].split("[")[0]
-    if head in Cluster.__dataclass_fields__ or head == "cluster":
-        return error.in_file(str(cluster))
-    return error.in_file(str(workload))
-
-
 def _check_output(path: Path) -> None:
     try:
         file_format(path)
@@ -125,21 +113,10 @@ def import_trace(
     if tasks_csv is not None:
         if trace is not TraceFormat.rumen:
             raise InvalidInput("--tasks-csv", "only Rumen traces carry task attempts")
-        write_atomic(tasks_csv, _records_csv(rumen_task_records(file)))
+        write_atomic(tasks_csv, csv_text(rumen_task_records(file), ("job", "kind", "start", "end")))
     if output is not None:
         workload.to_file(output)
     emit({f"imported {file.name}": [workload_summary(workload)]}, as_json=json_output)
-
-
-def _records_csv(records: list[dict]) -> str:
-    import csv
-    import io
-
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(records[0]) if records else ["job", "kind", "start", "end"])
-    writer.writeheader()
-    writer.writerows(records)
-    return buffer.getvalue()
 
 
 @app.command()
@@ -247,7 +224,7 @@ def plan(
                 made = make_plan(batch, machines, strategy.value, k=k, model=chosen_model, solver=solver,
                                  time_limit=time_limit, seed=seed)
     except InvalidInput as error:
-        raise _attribute(error, workload, cluster) from None
+        raise attribute(error, _PLAN_OPTIONS, workload=workload, cluster=cluster) from None
     if output is not None:
         made.to_file(output)
     sections = {f"plan for {workload.name}": [made.summary()]}
@@ -262,18 +239,6 @@ def plan(
 _SIMULATE_OPTIONS = {"scheduler": "--scheduler", "delay": "--delay", "slots": "--slots", "seed": "--seed",
                      "reduce_slowstart": "--slowstart", "task_time_cv": "--task-time-cv",
                      "containers": "--containers", "copy_compute": "--containers", "heartbeat": "--heartbeat"}
-
-
-def _attribute_simulation(error: InvalidInput, workload: Path, cluster: Path) -> InvalidInput:
-    """Name the option or the file a `simulate` error is about (errors from a settings file name it already)."""
-    if error.source is not None or error.field.startswith("-"):
-        return error
-    head = error.field.split(".")[0].split("[")[0]
-    if head in _SIMULATE_OPTIONS:
-        return InvalidInput(_SIMULATE_OPTIONS[head], error.problem)
-    if head in Cluster.__dataclass_fields__:
-        return error.in_file(str(cluster))
-    return error.in_file(str(workload))
 
 
 @app.command("simulate")
@@ -329,7 +294,7 @@ def simulate_command(
         with working(f"simulating {workload.name} ({chosen.name})"):
             result = simulate(batch, machines, chosen, seed=seed, slots=parse_pair(slots, "--slots", int, "30,10"), options=options)
     except InvalidInput as error:
-        raise _attribute_simulation(error, workload, cluster) from None
+        raise attribute(error, _SIMULATE_OPTIONS, workload=workload, cluster=cluster) from None
     if output is not None:
         write_atomic(output, result.to_json())
     emit({f"simulation of {workload.name} ({chosen.name})": [result.summary()]}, as_json=json_output)

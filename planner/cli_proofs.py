@@ -3,19 +3,17 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from models import Cluster, InvalidInput, Workload
-from models.fileio import write_atomic
+from models.fileio import csv_text, write_atomic
 from planner.compare import Comparison, compare, configurations
-from planner.console import JsonFlag, emit, exits_cleanly, parse_pair
+from planner.console import JsonFlag, attribute, emit, exits_cleanly, parse_pair
 from planner.demo import DEMO_CLUSTER, run_demo
 from planner.plan import Plan
 from planner.simulator import SCHEDULERS
@@ -56,25 +54,6 @@ def _inputs(workload: Path, cluster: Path) -> tuple[Workload, Cluster]:
     return Workload.from_file(workload), Cluster.from_file(cluster)
 
 
-def _option_error(error: InvalidInput, options: dict[str, str], *, plan: Path | None = None,
-                  workload: Path | None = None, cluster: Path | None = None) -> InvalidInput:
-    """Name the flag or the file an error from the library is about: a flag's value, else the plan
-    (the workload and cluster were read and checked before it ran), else the cluster's or the
-    workload's file."""
-    if error.source is not None or error.field.startswith("-"):
-        return error
-    head = error.field.split(".")[0].split("[")[0]
-    if head in options:
-        return InvalidInput(options[head], error.problem)
-    if plan is not None:
-        return error.in_file(str(plan))
-    if cluster is not None and head in Cluster.__dataclass_fields__:
-        return error.in_file(str(cluster))
-    if workload is not None:
-        return error.in_file(str(workload))
-    return error
-
-
 _VALIDATE_OPTIONS = {"runs": "--runs", "noise": "--noise", "seed": "--seed", "executor": "--executor"}
 _COMPARE_OPTIONS = {"scheduler": "--scheduler", "slots": "--slots", "seeds": "--seed", "executor": "--executor"}
 
@@ -107,7 +86,7 @@ def validate_command(
                           progress=True)
         example = example_run(made, batch, machines, seed=seed) if output is not None else None
     except InvalidInput as error:
-        raise _option_error(error, _VALIDATE_OPTIONS, plan=plan) from None
+        raise attribute(error, _VALIDATE_OPTIONS, plan=plan) from None
     if output is not None:
         from planner.report import write_report
 
@@ -135,7 +114,7 @@ def _compared(workload: Path, cluster: Path, scheduler: list[str] | None, slots:
         return compare(batch, machines, configurations(scheduler or ["fifo"]), splits=_splits(slots),
                        seeds=_seeds(seed, runs), executor=executor_of(executor), progress=True)
     except InvalidInput as error:
-        raise _option_error(error, _COMPARE_OPTIONS, workload=workload, cluster=cluster) from None
+        raise attribute(error, _COMPARE_OPTIONS, workload=workload, cluster=cluster) from None
 
 
 def compare_command(
@@ -161,33 +140,8 @@ def compare_command(
     _check_folder(output)
     result = _compared(workload, cluster, scheduler, slots, seed, runs, executor)
     if output is not None:
-        _write_comparison(result, output)
+        result.write(output)
     emit({f"comparison on {workload.name}": result.table() if json_output else result.brief()}, as_json=json_output)
-
-
-def _write_comparison(result: Comparison, folder: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    axes = result.plot()
-    figure = axes[0].figure
-    figure.tight_layout()
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=110, metadata={"Software": None})
-    plt.close(figure)
-    write_atomic(folder / "comparison.png", buffer.getvalue())
-    write_atomic(folder / "comparison.csv", _csv(result.table()))
-    write_atomic(folder / "comparison.json", json.dumps({"table": result.table(), "runs": result.runs}, indent=1) + "\n")
-
-
-def _csv(records: list[dict[str, Any]]) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(records[0]) if records else ["configuration"])
-    writer.writeheader()
-    writer.writerows(records)
-    return buffer.getvalue()
 
 
 def sweep_command(
@@ -215,7 +169,7 @@ def sweep_command(
     clock = time.perf_counter()
     result = _compared(workload, cluster, scheduler, slots, seed, runs, executor)
     if output is not None:
-        text = _csv(result.runs) if output.suffix.lower() == ".csv" else json.dumps(result.runs, indent=1) + "\n"
+        text = csv_text(result.runs) if output.suffix.lower() == ".csv" else json.dumps(result.runs, indent=1) + "\n"
         write_atomic(output, text)
     title = f"sweep of {workload.name}: {len(result.runs)} runs in {time.perf_counter() - clock:.1f} s"
     emit({title: result.table() if json_output else result.brief()}, as_json=json_output)
@@ -241,7 +195,7 @@ def demo_command(
     try:
         result = run_demo(runs=runs, noise=noise, seed=seed, executor=executor_of(executor), progress=True)
     except InvalidInput as error:
-        raise _option_error(error, _VALIDATE_OPTIONS) from None
+        raise attribute(error, _VALIDATE_OPTIONS) from None
     from planner.report import write_report
 
     written = write_report(result.report, output, example=result.example,

@@ -10,6 +10,7 @@ workload runs as submitted (unlike `validate`, which runs tonight's batch).
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ import numpy as np
 
 from models import Cluster, InvalidInput, Workload
 from models.checks import as_int
+from models.fileio import csv_text, write_atomic
 from planner.simulator import SimOptions, simulate, simulation_settings
 from planner.simulator.schedulers.base import Scheduler
 from planner.sweep import Progress, Spec, sweep
@@ -102,6 +104,25 @@ class Comparison:
         if all(row["slots"] is None for row in rows):
             keys.remove("slots")
         return [{key: row[key] for key in keys} for row in rows]
+
+    def write(self, folder: str | Path) -> dict[str, Path]:
+        """Write comparison.png (`plot`), comparison.csv (`table`) and comparison.json (the table
+        and every run) into ``folder``, each atomically; returns the paths by kind."""
+        from matplotlib.figure import Figure
+
+        from planner.report import png
+
+        folder = Path(folder)
+        rows = self.table()
+        figure = Figure(figsize=(11, 0.5 * len(rows) + 2.5))
+        self.plot(figure.subplots(1, 2))
+        figure.tight_layout()
+        paths = {"figure": folder / "comparison.png", "csv": folder / "comparison.csv",
+                 "json": folder / "comparison.json"}
+        write_atomic(paths["figure"], png(figure))
+        write_atomic(paths["csv"], csv_text(rows))
+        write_atomic(paths["json"], json.dumps({"table": rows, "runs": self.runs}, indent=1) + "\n")
+        return paths
 
     def plot(self, axes: Any = None) -> Any:
         """Makespan and mean response time per configuration (min-max over seeds as bars)."""

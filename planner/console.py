@@ -9,13 +9,14 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import wraps
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from models import InvalidInput, PlannerError
+from models import Cluster, InvalidInput, PlannerError
 from solvers import InfeasibleProblem
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -108,6 +109,26 @@ def emit(sections: dict[str, Sequence[dict[str, Any]]], *, as_json: bool, consol
         if len(rows) == 1 and len(rows[0]) > 6:  # one wide record reads better as field/value
             rows = [{"field": k, "value": v} for k, v in rows[0].items()]
         console.print(records_table(rows, title))
+
+
+def attribute(error: InvalidInput, options: dict[str, str], *, plan: Path | None = None,
+              workload: Path | None = None, cluster: Path | None = None) -> InvalidInput:
+    """Name the flag or the file an error from the library is about. An error that names its file
+    or a flag already stays as it is; else a field in ``options`` (library name -> flag) becomes
+    the flag; else the plan file (the workload and cluster were read and checked before the
+    plan was used); else the cluster's file for a cluster field, the workload's for the rest."""
+    if error.source is not None or error.field.startswith("-"):
+        return error
+    head = error.field.split(".")[0].split("[")[0]
+    if head in options:
+        return InvalidInput(options[head], error.problem)
+    if plan is not None:
+        return error.in_file(str(plan))
+    if cluster is not None and (head in Cluster.__dataclass_fields__ or head == "cluster"):
+        return error.in_file(str(cluster))
+    if workload is not None:
+        return error.in_file(str(workload))
+    return error
 
 
 def parse_pair(text: str | None, option: str, kind: type, example: str) -> tuple | None:

@@ -19,6 +19,7 @@ from models import Cluster, InvalidInput, Workload
 from models.checks import as_float, as_int, as_str
 from models.fileio import read_mapping, write_atomic
 from planner.fingerprints import cluster_fingerprint, workload_fingerprint
+from planner.orders import johnson_admission, submission_order
 from planner.plan_io import PLAN_VERSION, SLOT_STRATEGIES, STRATEGIES, plan_fields
 from planner.plan_vm import (
     VM_STRATEGIES,
@@ -32,8 +33,8 @@ from planner.plan_vm import (
 )
 from planner.robust import choose_robust, robust_candidates
 from planner.sweep import Progress
-from planner.validate import DEFAULT_NOISE, check_noise, submission_names
-from solvers import SLOT_MODELS, configure_slots, fluid_makespan, order_two_stage, stage_times
+from planner.validate import DEFAULT_NOISE, check_noise
+from solvers import SLOT_MODELS, configure_slots, fluid_makespan
 from solvers.base import Stopwatch
 
 __all__ = [
@@ -184,11 +185,6 @@ class Plan:
             raise error.in_file(str(path)) from None
 
 
-def submission_order(workload: Workload) -> list[int]:
-    """Indices by submit time, ties in file order."""
-    return sorted(range(len(workload)), key=lambda i: (workload[i].submit, i))
-
-
 def make_plan(
     workload: Workload,
     cluster: Cluster,
@@ -254,12 +250,7 @@ def make_plan(
     total = cluster.total_slots
     submitted = submission_order(workload)
     baseline = fluid_makespan(jobs, cluster.total_map_slots, cluster.total_reduce_slots, k, submitted, model)
-    if strategy == "slots":
-        order = submitted
-    else:
-        a, b = stage_times([jobs[i] for i in submitted], cluster.total_map_slots, cluster.total_reduce_slots)
-        ordering = order_two_stage(a, b, "johnson")
-        order = [submitted[i] for i in ordering.order]
+    order = submitted if strategy == "slots" else johnson_admission(workload, cluster)
     best = configure_slots(jobs, total, k, order, model)
     if strategy == "johnson":
         map_slots = cluster.total_map_slots
@@ -329,10 +320,8 @@ def _robust_plan(
     candidates = robust_candidates(workload, cluster, strategy, k)
     chosen, records = choose_robust(candidates, workload, cluster, strategy, k, runs=runs, noise=noise, seed=seed,
                                     executor=executor, progress=progress)
-    jobs = list(workload)
-    index = {job.name: i for i, job in enumerate(jobs)}
-    submitted = [index[name] for name in submission_names(workload)]
-    baseline = fluid_makespan(jobs, cluster.total_map_slots, cluster.total_reduce_slots, k, submitted, chosen.model)
+    baseline = fluid_makespan(list(workload), cluster.total_map_slots, cluster.total_reduce_slots, k,
+                              submission_order(workload), chosen.model)
     optimum = min(chosen.curve)
     if strategy != "johnson":
         strategy = "slots+johnson" if chosen.ordering == "johnson" else "slots"

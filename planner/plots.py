@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from models import InvalidInput
 from planner.simulator import SimResult, VmResult
+from planner.simulator.gantt import seconds_formatter
 
 if TYPE_CHECKING:
     from planner.validate import ValidationReport
@@ -29,15 +30,6 @@ def _axes(ax: Any, size: tuple[float, float]) -> Any:
 
     _, ax = plt.subplots(figsize=size, layout="constrained")
     return ax
-
-
-def seconds_formatter() -> Any:
-    """Tick labels in seconds with thousands separators, whole from 100 s up (log axes print 10^4
-    otherwise)."""
-    from matplotlib.ticker import FuncFormatter
-
-    return FuncFormatter(lambda value, _: f"{value:,.0f}" if abs(value) >= 100 or value == round(value)
-                         else f"{value:.3g}")
 
 
 def _spread(record: dict[str, Any]) -> tuple[list[float], list[float]]:
@@ -168,25 +160,8 @@ def plot_fairness_over_time(result: SimResult, ax: Any = None) -> Any:
 
 
 def plot_gantt(result: SimResult | VmResult, ax: Any = None) -> Any:
-    """The run's Gantt chart: task attempts by slot (`SimResult`) or jobs by VM (`VmResult`).
-    The simulator's charts name the jobs only when there are at most 20; past that the legend
-    says what the colours and hatching mean instead."""
+    """The run's Gantt chart: task attempts by slot (`SimResult`) or jobs by VM (`VmResult`); the
+    simulator draws it (`planner.simulator.gantt`)."""
     if not isinstance(result, SimResult | VmResult):
         raise InvalidInput("result", f"expected a SimResult or a VmResult, got {type(result).__name__}")
-    from matplotlib.patches import Patch
-
-    ax = result.plot_gantt(ax=_axes(ax, (10, 5)))
-    legend = ax.get_legend()
-    if legend is None:
-        title = None
-        handles = [Patch(facecolor="tab:blue", label=f"{len(result.jobs)} jobs,\none colour each\n(colours repeat)")]
-        if isinstance(result, SimResult) and result.kills:
-            handles.append(Patch(facecolor="white", edgecolor="black", hatch="//", label="killed attempt"))
-    else:
-        title = legend.get_title().get_text() or None
-        handles = [Patch(facecolor=h.get_facecolor(), edgecolor=h.get_edgecolor(), hatch=h.get_hatch(),
-                         label=t.get_text()) for h, t in zip(legend.legend_handles, legend.get_texts(), strict=True)]
-    # Outside the axes, right: inside, the legend hides the end of the schedule, where the last jobs run.
-    ax.legend(handles=handles, title=title, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
-    ax.xaxis.set_major_formatter(seconds_formatter())
-    return ax
+    return result.plot_gantt(ax=_axes(ax, (10, 5)))

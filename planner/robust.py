@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 
 from models import Cluster, Workload
-from planner.simulator import Fifo, Fresh
+from planner.orders import job_names, johnson_admission, submission_order
 from planner.sweep import Progress, Spec, sweep
-from planner.validate import Setup, batch, run_setup, statistics, submission_names
-from solvers import SLOT_MODELS, configure_slots, order_two_stage, stage_times
+from planner.validate import Setup, batch, plan_scheduler, run_setup, statistics
+from solvers import SLOT_MODELS, configure_slots
 
 TOLERANCE = 0.05
 #: The runs a robust plan is chosen on (`planner.validate.biased`): not those `validate` uses.
@@ -53,16 +53,6 @@ class Candidate:
 
     def label(self) -> str:
         return f"{self.model} model, {self.ordering} order, {self.map_slots} map slots"
-
-
-def _orders(workload: Workload, cluster: Cluster) -> dict[str, list[int]]:
-    jobs = list(workload)
-    names = submission_names(workload)
-    index = {job.name: i for i, job in enumerate(jobs)}
-    submitted = [index[name] for name in names]
-    a, b = stage_times([jobs[i] for i in submitted], cluster.total_map_slots, cluster.total_reduce_slots)
-    johnson = [submitted[i] for i in order_two_stage(a, b, "johnson").order]
-    return {"submission": submitted, "johnson": johnson}
 
 
 def near_optimal(curve: np.ndarray, tolerance: float, limit: int) -> list[int]:
@@ -86,11 +76,11 @@ def robust_candidates(
     jobs = list(workload)
     total = cluster.total_slots
     candidates = []
-    orders = _orders(workload, cluster)
-    if strategy == "johnson":  # the strategy is its order: only the fluid model varies
-        orders = {"johnson": orders["johnson"]}
+    orders = {"johnson": johnson_admission(workload, cluster)}
+    if strategy != "johnson":  # a "johnson" plan is its order: only the fluid model varies
+        orders = {"submission": submission_order(workload), **orders}
     for ordering, order in orders.items():
-        names = tuple(jobs[i].name for i in order)
+        names = tuple(job_names(workload, order))
         for model in SLOT_MODELS:
             curve = np.asarray(configure_slots(jobs, total, k, order, model).makespans, dtype=float)
             splits = [cluster.total_map_slots] if strategy == "johnson" else near_optimal(curve, tolerance, max_splits)
@@ -100,10 +90,7 @@ def robust_candidates(
 
 
 def _setup(candidate: Candidate, strategy: str, k: int, total: int) -> Setup:
-    if strategy == "johnson":
-        scheduler: Any = Fifo(order=list(candidate.order))
-    else:
-        scheduler = Fresh(k=k, dynamic=False, order=list(candidate.order))
+    scheduler, _ = plan_scheduler(strategy, k, candidate.order)
     return Setup(candidate.label(), "candidate", candidate.predicted, scheduler,
                  (candidate.map_slots, total - candidate.map_slots))
 

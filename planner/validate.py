@@ -44,6 +44,7 @@ import numpy as np
 from models import Cluster, InvalidInput, Job, Workload
 from models.checks import as_float, as_int
 from planner.fingerprints import cluster_fingerprint, workload_fingerprint
+from planner.orders import job_names, submission_order
 from planner.simulator import Fair, Fifo, Fresh, Scheduler, simulate, simulate_vms
 from planner.sweep import Progress, Spec, sweep
 from solvers import configure_slots, fluid_makespan
@@ -73,11 +74,6 @@ class ScaledProfile:
 def batch(workload: Workload) -> Workload:
     """The workload as tonight's batch: every job submitted at 0, in the file's order."""
     return Workload([job.with_changes(submit=0.0) for job in workload], name=workload.name)
-
-
-def submission_names(workload: Workload) -> list[str]:
-    """Job names by submit time, ties in file order."""
-    return [job.name for _, job in sorted(enumerate(workload), key=lambda item: (item[1].submit, item[0]))]
 
 
 def biased(workload: Workload, noise: float, seed: int, run: int, stream: int = 0) -> tuple[Workload, int]:
@@ -139,19 +135,10 @@ def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: 
     jobs = list(workload)
     total = plan.map_slots + plan.reduce_slots
     curve = fluid_curve(plan, workload)
-    if plan.strategy == "johnson":
-        def scheduler() -> Scheduler:
-            return Fifo(order=list(plan.order))
-        label = "FIFO, plan order"
-    else:
-        def scheduler() -> Scheduler:
-            return Fresh(k=plan.k, dynamic=False, order=list(plan.order))
-        label = f"FRESH-static k={plan.k}"
+    scheduler, label = plan_scheduler(plan.strategy, plan.k, plan.order)
     setups = [Setup(f"plan ({label}, {plan.map_slots}:{plan.reduce_slots})", "plan", curve[plan.map_slots - 1],
-                    scheduler(), (plan.map_slots, plan.reduce_slots))]
-    submitted = submission_names(workload)
-    index = {job.name: i for i, job in enumerate(jobs)}
-    order = [index[name] for name in submitted]
+                    scheduler, (plan.map_slots, plan.reduce_slots))]
+    order = submission_order(workload)
     splits = set()
     for maps, reduces in FAIR_RATIOS:
         map_slots = min(max(1, round(total * maps / (maps + reduces))), total - 1)
@@ -164,11 +151,20 @@ def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: 
     cluster_split = (cluster.total_map_slots, cluster.total_reduce_slots)
     predicted = fluid_makespan(jobs, *cluster_split, 1, order, plan.model)
     setups.append(Setup(f"FIFO, submission order ({cluster_split[0]}:{cluster_split[1]})", "baseline", predicted,
-                        Fifo(order=submitted), cluster_split))
+                        Fifo(order=job_names(workload, order)), cluster_split))
     for map_slots in curve_points(total, plan.map_slots, curve_splits):
-        setups.append(Setup(f"curve {map_slots}:{total - map_slots}", "curve", curve[map_slots - 1], scheduler(),
+        setups.append(Setup(f"curve {map_slots}:{total - map_slots}", "curve", curve[map_slots - 1], scheduler,
                             (map_slots, total - map_slots)))
     return setups
+
+
+def plan_scheduler(strategy: str, k: int, order: Sequence[str]) -> tuple[Scheduler, str]:
+    """The scheduler a slot plan runs under, and its label: FIFO in the plan's order for "johnson",
+    FRESH-static with the plan's k and order otherwise. Runs simulate with copies (`run_setup`),
+    so setups may share it."""
+    if strategy == "johnson":
+        return Fifo(order=list(order)), "FIFO, plan order"
+    return Fresh(k=k, dynamic=False, order=list(order)), f"FRESH-static k={k}"
 
 
 def fluid_curve(plan: Plan, workload: Workload) -> list[float]:
@@ -197,7 +193,7 @@ def curve_points(total: int, planned: int, count: int) -> list[int]:
 
 def vm_setups(plan: Plan, workload: Workload, cluster: Cluster) -> list[Setup]:
     groups = tuple(tuple(phase) for phase in plan.phases)
-    sequential = tuple(((name, cluster.vms, "primary"),) for name in submission_names(workload))
+    sequential = tuple(((name, cluster.vms, "primary"),) for name in job_names(workload, submission_order(workload)))
     return [
         Setup(f"plan ({plan.strategy}, {len(groups)} phases, barriers)", "plan", plan.predicted_makespan,
               groups=groups),
@@ -382,9 +378,8 @@ def example_run(plan: Plan, workload: Workload, cluster: Cluster, *, seed: int =
     """The plan simulated once on tonight's batch without bias (for Gantt charts and fairness over
     time): a `SimResult` for slot plans, a `VmResult` (phase barriers) for VM plans."""
     check_plan(plan, workload, cluster)
-    tonight = batch(workload)
+    tonight, seed = batch(workload), as_int(seed, "seed", minimum=0)
     if plan.phases:
-        setup = vm_setups(plan, tonight, cluster)[0]
-        return simulate_vms(tonight, cluster, setup.groups, seed=as_int(seed, "seed", minimum=0))
-    setup = slot_setups(plan, workload, cluster, 0)[0]
-    return simulate(tonight, cluster, setup.scheduler, seed=as_int(seed, "seed", minimum=0), slots=setup.slots)
+        return simulate_vms(tonight, cluster, plan.phases, seed=seed)
+    scheduler, _ = plan_scheduler(plan.strategy, plan.k, plan.order)
+    return simulate(tonight, cluster, scheduler, seed=seed, slots=(plan.map_slots, plan.reduce_slots))

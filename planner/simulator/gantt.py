@@ -41,9 +41,35 @@ def plot_gantt(result: SimResult, ax: Any = None, *, max_slots: int | None = 200
     names = result.job_names
     used = sorted({job for _, job, _ in bars})
     if len(used) <= 20:
-        ax.legend(handles=[Patch(color=colours(job % 20), label=names[job]) for job in used],
-                  loc="upper right", fontsize="small", title="job")
+        _legend(ax, [Patch(color=colours(job % 20), label=names[job]) for job in used], "job")
+    else:
+        _legend(ax, _colour_key(len(result.jobs), killed=result.kills > 0), None)
     return ax
+
+
+def seconds_formatter() -> Any:
+    """Tick labels in seconds with thousands separators, whole from 100 s up (log axes print 10^4
+    otherwise)."""
+    from matplotlib.ticker import FuncFormatter
+
+    return FuncFormatter(lambda value, _: f"{value:,.0f}" if abs(value) >= 100 or value == round(value)
+                         else f"{value:.3g}")
+
+
+def _colour_key(jobs: int, *, killed: bool) -> list[Any]:
+    """What the colours mean when there are too many jobs to name."""
+    from matplotlib.patches import Patch
+
+    handles = [Patch(facecolor="tab:blue", label=f"{jobs} jobs,\none colour each\n(colours repeat)")]
+    if killed:
+        handles.append(Patch(facecolor="white", edgecolor="black", hatch="//", label="killed attempt"))
+    return handles
+
+
+def _legend(ax: Any, handles: list[Any], title: str | None) -> None:
+    # Outside the axes, right: inside, the legend hides the end of the schedule, where the last jobs run.
+    ax.legend(handles=handles, title=title, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
+    ax.xaxis.set_major_formatter(seconds_formatter())
 
 
 def plot_vm_gantt(result: VmResult, ax: Any = None) -> Any:
@@ -74,8 +100,8 @@ def plot_vm_gantt(result: VmResult, ax: Any = None) -> Any:
     mode = "backfill" if result.backfill else "phase barriers"
     ax.set_title(f"VM schedule, {mode} (makespan {result.makespan:.1f} s)")
     if len(result.jobs) <= 20:
-        # Outside the axes: inside, it hides the bars of the last phase.
-        ax.legend(handles=[Patch(facecolor=colours(i % 20), label=f"{r['name']} ({r['role']}, {r['vms']} VMs)")
-                           for i, r in enumerate(result.jobs)],
-                  loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", title="job")
+        _legend(ax, [Patch(facecolor=colours(i % 20), label=f"{r['name']} ({r['role']}, {r['vms']} VMs)")
+                     for i, r in enumerate(result.jobs)], "job")
+    else:
+        _legend(ax, _colour_key(len(result.jobs), killed=False), None)
     return ax

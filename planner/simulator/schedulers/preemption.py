@@ -90,25 +90,24 @@ class Preemptor:
         for kind in self.sim.kinds_present:
             for name, running, demand, floor, share in self._status(kind):
                 key = (name, kind)
-                if running >= floor:
-                    self.at_min[key] = now
-                    self.short_of_min.discard(key)
-                else:
-                    if key not in self.short_of_min:
-                        self.at_min[key] = now
-                        self.short_of_min.add(key)
-                    if policy.min_share_timeout is not None:
-                        soonest = min(soonest, self._due(self.at_min[key] + policy.min_share_timeout, now))
-                if running >= min(share / 2, demand):
-                    self.at_half[key] = now
-                    self.short_of_half.discard(key)
-                else:
-                    if key not in self.short_of_half:
-                        self.at_half[key] = now
-                        self.short_of_half.add(key)
-                    if policy.fair_share_timeout is not None:
-                        soonest = min(soonest, self._due(self.at_half[key] + policy.fair_share_timeout, now))
+                soonest = min(soonest, self._clock(key, running >= floor, self.at_min, self.short_of_min,
+                                                   policy.min_share_timeout, now),
+                              self._clock(key, running >= min(share / 2, demand), self.at_half, self.short_of_half,
+                                          policy.fair_share_timeout, now))
         return None if soonest == math.inf else soonest
+
+    def _clock(self, key: tuple[str, int], satisfied: bool, since: dict[tuple[str, int], float],
+               short: set[tuple[str, int]], timeout: float | None, now: float) -> float:
+        """One starvation clock (min share or half the fair share): restarted while the pool has its
+        due, started when it falls short; the time its timeout would expire (inf without one)."""
+        if satisfied:
+            since[key] = now
+            short.discard(key)
+            return math.inf
+        if key not in short:
+            since[key] = now
+            short.add(key)
+        return math.inf if timeout is None else self._due(since[key] + timeout, now)
 
     def _due(self, deadline: float, now: float) -> float:
         if deadline <= now:
