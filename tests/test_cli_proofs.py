@@ -218,3 +218,15 @@ def test_an_order_naming_unknown_jobs_is_refused(tmp_path):
 def test_robust_tries_both_models_so_model_is_refused_with_it():
     line = one_line_error(invoke("plan", WORKLOAD, "-c", CLUSTER, "--robust", "--model", "capped"))
     assert line == "error: --model: --robust considers both fluid models; leave --model out"
+
+
+def test_comparison_write_is_what_compare_o_writes(tmp_path):
+    """The library writes the same three files as `planner compare -o`."""
+    from planner.compare import compare
+
+    workload, cluster = Workload.from_file(WORKLOAD), Cluster.from_file(CLUSTER)
+    paths = compare(workload, cluster, ["fifo", "fair"], executor="serial").write(tmp_path / "lib")
+    assert invoke("compare", WORKLOAD, "-c", CLUSTER, "-s", "fifo", "-s", "fair", "--executor", "serial",
+                  "-o", tmp_path / "cli").exit_code == 0
+    for path in paths.values():
+        assert path.read_bytes() == (tmp_path / "cli" / path.name).read_bytes()
