@@ -1,22 +1,31 @@
 # The whole set-up: `make demo` and `make test` (see README, Quick start).
+#
+# Installs are locked: every package comes at the version in requirements.lock (the versions we
+# tested), through PIP_CONSTRAINT so that pip's build environments obey it too. pyproject.toml keeps
+# compatible ranges; `make lock` re-resolves them and rewrites the lock; `make test-latest` runs the
+# suite against the newest releases in a separate environment (not part of CI).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+LOCK := requirements.lock
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
+LATEST := .venv-latest
+LOCKING := .venv-lock
+PYTEST_ARGS := -q -n 2 --nbmake tests notebooks
 
-.PHONY: demo test lint bench bench-full clean
+.PHONY: demo test lint bench bench-full lock test-latest clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	PIP_CONSTRAINT=$(CURDIR)/$(LOCK) $(BIN)/python -m pip install --quiet pip setuptools
 
-$(STAMP_RUN): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+$(STAMP_RUN): pyproject.toml $(LOCK) | $(BIN)/python
+	PIP_CONSTRAINT=$(CURDIR)/$(LOCK) $(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(STAMP_TEST): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+$(STAMP_TEST): pyproject.toml $(LOCK) | $(BIN)/python
+	PIP_CONSTRAINT=$(CURDIR)/$(LOCK) $(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@ $(STAMP_RUN)
 
 demo: $(STAMP_RUN)
@@ -24,7 +33,7 @@ demo: $(STAMP_RUN)
 
 test: $(STAMP_TEST)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q -n 2 --nbmake tests notebooks
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP_TEST)
 	$(BIN)/ruff check .
@@ -35,5 +44,29 @@ bench: $(STAMP_TEST)
 bench-full: $(STAMP_TEST)
 	$(BIN)/python -m benchmarks --suite full
 
+# Resolve pyproject's ranges afresh (newest releases that fit, but for the versions held back in
+# requirements-pins.txt, each with its reason) and write every installed version.
+lock:
+	rm -rf $(LOCKING)
+	$(PYTHON) -m venv $(LOCKING)
+	$(LOCKING)/bin/python -m pip install --quiet --upgrade pip setuptools
+	PIP_CONSTRAINT=$(CURDIR)/requirements-pins.txt $(LOCKING)/bin/python -m pip install --quiet -e '.[test,notebooks]'
+	{ echo "# The tested versions of every dependency: pip constraints, written by 'make lock'."; \
+	  echo "# Used by 'make demo' and 'make test'; pyproject.toml keeps the compatible ranges."; \
+	  $(LOCKING)/bin/python -m pip freeze --all --exclude-editable | grep -iv '^batchplan'; } > $(LOCK).tmp
+	mv $(LOCK).tmp $(LOCK)
+	rm -rf $(LOCKING)
+
+# The suite against the newest releases, in its own environment: finds the next breaking release.
+test-latest:
+	rm -rf $(LATEST)
+	$(PYTHON) -m venv $(LATEST)
+	$(LATEST)/bin/python -m pip install --quiet --upgrade pip setuptools
+	$(LATEST)/bin/python -m pip install --quiet --upgrade --upgrade-strategy eager -e '.[test]'
+	$(LATEST)/bin/python -m pip freeze --exclude-editable > $(LATEST)/versions.txt
+	@echo "newest releases installed: see $(LATEST)/versions.txt"
+	$(LATEST)/bin/ruff check .
+	$(LATEST)/bin/python -m pytest $(PYTEST_ARGS) -p no:cacheprovider
+
 clean:
-	rm -rf $(VENV) out .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(LATEST) $(LOCKING) out .pytest_cache .ruff_cache

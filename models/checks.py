@@ -2,16 +2,58 @@
 
 They accept Python and NumPy numbers, reject booleans and strings where numbers
 are expected (YAML turns ``yes`` into True; a silent 1 would hide the mistake),
-and always name the field they were checking.
+and always name the field they were checking. A value quoted in a message goes
+through `shown`, so a huge value never makes a huge message.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+import reprlib
 from collections.abc import Iterable
 
 from models.errors import InvalidInput
+from models.limits import MAX_SHOWN
+
+#: Above this many bits an integer is described, not printed (Python refuses to print
+#: integers of more than 4,300 digits, and nobody reads one of 300).
+_LONGEST_INT_BITS = 640
+
+
+class _ShortRepr(reprlib.Repr):
+    """reprlib's bounded repr (depth, items, string length), safe for any integer."""
+
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > _LONGEST_INT_BITS:
+            digits = int(x.bit_length() * math.log10(2)) + 1
+            return f"<{'-' if x < 0 else ''}integer of about {digits} digits>"
+        return super().repr_int(x, level)
+
+
+_REPR = _ShortRepr()
+_REPR.maxlevel = 3
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = _REPR.maxfrozenset = 4
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = MAX_SHOWN
+
+
+def shown(value: object, limit: int = MAX_SHOWN) -> str:
+    """``repr(value)`` for a message, at most ``limit`` characters (cut with an ellipsis).
+
+    Bounded in time and memory whatever the value: nested containers are cut at a few
+    items and levels before anything is rendered.
+    """
+    try:
+        text = _REPR.repr(value)
+    except Exception:  # a repr that fails (a broken object) must not replace the real error
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def key_name(key: object) -> str:
+    """A mapping key as a step of a field path (``pools.NAME.weight``), cut like `shown`."""
+    text = key if isinstance(key, str) else shown(key)
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
 
 
 def _type_name(value: object) -> str:
@@ -24,49 +66,54 @@ def as_float(
     *,
     minimum: float | None = None,
     above: float | None = None,
+    maximum: float | None = None,
 ) -> float:
-    """A finite float; ``minimum`` is inclusive, ``above`` exclusive."""
+    """A finite float; ``minimum`` and ``maximum`` are inclusive, ``above`` exclusive."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidInput(field, f"must be a number, got {value!r} ({_type_name(value)})")
+        raise InvalidInput(field, f"must be a number, got {shown(value)} ({_type_name(value)})")
     try:
         number = float(value)
     except (OverflowError, ValueError):
-        raise InvalidInput(field, f"must be a finite number, got {value!r}") from None
+        raise InvalidInput(field, f"must be a finite number, got {shown(value)}") from None
     if not math.isfinite(number):
-        raise InvalidInput(field, f"must be a finite number, got {value!r}")
+        raise InvalidInput(field, f"must be a finite number, got {shown(value)}")
     if above is not None and not number > above:
-        raise InvalidInput(field, f"must be > {above:g}, got {value!r}")
+        raise InvalidInput(field, f"must be > {above:g}, got {shown(value)}")
     if minimum is not None and number < minimum:
-        raise InvalidInput(field, f"must be >= {minimum:g}, got {value!r}")
+        raise InvalidInput(field, f"must be >= {minimum:g}, got {shown(value)}")
+    if maximum is not None and number > maximum:
+        raise InvalidInput(field, f"must be <= {maximum:g}, got {shown(value)}")
     return number
 
 
-def as_int(value: object, field: str, *, minimum: int | None = None) -> int:
+def as_int(value: object, field: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
     """An integer; integral floats (``3.0``) are accepted, ``3.5`` is not."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidInput(field, f"must be an integer, got {value!r} ({_type_name(value)})")
+        raise InvalidInput(field, f"must be an integer, got {shown(value)} ({_type_name(value)})")
     if isinstance(value, numbers.Integral):
         number = int(value)
     else:
         real = float(value)
         if not math.isfinite(real) or real != int(real):
-            raise InvalidInput(field, f"must be an integer, got {value!r}")
+            raise InvalidInput(field, f"must be an integer, got {shown(value)}")
         number = int(real)
     if minimum is not None and number < minimum:
-        raise InvalidInput(field, f"must be >= {minimum}, got {value!r}")
+        raise InvalidInput(field, f"must be >= {minimum}, got {shown(value)}")
+    if maximum is not None and number > maximum:
+        raise InvalidInput(field, f"must be <= {maximum:,}, got {shown(value)}")
     return number
 
 
 def as_str(value: object, field: str, *, choices: Iterable[str] | None = None) -> str:
     """A non-empty string, optionally one of ``choices``."""
     if not isinstance(value, str):
-        raise InvalidInput(field, f"must be a string, got {value!r} ({_type_name(value)})")
+        raise InvalidInput(field, f"must be a string, got {shown(value)} ({_type_name(value)})")
     if not value.strip():
         raise InvalidInput(field, "must not be empty")
     if choices is not None:
         allowed = tuple(choices)
         if value not in allowed:
-            raise InvalidInput(field, f"must be one of {', '.join(allowed)}; got {value!r}")
+            raise InvalidInput(field, f"must be one of {', '.join(allowed)}; got {shown(value)}")
     return value
 
 
@@ -81,9 +128,9 @@ def check_keys(data: dict, allowed: Iterable[str], field: str, *, required: Iter
     allowed_set = set(allowed)
     for key in data:
         if not isinstance(key, str):
-            raise InvalidInput(field, f"keys must be strings, got {key!r}")
+            raise InvalidInput(field, f"keys must be strings, got {shown(key)}")
         if key not in allowed_set:
-            where = f"{field}.{key}" if field else key
+            where = f"{field}.{key_name(key)}" if field else key_name(key)
             raise InvalidInput(where, f"unknown key; expected one of {', '.join(sorted(allowed_set))}")
     for key in required:
         if key not in data:

@@ -6,9 +6,21 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from models.checks import as_float, as_int, as_mapping, check_keys
+from models.checks import as_float, as_int, as_mapping, check_keys, shown
 from models.errors import InvalidInput
 from models.fileio import dump_mapping, read_mapping
+from models.limits import (
+    MAX_DISKS,
+    MAX_HEARTBEAT,
+    MAX_NODES,
+    MAX_OVERCOMMIT_PENALTY,
+    MAX_PRIMARIES_PER_EXTRA,
+    MAX_REPLICATION,
+    MAX_SLOTS_PER_NODE,
+    MAX_TOTAL_SLOTS,
+    MAX_VMS,
+    MIN_HEARTBEAT,
+)
 
 
 @dataclass(frozen=True)
@@ -36,17 +48,28 @@ class Cluster:
 
     def __post_init__(self) -> None:
         put = object.__setattr__
-        put(self, "nodes", as_int(self.nodes, "nodes", minimum=1))
-        put(self, "map_slots", as_int(self.map_slots, "map_slots", minimum=1))
-        put(self, "reduce_slots", as_int(self.reduce_slots, "reduce_slots", minimum=1))
-        put(self, "racks", as_int(self.racks, "racks", minimum=1))
+        put(self, "nodes", as_int(self.nodes, "nodes", minimum=1, maximum=MAX_NODES))
+        put(self, "map_slots", as_int(self.map_slots, "map_slots", minimum=1, maximum=MAX_SLOTS_PER_NODE))
+        put(self, "reduce_slots", as_int(self.reduce_slots, "reduce_slots", minimum=1, maximum=MAX_SLOTS_PER_NODE))
+        if self.total_slots > MAX_TOTAL_SLOTS:
+            raise InvalidInput("nodes", f"the cluster has {self.total_slots:,} slots (nodes x (map_slots + "
+                                        f"reduce_slots)); at most {MAX_TOTAL_SLOTS:,}")
+        put(self, "racks", as_int(self.racks, "racks", minimum=1, maximum=MAX_NODES))
         if self.racks > self.nodes:
             raise InvalidInput("racks", f"must be <= nodes ({self.nodes}), got {self.racks}")
-        put(self, "disks", as_int(self.disks, "disks", minimum=1))
-        put(self, "primaries_per_extra", as_int(self.primaries_per_extra, "primaries_per_extra", minimum=1))
-        put(self, "overcommit_penalty", as_float(self.overcommit_penalty, "overcommit_penalty", minimum=1.0))
-        put(self, "heartbeat", as_float(self.heartbeat, "heartbeat", minimum=0.0))
-        put(self, "replication", as_int(self.replication, "replication", minimum=1))
+        put(self, "disks", as_int(self.disks, "disks", minimum=1, maximum=MAX_DISKS))
+        if self.vms > MAX_VMS:
+            raise InvalidInput("disks", f"the cluster has {self.vms:,} VMs (nodes x disks); at most {MAX_VMS:,}")
+        put(self, "primaries_per_extra",
+            as_int(self.primaries_per_extra, "primaries_per_extra", minimum=1, maximum=MAX_PRIMARIES_PER_EXTRA))
+        put(self, "overcommit_penalty", as_float(self.overcommit_penalty, "overcommit_penalty", minimum=1.0,
+                                                 maximum=MAX_OVERCOMMIT_PENALTY))
+        heartbeat = as_float(self.heartbeat, "heartbeat", minimum=0.0, maximum=MAX_HEARTBEAT)
+        if 0 < heartbeat < MIN_HEARTBEAT:
+            raise InvalidInput("heartbeat", f"must be 0 (no heartbeat) or >= {MIN_HEARTBEAT:g} s, got "
+                                            f"{shown(self.heartbeat)}")
+        put(self, "heartbeat", heartbeat)
+        put(self, "replication", as_int(self.replication, "replication", minimum=1, maximum=MAX_REPLICATION))
 
     @property
     def total_map_slots(self) -> int:

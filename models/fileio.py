@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,13 +21,24 @@ from typing import Any
 import yaml
 
 from models.errors import InvalidInput
+from models.limits import (
+    MAX_ALIAS_NODES,
+    MAX_FILE_BYTES,
+    MAX_NESTING,
+    MAX_NUMBER_CHARS,
+    MAX_YAML_BYTES,
+)
 
 YAML_SUFFIXES = (".yaml", ".yml")
 JSON_SUFFIXES = (".json",)
 
+# libyaml parses about ten times faster than the pure-Python parser; its composer recurses in C
+# (a deep file crashes it), which `_check_yaml_shape` rules out before anything is composed.
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-class _StrictLoader(yaml.SafeLoader):
-    """Safe YAML that refuses duplicate keys."""
+
+class _StrictLoader(_BaseLoader):
+    """Safe YAML that refuses duplicate keys and numbers of absurd length."""
 
 
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
@@ -39,25 +51,116 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
         except TypeError:
             raise InvalidInput("", f"line {key_node.start_mark.line + 1}: unhashable key") from None
         if key in result:
-            raise InvalidInput(str(key), f"duplicate key (line {key_node.start_mark.line + 1})")
+            shown_key = str(key) if len(str(key)) <= 60 else str(key)[:57] + "..."
+            raise InvalidInput(shown_key, f"duplicate key (line {key_node.start_mark.line + 1})")
         result[key] = loader.construct_object(value_node, deep=deep)
     return result
 
 
+def _bounded_scalar(construct: Any) -> Any:
+    """A number constructor that first refuses literals longer than `MAX_NUMBER_CHARS`."""
+
+    def build(loader: _StrictLoader, node: yaml.ScalarNode) -> Any:
+        if len(node.value) > MAX_NUMBER_CHARS:
+            raise InvalidInput("", f"line {node.start_mark.line + 1}: {_long_number(node.value)}")
+        return construct(loader, node)
+
+    return build
+
+
+def _long_number(text: str) -> str:
+    return f"a number of {len(text):,} characters; numbers may have at most {MAX_NUMBER_CHARS}"
+
+
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _bounded_scalar(yaml.SafeLoader.construct_yaml_int))
+_StrictLoader.add_constructor("tag:yaml.org,2002:float", _bounded_scalar(yaml.SafeLoader.construct_yaml_float))
+
+
+def _check_yaml_shape(text: str) -> None:
+    """Refuse deep nesting and alias bombs from the event stream, before composing.
+
+    The event parser is iterative, so this runs in bounded stack whatever the input. Each
+    alias adds the whole anchored value again (its node count, with the aliases inside it);
+    their sum may not exceed `MAX_ALIAS_NODES`. An alias of a value still open is recursive.
+    """
+    loader = _BaseLoader(text)
+    sizes: dict[str, int] = {}  # anchor -> nodes of its value, aliases expanded
+    open_nodes: list[list[Any]] = []  # [anchor, nodes so far] per open sequence or mapping
+    added = 0
+    try:
+        while (event := loader.get_event()) is not None:
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                if len(open_nodes) >= MAX_NESTING:
+                    raise InvalidInput("", f"line {event.start_mark.line + 1}: nested more than {MAX_NESTING} levels deep")
+                open_nodes.append([event.anchor, 1])
+                continue
+            if isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                anchor, size = open_nodes.pop()
+            elif isinstance(event, yaml.AliasEvent):
+                if event.anchor not in sizes:
+                    raise InvalidInput("", f"line {event.start_mark.line + 1}: alias *{event.anchor} refers to "
+                                           "no finished anchor (undefined or recursive)")
+                anchor, size = None, sizes[event.anchor]
+                added += size
+                if added > MAX_ALIAS_NODES:
+                    raise InvalidInput("", f"line {event.start_mark.line + 1}: aliases expand to more than "
+                                           f"{MAX_ALIAS_NODES:,} nodes")
+            elif isinstance(event, yaml.ScalarEvent):
+                anchor, size = event.anchor, 1
+            else:  # stream and document start and end
+                continue
+            if anchor is not None:
+                sizes[anchor] = size
+            if open_nodes:
+                open_nodes[-1][1] += size
+    finally:
+        loader.dispose()
 
 
 def _json_pairs(pairs: list[tuple[str, Any]]) -> dict:
     result: dict = {}
     for key, value in pairs:
         if key in result:
-            raise InvalidInput(key, "duplicate key")
+            raise InvalidInput(key if len(key) <= 60 else key[:57] + "...", "duplicate key")
         result[key] = value
     return result
 
 
 def _reject_constant(name: str) -> float:
     raise InvalidInput("", f"{name} is not a valid JSON number")
+
+
+def _json_int(text: str) -> int:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise InvalidInput("", _long_number(text))
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise InvalidInput("", _long_number(text))
+    return float(text)
+
+
+def json_decoder(*, strict_keys: bool = True) -> json.JSONDecoder:
+    """The toolkit's JSON decoder: no NaN or Infinity, no absurdly long numbers and, with
+    ``strict_keys``, no duplicate keys."""
+    return json.JSONDecoder(object_pairs_hook=_json_pairs if strict_keys else None,
+                            parse_constant=_reject_constant, parse_int=_json_int, parse_float=_json_float)
+
+
+def check_nesting(data: object) -> None:
+    """Refuse JSON values nested more than `MAX_NESTING` levels (walked without recursion)."""
+    pending = [(data, 1)]
+    while pending:
+        value, depth = pending.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+        if children is None:
+            continue
+        if depth > MAX_NESTING:
+            raise InvalidInput("", f"nested more than {MAX_NESTING} levels deep")
+        pending.extend((child, depth + 1) for child in children)
 
 
 def file_format(path: str | Path) -> str:
@@ -67,44 +170,92 @@ def file_format(path: str | Path) -> str:
         return "yaml"
     if suffix in JSON_SUFFIXES:
         return "json"
-    raise InvalidInput("", f"unknown file type {suffix or '(none)'!r}; use .yaml, .yml or .json", source=str(path))
+    shown_suffix = suffix if len(suffix) <= 20 else suffix[:17] + "..."
+    raise InvalidInput("", f"unknown file type {shown_suffix or '(none)'!r}; use .yaml, .yml or .json",
+                       source=str(path))
 
 
 def parse_text(text: str, fmt: str) -> object:
     """Parse YAML or JSON text strictly; raises `InvalidInput` on malformed text."""
     try:
         if fmt == "json":
-            return json.loads(text, object_pairs_hook=_json_pairs, parse_constant=_reject_constant)
+            data = json_decoder().decode(text)
+            check_nesting(data)
+            return data
+        _check_yaml_shape(text)
         return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - _StrictLoader is a SafeLoader
     except json.JSONDecodeError as error:
         raise InvalidInput("", f"malformed JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None
     except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise InvalidInput("", f"malformed YAML{where}: {problem}") from None
+        raise InvalidInput("", f"malformed YAML{yaml_error_place(error)}: {yaml_problem(error)}") from None
     except RecursionError:
         raise InvalidInput("", "document is nested too deeply") from None
 
 
-def read_text(path: str | Path) -> str:
+def yaml_error_place(error: yaml.YAMLError) -> str:
+    mark = getattr(error, "problem_mark", None)
+    return f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+
+
+def yaml_problem(error: yaml.YAMLError) -> str:
+    problem = getattr(error, "problem", None) or (str(error).splitlines() or ["unreadable"])[0]
+    return problem if len(problem) <= 200 else problem[:197] + "..."
+
+
+def read_text(path: str | Path, *, limit: int = MAX_FILE_BYTES) -> str:
+    """The UTF-8 text of a regular file of at most ``limit`` bytes.
+
+    A FIFO, a device or a directory is refused before anything is read: reading a FIFO
+    blocks until a writer comes, and /dev/zero never ends. The file is opened without
+    blocking and checked again on the open descriptor (it may have changed since).
+    """
+    source = str(path)
     try:
-        return Path(path).read_text(encoding="utf-8")
+        status = os.stat(path)
+        if stat.S_ISDIR(status.st_mode):
+            raise InvalidInput("", "is a directory, expected a file", source=source)
+        if not stat.S_ISREG(status.st_mode):
+            raise InvalidInput("", f"is not a regular file ({_kind(status.st_mode)}), expected a file", source=source)
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(descriptor, "rb") as stream:
+            opened = os.fstat(stream.fileno())
+            if not stat.S_ISREG(opened.st_mode):
+                raise InvalidInput("", f"is not a regular file ({_kind(opened.st_mode)}), expected a file",
+                                   source=source)
+            if opened.st_size > limit:
+                raise InvalidInput("", f"is {opened.st_size:,} bytes; input files may have at most {limit:,}",
+                                   source=source)
+            data = stream.read(limit + 1)
+        if len(data) > limit:  # it grew while we read
+            raise InvalidInput("", f"is more than {limit:,} bytes; input files may have at most {limit:,}",
+                               source=source)
+        return data.decode("utf-8")
+    except InvalidInput:
+        raise
     except FileNotFoundError:
-        raise InvalidInput("", "no such file", source=str(path)) from None
+        raise InvalidInput("", "no such file", source=source) from None
     except IsADirectoryError:
-        raise InvalidInput("", "is a directory, expected a file", source=str(path)) from None
+        raise InvalidInput("", "is a directory, expected a file", source=source) from None
     except UnicodeDecodeError as error:
-        raise InvalidInput("", f"not UTF-8 text (byte {error.start})", source=str(path)) from None
-    except OSError as error:
-        raise InvalidInput("", f"cannot read: {error.strerror}", source=str(path)) from None
+        raise InvalidInput("", f"not UTF-8 text (byte {error.start})", source=source) from None
+    except (OSError, ValueError) as error:  # ValueError: a NUL byte in the path
+        reason = getattr(error, "strerror", None) or str(error)
+        raise InvalidInput("", f"cannot read: {reason}", source=source) from None
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a file"
 
 
 def read_mapping(path: str | Path) -> dict:
     """Load a YAML or JSON file whose top level must be a mapping."""
     fmt = file_format(path)
     try:
-        data = parse_text(read_text(path), fmt)
+        data = parse_text(read_text(path, limit=MAX_YAML_BYTES if fmt == "yaml" else MAX_FILE_BYTES), fmt)
     except InvalidInput as error:
         raise error.in_file(str(path)) from None
     if not isinstance(data, dict):
@@ -125,14 +276,19 @@ def dump_mapping(data: dict, path: str | Path) -> None:
 
 
 def write_atomic(path: str | Path, content: str | bytes) -> None:
-    """Write ``content`` to ``path`` through a temporary file and a rename."""
+    """Write ``content`` to ``path`` through a temporary file and a rename.
+
+    A path that cannot take a file (a folder is there, a parent is a file, no permission, a full
+    disk) raises `InvalidInput` naming it, and nothing is left behind."""
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise InvalidInput("(output)", "is a folder; give a file name", source=str(target))
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+        handle, temp_name = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".tmp", dir=directory)
     except OSError as error:  # a file where a folder should be, no permission, read-only file system
-        raise InvalidInput("(output)", f"cannot write here: {error.strerror or error}", source=str(target)) from None
+        raise InvalidInput("(output)", f"cannot write here: {_write_problem(error)}", source=str(target)) from None
     mode = "wb" if isinstance(content, bytes) else "w"
     try:
         with os.fdopen(handle, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as stream:
@@ -141,9 +297,17 @@ def write_atomic(path: str | Path, content: str | bytes) -> None:
             os.fsync(stream.fileno())
         os.chmod(temp_name, 0o644)
         os.replace(temp_name, target)
-    except BaseException:
+    except BaseException as error:
         Path(temp_name).unlink(missing_ok=True)
+        if isinstance(error, OSError):  # e.g. a folder appeared there, the disk is full
+            raise InvalidInput("(output)", f"cannot write here: {_write_problem(error)}", source=str(target)) from None
         raise
+
+
+def _write_problem(error: OSError) -> str:
+    if isinstance(error, (FileExistsError, NotADirectoryError)):
+        return "a parent of it is a file, not a folder"
+    return error.strerror or str(error)
 
 
 def csv_text(records: list[dict[str, Any]], empty_header: Sequence[str] = ()) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from models.checks import as_float
+from models.checks import as_float, shown
 from models.errors import InvalidInput
 
 
@@ -19,7 +19,7 @@ def classify_intensity(
     """
     cpu = as_float(cpu_utilization, "cpu_utilization", minimum=0.0)
     if cpu > 1.0:
-        raise InvalidInput("cpu_utilization", f"must be a fraction in [0, 1], got {cpu_utilization!r}")
+        raise InvalidInput("cpu_utilization", f"must be a fraction in [0, 1], got {shown(cpu_utilization)}")
     io = as_float(io_rate, "io_rate", minimum=0.0)
     cpu_high = cpu >= as_float(cpu_threshold, "cpu_threshold", minimum=0.0)
     io_high = io >= as_float(io_threshold, "io_threshold", minimum=0.0)

@@ -6,8 +6,9 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
-from models.checks import as_float, as_int, as_str
+from models.checks import as_float, as_int, as_str, shown
 from models.errors import InvalidInput
+from models.limits import MAX_PRIORITY, MAX_SECONDS, MAX_TASKS, MAX_WEIGHT, MIN_TASK_SECONDS, MIN_WEIGHT
 
 INTENSITIES = ("cpu", "io", "balanced")
 #: Named priority classes (Natjam's two classes); any integer level is also accepted.
@@ -50,19 +51,19 @@ class Job:
     def __post_init__(self) -> None:
         put = object.__setattr__
         put(self, "name", as_str(self.name, "name"))
-        put(self, "map_tasks", as_int(self.map_tasks, "map_tasks", minimum=0))
-        put(self, "reduce_tasks", as_int(self.reduce_tasks, "reduce_tasks", minimum=0))
+        put(self, "map_tasks", as_int(self.map_tasks, "map_tasks", minimum=0, maximum=MAX_TASKS))
+        put(self, "reduce_tasks", as_int(self.reduce_tasks, "reduce_tasks", minimum=0, maximum=MAX_TASKS))
         # A phase with tasks needs a positive task time; an empty phase may say 0.
         put(self, "map_time", _time(self.map_time, "map_time", has_tasks=self.map_tasks > 0))
         put(self, "reduce_time", _time(self.reduce_time, "reduce_time", has_tasks=self.reduce_tasks > 0))
         if self.reduce_tasks > 0 and self.map_tasks == 0:
             raise InvalidInput("map_tasks", "must be >= 1 when the job has reduce tasks")
-        put(self, "submit", as_float(self.submit, "submit", minimum=0.0))
+        put(self, "submit", as_float(self.submit, "submit", minimum=0.0, maximum=MAX_SECONDS))
         put(self, "pool", as_str(self.pool, "pool"))
-        put(self, "weight", as_float(self.weight, "weight", above=0.0))
+        put(self, "weight", _weight(self.weight))
         put(self, "priority", _priority_level(self.priority))
         if self.deadline is not None:
-            deadline = as_float(self.deadline, "deadline")
+            deadline = as_float(self.deadline, "deadline", maximum=MAX_SECONDS)
             if deadline <= self.submit:
                 raise InvalidInput("deadline", f"must be after submission ({self.submit:g} s), got {deadline:g}")
             put(self, "deadline", deadline)
@@ -92,7 +93,7 @@ class Job:
             raise InvalidInput(f"{self.name}.profile", "the job has no runtime profile")
         value = float(self.profile(n))
         if not math.isfinite(value) or value <= 0:
-            raise InvalidInput(f"{self.name}.profile", f"predicted a non-positive runtime {value!r} for n={n}")
+            raise InvalidInput(f"{self.name}.profile", f"predicted a non-positive runtime {shown(value)} for n={n}")
         return value
 
     def with_changes(self, **changes: Any) -> Job:
@@ -104,13 +105,23 @@ def _priority_level(value: object) -> int:
     if isinstance(value, str):
         if value not in PRIORITY_CLASSES:
             raise InvalidInput(
-                "priority", f"must be an integer level or one of {', '.join(PRIORITY_CLASSES)}; got {value!r}"
+                "priority", f"must be an integer level or one of {', '.join(PRIORITY_CLASSES)}; got {shown(value)}"
             )
         return PRIORITY_CLASSES[value]
-    return as_int(value, "priority")
+    return as_int(value, "priority", minimum=-MAX_PRIORITY, maximum=MAX_PRIORITY)
+
+
+def _weight(value: object) -> float:
+    weight = as_float(value, "weight", above=0.0, maximum=MAX_WEIGHT)
+    if weight < MIN_WEIGHT:
+        raise InvalidInput("weight", f"must be >= {MIN_WEIGHT:g}, got {shown(value)}")
+    return weight
 
 
 def _time(value: object, field: str, *, has_tasks: bool) -> float:
     if has_tasks:
-        return as_float(value, field, above=0.0)
-    return as_float(value, field, minimum=0.0)
+        seconds = as_float(value, field, above=0.0, maximum=MAX_SECONDS)
+        if seconds < MIN_TASK_SECONDS:
+            raise InvalidInput(field, f"must be >= {MIN_TASK_SECONDS:g} s (a millisecond), got {shown(value)}")
+        return seconds
+    return as_float(value, field, minimum=0.0, maximum=MAX_SECONDS)

@@ -6,10 +6,11 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, overload
 
-from models.checks import as_mapping, as_str, check_keys
+from models.checks import as_mapping, as_str, check_keys, shown
 from models.errors import InvalidInput
 from models.fileio import dump_mapping, read_mapping
 from models.job import Job
+from models.limits import MAX_JOBS, MAX_WORKLOAD_TASKS
 from models.profiles import profile_from_dict, profile_to_dict
 
 _JOB_FIELDS = tuple(Job.__dataclass_fields__)
@@ -24,13 +25,20 @@ class Workload:
     def __init__(self, jobs: Iterable[Job], name: str | None = None) -> None:
         checked: list[Job] = []
         index: dict[str, int] = {}
+        tasks = 0
         for position, job in enumerate(jobs):
             if not isinstance(job, Job):
                 raise InvalidInput(f"jobs[{position}]", f"must be a Job, got {type(job).__name__}")
             if job.name in index:
                 raise InvalidInput(
-                    f"jobs[{position}].name", f"duplicate job name {job.name!r} (also jobs[{index[job.name]}])"
+                    f"jobs[{position}].name", f"duplicate job name {shown(job.name)} (also jobs[{index[job.name]}])"
                 )
+            if position >= MAX_JOBS:
+                raise InvalidInput("jobs", f"a workload has at most {MAX_JOBS:,} jobs")
+            tasks += job.map_tasks + job.reduce_tasks
+            if tasks > MAX_WORKLOAD_TASKS:
+                raise InvalidInput(f"jobs[{position}]", f"the workload's tasks pass {MAX_WORKLOAD_TASKS:,} here "
+                                                        "(map and reduce tasks of all jobs together)")
             index[job.name] = position
             checked.append(job)
         if name is not None:
@@ -65,7 +73,7 @@ class Workload:
         return isinstance(other, Workload) and self.jobs == other.jobs and self.name == other.name
 
     def __repr__(self) -> str:
-        label = f" {self.name!r}" if self.name else ""
+        label = f" {shown(self.name)}" if self.name else ""
         return f"<Workload{label}: {len(self.jobs)} jobs>"
 
     @property
@@ -97,6 +105,8 @@ class Workload:
         raw_jobs = mapping["jobs"]
         if not isinstance(raw_jobs, list):
             raise InvalidInput("jobs", f"must be a list of jobs, got {type(raw_jobs).__name__}")
+        if len(raw_jobs) > MAX_JOBS:
+            raise InvalidInput("jobs", f"a workload has at most {MAX_JOBS:,} jobs, got {len(raw_jobs):,}")
         jobs = []
         for position, raw in enumerate(raw_jobs):
             try:

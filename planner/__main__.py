@@ -1,3 +1,5 @@
+"""``python -m planner``: the `planner` command."""
+
 from planner.cli import main
 
-main()
+raise SystemExit(main())

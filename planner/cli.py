@@ -1,25 +1,51 @@
-"""The `planner` command. Every verb is a thin shell over a library function."""
+"""The `planner` command. Every verb is a thin shell over a library function.
+
+`main` runs it: bad input of any kind (a file, a value, an option click cannot parse) exits
+with status 2 and one line on stderr; Ctrl-C exits with 130 without a traceback.
+"""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer._click import exceptions as click_errors  # typer's own click; the names below are not re-exported
 
 from models import Cluster, InvalidInput, Workload
+from models.checks import as_float, as_int, shown
 from models.fileio import csv_text, file_format, write_atomic
-from planner.cli_proofs import ExecutorOption, executor_of
+from models.limits import MAX_JOBS
+from planner.cli_proofs import ExecutorOption, check_runs, check_seed, executor_of
 from planner.cli_proofs import register as register_proofs
-from planner.console import JsonFlag, attribute, emit, exits_cleanly, parse_pair, working
-from planner.fitting import csv_kind, fit_runtimes, fit_tasks, read_csv_rows, runtime_workload
+from planner.console import (
+    EXIT_BAD_INPUT,
+    JsonFlag,
+    attribute,
+    emit,
+    exits_cleanly,
+    heartbeats_fit,
+    not_a_folder,
+    one_line,
+    parse_pair,
+    parse_slots,
+    working,
+)
+from planner.fitting import csv_kind, fit_runtimes, fit_tasks, read_csv_rows, runtime_workload, task_workload
+from planner.limits import MAX_K
 from planner.plan import DEFAULT_K, ROBUST_RUNS, make_plan
+from planner.plan_io import SLOT_STRATEGIES
 from planner.plan_vm import all_solver_choices
 from planner.simulator import SCHEDULERS, simulate, simulation_settings
+from planner.startup import EXIT_INTERRUPTED, end_startup
 from planner.summary import phase_records, workload_summary
 from planner.traces import SwimConversion, read_rumen, read_sls, read_swim, rumen_task_records
 from planner.validate import DEFAULT_NOISE
+from solvers.base import MAX_TIME_LIMIT
+from solvers.packing import MAX_PACKING_VMS
 
 app = typer.Typer(
     add_completion=False,
@@ -61,12 +87,18 @@ def _swim_settings(settings: list[str]) -> dict[str, float]:
         name, sep, text = item.partition("=")
         if not sep or name not in known:
             raise InvalidInput(
-                "--set", f"expected NAME=VALUE with NAME one of {', '.join(sorted(known))}; got {item!r}"
+                "--set", f"expected NAME=VALUE with NAME one of {', '.join(sorted(known))}; got {shown(item)}"
             )
         try:
+            if len(text) > 40:  # not a number anyone means; float() of it may take long
+                raise ValueError
             values[name] = float(text)
         except ValueError:
-            raise InvalidInput(f"--set {name}", f"must be a number, got {text!r}") from None
+            raise InvalidInput(f"--set {name}", f"must be a number, got {shown(text)}") from None
+    try:
+        SwimConversion(**values)  # checked here to name the option
+    except InvalidInput as error:
+        raise InvalidInput(f"--set {error.field}", error.problem) from None
     return values
 
 
@@ -81,6 +113,7 @@ def _check_output(path: Path) -> None:
         file_format(path)
     except InvalidInput as error:
         raise InvalidInput("--output", error.problem, source=str(path)) from None
+    not_a_folder(path)
 
 
 @app.command("import")
@@ -103,6 +136,9 @@ def import_trace(
     """
     if output is not None:
         _check_output(output)
+    if limit is not None:
+        as_int(limit, "--limit", minimum=1, maximum=MAX_JOBS)
+    not_a_folder(tasks_csv, "--tasks-csv")
     with working(f"importing {file.name}"):
         if trace is TraceFormat.swim:
             workload = read_swim(file, limit=limit, **_swim_settings(setting or []))
@@ -151,13 +187,15 @@ def fit(
     if detected == "runtimes":
         fits = fit_runtimes(file)
         base = Workload.from_file(workload) if workload is not None else None
-        result = runtime_workload(fits, base)
+        try:
+            result = runtime_workload(fits, base)
+        except InvalidInput as error:  # a job of the runtimes file that the workload lacks
+            raise InvalidInput(error.field, f"{error.problem} {workload}", source=str(file)) from None
         emit({f"power-law profiles from {file.name}": [f.record() for f in fits]}, as_json=json_output)
     else:
         if workload is not None:
             raise InvalidInput("--workload", "applies to runtimes files only")
-        profile = fit_tasks(file)
-        result = Workload(profile.to_jobs(), name=file.stem)
+        result = task_workload(fit_tasks(file), file)
         emit({f"phase profiles from {file.name}": phase_records(result)}, as_json=json_output)
     if output is not None:
         result.to_file(output)
@@ -205,8 +243,13 @@ def plan(
     """
     if output is not None and output.suffix.lower() != ".json":
         raise InvalidInput("--output", "plans are written as .json", source=str(output))
+    not_a_folder(output)
     if robust and model is not None:
         raise InvalidInput("--model", "--robust considers both fluid models; leave --model out")
+    as_int(k, "-k", minimum=1, maximum=MAX_K)
+    as_float(time_limit, "--time-limit", above=0.0, maximum=MAX_TIME_LIMIT)
+    check_seed(seed)
+    check_runs(runs)
     chosen_model = (model or SlotModel.fresh).value
     if not robust:
         for flag, given, default in (("--runs", runs, ROBUST_RUNS), ("--noise", noise, DEFAULT_NOISE),
@@ -214,6 +257,11 @@ def plan(
             if given != default:
                 raise InvalidInput(flag, "applies with --robust only")
     batch, machines = Workload.from_file(workload), Cluster.from_file(cluster)
+    if strategy is Strategy.packing and machines.vms > MAX_PACKING_VMS:
+        raise InvalidInput("disks", f"packing plans take at most {MAX_PACKING_VMS} VMs (nodes x disks); this cluster "
+                                    f"has {machines.vms:,}", source=str(cluster))
+    if robust and strategy.value in SLOT_STRATEGIES:
+        heartbeats_fit(batch.jobs, machines, [None], cluster_file=cluster)
     try:
         if robust:  # minutes of simulation: a progress bar, not a spinner
             made = make_plan(batch, machines, strategy.value, k=k, model=chosen_model, solver=solver,
@@ -283,16 +331,21 @@ def simulate_command(
     """
     if output is not None and output.suffix.lower() != ".json":
         raise InvalidInput("--output", "simulation results are written as .json", source=str(output))
+    not_a_folder(output)
+    check_seed(seed)
+    split = parse_slots(slots)
     batch, machines = Workload.from_file(workload), Cluster.from_file(cluster)
     try:
         if heartbeat is not None:
             machines = machines.with_changes(heartbeat=heartbeat)
+        heartbeats_fit(batch.jobs, machines, [split], cluster_file=cluster,
+                       flag="--heartbeat" if heartbeat is not None else None)
         chosen, options = simulation_settings(
             config, scheduler, delay=parse_pair(delay, "--delay", float, "15,15"), reduce_slowstart=slowstart,
             task_time_cv=task_time_cv, containers=True if containers else None,
         )
         with working(f"simulating {workload.name} ({chosen.name})"):
-            result = simulate(batch, machines, chosen, seed=seed, slots=parse_pair(slots, "--slots", int, "30,10"), options=options)
+            result = simulate(batch, machines, chosen, seed=seed, slots=split, options=options)
     except InvalidInput as error:
         raise attribute(error, _SIMULATE_OPTIONS, workload=workload, cluster=cluster) from None
     if output is not None:
@@ -303,5 +356,40 @@ def simulate_command(
 register_proofs(app)
 
 
-def main() -> None:
-    app()
+def run(argv: Sequence[str] | None = None) -> int:
+    """Run the command line on ``argv`` (default: the process's) and return the exit status,
+    printing click's own usage errors (a missing argument, a value that is not a number) as one
+    line like every other error."""
+    command = typer.main.get_command(app)
+    try:
+        status = command.main(args=None if argv is None else list(argv), prog_name="planner",
+                              standalone_mode=False)
+    except click_errors.NoArgsIsHelpError as error:  # `planner` alone: the help, as --help
+        typer.echo(error.ctx.get_help() if error.ctx is not None else error.format_message())
+        return 0
+    except typer.TyperException as error:  # click's usage errors, e.g. "No such option: --x"
+        print(one_line(f"error: {_usage_problem(error)}"), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (typer.Abort, KeyboardInterrupt):
+        return EXIT_INTERRUPTED
+    return status if isinstance(status, int) else 0
+
+
+def _usage_problem(error: typer.TyperException) -> str:
+    """``--runs: 'x' is not a valid integer`` from click's ``Invalid value for '--runs': ...``."""
+    param = getattr(error, "param", None)
+    if isinstance(error, typer.BadParameter) and not isinstance(error, click_errors.MissingParameter) and param:
+        options = [name for name in getattr(param, "opts", ()) if name.startswith("-")]
+        name = max(options, key=len) if options else str(getattr(param, "name", "argument")).upper()
+        return f"{name}: {error.message.removeprefix('Value error, ')}"
+    return error.format_message()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The `planner` console script: `run`, with Ctrl-C handled from here on (the import-time
+    guard of `planner.startup` covers the seconds before)."""
+    end_startup()
+    try:
+        return run(argv)
+    except KeyboardInterrupt:  # between click's own handling and the return
+        return EXIT_INTERRUPTED

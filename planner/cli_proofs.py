@@ -11,10 +11,12 @@ from typing import Annotated
 import typer
 
 from models import Cluster, InvalidInput, Workload
+from models.checks import as_int, shown
 from models.fileio import csv_text, write_atomic
 from planner.compare import Comparison, compare, configurations
-from planner.console import JsonFlag, attribute, emit, exits_cleanly, parse_pair
+from planner.console import JsonFlag, attribute, emit, exits_cleanly, heartbeats_fit, not_a_folder, parse_slots
 from planner.demo import DEMO_CLUSTER, run_demo
+from planner.limits import MAX_RUNS, MAX_SEED
 from planner.plan import Plan
 from planner.simulator import SCHEDULERS
 from planner.validate import DEFAULT_NOISE, DEFAULT_RUNS, example_run, validate
@@ -41,7 +43,20 @@ def executor_of(text: str) -> str | None:
         return None
     if text == "serial" or text.startswith(("dask://", "tcp://")):
         return text
-    raise InvalidInput("--executor", f"must be local, serial or dask://HOST:PORT, got {text!r}")
+    raise InvalidInput("--executor", f"must be local, serial or dask://HOST:PORT, got {shown(text)}")
+
+
+def check_runs(runs: int) -> int:
+    """--runs within `MAX_RUNS` (the library checks the least each command needs)."""
+    return as_int(runs, "--runs", maximum=MAX_RUNS)
+
+
+def check_seed(seed: int, runs: int = 1) -> int:
+    """--seed in 0..`MAX_SEED`, and so are the seeds counted up from it (seed + runs - 1)."""
+    as_int(seed, "--seed", minimum=0, maximum=MAX_SEED)
+    if seed + runs - 1 > MAX_SEED:
+        raise InvalidInput("--seed", f"the seeds {seed}..{seed + runs - 1} pass {MAX_SEED}")
+    return seed
 
 
 def _check_folder(path: Path | None) -> None:
@@ -80,7 +95,11 @@ def validate_command(
     Example: planner validate plan.json --workload examples/nightly.yaml --cluster examples/cluster.yaml -o report/
     """
     _check_folder(output)
+    check_runs(runs)
+    check_seed(seed)
     made, (batch, machines) = Plan.from_file(plan), _inputs(workload, cluster)
+    if not made.phases:  # a slot plan runs task by task, with heartbeats
+        heartbeats_fit(batch.jobs, machines, [(made.map_slots, made.reduce_slots)], cluster_file=cluster)
     try:
         report = validate(made, batch, machines, runs=runs, noise=noise, seed=seed, executor=executor_of(executor),
                           progress=True)
@@ -96,23 +115,22 @@ def validate_command(
 
 
 def _splits(slots: list[str] | None) -> list[tuple[int, int] | None]:
-    return [parse_pair(text, "--slots", int, "30,10") for text in slots] if slots else [None]
+    return [parse_slots(text) for text in slots] if slots else [None]
 
 
 def _seeds(seed: int, runs: int) -> list[int]:
-    if runs < 1:
-        raise InvalidInput("--runs", f"must be >= 1, got {runs}")
-    if seed < 0:
-        raise InvalidInput("--seed", f"must be >= 0, got {seed}")
-    return list(range(seed, seed + runs))
+    as_int(runs, "--runs", minimum=1, maximum=MAX_RUNS)
+    return list(range(check_seed(seed, runs), seed + runs))
 
 
 def _compared(workload: Path, cluster: Path, scheduler: list[str] | None, slots: list[str] | None, seed: int,
               runs: int, executor: str) -> Comparison:
+    seeds, splits = _seeds(seed, runs), _splits(slots)  # before reading anything
     batch, machines = _inputs(workload, cluster)
+    heartbeats_fit(batch.jobs, machines, splits, cluster_file=cluster)
     try:
-        return compare(batch, machines, configurations(scheduler or ["fifo"]), splits=_splits(slots),
-                       seeds=_seeds(seed, runs), executor=executor_of(executor), progress=True)
+        return compare(batch, machines, configurations(scheduler or ["fifo"]), splits=splits,
+                       seeds=seeds, executor=executor_of(executor), progress=True)
     except InvalidInput as error:
         raise attribute(error, _COMPARE_OPTIONS, workload=workload, cluster=cluster) from None
 
@@ -166,6 +184,7 @@ def sweep_command(
     """
     if output is not None and output.suffix.lower() not in (".csv", ".json"):
         raise InvalidInput("--output", "sweep results are written as .csv or .json", source=str(output))
+    not_a_folder(output)
     clock = time.perf_counter()
     result = _compared(workload, cluster, scheduler, slots, seed, runs, executor)
     if output is not None:
@@ -192,6 +211,8 @@ def demo_command(
     Example: planner demo -o out
     """
     _check_folder(output)
+    check_runs(runs)
+    check_seed(seed)
     try:
         result = run_demo(runs=runs, noise=noise, seed=seed, executor=executor_of(executor), progress=True)
     except InvalidInput as error:

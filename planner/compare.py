@@ -21,6 +21,7 @@ import numpy as np
 from models import Cluster, InvalidInput, Workload
 from models.checks import as_int
 from models.fileio import csv_text, write_atomic
+from planner.limits import MAX_RUNS
 from planner.simulator import SimOptions, simulate, simulation_settings
 from planner.simulator.schedulers.base import Scheduler
 from planner.sweep import Progress, Spec, sweep
@@ -165,5 +166,7 @@ def compare(
     seeds = [as_int(seed, f"seeds[{i}]", minimum=0) for i, seed in enumerate(seeds)]
     if not seeds:
         raise InvalidInput("seeds", "give at least one seed")
+    if len(seeds) > MAX_RUNS:
+        raise InvalidInput("seeds", f"at most {MAX_RUNS:,} seeds (MAX_RUNS), got {len(seeds):,}")
     specs = grid(workload, cluster, made, list(splits) or [None], seeds)
     return Comparison(workload.name, sweep(specs, executor, progress=progress, description=f"{len(specs)} simulations"))

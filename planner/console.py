@@ -16,7 +16,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from models import Cluster, InvalidInput, PlannerError
+from models import Cluster, InvalidInput, Job, PlannerError
+from models.checks import shown
+from models.limits import MAX_TOTAL_SLOTS
+from planner.limits import check_heartbeats
 from solvers import InfeasibleProblem
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -25,32 +28,47 @@ JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of ta
 
 EXIT_BAD_INPUT = 2
 EXIT_NO_PLAN = 3
+#: The longest error or warning line printed; a longer one keeps its start (the file and field)
+#: and its end (the problem) around an ellipsis.
+MAX_LINE = 1_000
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line (whitespace collapsed), at most `MAX_LINE` characters."""
+    line = " ".join(text.split())
+    if len(line) <= MAX_LINE:
+        return line
+    head = MAX_LINE * 3 // 5
+    return f"{line[:head]} ... {line[head - MAX_LINE + 5:]}"
 
 
 def exits_cleanly(command: F) -> F:
     """Turn a `PlannerError` into one line on stderr and exit status 2 (no traceback);
-    status 3 when no feasible plan was found. Warnings print as one line each too."""
+    status 3 when no feasible plan was found.
+
+    Warnings print as one line each once the command has succeeded; a command that fails
+    prints its error line only (the warnings that led there, e.g. skipped trace records,
+    would bury it)."""
 
     @wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        seen: list[str] = []
         try:
             with warnings.catch_warnings():  # restores the default display afterwards
-                warnings.showwarning = _one_line_warning
-                return command(*args, **kwargs)
+                warnings.showwarning = lambda message, category, *_, **__: seen.append(
+                    one_line(f"warning: {category.__name__}: {message}"))
+                result = command(*args, **kwargs)
         except InfeasibleProblem as error:
-            print(f"error: no feasible plan: {' '.join(str(error).split())}", file=sys.stderr)
+            print(one_line(f"error: no feasible plan: {error}"), file=sys.stderr)
             raise typer.Exit(EXIT_NO_PLAN) from None
         except PlannerError as error:
-            message = " ".join(str(error).split())
-            print(f"error: {message}", file=sys.stderr)
+            print(one_line(f"error: {error}"), file=sys.stderr)
             raise typer.Exit(EXIT_BAD_INPUT) from None
+        for line in dict.fromkeys(seen):  # once each, in order
+            print(line, file=sys.stderr)
+        return result
 
     return wrapper  # type: ignore[return-value]
-
-
-def _one_line_warning(message: Warning | str, category: type[Warning], *_: Any, **__: Any) -> None:
-    # Python's default shows the source file and line of the warn() call: noise for an operator.
-    print(f"warning: {category.__name__}: {' '.join(str(message).split())}", file=sys.stderr)
 
 
 @contextmanager
@@ -138,8 +156,35 @@ def parse_pair(text: str | None, option: str, kind: type, example: str) -> tuple
     parts = text.split(",")
     noun = "integers" if kind is int else "numbers"
     try:
-        if len(parts) != 2:
+        if len(parts) != 2 or any(len(part) > 40 for part in parts):
             raise ValueError
         return tuple(kind(part) for part in parts)
     except ValueError:
-        raise InvalidInput(option, f"must be two {noun} separated by a comma, e.g. {example}; got {text!r}") from None
+        raise InvalidInput(option, f"must be two {noun} separated by a comma, e.g. {example}; got {shown(text)}"
+                           ) from None
+
+
+def parse_slots(text: str | None, option: str = "--slots") -> tuple[int, int] | None:
+    """``"30,10"`` as map and reduce slot totals, together at most `MAX_TOTAL_SLOTS` (the simulator
+    checks the rest: no negative totals, a map slot at least)."""
+    pair = parse_pair(text, option, int, "30,10")
+    if pair is not None and sum(pair) > MAX_TOTAL_SLOTS:
+        raise InvalidInput(option, f"{pair[0]:,} + {pair[1]:,} slots; at most {MAX_TOTAL_SLOTS:,} in all")
+    return pair
+
+
+def not_a_folder(path: Path | None, flag: str = "--output") -> None:
+    """Before any work: an output file's path must not be a folder."""
+    if path is not None and path.is_dir():
+        raise InvalidInput(flag, "is a folder; give a file name", source=str(path))
+
+
+def heartbeats_fit(jobs: Sequence[Job], cluster: Cluster, splits: Sequence[tuple[int, int] | None], *,
+                   cluster_file: Path, flag: str | None = None) -> None:
+    """`check_heartbeats` for each split, naming ``flag`` (the heartbeat came from an option)
+    or else the cluster file."""
+    try:
+        for split in splits:
+            check_heartbeats(jobs, cluster, split)
+    except InvalidInput as error:
+        raise (InvalidInput(flag, error.problem) if flag else error.in_file(str(cluster_file))) from None

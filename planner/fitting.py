@@ -7,6 +7,10 @@ Two CSV forms, told apart by their header:
 - task records: ``job,kind,start,end`` rows (``type`` may stand for ``kind``;
   an optional ``status`` column drops unsuccessful attempts); one
   `PhaseProfile` covers all jobs.
+
+Every error names the file (``runtimes.csv: line 3.runtime: must be > 0, got -1``). A fit
+whose parameters leave what a profile file may hold (`models.limits`: MIN_TASK_SECONDS <= a <=
+MAX_SECONDS, |b| <= MAX_EXPONENT, both finite) is refused rather than written.
 """
 
 from __future__ import annotations
@@ -20,7 +24,10 @@ from typing import Any
 import numpy as np
 
 from models import INTENSITIES, InvalidInput, Job, PhaseProfile, PowerLawProfile, Workload
+from models.checks import key_name, shown
 from models.fileio import read_text
+from models.limits import MAX_CSV_FIELD, MAX_EXPONENT, MAX_NUMBER_CHARS, MAX_SECONDS, MAX_VMS, MIN_TASK_SECONDS
+from planner.limits import MAX_TRACE_MS
 
 RUNTIME_COLUMNS = ("job", "nodes", "runtime")
 TASK_COLUMNS = ("job", "kind", "start", "end")
@@ -50,15 +57,20 @@ def read_csv_rows(path: str | Path) -> tuple[list[str], list[tuple[int, dict[str
     """Header and (line number, row) pairs of a CSV file."""
     text = read_text(path)
     reader = csv.DictReader(io.StringIO(text))
-    header = [name.strip() for name in (reader.fieldnames or [])]
-    if not header:
-        raise InvalidInput("", "empty CSV file; expected a header row", source=str(path))
-    reader.fieldnames = header
     rows = []
-    for row in reader:
-        if None in row:
-            raise InvalidInput(f"line {reader.line_num}", "more cells than header columns", source=str(path))
-        rows.append((reader.line_num, row))
+    try:
+        header = [name.strip() for name in (reader.fieldnames or [])]
+        if not header:
+            raise InvalidInput("", "empty CSV file; expected a header row", source=str(path))
+        reader.fieldnames = header
+        for row in reader:
+            if None in row:
+                raise InvalidInput(f"line {reader.line_num}", "more cells than header columns", source=str(path))
+            rows.append((reader.line_num, row))
+    except csv.Error as error:  # a cell over the csv module's limit, a NUL byte, a stray quote
+        problem = (f"a cell is longer than {MAX_CSV_FIELD // 1024} KiB" if "field larger" in str(error)
+                   else f"malformed CSV: {shown(str(error))[1:-1]}")
+        raise InvalidInput(f"line {reader.line_num + 1}", problem, source=str(path)) from None
     return header, rows
 
 
@@ -72,18 +84,25 @@ def csv_kind(header: list[str]) -> str:
     raise InvalidInput(
         "header",
         f"expected columns {','.join(RUNTIME_COLUMNS)} (runtimes) or {','.join(TASK_COLUMNS)} (task records); "
-        f"got {','.join(header)}",
+        f"got {key_name(','.join(header))}",
     )
 
 
-def _cell_number(row: dict[str, str], column: str, line: int, source: str) -> float:
+def _cell_number(row: dict[str, str], column: str, line: int, source: str, limit: float) -> float:
+    """The number in a cell, finite and at most ``limit`` in magnitude."""
     text = (row.get(column) or "").strip()
+    where = f"line {line}.{column}"
+    if len(text) > MAX_NUMBER_CHARS:
+        raise InvalidInput(where, f"a number of {len(text):,} characters; numbers may have at most "
+                                  f"{MAX_NUMBER_CHARS}", source=source)
     try:
         value = float(text)
     except ValueError:
-        raise InvalidInput(f"line {line}.{column}", f"must be a number, got {text!r}", source=source) from None
+        raise InvalidInput(where, f"must be a number, got {shown(text)}", source=source) from None
     if not np.isfinite(value):
-        raise InvalidInput(f"line {line}.{column}", f"must be finite, got {text!r}", source=source)
+        raise InvalidInput(where, f"must be finite, got {shown(text)}", source=source)
+    if abs(value) > limit:
+        raise InvalidInput(where, f"must be at most {limit:g} in magnitude, got {shown(text)}", source=source)
     return value
 
 
@@ -91,7 +110,7 @@ def _rows_of_kind(path: str | Path, kind: str, columns: tuple[str, ...]) -> list
     header, rows = read_csv_rows(path)
     try:
         if csv_kind(header) != kind:
-            raise InvalidInput("header", f"expected columns {','.join(columns)}; got {','.join(header)}")
+            raise InvalidInput("header", f"expected columns {','.join(columns)}; got {key_name(','.join(header))}")
     except InvalidInput as error:
         raise error.in_file(str(path)) from None
     return rows
@@ -107,8 +126,8 @@ def fit_runtimes(path: str | Path) -> list[RuntimeFit]:
         job = (row.get("job") or "").strip()
         if not job:
             raise InvalidInput(f"line {line}.job", "must not be empty", source=source)
-        nodes = _cell_number(row, "nodes", line, source)
-        runtime = _cell_number(row, "runtime", line, source)
+        nodes = _cell_number(row, "nodes", line, source, MAX_VMS)
+        runtime = _cell_number(row, "runtime", line, source, MAX_SECONDS)
         if nodes <= 0:
             raise InvalidInput(f"line {line}.nodes", f"must be > 0, got {nodes:g}", source=source)
         if runtime <= 0:
@@ -117,21 +136,20 @@ def fit_runtimes(path: str | Path) -> list[RuntimeFit]:
         label = (row.get("intensity") or "").strip()
         if label:
             if label not in INTENSITIES:
-                raise InvalidInput(
-                    f"line {line}.intensity", f"must be one of {', '.join(INTENSITIES)}; got {label!r}", source=source
-                )
+                raise InvalidInput(f"line {line}.intensity",
+                                   f"must be one of {', '.join(INTENSITIES)}; got {shown(label)}", source=source)
             if intensity.setdefault(job, label) != label:
-                raise InvalidInput(
-                    f"line {line}.intensity", f"job {job!r} was {intensity[job]!r} on an earlier line", source=source
-                )
+                raise InvalidInput(f"line {line}.intensity",
+                                   f"job {shown(job)} was {intensity[job]!r} on an earlier line", source=source)
     if not samples:
         raise InvalidInput("", "no rows to fit", source=source)
     fits = []
     for job, points in samples.items():
         nodes = np.array([p[0] for p in points])
         if len(np.unique(nodes)) < 2:
-            raise InvalidInput("nodes", f"job {job!r} needs runs on at least two node counts", source=source)
+            raise InvalidInput("nodes", f"job {shown(job)} needs runs on at least two node counts", source=source)
         profile = PowerLawProfile().fit(nodes.reshape(-1, 1), np.array([p[1] for p in points]))
+        _check_fit(profile, job, source)
         fits.append(
             RuntimeFit(
                 job,
@@ -147,6 +165,16 @@ def fit_runtimes(path: str | Path) -> list[RuntimeFit]:
     return fits
 
 
+def _check_fit(profile: PowerLawProfile, job: str, source: str) -> None:
+    """Refuse a fit that a profile file could not hold (or that is not finite at all)."""
+    a, b = profile.a_, profile.b_
+    if not (np.isfinite(a) and np.isfinite(b) and MIN_TASK_SECONDS <= a <= MAX_SECONDS and abs(b) <= MAX_EXPONENT):
+        raise InvalidInput(
+            "runtime", f"job {shown(job)}: the fitted power law F(n) = {a:.4g} * n^{b:.4g} is beyond what a profile "
+                       f"may be ({MIN_TASK_SECONDS:g} <= a <= {MAX_SECONDS:g} s, |b| <= {MAX_EXPONENT:g}); its runtimes do not follow a "
+                       "power law over these node counts", source=source)
+
+
 def runtime_workload(fits: list[RuntimeFit], base: Workload | None = None) -> Workload:
     """Jobs carrying the fitted profiles.
 
@@ -159,7 +187,7 @@ def runtime_workload(fits: list[RuntimeFit], base: Workload | None = None) -> Wo
     by_name = {f.job: f for f in fits}
     missing = sorted(set(by_name) - set(base.names))
     if missing:
-        raise InvalidInput("job", f"no job named {missing[0]!r} in the workload")
+        raise InvalidInput("job", f"no job named {shown(missing[0])} in the workload")
     jobs = [job.with_changes(profile=by_name[job.name].profile) if job.name in by_name else job for job in base]
     return Workload(jobs, name=base.name)
 
@@ -171,8 +199,8 @@ def fit_tasks(path: str | Path) -> PhaseProfile:
     records = []
     for line, row in rows:
         record: dict[str, Any] = {k: (v or "").strip() for k, v in row.items()}
-        record["start"] = _cell_number(row, "start", line, source)
-        record["end"] = _cell_number(row, "end", line, source)
+        record["start"] = _cell_number(row, "start", line, source, MAX_TRACE_MS / 1000)
+        record["end"] = _cell_number(row, "end", line, source, MAX_TRACE_MS / 1000)
         records.append((line, record))
     try:
         return PhaseProfile().fit([r for _, r in records])
@@ -182,3 +210,12 @@ def fit_tasks(path: str | Path) -> PhaseProfile:
             index = int(field[len("records[") : field.index("]")])
             field = f"line {records[index][0]}{field[field.index(']') + 1 :]}"
         raise InvalidInput(field, error.problem, source=source) from None
+
+
+def task_workload(profile: PhaseProfile, source: str | Path) -> Workload:
+    """The jobs of a fitted `PhaseProfile` as a workload named after the file; a job the models
+    refuse (a mean task time beyond the limits, too many tasks) is named with the file."""
+    try:
+        return Workload(profile.to_jobs(), name=Path(source).stem)
+    except InvalidInput as error:
+        raise error.in_file(str(source)) from None

@@ -19,6 +19,7 @@ from models import Cluster, InvalidInput, Workload
 from models.checks import as_float, as_int, as_str
 from models.fileio import read_mapping, write_atomic
 from planner.fingerprints import cluster_fingerprint, workload_fingerprint
+from planner.limits import MAX_RUNS
 from planner.orders import johnson_admission, submission_order
 from planner.plan_io import PLAN_VERSION, SLOT_STRATEGIES, STRATEGIES, plan_fields
 from planner.plan_vm import (
@@ -243,7 +244,7 @@ def make_plan(
     if solver is not None:
         raise InvalidInput("solver", f"applies to the {' and '.join(VM_STRATEGIES)} strategies only, not {strategy!r}")
     if robust:
-        return _robust_plan(workload, cluster, strategy, k=k, runs=as_int(runs, "runs", minimum=2),
+        return _robust_plan(workload, cluster, strategy, k=k, runs=as_int(runs, "runs", minimum=2, maximum=MAX_RUNS),
                             noise=check_noise(noise), seed=seed, executor=executor,
                             progress=progress)
     jobs = list(workload)

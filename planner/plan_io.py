@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from models import InvalidInput
-from models.checks import as_float, as_int, as_mapping, as_str, check_keys
+from models.checks import as_float, as_int, as_mapping, as_str, check_keys, shown
+from models.limits import MAX_JOBS, MAX_TOTAL_SLOTS, MAX_VMS
+from planner.limits import MAX_K, MAX_RUNS, MAX_SEED
 from planner.plan_vm import VM_STRATEGIES, Phases
 from solvers import SLOT_MODELS
 from solvers.packing import ROLES
@@ -43,17 +45,17 @@ def read_phases(value: object, field: str = "phases") -> Phases:
     for p, phase in enumerate(_list(value, field, "phases")):
         where = f"{field}[{p}]"
         if not isinstance(phase, list) or not phase:
-            raise InvalidInput(where, f"must be a non-empty list of [job, vms, role], got {phase!r}")
+            raise InvalidInput(where, f"must be a non-empty list of [job, vms, role], got {shown(phase)}")
         entries = []
         for e, entry in enumerate(phase):
             at = f"{where}[{e}]"
             if not isinstance(entry, list) or len(entry) != 3:
-                raise InvalidInput(at, f"must be [job, vms, role], got {entry!r}")
+                raise InvalidInput(at, f"must be [job, vms, role], got {shown(entry)}")
             name = as_str(entry[0], f"{at}.job")
             if name in seen:
-                raise InvalidInput(f"{at}.job", f"{name!r} already runs at {seen[name]}")
+                raise InvalidInput(f"{at}.job", f"{shown(name)} already runs at {seen[name]}")
             seen[name] = at
-            vms = as_int(entry[1], f"{at}.vms", minimum=1)
+            vms = as_int(entry[1], f"{at}.vms", minimum=1, maximum=MAX_VMS)
             role = as_str(entry[2], f"{at}.role", choices=ROLES)
             entries.append((name, vms, role))
         phases.append(tuple(entries))
@@ -72,7 +74,8 @@ def _check_phases_follow_order(strategy: str, phases: Phases, order: tuple[str, 
     for position, ((p, e, name), listed) in enumerate(zip(placed, order, strict=False)):
         if name != listed:
             raise InvalidInput(
-                f"phases[{p}][{e}].job", f"is {name!r} but order[{position}] is {listed!r} (order lists jobs in phase order)"
+                f"phases[{p}][{e}].job",
+                f"is {shown(name)} but order[{position}] is {shown(listed)} (order lists jobs in phase order)"
             )
     if len(placed) != len(order):
         raise InvalidInput("phases", f"place {len(placed)} jobs but order names {len(order)}")
@@ -91,11 +94,12 @@ def read_robust(value: object, field: str = "robust") -> dict[str, Any] | None:
         check_keys(entry, CANDIDATE_KEYS, at, required=CANDIDATE_KEYS)
         candidates.append({"model": as_str(entry["model"], f"{at}.model", choices=SLOT_MODELS),
                            "order": as_str(entry["order"], f"{at}.order", choices=("submission", "johnson")),
-                           "map_slots": as_int(entry["map_slots"], f"{at}.map_slots", minimum=1),
+                           "map_slots": as_int(entry["map_slots"], f"{at}.map_slots", minimum=1,
+                                               maximum=MAX_TOTAL_SLOTS),
                            **{key: as_float(entry[key], f"{at}.{key}", minimum=0.0) for key in ("predicted", "mean", "p90")}})
-    return {"runs": as_int(data["runs"], f"{field}.runs", minimum=1),
+    return {"runs": as_int(data["runs"], f"{field}.runs", minimum=1, maximum=MAX_RUNS),
             "noise": as_float(data["noise"], f"{field}.noise", minimum=0.0),
-            "seed": as_int(data["seed"], f"{field}.seed", minimum=0),
+            "seed": as_int(data["seed"], f"{field}.seed", minimum=0, maximum=MAX_SEED),
             "statistic": as_str(data["statistic"], f"{field}.statistic", choices=("p90",)),
             "chosen": as_str(data["chosen"], f"{field}.chosen"),
             "p90": as_float(data["p90"], f"{field}.p90", minimum=0.0),
@@ -114,6 +118,8 @@ def plan_fields(data: object, names: tuple[str, ...]) -> dict[str, Any]:
     check_keys(mapping, allowed, "", required=tuple(n for n in allowed if n not in OPTIONAL))
     strategy = as_str(mapping["strategy"], "strategy", choices=STRATEGIES if version >= 2 else SLOT_STRATEGIES)
     order = tuple(as_str(name, f"order[{i}]") for i, name in enumerate(_list(mapping["order"], "order", "job names")))
+    if len(order) > MAX_JOBS:
+        raise InvalidInput("order", f"names {len(order):,} jobs; a workload has at most {MAX_JOBS:,}")
     if len(set(order)) != len(order):
         raise InvalidInput("order", "names a job twice")
     phases = read_phases(mapping.get("phases", []))
@@ -122,9 +128,9 @@ def plan_fields(data: object, names: tuple[str, ...]) -> dict[str, Any]:
     return {
         "strategy": strategy,
         "model": as_str(mapping["model"], "model", choices=SLOT_MODELS),
-        "k": as_int(mapping["k"], "k", minimum=1),
-        "map_slots": as_int(mapping["map_slots"], "map_slots", minimum=1),
-        "reduce_slots": as_int(mapping["reduce_slots"], "reduce_slots", minimum=1),
+        "k": as_int(mapping["k"], "k", minimum=1, maximum=MAX_K),
+        "map_slots": as_int(mapping["map_slots"], "map_slots", minimum=1, maximum=MAX_TOTAL_SLOTS),
+        "reduce_slots": as_int(mapping["reduce_slots"], "reduce_slots", minimum=1, maximum=MAX_TOTAL_SLOTS),
         "order": order,
         "predicted_makespan": as_float(mapping["predicted_makespan"], "predicted_makespan", minimum=0.0),
         "baseline_makespan": as_float(mapping["baseline_makespan"], "baseline_makespan", minimum=0.0),

@@ -14,21 +14,32 @@ Executors (`sweep(..., executor=...)`):
   (needs ``batchplan[distributed]``); the client is closed afterwards;
 - a `distributed.Client`: that client (left open);
 - any `concurrent.futures.Executor`: that executor (left open).
+
+The local pool's workers end with the sweep: when the parent is killed (SIGTERM, SIGKILL) they
+are told by the kernel (Linux) or notice within a second (elsewhere) and exit, and Ctrl-C
+reaches the parent only, which cancels the runs not yet started.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
 from models import InvalidInput
+from models.checks import shown
 
 #: How long to keep trying to reach a Dask scheduler given by address.
 DASK_CONNECT_SECONDS = 10.0
+#: How often a local worker checks that its parent still lives (where the kernel cannot tell it).
+PARENT_CHECK_SECONDS = 1.0
 
 #: ``progress``: False, True (a bar on stderr when it is a terminal) or a callable(done, total).
 Progress = bool | Callable[[int, int], None]
@@ -79,7 +90,7 @@ def sweep(
         if not isinstance(spec, Spec):
             raise InvalidInput(f"specs[{position}]", f"must be a Spec, got {type(spec).__name__}")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise InvalidInput("workers", f"must be an integer >= 1, got {workers!r}")
+        raise InvalidInput("workers", f"must be an integer >= 1, got {shown(workers)}")
     report = _reporter(progress, len(specs), description)
     try:
         if not specs:
@@ -87,10 +98,15 @@ def sweep(
         if executor == "serial" or (executor is None and _local_workers(workers, len(specs)) == 1):
             return _serial(specs, report)
         if executor is None:
-            pool = ProcessPoolExecutor(max_workers=_local_workers(workers, len(specs)))
+            pool = ProcessPoolExecutor(max_workers=_local_workers(workers, len(specs)),
+                                       initializer=_worker_started, initargs=(os.getpid(),))
             try:
                 return _on_executor(pool, specs, report)
-            finally:  # on any error (Ctrl-C too) queued runs never start
+            except BaseException as error:
+                if not isinstance(error, Exception):  # Ctrl-C, SystemExit: stop the runs under way too
+                    _stop_workers(pool)
+                raise
+            finally:  # on any error queued runs never start
                 pool.shutdown(wait=True, cancel_futures=True)
         if isinstance(executor, str):
             client = _dask_client(executor)
@@ -104,10 +120,48 @@ def sweep(
             return _on_dask(executor, specs, report)
         raise InvalidInput(
             "executor",
-            f"must be None, 'serial', 'dask://HOST:PORT', a distributed.Client or an Executor; got {executor!r}",
+            f"must be None, 'serial', 'dask://HOST:PORT', a distributed.Client or an Executor; got {shown(executor)}",
         )
     finally:
         report(None)
+
+
+def _worker_started(parent: int) -> None:
+    """In each local worker, first: die with the parent, and leave Ctrl-C to it.
+
+    A terminal's Ctrl-C goes to the whole process group; the parent cancels the sweep, so a
+    worker ignores it (else each would print its own KeyboardInterrupt). SIGTERM gets its
+    default action back (a forked worker inherits the parent's handlers). On Linux the kernel
+    sends SIGTERM when the parent dies; elsewhere a thread polls for the parent.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):  # no prctl: the watcher below does it
+            pass
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), name="parent-watch", daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(1)  # orphaned: nobody waits for our results
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Terminate the pool's workers (their runs would otherwise finish first, for nothing).
+    The pool keeps its processes in a private mapping; without it they finish their runs."""
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        with contextlib.suppress(OSError, ValueError):  # already gone, or closed
+            process.terminate()
 
 
 def _local_workers(workers: int | None, count: int) -> int:
@@ -154,7 +208,7 @@ def _dask_client(address: str) -> Any:
             target = "tcp://" + address[len(scheme):]
             break
     else:
-        raise InvalidInput("executor", f"must be 'serial' or a Dask address 'dask://HOST:PORT', got {address!r}")
+        raise InvalidInput("executor", f"must be 'serial' or a Dask address 'dask://HOST:PORT', got {shown(address)}")
     try:
         from distributed import Client
     except ImportError:

@@ -44,6 +44,7 @@ import numpy as np
 from models import Cluster, InvalidInput, Job, Workload
 from models.checks import as_float, as_int
 from planner.fingerprints import cluster_fingerprint, workload_fingerprint
+from planner.limits import MAX_RUNS
 from planner.orders import job_names, submission_order
 from planner.simulator import Fair, Fifo, Fresh, Scheduler, simulate, simulate_vms
 from planner.sweep import Progress, Spec, sweep
@@ -321,7 +322,7 @@ def validate(
     ``min(runs, 10)`` runs each) for the makespan-vs-map-slots figure. ``executor`` goes to `sweep` (default: local processes);
     the report is the same on every executor for the same seed.
     """
-    runs = as_int(runs, "runs", minimum=2)
+    runs = as_int(runs, "runs", minimum=2, maximum=MAX_RUNS)
     noise = check_noise(noise)
     seed = as_int(seed, "seed", minimum=0)
     curve_splits = as_int(curve_splits, "curve_splits", minimum=0)

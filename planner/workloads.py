@@ -98,3 +98,28 @@ def set_a_batch(count: int = 10) -> list[Job]:
     width = len(str(count - 1))
     return [Job(f"wc{i:0{width}d}", 80, 10, 30.0, 20.0) if i % 2 == 0 else Job(f"ts{i:0{width}d}", 40, 40, 20.0, 60.0)
             for i in range(count)]
+
+
+def crosscheck_cases(count: int, seed: int = 0, *, jobs: tuple[int, int] = (2, 4)) -> list[tuple[list[Job], Cluster]]:
+    """``count`` small random VM-level instances for checking exact methods against exhaustive search.
+
+    Case i draws from SeedSequence([seed, i]): between ``jobs[0]`` and ``jobs[1]`` jobs with
+    F(n) = a n^b (a uniform in 20-200 s, b in -1..0.2, so some jobs slow down with more VMs),
+    intensities cpu / io / balanced with equal odds, on a cluster of 1-4 nodes with 1-2 disks
+    (tight: N = 1-2 VMs; loose: up to 8), primaries_per_extra 1 or 2 and alpha 1-1.5.
+    """
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise InvalidInput("count", f"must be an integer >= 0, got {count!r}")
+    low, high = jobs
+    cases = []
+    for i in range(count):
+        rng = np.random.default_rng(np.random.SeedSequence([seed, i]))
+        n = int(rng.integers(low, high + 1))
+        batch = [Job(f"j{k}", intensity=str(rng.choice(["cpu", "io", "balanced"])),
+                     profile=PowerLawProfile.from_coefficients(float(rng.uniform(20, 200)), float(rng.uniform(-1, 0.2))))
+                 for k in range(n)]
+        cluster = Cluster(nodes=int(rng.integers(1, 5)), disks=int(rng.integers(1, 3)),
+                          primaries_per_extra=int(rng.integers(1, 3)),
+                          overcommit_penalty=round(float(rng.uniform(1.0, 1.5)), 2))
+        cases.append((batch, cluster))
+    return cases

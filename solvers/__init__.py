@@ -10,10 +10,12 @@ from __future__ import annotations
 from solvers import (
     matching,  # registers the "milp" and "matching" pair methods
     packing_exact,  # registers the exact "milp" packing method
+    packing_exhaustive,  # registers the "exhaustive" packing method (cross-checks)
     packing_methods,  # registers the packing methods
     packing_pso,  # registers the packing "pso" method
 )
-from solvers.base import InfeasibleProblem, Solution, SolverFailed, SolveStatus, relative_gap
+from solvers.base import MAX_TIME_LIMIT, InfeasibleProblem, Solution, SolverFailed, SolveStatus, relative_gap
+from solvers.certify import UncertifiedResult
 from solvers.milp import MilpOutcome, solve_milp
 from solvers.ordering import (
     OrderSolution,
@@ -34,6 +36,7 @@ from solvers.slots import SlotPlan, configure_slots, fluid_makespan
 __all__ = [
     "matching",
     "packing_exact",
+    "packing_exhaustive",
     "packing_methods",
     "packing_pso",
     "PackingInstance",
@@ -43,6 +46,8 @@ __all__ = [
     "pack_phases",
     "SLOT_MODELS",
     "InfeasibleProblem",
+    "MAX_TIME_LIMIT",
+    "UncertifiedResult",
     "Method",
     "MilpOutcome",
     "OrderSolution",

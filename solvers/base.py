@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 
-from models import PlannerError
+from models import InvalidInput, PlannerError
 
 
 class SolveStatus(StrEnum):
@@ -37,6 +37,31 @@ class InfeasibleProblem(PlannerError):
 
 class SolverFailed(PlannerError):
     """The solver stopped with an error."""
+
+
+#: The longest time limit a solve accepts (a day: a nightly plan that takes longer is no plan).
+MAX_TIME_LIMIT = 86_400.0
+
+
+def check_time_limit(value: object) -> float:
+    """A time limit in seconds: a finite number > 0 and at most `MAX_TIME_LIMIT`."""
+    from models.checks import as_float
+
+    seconds = as_float(value, "time_limit", above=0.0)
+    if seconds > MAX_TIME_LIMIT:
+        raise InvalidInput("time_limit", f"must be at most {MAX_TIME_LIMIT:,.0f} s (a day), got {seconds:g}")
+    return seconds
+
+
+def method_choice(method: object, method_name: object, default: str) -> str:
+    """The solver method asked for as ``method=`` (the documented name) or ``method_name=`` (kept
+    working); naming two different ones is an error."""
+    from models.checks import as_str
+
+    if method is not None and method_name is not None and method != method_name:
+        raise InvalidInput("method", f"given twice, as {method!r} and as method_name {method_name!r}")
+    chosen = method if method is not None else method_name if method_name is not None else default
+    return as_str(chosen, "method")
 
 
 def relative_gap(objective: float | None, bound: float | None) -> float | None:

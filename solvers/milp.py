@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import os
+import sys
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +24,45 @@ _INFEASIBLE = {
     TerminationCondition.infeasibleOrUnbounded,
 }
 _STOPPED = {TerminationCondition.maxTimeLimit, TerminationCondition.iterationLimit, TerminationCondition.interrupted}
+_BANNER = threading.Lock()
+_banner_printed = [False]  # a cell, not a global rebinding: set once per process
+
+
+def silence_highs() -> None:
+    """Let HiGHS print its banner, once per process, into /dev/null.
+
+    highspy 1.16.0 prints "Running HiGHS ..." on the process's standard output
+    (file descriptor 1, from C++) when the first `Highs` object is made, before
+    any option can turn output off; later ones print nothing. stdout is the
+    command's (``--json`` must parse), so the first one is made here with
+    descriptor 1 pointed at /dev/null. Every HiGHS user in this package calls
+    this before making a solver.
+    """
+    with _BANNER:
+        if _banner_printed[0]:
+            return
+        import highspy
+
+        sys.stdout.flush()
+        saved = os.dup(1)
+        try:
+            with open(os.devnull, "w") as sink:
+                os.dup2(sink.fileno(), 1)
+                try:
+                    highspy.Highs()
+                finally:
+                    _flush_c_stdout()
+                    os.dup2(saved, 1)
+        finally:
+            os.close(saved)
+        _banner_printed[0] = True
+
+
+def _flush_c_stdout() -> None:
+    # C's stdio buffer may still hold the banner (stdout is a pipe): flush it into /dev/null.
+    # No C library to ask (not on Linux or macOS): nothing is buffered there either.
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).fflush(None)
 
 
 @dataclass(frozen=True)
@@ -42,7 +86,6 @@ def solve_milp(
     threads: int = 1,
     seed: int = 0,
     require_solution: bool = True,
-    cutoff: float | None = None,
 ) -> MilpOutcome:
     """Solve ``model`` (a pyomo ConcreteModel with one objective) with HiGHS.
 
@@ -51,13 +94,14 @@ def solve_milp(
     is no solution (infeasible, or the limit hit before the first incumbent)
     and ``require_solution`` is set, `InfeasibleProblem` is raised; otherwise
     the outcome says so. ``seed`` is HiGHS's random_seed, so reruns are
-    identical; one thread keeps them so. ``cutoff`` (a known solution's
-    objective, for minimization) lets HiGHS prune everything worse.
+    identical; one thread keeps them so. (No objective cutoff is offered:
+    HiGHS 1.15.1 proved a wrong optimum with one; see solvers/packing_methods.py.)
     """
     time_limit = as_float(time_limit, "time_limit", above=0.0)
     mip_gap = as_float(mip_gap, "mip_gap", minimum=0.0)
     threads = as_int(threads, "threads", minimum=1)
     seed = as_int(seed, "seed", minimum=0)
+    silence_highs()
     solver = SolverFactory("highs")
     clock = Stopwatch()
     try:
@@ -68,8 +112,7 @@ def solve_milp(
             time_limit=time_limit,
             rel_gap=mip_gap,
             threads=threads,
-            solver_options={"random_seed": seed, "output_flag": False,
-                            **({"objective_bound": float(cutoff)} if cutoff is not None else {})},
+            solver_options={"random_seed": seed, "output_flag": False},
         )
     except Exception as error:  # HiGHS or pyomo internals: report, never crash the caller
         raise SolverFailed(f"HiGHS failed: {error}") from error
@@ -142,6 +185,7 @@ def solve_arrays(
 
     time_limit = as_float(time_limit, "time_limit", above=0.0)
     columns = sparse.csc_matrix(columns)
+    silence_highs()
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = columns.shape[1], columns.shape[0]
     lp.col_cost_ = np.asarray(cost, dtype=np.float64)

@@ -22,10 +22,12 @@ import pyomo.environ as pyo
 
 from models import InvalidInput, Job
 from models.checks import as_int
-from solvers.base import Solution, SolveStatus, Stopwatch, relative_gap
+from solvers.base import Solution, SolveStatus, Stopwatch, check_time_limit, method_choice, relative_gap
+from solvers.certify import Claim, certified
 from solvers.milp import solve_milp
 from solvers.pso import PsoOptions, minimize, random_keys
-from solvers.registry import method, register_method
+from solvers.registry import method as find_method
+from solvers.registry import register_method
 
 PROBLEM = "two_stage"
 EXHAUSTIVE_LIMIT = 8
@@ -157,16 +159,39 @@ def build_two_stage_model(a: np.ndarray, b: np.ndarray) -> pyo.ConcreteModel:
 
 @register_method(PROBLEM, "milp", exact=True)
 def _milp(a: np.ndarray, b: np.ndarray, *, time_limit: float, seed: int, **_: object) -> OrderSolution:
-    """Positional MILP (n^2 binaries) solved by HiGHS; for checking and small batches."""
+    """Positional MILP (n^2 binaries) solved by HiGHS; for checking and small batches.
+
+    Johnson's order is the incumbent: when HiGHS finds nothing better in time, it comes
+    back with status time_limit. Optimal only with a certificate (`solvers.certify`): the
+    positions form a permutation whose makespan is what HiGHS reported, and HiGHS's bound
+    lies between `lower_bound` and Johnson's makespan (which no bound may exceed)."""
     clock = Stopwatch()
-    model = build_two_stage_model(a, b)
-    outcome = solve_milp(model, time_limit=time_limit, seed=seed)
     n = a.size
-    position = np.array([[pyo.value(model.x[j, p]) for p in range(n)] for j in range(n)])
-    order = np.argsort(np.argmax(position, axis=1), kind="stable")
-    order = _permutation(order, n)
-    bound = max(outcome.bound, lower_bound(a, b)) if outcome.bound is not None else lower_bound(a, b)
-    return _solution(a, b, order, outcome.status, "milp-highs", clock, bound)
+    johnson = johnson_order(a, b)
+    upper = two_stage_makespan(a, b, johnson)
+    lower = lower_bound(a, b)
+    model = build_two_stage_model(a, b)
+    outcome = solve_milp(model, time_limit=max(1e-3, time_limit - clock.seconds), seed=seed, require_solution=False)
+    order = None
+    if outcome.status.has_solution:
+        position = np.array([[pyo.value(model.x[j, p]) for p in range(n)] for j in range(n)])
+        whole = np.all((np.abs(position) < 1e-6) | (np.abs(position - 1) < 1e-6))
+        candidate = np.argsort(np.argmax(position, axis=1), kind="stable")
+        if whole and np.array_equal(np.sort(np.argmax(position, axis=1)), np.arange(n)):
+            order = _permutation(candidate, n)
+    if order is None:
+        # Every order is feasible: no solution from HiGHS means it ran out of time (or failed).
+        claim = Claim(SolveStatus.TIME_LIMIT, None, outcome.bound)
+        status, bound = certified(claim, upper, lower=lower, upper=upper, gap=1e-4)
+        return _solution(a, b, johnson, status, "milp-highs", clock, bound)
+    recomputed = two_stage_makespan(a, b, order)
+    status, bound = certified(Claim(outcome.status, outcome.objective, outcome.bound), recomputed, lower=lower,
+                              upper=upper, gap=1e-4, method="two-stage milp")
+    if status is SolveStatus.FEASIBLE:
+        status = SolveStatus.TIME_LIMIT
+    if status is not SolveStatus.OPTIMAL and upper < recomputed:
+        order = johnson
+    return _solution(a, b, order, status, "milp-highs", clock, bound)
 
 
 @register_method(PROBLEM, "pso", exact=False)
@@ -188,12 +213,17 @@ def _pso(
 
 
 def order_two_stage(
-    stage1, stage2, method_name: str = "johnson", *, time_limit: float = 60.0, seed: int = 0, **options: object
+    stage1, stage2, method_name: str | None = None, *, method: str | None = None, time_limit: float = 60.0,
+    seed: int = 0, **options: object,
 ) -> OrderSolution:
-    """Order a two-stage batch by a registered method (see `solvers.registry.methods("two_stage")`)."""
+    """Order a two-stage batch by a registered method (see `solvers.registry.methods("two_stage")`);
+    ``method`` ("johnson", the default, "exhaustive", "milp" or "pso"), or its older spelling
+    ``method_name``."""
+    chosen = method_choice(method, method_name, "johnson")
+    time_limit = check_time_limit(time_limit)
     a, b = _stages(stage1, stage2)
     seed = as_int(seed, "seed", minimum=0)
-    return method(PROBLEM, method_name).solve(a, b, time_limit=time_limit, seed=seed, **options)
+    return find_method(PROBLEM, chosen).solve(a, b, time_limit=time_limit, seed=seed, **options)
 
 
 def stage_times(jobs: Sequence[Job], map_slots: int = 1, reduce_slots: int = 1) -> tuple[np.ndarray, np.ndarray]:

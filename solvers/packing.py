@@ -22,12 +22,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from models import Cluster, InvalidInput, InvalidPlan, Job
-from models.checks import as_int, as_str
-from solvers.base import Solution, SolveStatus, Stopwatch, relative_gap
+from models.checks import as_int
+from solvers.base import Solution, SolveStatus, Stopwatch, check_time_limit, method_choice, relative_gap
 from solvers.pairs import check_cluster, profile_times
-from solvers.registry import method
+from solvers.registry import method as find_method
 
 PROBLEM = "packing"
+#: VMs (nodes x disks) of a cluster for packing: the exact packing keeps tables of levels x N^2
+#: numbers (about 650 MB at 128 VMs for five jobs, 2 GB at 200).
+MAX_PACKING_VMS = 128
 ROLES = ("primary", "host", "extra")
 
 
@@ -74,6 +77,9 @@ def packing_instance(jobs: Sequence[Job], cluster: Cluster) -> PackingInstance:
     cluster = check_cluster(cluster)
     if not jobs:
         raise InvalidInput("jobs", "need at least one job")
+    if cluster.vms > MAX_PACKING_VMS:
+        raise InvalidInput("disks", f"packing plans take at most {MAX_PACKING_VMS} VMs (nodes x disks); this cluster "
+                                    f"has {cluster.vms:,}")
     counts = np.arange(1, cluster.vms + 1)
     primary = np.array([profile_times(job, counts) for job in jobs]).reshape(len(jobs), cluster.vms)
     times = np.stack([primary, primary * cluster.overcommit_penalty], axis=2)
@@ -128,8 +134,35 @@ def evaluate_phases(schedule: PhaseSchedule | Sequence, jobs: Sequence[Job], clu
     return phase_total(_check_placements(schedule, packing_instance(jobs, cluster)), packing_instance(jobs, cluster))
 
 
+def evaluate_placements(phases: Sequence[Sequence[Placement]], instance: PackingInstance) -> float:
+    """`evaluate_phases` on an instance: every rule checked (`InvalidPlan`), then the objective."""
+    return phase_total(_check_placements(phases, instance), instance)
+
+
 def phase_total(phases: Sequence[Sequence[Placement]], instance: PackingInstance) -> float:
     return float(sum(max(instance.time(pl.job, pl.vms, pl.role) for pl in phase) for phase in phases))
+
+
+def simple_bound(instance: PackingInstance) -> float:
+    """A bound on every schedule that needs no solver: the larger of
+
+    - the longest of the jobs' fastest runs (the phase holding that job lasts at least that long);
+    - half the least VM-seconds the jobs need, in units of the cluster per second: primary and
+      host VMs fill at most N per phase-second, extra VMs at most N / r, so the phases last at
+      least max(P / N, r E / N) >= (P + r E) / (2 N) with P, E the VM-seconds placed each way; each
+      job takes its cheaper way (when no job may ride as an extra, E = 0 and the bound is P / N).
+    """
+    times = instance.times
+    vms = np.arange(1, instance.vms + 1, dtype=np.float64)
+    overcommits = instance.can_host | instance.can_extra
+    fastest = np.where(overcommits, times.min(axis=(1, 2)), times[:, :, 0].min(axis=1))
+    primary = (vms * times[:, :, 0]).min(axis=1)
+    host = np.where(instance.can_host, (vms * times[:, :, 1]).min(axis=1), np.inf)
+    on_primary = np.minimum(primary, host) / instance.vms
+    extra = np.where(instance.can_extra, instance.per_extra * (vms * times[:, :, 1]).min(axis=1) / instance.vms,
+                     np.inf)
+    area = float(on_primary.sum()) if not instance.can_extra.any() else float(np.minimum(on_primary, extra).sum()) / 2
+    return max(float(fastest.max(initial=0.0)), area)
 
 
 def grow_longest(instance: PackingInstance, phase: Sequence[Placement]) -> list[Placement]:
@@ -166,11 +199,16 @@ def make_schedule(
 
 
 def pack_phases(
-    jobs: Sequence[Job], cluster: Cluster, method_name: str = "milp", *, time_limit: float = 60.0, seed: int = 0,
-    **options: object,
+    jobs: Sequence[Job], cluster: Cluster, method_name: str | None = None, *, method: str | None = None,
+    time_limit: float = 60.0, seed: int = 0, **options: object,
 ) -> PhaseSchedule:
-    """Pack the jobs into phases minimizing the sum of phase lengths (module docstring)."""
-    instance = packing_instance(jobs, cluster)
-    method_name = as_str(method_name, "method")
+    """Pack the jobs into phases minimizing the sum of phase lengths (module docstring).
+
+    ``method`` names a registered packing method ("milp", the default, "milp-compact",
+    "pso" or "greedy"); ``method_name``, its older spelling, still works."""
+    chosen = method_choice(method, method_name, "milp")
+    time_limit = check_time_limit(time_limit)
     seed = as_int(seed, "seed", minimum=0)
-    return method(PROBLEM, method_name).solve(instance, time_limit=time_limit, seed=seed, **options)
+    solve = find_method(PROBLEM, chosen).solve
+    instance = packing_instance(jobs, cluster)
+    return solve(instance, time_limit=time_limit, seed=seed, **options)

@@ -38,10 +38,12 @@ from __future__ import annotations
 
 import heapq
 import math
+import warnings
 
 import numpy as np
 
 from solvers.base import SolveStatus, Stopwatch
+from solvers.certify import Claim, UncertifiedResult, check_claim
 from solvers.milp import solve_arrays
 from solvers.packing import (
     PROBLEM,
@@ -51,6 +53,7 @@ from solvers.packing import (
     grow_longest,
     make_schedule,
     phase_total,
+    simple_bound,
 )
 from solvers.packing_columns import enumerate_phases, level_tables
 from solvers.packing_lp import ColumnPool, CountRow, LpBound, generate_columns, initial_pool
@@ -61,13 +64,37 @@ ENUMERATION_LIMIT = 200_000
 
 
 def _integer_program(pool: ColumnPool, start: list[list[Placement]] | None, *, time_limit: float, seed: int,
-                     mip_gap: float):
+                     mip_gap: float, use_start: bool = True):
+    """Set partitioning over the pool's cheapest column of each job set, and the pool index of each
+    of its columns. Costlier columns of the same set are dominated (any schedule using one is matched
+    by the cheapest), so leaving them out loses nothing; it also keeps HiGHS's presolve from removing
+    a column the MIP start uses (HiGHS 1.16.0 then reported "optimal" with objective 0)."""
     n = pool.instance.jobs
-    columns = pool.matrix()
-    count = columns.shape[1]
-    guess = pool.start(start) if start is not None else None
-    return solve_arrays(np.array(pool.costs), columns, np.ones(n), np.ones(n), np.zeros(count), np.ones(count),
-                        integer=True, time_limit=time_limit, seed=seed, mip_gap=mip_gap, start=guess)
+    cheapest: dict[int, tuple[float, int]] = {}
+    for c, (mask, phase) in enumerate(zip(pool.masks, pool.phases, strict=True)):
+        cost = phase_total([phase], pool.instance)  # its real length: declared lengths serve the LP's count rows
+        if mask not in cheapest or cost < cheapest[mask][0]:
+            cheapest[mask] = (cost, c)
+    kept = np.array(sorted(c for _, c in cheapest.values()), dtype=np.int64)
+    columns = pool.matrix()[:, kept]
+    guess = None
+    if start is not None and use_start:
+        wanted = {sum(1 << p.job for p in phase) for phase in start}
+        guess = np.array([1.0 if pool.masks[c] in wanted else 0.0 for c in kept])
+    costs = np.array([phase_total([pool.phases[c]], pool.instance) for c in kept])
+    solved = solve_arrays(costs, columns, np.ones(n), np.ones(n), np.zeros(kept.size), np.ones(kept.size),
+                          integer=True, time_limit=time_limit, seed=seed, mip_gap=mip_gap, start=guess)
+    return solved, kept, costs, columns
+
+
+def _partition(values: np.ndarray | None, columns) -> np.ndarray | None:
+    """The chosen columns when ``values`` is a 0/1 vector covering every job exactly once, else None."""
+    if values is None or not np.all((np.abs(values) < 1e-6) | (np.abs(values - 1) < 1e-6)):
+        return None
+    chosen = values > 0.5
+    if not np.array_equal(columns @ chosen.astype(np.float64), np.ones(columns.shape[0])):
+        return None
+    return np.flatnonzero(chosen)
 
 
 def _polish(phases: list[list[Placement]], instance: PackingInstance) -> list[list[Placement]]:
@@ -119,24 +146,43 @@ class _Search:
         greedy = _greedy(instance, time_limit=time_limit, seed=seed)
         self.pool = initial_pool(instance, greedy)
         self.best, self.total = [list(p) for p in greedy.phases], greedy.objective
+        #: The best bound proven without HiGHS's word: combinatorial, then the certified LP bound.
+        self.lower = simple_bound(instance)
+        self.failed_certificates: list[str] = []
 
     def closed(self, bound: float) -> bool:
         return self.total - bound <= self.mip_gap * self.total + 1e-9
 
-    def improve(self) -> SolveStatus:
-        """The integer program over the pool; keeps what beats the incumbent."""
-        solved = _integer_program(self.pool, self.best, time_limit=max(1e-3, self.time_limit - self.clock.seconds),
-                                  seed=self.seed, mip_gap=self.mip_gap)
-        if solved.values is not None:
-            phases = [self.pool.phases[c] for c in np.flatnonzero(solved.values > 0.5)]
-            total = phase_total(phases, self.instance)
-            if total < self.total - 1e-12:
-                self.best, self.total = phases, total
-        return solved.status
+    def improve(self) -> bool:
+        """The integer program over the pool; keeps what beats the incumbent. True when the pool's
+        optimum is certified (`solvers.certify`): the solution partitions the jobs, its cost is what
+        HiGHS reported, and HiGHS's bound is at least our LP bound and at most the incumbent. A
+        failed certificate is retried once without the MIP start."""
+        for use_start in (True, False):
+            remaining = max(1e-3, self.time_limit - self.clock.seconds)
+            solved, kept, costs, columns = _integer_program(self.pool, self.best, time_limit=remaining,
+                                                            seed=self.seed, mip_gap=self.mip_gap,
+                                                            use_start=use_start)
+            chosen = _partition(solved.values, columns)
+            if chosen is not None:
+                phases = [self.pool.phases[kept[c]] for c in chosen]
+                total = phase_total(phases, self.instance)
+                if total < self.total - 1e-12:
+                    self.best, self.total = phases, total
+            if solved.status is not SolveStatus.OPTIMAL:
+                return False
+            recomputed = float(costs[chosen].sum()) if chosen is not None else math.inf
+            claim = Claim(solved.status, solved.objective, solved.bound)
+            problem = check_claim(claim, recomputed, lower=self.lower, upper=self.total, gap=self.mip_gap,
+                                  feasible=chosen is not None)
+            if problem is None:
+                return True
+            self.failed_certificates.append(problem)
+        return False
 
     def columns(self, deadline: float, rows: tuple[CountRow, ...] = ()) -> LpBound:
         return generate_columns(self.instance, self.pool, self.tables, deadline=min(deadline, self.time_limit),
-                                clock=self.clock, seed=self.seed, rows=rows)
+                                clock=self.clock, seed=self.seed, rows=rows, limit=self.time_limit)
 
     def branch(self, root: LpBound, deadline: float) -> tuple[float, list[LpBound] | None]:
         """Best-first branching on phase counts by length (`CountRow`): the bound over every
@@ -190,7 +236,7 @@ class _Search:
             complete = complete and whole
             for _, phase in found:
                 self.pool.add(phase)
-        return self.improve() is SolveStatus.OPTIMAL and complete
+        return self.improve() and complete
 
 
 @register_method(PROBLEM, "milp", exact=True)
@@ -199,22 +245,30 @@ def _milp(instance: PackingInstance, *, time_limit: float, seed: int, mip_gap: f
     """Set partitioning over phases by column generation and HiGHS, started from "greedy" (module docstring)."""
     search = _Search(instance, time_limit, seed, mip_gap)
     root = search.columns(0.3 * time_limit)
+    search.lower = max(search.lower, root.bound)
     search.improve()
-    if not (root.converged or search.closed(root.bound)):
+    if not (root.converged or search.closed(search.lower)):
         # A slow start (large N: the knapsack has (N + 1)^2 states per length): keep generating,
         # the pool growing, for up to 90% of the time; branching needs a converged root anyway.
         later = search.columns(0.9 * time_limit)
         root = later if later.converged or later.bound > root.bound else root
+        search.lower = max(search.lower, root.bound)
         search.improve()
-    bound, proven = root.bound, search.closed(root.bound)
+    bound, proven = search.lower, search.closed(search.lower)
     if not proven and root.converged:
         bound, open_regions = search.branch(root, 0.75 * time_limit)
-        bound = max(bound, root.bound)
+        bound = max(bound, search.lower)
         proven = search.closed(bound)
         if not proven and open_regions is not None and search.clock.seconds < time_limit:
             # The enumeration's integer program may also reach the bound without a full list.
             proven = search.prove(open_regions) or search.closed(bound)
+    if search.failed_certificates and not proven:
+        warnings.warn(UncertifiedResult(f"milp: HiGHS's optimum over the phase pool was not certified "
+                                        f"({search.failed_certificates[0]}): reported as time_limit"), stacklevel=3)
+    best = _polish(search.best, instance)
+    total = phase_total(best, instance)
     if proven:
-        bound = search.total
+        bound = min(total, search.total)
+    bound = min(bound, total)  # a bound is never above a schedule we hold
     status = SolveStatus.OPTIMAL if proven else SolveStatus.TIME_LIMIT
-    return make_schedule(_polish(search.best, instance), instance, status, "milp-columns", search.clock, bound)
+    return make_schedule(best, instance, status, "milp-columns", search.clock, bound)

@@ -125,6 +125,8 @@ def _covering_lp(pool: ColumnPool, rows: tuple[CountRow, ...], levels: np.ndarra
     lagrange = float(duals.sum())
     for t, row in enumerate(rows):
         nu = float(outcome.duals[n + t])
+        if not np.isfinite(row.upper):
+            nu = max(nu, 0.0)  # an at-least row has a nonnegative dual; below 0 is round-off
         shift += nu * (levels >= row.threshold)
         lagrange += min(nu * row.lower, nu * row.upper) if np.isfinite(row.upper) or nu >= 0 else -np.inf
     return outcome.objective, duals, shift, lagrange, outcome.values[:size]
@@ -140,16 +142,31 @@ def _add_best(pool: ColumnPool, tables: LevelTables, duals: np.ndarray, reduced:
     return added
 
 
+def _farley(tables: LevelTables, duals: np.ndarray, held: np.ndarray, rows: tuple[CountRow, ...]) -> float:
+    """Farley's bound, much stronger than the Lagrangian one before convergence: with theta the
+    largest dual weight per second any phase holds (max over lengths L of what the pricing packs
+    into L, over L), duals / theta are feasible for the covering LP's dual, so sum(duals) / theta
+    bounds every schedule. Only without count rows (they price phases by length differently)."""
+    positive = tables.levels > 0
+    if rows or not positive.any():
+        return 0.0
+    theta = float(np.max(held[positive] / tables.levels[positive]))
+    return float(duals.sum()) / theta if theta > 0 else 0.0
+
+
 def generate_columns(instance: PackingInstance, pool: ColumnPool, tables: LevelTables, *, deadline: float,
-                     clock: Stopwatch, seed: int, rows: tuple[CountRow, ...] = ()) -> LpBound:
+                     clock: Stopwatch, seed: int, rows: tuple[CountRow, ...] = (),
+                     limit: float | None = None) -> LpBound:
     """Column generation on the covering LP with the count ``rows``.
 
     For any schedule obeying the rows, its cost is sum(pi) + the rows' dual terms + the sum of its
     phases' reduced costs, so with at most n phases, sum(pi) + (the rows' least dual terms) +
-    n * min(0, least reduced cost) bounds it at every round of full pricing; at convergence the LP
-    value does. With many candidate lengths (large clusters) most rounds price only a sample of
+    n * min(0, least reduced cost) bounds it at every round of full pricing, at convergence too
+    (where it is the LP value up to round-off): the bound never rests on HiGHS's word. With many candidate lengths (large clusters) most rounds price only a sample of
     them (spread evenly, plus the best of the last full pricing); a full pricing runs whenever
-    the sample finds nothing, so convergence is still proven over every length.
+    the sample finds nothing, so convergence is still proven over every length. Stopped by the
+    ``deadline`` between full pricings, it prices the last duals in full once more for the bound,
+    when that fits before ``limit`` (the solve's own time limit) at the pace of the last one.
     """
     scale = float(tables.levels[-1])
     tolerance = 1e-9 * scale
@@ -158,25 +175,47 @@ def generate_columns(instance: PackingInstance, pool: ColumnPool, tables: LevelT
     if size > 8 * PARTIAL_LEVELS:
         sample = np.linspace(0, size - 1, PARTIAL_LEVELS).astype(np.int64)
     state = LpBound(0.0, None, None, False, None, rows)
+    unpriced = None  # the last LP's duals when only a sample of lengths was priced with them
+    pace = None  # seconds one full pricing took
+    estimate = 0.0  # what one would take, from the sampled pricings, before one is timed
     while clock.seconds < deadline:
         solved = _covering_lp(pool, rows, tables.levels, seed, max(1e-3, deadline - clock.seconds))
         if solved is None:
             break
-        value, duals, shift, lagrange, values = solved
+        _, duals, shift, lagrange, values = solved
         if sample is not None:
             part = restricted(tables, sample)
             part_shift = shift[np.unique(sample)]
-            if _add_best(pool, part, duals, part.levels - best_by_level(part, duals) - part_shift, tolerance):
+            started = clock.seconds
+            part_held = best_by_level(part, duals)
+            if pace is None:  # until a full pricing is timed: the sample's pace, scaled to every length
+                estimate = (clock.seconds - started) * size / max(1, part.levels.size)
+            if _add_best(pool, part, duals, part.levels - part_held - part_shift, tolerance):
+                unpriced = (duals, shift, lagrange, values)
                 continue
-        reduced = tables.levels - best_by_level(tables, duals) - shift
+        unpriced = None
+        started = clock.seconds
+        held = best_by_level(tables, duals)
+        pace = clock.seconds - started
+        reduced = tables.levels - held - shift
         least = float(reduced.min())
+        # The bound is ours, not HiGHS's LP value: sum(pi) and the rows' terms, with our own exact
+        # pricing's least reduced cost, bound every schedule whatever the duals' accuracy.
+        proven = max(state.bound, lagrange + instance.jobs * min(0.0, least), _farley(tables, duals, held, rows))
         if least >= -tolerance:
-            return LpBound(max(state.bound, value), duals, shift, True, values, rows)
-        state = LpBound(max(state.bound, lagrange + instance.jobs * least), duals, shift, False, values, rows)
+            return LpBound(proven, duals, shift, True, values, rows)
+        state = LpBound(proven, duals, shift, False, values, rows)
         if sample is not None:
             best = np.argsort(reduced, kind="stable")[:PARTIAL_LEVELS // 2]
             sample = np.unique(np.concatenate([np.linspace(0, size - 1, PARTIAL_LEVELS // 2).astype(np.int64), best]))
         if not _add_best(pool, tables, duals, reduced, tolerance):
             # The pricing's best columns are already in the pool: numerically converged.
-            return LpBound(max(state.bound, value), duals, shift, True, values, rows)
+            return LpBound(state.bound, duals, shift, True, values, rows)
+    if unpriced is not None and (limit is None or clock.seconds + 2 * (pace if pace is not None else estimate) <= limit):
+        # Out of time between full pricings: one more, so that the bound reflects the last duals.
+        duals, shift, lagrange, values = unpriced
+        held = best_by_level(tables, duals)
+        least = float((tables.levels - held - shift).min())
+        bound = max(state.bound, lagrange + instance.jobs * min(0.0, least), _farley(tables, duals, held, rows))
+        state = LpBound(bound, duals, shift, False, values, rows)
     return state

@@ -28,9 +28,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from models import Cluster, InvalidInput, Job
-from models.checks import as_int, as_str
-from solvers.base import Solution, SolveStatus, Stopwatch, relative_gap
-from solvers.registry import method, register_method
+from models.checks import as_int
+from solvers.base import Solution, SolveStatus, Stopwatch, check_time_limit, method_choice, relative_gap
+from solvers.registry import method as find_method
+from solvers.registry import register_method
 
 PROBLEM = "pairs"
 MODES = ("sequential", "concurrent", "overcommit", "alone")
@@ -205,14 +206,21 @@ def _exhaustive(costs: PairCosts, *, time_limit: float, seed: int) -> PairSchedu
 
 
 def schedule_pairs(
-    jobs: Sequence[Job], cluster: Cluster, method_name: str = "milp", *, time_limit: float = 60.0, seed: int = 0
+    jobs: Sequence[Job], cluster: Cluster, method_name: str | None = None, *, method: str | None = None,
+    time_limit: float = 60.0, seed: int = 0,
 ) -> PairSchedule:
-    """Pair the jobs to minimize the total of the groups' times (module docstring)."""
+    """Pair the jobs to minimize the total of the groups' times (module docstring).
+
+    ``method`` names a registered pair method ("milp", the default, "matching" or
+    "exhaustive"); ``method_name``, its older spelling, still works."""
     jobs = list(jobs)
     if not jobs:
         raise InvalidInput("jobs", "need at least one job")
-    method_name = as_str(method_name, "method")
+    chosen = method_choice(method, method_name, "milp")
+    time_limit = check_time_limit(time_limit)
     seed = as_int(seed, "seed", minimum=0)
+    solve = find_method(PROBLEM, chosen).solve
+    clock = Stopwatch()
     costs = pair_costs(jobs, cluster)
-    return method(PROBLEM, method_name).solve(costs, time_limit=time_limit, seed=seed)
-
+    # The limit covers the whole call: what the pair costs took comes off the method's share.
+    return solve(costs, time_limit=max(1e-3, time_limit - clock.seconds), seed=seed)

@@ -169,3 +169,14 @@ def test_cli_plan_bad_solver_writes_nothing(tmp_path):
     assert result.exit_code == 2
     assert "error: --solver: unknown packing method 'magic'; choose from" in result.stderr
     assert not out.exists()
+
+
+def test_make_plan_is_served_by_the_package():
+    """`from planner import make_plan, Plan` (the documented names) is the same function and class as
+    planner.plan's, loaded on first use."""
+    import planner
+    import planner.plan
+
+    assert planner.make_plan is planner.plan.make_plan and planner.Plan is planner.plan.Plan
+    with pytest.raises(AttributeError, match="no_such_name"):
+        planner.no_such_name  # noqa: B018

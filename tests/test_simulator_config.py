@@ -118,7 +118,7 @@ def test_instances_pass_through():
         ("fair", {"pools": ["a"]}, "pools[0]: must be a mapping, got str"),
         ("fair", {"preemption": {"min_share": 3}},
          "preemption.min_share: unknown key; expected one of fair_share_timeout, min_share_timeout, recheck"),
-        ("fair", {"preemption": {"recheck": 0}}, "preemption.recheck: must be > 0, got 0"),
+        ("fair", {"preemption": {"recheck": 0}}, "preemption.recheck: must be >= 0.001, got 0"),
         ("fair", {"preemption": "yes"}, "preemption: must be a mapping"),
         ("fair", {"delay": [15]}, "delay: must be [node_wait, rack_wait] in seconds, got [15]"),
         ("fair", {"delay": [15, -1]}, "delay[1]: must be >= 0, got -1"),

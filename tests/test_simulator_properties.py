@@ -14,6 +14,9 @@ preemption, task-time noise, slot overrides), must satisfy:
 - only eviction counts what it does: ``kills`` is the number of killed
   attempts, ``suspensions`` the number of suspended ones.
 
+Natjam's evictions (kills plus suspensions) also stay within `eviction_bound`, a bound read
+from the input: that is what makes every Natjam combination end.
+
 Schedulers that type slots themselves (``wants_containers``: dynamic FRESH,
 Natjam) run on containers, so copy-compute splitting is never drawn for them;
 FRESH-static runs on typed slots.
@@ -210,20 +213,46 @@ def schedulers(draw, name: str, nodes: int):
         return Fresh(k=draw(st.integers(1, 4)), tau1=draw(st.sampled_from([0.0, 0.8, 1.0])),
                      tau2=draw(st.sampled_from([0.0, 0.6])), dynamic=draw(st.booleans()), delay=delay)
     if name == "natjam":
-        mode = draw(st.sampled_from(["suspend", "kill"]))
-        # MLF with kill can evict for ever: a known open bug (tests/test_natjam.py, skipped test).
-        policies = [None, None, "MDF"] if mode == "kill" else [None, None, "MDF", "MLF"]
         return Natjam(
             job_eviction=draw(st.sampled_from(["MR", "LR", "PR"])),
             task_eviction=draw(st.sampled_from(["SRT", "LRT", "random"])),
-            mode=mode,
+            mode=draw(st.sampled_from(["suspend", "kill"])),
             suspend_overhead=draw(st.sampled_from([0.0, 0.5, 1.35])),
             resume_overhead=draw(st.sampled_from([0.0, 1.0, 3.88])),
-            deadline_policy=draw(st.sampled_from(policies)),
+            deadline_policy=draw(st.sampled_from([None, None, "MDF", "MLF"])),
             min_run=draw(st.sampled_from([None, 0.01, 2.0])),
             delay=delay,
         )
     return SCHEDULERS[name]()
+
+
+def eviction_bound(jobs: list[Job], scheduler: Natjam) -> float:
+    """The most evictions (kills plus suspensions) Natjam's termination rules allow on ``jobs``,
+    read after the run (see the Natjam docstring for the proofs).
+
+    Every policy but MLF with suspensions: evictions for a job are matched by its launches
+    (rule 1) and go down an order of the jobs that never turns (by class, by deadline, or the
+    kills of rule 3), so at most sum (n - k) t_k <= T (n - 1) for T tasks in n jobs. MLF with
+    suspensions: each suspension leaves its task at least banks - resume_overhead seconds less
+    work (rule 4), so at most W / (banks - resume_overhead), W the tasks' first-attempt work
+    (each map at its slowest locality)."""
+    if scheduler.deadline_policy == "MLF" and scheduler.mode == "suspend":
+        work = sum(sum(run.map_times) * max(run.slowdown) + sum(run.reduce_times) for run in scheduler.sim.jobs)
+        return work / (scheduler.banks - scheduler.resume_overhead)
+    return sum(job.map_tasks + job.reduce_tasks for job in jobs) * (len(jobs) - 1)
+
+
+def check_evictions_bounded(result: SimResult, jobs: list[Job], scheduler: Natjam) -> None:
+    """Natjam's evictions stay within `eviction_bound`; under MLF with suspensions every suspended
+    attempt computed ``banks`` seconds before its checkpoint (a reducer from its job's last map)."""
+    assert result.kills + result.suspensions <= eviction_bound(jobs, scheduler)
+    if scheduler.deadline_policy == "MLF" and scheduler.mode == "suspend":
+        for record in result.tasks:
+            if record["fate"] == "suspended":
+                computing = record["start"]
+                if record["kind"] == "reduce":
+                    computing = max(computing, result.job(record["job"])["map_done"])
+                assert record["end"] - computing >= scheduler.banks + scheduler.suspend_overhead - 1e-9, record
 
 
 def containers_for(scheduler) -> bool | None:
@@ -249,6 +278,8 @@ def test_invariants_hold_for_every_scheduler(name, data):
     seed = data.draw(st.integers(0, 3), "seed")
     result = run(jobs, cluster, scheduler, seed=seed, slots=slots, options=options)
     check_invariants(result, jobs)
+    if isinstance(scheduler, Natjam):
+        check_evictions_bounded(result, jobs, scheduler)
 
 
 @FAST
@@ -342,10 +373,12 @@ def test_copy_compute_is_refused_for_schedulers_on_containers(name):
 def test_natjam_evictions_keep_every_invariant(jobs, cluster, scheduler, options, seed):
     """Natjam with every policy, with a production job (priority 2) arriving at 0.5 s beside the
     random ones, so that evictions happen: suspended and killed attempts are re-run (a suspended
-    one for its work left plus the resume overhead) and every invariant holds."""
+    one for its work left plus the resume overhead) and every invariant holds. Every combination,
+    MLF with kills included, ends (under `run`'s alarm) within `eviction_bound`."""
     jobs = [*jobs, Job("urgent", 3, 2, 2.0, 2.0, submit=0.5, priority=2, deadline=20.0)]
     result = run(jobs, cluster, scheduler, seed=seed, options=options)
     check_invariants(result, jobs)
+    check_evictions_bounded(result, jobs, scheduler)
     assert result.wasted_work == pytest.approx(result.killed_work + result.overhead_seconds)
     if scheduler.mode == "kill":
         assert result.suspensions == 0 and result.overhead_seconds == 0.0

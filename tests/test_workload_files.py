@@ -113,7 +113,13 @@ def test_write_atomic_leaves_no_temporary_and_keeps_old_on_failure(tmp_path, mon
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "fsync", fail)
-    with pytest.raises(OSError, match="No space"):
+    # a write that fails is the output path's problem, named like any other (exit status 2)
+    with pytest.raises(InvalidInput, match=r"plan\.json: \(output\): cannot write here: No space left on device$"):
         write_atomic(target, json.dumps({"ok": 2}))
     assert json.loads(target.read_text()) == {"ok": 1}
     assert sorted(os.listdir(target.parent)) == ["plan.json"]
+    monkeypatch.undo()
+    with pytest.raises(InvalidInput, match=r"out: \(output\): is a folder; give a file name$"):
+        write_atomic(target.parent, "{}")
+    with pytest.raises(InvalidInput, match=r"cannot write here: a parent of it is a file, not a folder$"):
+        write_atomic(target / "inner.json", "{}")

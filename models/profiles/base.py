@@ -7,7 +7,7 @@ from typing import Any
 
 from sklearn.utils.validation import check_is_fitted
 
-from models.checks import as_mapping, as_str
+from models.checks import as_mapping, as_str, shown
 from models.errors import InvalidInput, NotFittedError
 
 
@@ -36,7 +36,7 @@ _KINDS: dict[str, ProfileKind] = {}
 
 def register_profile_kind(kind: ProfileKind) -> ProfileKind:
     if kind.name in _KINDS:
-        raise InvalidInput("name", f"profile kind {kind.name!r} is already registered")
+        raise InvalidInput("name", f"profile kind {shown(kind.name)} is already registered")
     _KINDS[kind.name] = kind
     return kind
 
@@ -55,7 +55,7 @@ def profile_from_dict(data: object) -> Any:
     writable = sorted(k for k, v in _KINDS.items() if v.from_dict is not None)
     kind = _KINDS.get(name)
     if kind is None or kind.from_dict is None:
-        raise InvalidInput("kind", f"unknown profile kind {name!r} in a file; file kinds: {', '.join(writable)}")
+        raise InvalidInput("kind", f"unknown profile kind {shown(name)} in a file; file kinds: {', '.join(writable)}")
     return kind.from_dict(mapping)
 
 

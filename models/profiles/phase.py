@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from models.checks import as_float, as_int, as_str
+from models.checks import as_float, as_int, as_str, key_name, shown
 from models.errors import InvalidInput
 from models.job import Job
 from models.profiles.base import require_fitted
@@ -73,7 +73,7 @@ class PhaseProfile(BaseEstimator):
             raise InvalidInput("records", "no successful task records to fit")
         for job, kinds in stats.items():
             if len(kinds["map"]) < min_tasks:
-                raise InvalidInput("records", f"job {job!r} has {len(kinds['map'])} map tasks, need {min_tasks}")
+                raise InvalidInput("records", f"job {shown(job)} has {len(kinds['map'])} map tasks, need {min_tasks}")
         origin = min(first_start.values())
         names = sorted(stats, key=lambda name: (first_start[name], name))
         self.jobs_ = tuple(names)
@@ -87,18 +87,15 @@ class PhaseProfile(BaseEstimator):
     def to_jobs(self, **fields: Any) -> list[Job]:
         """One `Job` per fitted job; extra ``fields`` (pool, intensity, ...) apply to all."""
         require_fitted(self, "jobs_")
-        return [
-            Job(
-                name=name,
-                map_tasks=int(self.map_tasks_[i]),
-                reduce_tasks=int(self.reduce_tasks_[i]),
-                map_time=float(self.map_time_[i]),
-                reduce_time=float(self.reduce_time_[i]),
-                submit=float(self.submit_[i]),
-                **fields,
-            )
-            for i, name in enumerate(self.jobs_)
-        ]
+        jobs = []
+        for i, name in enumerate(self.jobs_):
+            try:
+                jobs.append(Job(name=name, map_tasks=int(self.map_tasks_[i]), reduce_tasks=int(self.reduce_tasks_[i]),
+                                map_time=float(self.map_time_[i]), reduce_time=float(self.reduce_time_[i]),
+                                submit=float(self.submit_[i]), **fields))
+            except InvalidInput as error:  # e.g. a mean task time beyond the limits: say whose
+                raise InvalidInput(f"{key_name(name)}.{error.field}", error.problem) from None
+        return jobs
 
     def __call__(self, n: int, job: str | None = None) -> float:
         require_fitted(self, "jobs_")
@@ -109,7 +106,7 @@ class PhaseProfile(BaseEstimator):
         elif job in self.jobs_:
             i = self.jobs_.index(job)
         else:
-            raise InvalidInput("job", f"unknown job {job!r}")
+            raise InvalidInput("job", f"unknown job {shown(job)}")
         slots = as_int(n, "n", minimum=1)
         return wave_runtime(
             int(self.map_tasks_[i]),
@@ -145,7 +142,7 @@ def _parse_row(row: object) -> tuple[str, str, float, float] | None:
     job = as_str(str(row["job"]) if isinstance(row["job"], (int, np.integer)) else row["job"], "job")
     kind = as_str(row[kind_key], kind_key).strip().lower()
     if kind not in TASK_KINDS:
-        raise InvalidInput(kind_key, f"must be map or reduce, got {row[kind_key]!r}")
+        raise InvalidInput(kind_key, f"must be map or reduce, got {shown(row[kind_key])}")
     start = as_float(row["start"], "start")
     end = as_float(row["end"], "end")
     if end < start:

@@ -8,8 +8,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import validate_data
 
-from models.checks import as_float, check_keys
+from models.checks import as_float, check_keys, shown
 from models.errors import ExtrapolationWarning, InvalidInput
+from models.limits import MAX_EXPONENT, MAX_SECONDS, MAX_VMS, MIN_TASK_SECONDS
 from models.profiles.base import require_fitted
 
 # Predictions this far outside the observed range (relative) still count as inside:
@@ -81,7 +82,7 @@ class PowerLawProfile(RegressorMixin, BaseEstimator):
             raise InvalidInput("n", f"this profile has {self.n_features_in_} features; use predict(X)")
         values = np.asarray(n, dtype=np.float64)
         if np.any(values <= 0) or not np.all(np.isfinite(values)):
-            raise InvalidInput("n", f"must be finite and > 0, got {n!r}")
+            raise InvalidInput("n", f"must be finite and > 0, got {shown(n)}")
         self._warn_if_outside(values.reshape(-1, 1))
         result = self.a_ * values**self.b_
         return float(result) if result.ndim == 0 else result
@@ -107,11 +108,13 @@ class PowerLawProfile(RegressorMixin, BaseEstimator):
 
         Without an observed range it never warns about extrapolation.
         """
-        a = as_float(a, "a", above=0.0)
-        b = as_float(b, "b")
+        a = as_float(a, "a", above=0.0, maximum=MAX_SECONDS)
+        if a < MIN_TASK_SECONDS:
+            raise InvalidInput("a", f"must be >= {MIN_TASK_SECONDS:g} (seconds on one node), got {shown(a)}")
+        b = as_float(b, "b", minimum=-MAX_EXPONENT, maximum=MAX_EXPONENT)
         profile = cls(warn_extrapolation=nodes_min is not None or nodes_max is not None)
-        low = as_float(nodes_min, "nodes_min", above=0.0) if nodes_min is not None else 0.0
-        high = as_float(nodes_max, "nodes_max", above=0.0) if nodes_max is not None else np.inf
+        low = as_float(nodes_min, "nodes_min", above=0.0, maximum=MAX_VMS) if nodes_min is not None else 0.0
+        high = as_float(nodes_max, "nodes_max", above=0.0, maximum=MAX_VMS) if nodes_max is not None else np.inf
         if low > high:
             raise InvalidInput("nodes_min", f"must be <= nodes_max ({high:g}), got {low:g}")
         profile.a_ = a

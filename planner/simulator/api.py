@@ -8,6 +8,7 @@ from dataclasses import replace
 from models import Cluster, Job, Workload
 from models.checks import as_int
 from models.errors import InvalidInput
+from planner.limits import check_heartbeats
 from planner.simulator.core import Simulation
 from planner.simulator.options import SimOptions
 from planner.simulator.result import SimResult
@@ -52,5 +53,7 @@ def simulate(
         slots=slots,
         options=options,
     )
+    # A run whose heartbeats alone would take hours is refused before it starts (MAX_HEARTBEATS).
+    check_heartbeats(jobs.jobs, cluster, tuple(slots) if slots is not None else None)
     sim.run()
     return SimResult.from_simulation(sim)

@@ -20,13 +20,16 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import numbers
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from models.checks import as_mapping, as_str, check_keys
+from models.checks import as_mapping, as_str, check_keys, key_name, shown
 from models.errors import InvalidInput
 from models.fileio import read_mapping
+from models.limits import MAX_JOBS, MAX_TOTAL_SLOTS, MAX_WEIGHT, MIN_WEIGHT
+from planner.limits import MAX_SETTING, MIN_RECHECK
 from planner.simulator.locality import DelayScheduling
 from planner.simulator.options import SimOptions
 from planner.simulator.schedulers.base import SCHEDULERS, Scheduler
@@ -48,7 +51,7 @@ _OPTION_KEYS = tuple(field.name for field in dataclasses.fields(SimOptions))
 def scheduler_class(name: object) -> type[Scheduler]:
     """The registered scheduler class called ``name``."""
     if not isinstance(name, str) or name not in SCHEDULERS:
-        raise InvalidInput("scheduler", f"unknown scheduler {name!r}; known: {', '.join(sorted(SCHEDULERS))}")
+        raise InvalidInput("scheduler", f"unknown scheduler {shown(name)}; known: {', '.join(sorted(SCHEDULERS))}")
     return SCHEDULERS[name]
 
 
@@ -69,14 +72,18 @@ def delay_from_value(value: object, field: str = "delay") -> DelayScheduling | N
         return value or None
     if isinstance(value, (list, tuple)):
         if len(value) != 2:
-            raise InvalidInput(field, f"must be [node_wait, rack_wait] in seconds, got {list(value)!r}")
+            raise InvalidInput(field, f"must be [node_wait, rack_wait] in seconds, got {shown(list(value))}")
+        for position, wait in enumerate(value):
+            _within(wait, f"{field}[{position}]", MAX_SETTING)
         return _rename(lambda: DelayScheduling(value[0], value[1]), {"delay.node_wait": f"{field}[0]",
                                                                      "delay.rack_wait": f"{field}[1]"})
     if isinstance(value, Mapping):
         check_keys(dict(value), _DELAY_KEYS, field, required=("node_wait", "rack_wait"))
+        for key in ("node_wait", "rack_wait"):
+            _within(value[key], f"{field}.{key}", MAX_SETTING)
         return _rename(lambda: DelayScheduling(**value), {f"delay.{key}": f"{field}.{key}" for key in _DELAY_KEYS})
     raise InvalidInput(
-        field, f"must be [node_wait, rack_wait] or a mapping with node_wait and rack_wait, got {value!r}"
+        field, f"must be [node_wait, rack_wait] or a mapping with node_wait and rack_wait, got {shown(value)}"
     )
 
 
@@ -98,8 +105,10 @@ def preemption_from_value(value: object, field: str = "preemption") -> Preemptio
         return Preemption()
     if isinstance(value, Mapping):
         check_keys(dict(value), _PREEMPTION_KEYS, field)
+        for key in ("min_share_timeout", "fair_share_timeout", "recheck"):
+            _within(value.get(key), f"{field}.{key}", MAX_SETTING, least=MIN_RECHECK if key == "recheck" else None)
         return _rename(lambda: Preemption(**value), {f"preemption.{key}": f"{field}.{key}" for key in _PREEMPTION_KEYS})
-    raise InvalidInput(field, f"must be a mapping of {', '.join(_PREEMPTION_KEYS)}, true or false, got {value!r}")
+    raise InvalidInput(field, f"must be a mapping of {', '.join(_PREEMPTION_KEYS)}, true or false, got {shown(value)}")
 
 
 #: How each known setting turns from plain data into what the constructors take.
@@ -122,12 +131,14 @@ def scheduler_from_dict(name: str, data: Mapping[str, Any] | None = None) -> Sch
     cls = scheduler_class(name)
     settings = as_mapping({} if data is None else dict(data), "")
     allowed = setting_names(name)
-    for key in settings:
+    for key, value in settings.items():
         if key not in allowed:
             raise InvalidInput(
-                str(key),
+                key_name(key),
                 f"unknown key for the {name} scheduler; expected one of {', '.join(sorted(allowed)) or '(none)'}",
             )
+        if key not in CONVERTERS:  # the constructor checks the type; the size is ours (overheads, k, ...)
+            _within(value, key_name(key), MAX_SETTING, magnitude=True)
     arguments = {
         key: CONVERTERS[key](value, key) if key in CONVERTERS else value for key, value in settings.items()
     }
@@ -162,7 +173,7 @@ def settings_from_dict(
         as_str(named, "scheduler")
         scheduler_class(named)
         if scheduler is not None and scheduler != named:
-            raise InvalidInput("scheduler", f"the settings are for {named!r}, but {scheduler!r} was asked for")
+            raise InvalidInput("scheduler", f"the settings are for {shown(named)}, but {shown(scheduler)} was asked for")
     name = named or scheduler or DEFAULT_SCHEDULER
     scheduler_class(name)
     own = {key: value for key, value in mapping.items() if key not in FILE_KEYS}
@@ -170,7 +181,7 @@ def settings_from_dict(
     for key in own:
         if key not in allowed:
             expected = ", ".join(sorted({*allowed, *FILE_KEYS}))
-            raise InvalidInput(str(key), f"unknown key for the {name} scheduler; expected one of {expected}")
+            raise InvalidInput(key_name(key), f"unknown key for the {name} scheduler; expected one of {expected}")
     if delay is not None:
         own["delay"] = delay
     options = options_from_dict(mapping["options"]) if mapping.get("options") is not None else None
@@ -229,7 +240,7 @@ def _entries(
     if value is None:
         return None
     if not isinstance(value, (list, tuple)):
-        raise InvalidInput(field, f"must be a list of {noun}s (mappings with {', '.join(keys)}), got {value!r}")
+        raise InvalidInput(field, f"must be a list of {noun}s (mappings with {', '.join(keys)}), got {shown(value)}")
     made = []
     for position, entry in enumerate(value):
         where = f"{field}[{position}]"
@@ -238,12 +249,33 @@ def _entries(
             continue
         mapping = as_mapping(entry, where)
         check_keys(mapping, keys, where, required=required)
+        for key, maximum in _ENTRY_LIMITS.items():
+            if key in mapping and mapping[key] is not None:
+                _within(mapping[key], f"{where}.{key}", maximum, least=MIN_WEIGHT if key == "weight" else None)
         name = mapping["name"]
         renames = {f"{noun}.name": f"{where}.name"}
         if isinstance(name, str):
             renames.update({f"{field}.{name}.{key}": f"{where}.{key}" for key in keys})
         made.append(_rename(lambda mapping=mapping: cls(**mapping), renames))
     return made
+
+
+#: Upper limits of pool fields (a queue's are fractions its constructor bounds).
+_ENTRY_LIMITS = {"weight": MAX_WEIGHT, "min_map": MAX_TOTAL_SLOTS, "min_reduce": MAX_TOTAL_SLOTS,
+                 "max_running": MAX_JOBS}
+
+
+def _within(value: object, field: str, maximum: float, *, least: float | None = None, magnitude: bool = False) -> None:
+    """Refuse a number beyond a limit before a constructor sees it (the constructors, some of them
+    elsewhere, check types and lower bounds; ``least`` refuses positive values below it). Values
+    that are not numbers are left to them."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return
+    if value > maximum or (magnitude and value < -maximum):
+        bound = f"at most {maximum:g} in magnitude" if magnitude else f"<= {maximum:g}"
+        raise InvalidInput(field, f"must be {bound}, got {shown(value)}")
+    if least is not None and 0 < value < least:
+        raise InvalidInput(field, f"must be >= {least:g}, got {shown(value)}")
 
 
 def _rename(build: Callable[[], Any], renames: dict[str, str]) -> Any:

@@ -9,6 +9,7 @@ import numpy as np
 from models import Cluster
 from models.checks import as_int
 from models.errors import InvalidInput
+from models.limits import MAX_TOTAL_SLOTS
 
 MAP, REDUCE, ANY = 0, 1, 2
 KIND_NAMES = ("map", "reduce", "any")
@@ -60,8 +61,8 @@ def build_layout(
     else:
         if not isinstance(slots, (tuple, list)) or len(slots) != 2:
             raise InvalidInput("slots", f"must be (map_slots, reduce_slots), got {slots!r}")
-        total_map = as_int(slots[0], "slots.map", minimum=0)
-        total_reduce = as_int(slots[1], "slots.reduce", minimum=0)
+        total_map = as_int(slots[0], "slots.map", minimum=0, maximum=MAX_TOTAL_SLOTS)
+        total_reduce = as_int(slots[1], "slots.reduce", minimum=0, maximum=MAX_TOTAL_SLOTS - total_map)
         if total_map + total_reduce == 0 or (total_map == 0 and not containers):
             raise InvalidInput("slots.map", f"must be >= 1, got {total_map}")
         maps, reduces = spread(total_map, nodes), spread(total_reduce, nodes)

@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from models.checks import as_float, as_int
+from models.checks import as_float, as_int, key_name, shown
 from models.errors import InvalidInput
 from models.job import INTENSITIES
+from models.limits import MAX_SECONDS, MAX_SLOTS_PER_NODE, MAX_TASKS, MIN_TASK_SECONDS
+from planner.limits import MAX_LOCALITY_FACTOR, MAX_TASK_TIME_CV
 
 #: How much longer a rack-local map runs than a node-local one, by job intensity.
 RACK_FACTOR = MappingProxyType({"cpu": 1.05, "balanced": 1.2, "io": 1.5})
@@ -54,14 +56,14 @@ class SimOptions:
         put = object.__setattr__
         slowstart = as_float(self.reduce_slowstart, "reduce_slowstart", minimum=0.0)
         if slowstart > 1.0:
-            raise InvalidInput("reduce_slowstart", f"must be <= 1, got {self.reduce_slowstart!r}")
+            raise InvalidInput("reduce_slowstart", f"must be <= 1, got {shown(self.reduce_slowstart)}")
         put(self, "reduce_slowstart", slowstart)
-        put(self, "task_time_cv", as_float(self.task_time_cv, "task_time_cv", minimum=0.0))
+        put(self, "task_time_cv", as_float(self.task_time_cv, "task_time_cv", minimum=0.0, maximum=MAX_TASK_TIME_CV))
         put(self, "rack_factor", _factors(self.rack_factor, "rack_factor", RACK_FACTOR))
         put(self, "off_rack_factor", _factors(self.off_rack_factor, "off_rack_factor", OFF_RACK_FACTOR))
         for name in ("containers", "assign_multiple"):
             if not isinstance(getattr(self, name), bool):
-                raise InvalidInput(name, f"must be true or false, got {getattr(self, name)!r}")
+                raise InvalidInput(name, f"must be true or false, got {shown(getattr(self, name))}")
         if self.task_times is not None:
             put(self, "task_times", _task_times(self.task_times))
         if self.copy_compute is not None:
@@ -97,21 +99,22 @@ class SimOptions:
 
 def _factors(value: object, name: str, defaults: Mapping[str, float]) -> MappingProxyType:
     if not isinstance(value, Mapping):
-        raise InvalidInput(name, f"must map intensities ({', '.join(INTENSITIES)}) to factors, got {value!r}")
-    unknown = sorted(set(value) - set(INTENSITIES))
+        raise InvalidInput(name, f"must map intensities ({', '.join(INTENSITIES)}) to factors, got {shown(value)}")
+    unknown = sorted((key for key in value if key not in INTENSITIES), key=str)
     if unknown:
-        raise InvalidInput(f"{name}.{unknown[0]}", f"unknown intensity; known: {', '.join(INTENSITIES)}")
+        raise InvalidInput(f"{name}.{key_name(unknown[0])}",
+                           f"unknown intensity; known: {', '.join(INTENSITIES)}")
     merged = dict(defaults)
     for key, factor in value.items():
-        merged[key] = as_float(factor, f"{name}.{key}", minimum=1.0)
+        merged[key] = as_float(factor, f"{name}.{key}", minimum=1.0, maximum=MAX_LOCALITY_FACTOR)
     return MappingProxyType(merged)
 
 
 def _copy_compute(value: object) -> tuple[int, int]:
     if not isinstance(value, (tuple, list)) or len(value) != 2:
-        raise InvalidInput("copy_compute", f"must be (max_reducers, max_computing), got {value!r}")
-    reducers = as_int(value[0], "copy_compute.max_reducers", minimum=1)
-    computing = as_int(value[1], "copy_compute.max_computing", minimum=1)
+        raise InvalidInput("copy_compute", f"must be (max_reducers, max_computing), got {shown(value)}")
+    reducers = as_int(value[0], "copy_compute.max_reducers", minimum=1, maximum=MAX_SLOTS_PER_NODE)
+    computing = as_int(value[1], "copy_compute.max_computing", minimum=1, maximum=MAX_SLOTS_PER_NODE)
     if computing > reducers:
         raise InvalidInput("copy_compute.max_computing", f"must be <= max_reducers ({reducers}), got {computing}")
     return reducers, computing
@@ -119,13 +122,18 @@ def _copy_compute(value: object) -> tuple[int, int]:
 
 def _task_times(value: object) -> MappingProxyType:
     if not isinstance(value, Mapping):
-        raise InvalidInput("task_times", f"must map job names to {{'map': [...], 'reduce': [...]}}, got {value!r}")
+        raise InvalidInput("task_times", f"must map job names to {{'map': [...], 'reduce': [...]}}, got {shown(value)}")
     checked = {}
     for name, kinds in value.items():
+        where = f"task_times.{key_name(name)}"
         if not isinstance(kinds, Mapping) or set(kinds) - {"map", "reduce"}:
-            raise InvalidInput(f"task_times.{name}", "must map 'map' and/or 'reduce' to lists of seconds")
+            raise InvalidInput(where, "must map 'map' and/or 'reduce' to lists of seconds")
+        for kind, times in kinds.items():
+            if not isinstance(times, Sequence) or isinstance(times, str) or len(times) > MAX_TASKS:
+                raise InvalidInput(f"{where}.{kind}", f"must be a list of at most {MAX_TASKS:,} seconds")
         checked[name] = MappingProxyType({
-            kind: tuple(as_float(t, f"task_times.{name}.{kind}[{i}]", above=0.0) for i, t in enumerate(times))
+            kind: tuple(as_float(t, f"{where}.{kind}[{i}]", minimum=MIN_TASK_SECONDS, maximum=MAX_SECONDS)
+                        for i, t in enumerate(times))
             for kind, times in kinds.items()
         })
     return MappingProxyType(checked)

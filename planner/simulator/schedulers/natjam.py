@@ -48,11 +48,50 @@ class Natjam(Scheduler):
     deadline rank last.
 
     An attempt is evicted only after it has run ``min_run`` seconds (default
-    twice the two overheads, at least `MIN_RUN`), so every start makes progress and eviction
-    cannot cycle for ever; under MLF a task is evicted only if its job keeps
-    more laxity than the head job after paying the task's remaining time and
-    the overheads (laxities move as tasks are evicted; without this two jobs
-    take turns evicting each other).
+    twice the two overheads, at least `MIN_RUN`), so every start makes progress;
+    under MLF a task is evicted only if its job keeps more laxity than the head
+    job after paying the task's remaining time and the overheads (a margin:
+    laxities move as tasks are evicted).
+
+    Termination. Evictions stop on any input, by four rules:
+
+    1. Evictions are matched by launches (every policy). ``_owed[j]`` counts the
+       containers taken back for job j that j has not launched a task since; a
+       job may have containers taken back for it only while that count stays
+       below its pending tasks. Without it a container freed for j and taken by
+       another job (j declined it under delay scheduling, or a heartbeat offered
+       it later, to someone else) is taken back again min_run later, again and
+       again, throwing work away each time.
+    2. Eviction agrees with selection (MLF). A task is evicted only if its job,
+       its laxity recomputed with the eviction done (a kill puts the task's whole
+       work back, a suspension adds the resume overhead; the rate of progress
+       drops with it), still ranks after the head. Otherwise the freed container
+       goes straight back to the victim (the paper found the same thrashing when
+       selection disagreed with eviction). This was the endless MLF kill loop:
+       a job whose maps had run at twice the even share lost them, its rate fell
+       to the even share, it out-ranked the head at once and relaunched, and
+       min_run later the same again (1.26 million kills in 60 s).
+    3. No kill is undone (MLF, kill mode). Once a task of V was killed for H, no
+       task of H, nor of a job that (transitively) had tasks killed for H, is
+       killed for V: the kill relation stays acyclic. Laxities drift with time,
+       so without it H and V may take turns killing each other's attempts, each
+       kill throwing work away (the paper's "lockstep" of MLF, affordable only
+       when progress is kept).
+    4. Suspensions bank progress (MLF, suspend mode). An attempt is suspended only
+       once it has computed for ``banks`` = max(min_run, resume_overhead +
+       MIN_RUN) seconds (a reducer still copying has computed nothing), so each
+       suspension leaves its task at least ``banks - resume_overhead`` >= MIN_RUN
+       seconds less work. MLF may then alternate jobs (the lockstep) but not for
+       ever. With the default min_run this changes nothing for maps.
+
+    Bounds, for T tasks in n jobs. Except under MLF with suspensions, evictions
+    only go down an order of the jobs that never turns (production over
+    research, MDF's deadlines, or rule 3's kills). By rule 1 the evictions made
+    for the k-th job are at most its launches: its t_k tasks plus the evictions
+    of its own attempts, all made for jobs above it. Weighting an eviction from
+    the i-th job to the j-th (i < j) by j - i >= 1 and summing gives at most
+    sum_k (n - k) t_k <= T (n - 1) evictions. MLF with suspensions: by rule 4 at
+    most W / (banks - resume_overhead), W the tasks' first-attempt work.
     """
 
     name = "natjam"
@@ -70,12 +109,20 @@ class Natjam(Scheduler):
         self.resume_overhead = as_float(resume_overhead, "resume_overhead", minimum=0.0)
         default_run = max(2 * (self.suspend_overhead + self.resume_overhead), MIN_RUN)
         self.min_run = default_run if min_run is None else as_float(min_run, "min_run", minimum=MIN_RUN)
+        #: Rule 4: the seconds an attempt computes before MLF may suspend it (more than it adds back).
+        self.banks = max(self.min_run, self.resume_overhead + MIN_RUN)
         self.deadline_policy = None if deadline_policy is None else as_str(
             deadline_policy, "deadline_policy", choices=DEADLINE_POLICIES)
         self.jobs: list[JobRun] = []
         self.rng = np.random.default_rng(0)
-        self._head_laxity = 0.0
+        self._owed: dict[int, int] = {}  # rule 1: job index -> containers taken back for it, not launched on
+        self._outranks: dict[int, set[int]] = {}  # rule 3: job index -> jobs that had tasks killed for it
+        # Per settle (MLF): the head's rank key, the victims' laxities less the margins paid so far,
+        # the work put back into each victim job so far, and the running attempts' work left.
+        self._head_key: tuple[float, float, str] = (0.0, 0.0, "")
         self._laxities: dict[int, float] = {}
+        self._extra: dict[int, float] = {}
+        self._running: dict[int, float] = {}
         self._protected_until = math.inf
 
     def __repr__(self) -> str:
@@ -94,6 +141,7 @@ class Natjam(Scheduler):
         if sim.kinds_present != (ANY,):
             raise InvalidInput("options.containers", "Natjam schedules containers: use SimOptions(containers=True)")
         self.jobs = []
+        self._owed, self._outranks = {}, {}
         self.rng = np.random.default_rng([sim.seed, 0x4E4A])  # PR draws: seeded, apart from the placement streams
 
     def job_arrived(self, job: JobRun, now: float) -> None:
@@ -101,6 +149,7 @@ class Natjam(Scheduler):
 
     def job_finished(self, job: JobRun, now: float) -> None:
         self.jobs.remove(job)
+        self._owed.pop(job.index, None)  # its kills stay in _outranks: rule 3's order is over the whole run
 
     # -- order ---------------------------------------------------------------------------
     def ranked(self, now: float) -> list[JobRun]:
@@ -113,16 +162,18 @@ class Natjam(Scheduler):
         return sorted(self.jobs, key=lambda job: (job.priority < PRODUCTION, job.priority < PRODUCTION
                                                   and not job.left, *fifo_key(job)))
 
-    def laxity(self, job: JobRun, now: float, running_left: dict[int, float] | None = None) -> float:
-        """Deadline minus projected completion: the job's remaining work at the rate it has
-        progressed so far (at least its even share of the containers)."""
+    def laxity(self, job: JobRun, now: float, running_left: dict[int, float] | None = None,
+               extra: float = 0.0) -> float:
+        """Deadline minus projected completion: the job's remaining work (plus ``extra`` seconds,
+        what evictions would put back) at the rate it has progressed so far (at least its even
+        share of the containers)."""
         if job.deadline is None:
             return math.inf
         if running_left is None:
             running_left = self._running_left(now)
         spec = job.job
         left = (job.pending_maps * spec.map_time + job.pending_reduces * spec.reduce_time
-                + running_left.get(job.index, 0.0))
+                + running_left.get(job.index, 0.0) + extra)
         for (kind, _), seconds in job.left.items():  # suspended tasks: their work left, not a whole task
             left += seconds - (spec.map_time if kind == MAP else spec.reduce_time)
         total = job.maps * spec.map_time + job.reduces * spec.reduce_time
@@ -154,6 +205,9 @@ class Natjam(Scheduler):
             if job.pending(kind):
                 launch = self._resume_here(job, node) or self.take(job, node, kind, now)
                 if launch is not None:
+                    owed = self._owed.get(job.index)
+                    if owed:  # rule 1: a container taken back for this job is used
+                        self._owed[job.index] = owed - 1
                     return launch
         return None
 
@@ -182,43 +236,49 @@ class Natjam(Scheduler):
             position = order.index(head)
             urgent, victims = [head], order[position + 1 :]
             if self.deadline_policy == "MLF":
-                running_left = self._running_left(now)
-                self._head_laxity = self.laxity(head, now, running_left)
+                self._running = running_left = self._running_left(now)
+                self._head_key = (self.laxity(head, now, running_left), head.submit, head.name)
                 self._laxities = {job.index: self.laxity(job, now, running_left) for job in victims}
+                self._extra = {}
         wanted = sum(job.pending(ANY) for job in urgent) - sim.free_count[ANY] - len(sim.suspending)
         self._protected_until = math.inf
-        while wanted > 0:
-            slot = self._victim(victims, now)
-            if slot is None:
-                # Look again when a protected attempt has run min_run (nothing else may happen then).
-                return None if self._protected_until == math.inf else self._protected_until
-            if self.mode == "kill":
-                sim.kill(slot, now)
-            else:
-                sim.suspend(slot, now, self.suspend_overhead, self.resume_overhead)
-            wanted -= 1
+        for job in urgent:
+            # Rule 1: no more containers taken back for a job than it has pending tasks not yet
+            # covered by containers already taken back for it.
+            for _ in range(min(wanted, job.pending(ANY) - self._owed.get(job.index, 0))):
+                slot = self._victim(job, victims, now)
+                if slot is None:
+                    # Look again when a protected attempt has run min_run (and, rule 4, banked enough):
+                    # nothing else may happen then.
+                    return None if self._protected_until == math.inf else self._protected_until
+                if self.mode == "kill":
+                    if self.deadline_policy == "MLF":
+                        self._outranks.setdefault(job.index, set()).add(sim.slot_run[slot][0].index)
+                    sim.kill(slot, now)
+                else:
+                    sim.suspend(slot, now, self.suspend_overhead, self.resume_overhead)
+                self._owed[job.index] = self._owed.get(job.index, 0) + 1
+                wanted -= 1
         return None
 
-    def _victim(self, victims: list[JobRun], now: float) -> int | None:
+    def _victim(self, head: JobRun, victims: list[JobRun], now: float) -> int | None:
         sim = self.sim
         held: dict[int, list[int]] = {}
         for slot in sim.running_slots():
-            # An attempt runs at least `min_run` seconds (and some time at all) before it can be
-            # evicted: every start then makes progress, so eviction cannot go round in circles.
             if slot in sim.suspending or sim.slot_run[slot][0] not in victims:
                 continue
-            start = sim.slot_run[slot][3]
-            if now >= start + self.min_run:  # the very sum settle asks to be woken at
+            ready = self._evictable_at(slot)
+            if now >= ready:  # the very sum settle asks to be woken at
                 held.setdefault(sim.slot_run[slot][0].index, []).append(slot)
             else:
-                self._protected_until = min(self._protected_until, start + self.min_run)
+                self._protected_until = min(self._protected_until, ready)
         candidates = [job for job in victims if held.get(job.index)]
+        if self.deadline_policy == "MLF":
+            candidates = [job for job in candidates if self._laxities[job.index] > self._head_key[0]]
+            if self.mode == "kill":  # rule 3: never kill for head a task of a job ranked above it by kills
+                candidates = [job for job in candidates if not self._kills_ranked(job.index, head.index)]
         if not candidates:
             return None
-        if self.deadline_policy == "MLF":
-            candidates = [job for job in candidates if self._laxities[job.index] > self._head_laxity]
-            if not candidates:
-                return None
         if self.deadline_policy is not None:
             job = candidates[-1]  # the lowest-ranked job holding containers
         elif self.job_eviction == "MR":
@@ -230,21 +290,64 @@ class Natjam(Scheduler):
             job = candidates[int(self.rng.choice(len(candidates), p=weights / weights.sum()))]
         slots = sorted(held[job.index])
         if self.deadline_policy == "MLF":
-            # Laxities move as tasks are evicted: evict a task only if its job keeps more slack than
-            # the head after losing the task's remaining time and the overheads, or two jobs would
-            # take turns evicting each other for ever.
-            slack = self._laxities[job.index] - self._head_laxity
-            slots = [slot for slot in slots if slack > self._eviction_cost(slot, now)]
+            # The margin: the job keeps more slack than the head after losing the task's remaining
+            # time and the overheads. Rule 2: and it still ranks after the head once evicted.
+            slack = self._laxities[job.index] - self._head_key[0]
+            slots = [slot for slot in slots
+                     if slack > self._eviction_cost(slot, now) and self._key_after(job, slot, now) > self._head_key]
             if not slots:
                 return None
             chosen = self._by_task_policy(slots, now)
             self._laxities[job.index] -= self._eviction_cost(chosen, now)
+            self._extra[job.index] = self._extra.get(job.index, 0.0) + self._work_back(chosen, now)
             return chosen
         return self._by_task_policy(slots, now)
 
+    def _evictable_at(self, slot: int) -> float:
+        """When the attempt on ``slot`` may first be evicted: once it has run ``min_run``; under MLF
+        with suspensions, also once it has computed ``banks`` seconds (rule 4; never while copying)."""
+        sim = self.sim
+        job, kind, _, start, _ = sim.slot_run[slot]
+        ready = start + self.min_run
+        if self.deadline_policy != "MLF" or self.mode == "kill":
+            return ready
+        if kind == MAP:
+            return max(ready, start + self.banks)
+        if slot in job.copying or job.map_done is None:
+            return math.inf  # it computes once the job's last map ends: an event settle will see
+        return max(ready, max(start, job.map_done) + self.banks)
+
+    def _kills_ranked(self, above: int, below: int) -> bool:
+        """Whether kills made for job ``above`` reach job ``below`` (rule 3), directly or through others."""
+        seen, stack = {above}, [above]
+        while stack:
+            for job in self._outranks.get(stack.pop(), ()):
+                if job == below:
+                    return True
+                if job not in seen:
+                    seen.add(job)
+                    stack.append(job)
+        return False
+
+    def _work_back(self, slot: int, now: float) -> float:
+        """Seconds of work evicting the attempt on ``slot`` puts back into its job's laxity: killed,
+        its task is pending again (counted at the job's mean task time) instead of its remaining
+        time; suspended, it resumes with the resume overhead added."""
+        if self.mode == "suspend":
+            return self.resume_overhead
+        job, kind, _, _, _ = self.sim.slot_run[slot]
+        spec = job.job
+        return (spec.map_time if kind == MAP else spec.reduce_time) - self._remaining(slot, now)
+
+    def _key_after(self, job: JobRun, slot: int, now: float) -> tuple[float, float, str]:
+        """``job``'s rank key (as in `ranked`) once the attempt on ``slot`` is evicted (rule 2)."""
+        extra = self._extra.get(job.index, 0.0) + self._work_back(slot, now)
+        return self.laxity(job, now, self._running, extra), job.submit, job.name
+
     def _eviction_cost(self, slot: int, now: float) -> float:
-        """What evicting the attempt on ``slot`` costs its job (an upper bound): its remaining
-        time plus the overheads when suspended; its remaining time plus the work done when killed."""
+        """The margin (MLF) evicting the attempt on ``slot`` must leave its job above the head: its
+        remaining time plus the overheads when suspended, plus the work thrown away when killed.
+        A margin, not the exact change of laxity (rule 2 checks the ranking itself)."""
         if self.mode == "kill":
             return self._remaining(slot, now) + (now - self.sim.slot_run[slot][3])
         return self._remaining(slot, now) + self.suspend_overhead + self.resume_overhead

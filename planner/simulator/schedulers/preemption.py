@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from models.checks import as_float
+from planner.limits import MIN_RECHECK
 from planner.simulator.schedulers.fair_share import fair_shares
 
 if TYPE_CHECKING:
@@ -39,7 +40,8 @@ class Preemption:
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, as_float(value, f"preemption.{name}", minimum=0.0))
-        object.__setattr__(self, "recheck", as_float(self.recheck, "preemption.recheck", above=0.0))
+        # A period that does not advance the clock would never end: at least MIN_RECHECK.
+        object.__setattr__(self, "recheck", as_float(self.recheck, "preemption.recheck", minimum=MIN_RECHECK))
 
 
 class Preemptor:

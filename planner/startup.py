@@ -1,0 +1,60 @@
+"""Ctrl-C while the `planner` command starts: exit 130 quietly, not with a traceback.
+
+The command imports NumPy, scikit-learn, pyomo and the rest before its first line runs (a
+second or two); a Ctrl-C then would print a KeyboardInterrupt traceback from deep inside
+some import. `planner/__init__.py` imports this module first, which installs a handler that
+exits with 130 when the process is the `planner` command (the console script or
+``python -m planner``); `planner.cli.main` puts Python's own handler back once everything
+is loaded. A program that merely imports `planner` keeps its handlers.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from pathlib import Path
+from types import FrameType
+
+#: Exit status of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
+EXIT_INTERRUPTED = 130
+
+_installed = False
+
+
+def _interrupted(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(EXIT_INTERRUPTED)
+
+
+def is_the_command(argv: list[str] | None = None) -> bool:
+    """True when this process is ``planner ...`` or ``python -m planner ...``."""
+    args = list(getattr(sys, "orig_argv", sys.argv) if argv is None else argv)
+    for position, arg in enumerate(args[1:], start=1):  # args[0] is the interpreter
+        if arg == "-m":
+            return position + 1 < len(args) and args[position + 1] == "planner"
+        if arg.startswith("-m"):
+            return arg[2:] == "planner"
+        if not arg.startswith("-"):  # the script: the console script is called planner
+            return Path(arg).name in ("planner", "planner.exe")
+    return False
+
+
+def begin_startup() -> None:
+    """Exit with 130 on Ctrl-C until `end_startup` (only in the command's main thread, and only
+    where Python's default handler is in place: a shell may start us with Ctrl-C ignored)."""
+    global _installed
+    if (is_the_command() and threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+        signal.signal(signal.SIGINT, _interrupted)
+        _installed = True
+
+
+def end_startup() -> None:
+    """Put Python's handler back: from here on Ctrl-C is a KeyboardInterrupt the command handles."""
+    global _installed
+    if _installed and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        _installed = False
+
+
+begin_startup()

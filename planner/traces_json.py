@@ -1,0 +1,275 @@
+"""Importers of the JSON trace formats: Hadoop Rumen job histories and the SLS job format.
+
+Both are streams of JSON objects, one per job. Problems raise `InvalidInput` naming the file,
+the job's place (``jobs[2] (line 40)``) and the trace's own key, e.g.
+``trace.json: jobs[1] (line 40).name: duplicate job name 'job_7' (also jobs[0] (line 1))``.
+`planner.traces` re-exports everything here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from models import InvalidInput, Job, Workload
+from models.checks import as_float, key_name, shown
+from models.fileio import check_nesting, json_decoder, read_text
+from planner.limits import MAX_TRACE_MS
+
+#: Rumen job priorities as integer levels (higher is more important).
+RUMEN_PRIORITIES = {"VERY_LOW": -2, "LOW": -1, "NORMAL": 0, "HIGH": 1, "VERY_HIGH": 2}
+
+
+class TraceWarning(UserWarning):
+    """A trace record was skipped or repaired on import."""
+
+
+def trace_workload(jobs: list[Job], source: str, places: list[str]) -> Workload:
+    """The workload of a trace's jobs; an error (too many tasks in all) names the job's place."""
+    try:
+        return Workload(jobs, name=Path(source).stem)
+    except InvalidInput as error:
+        # jobs[i] counts the jobs kept; the trace's reader knows them by their place in the file
+        def place(match: re.Match) -> str:
+            return places[int(match.group(1))]
+
+        field, problem = (re.sub(r"^jobs\[(\d+)\]", place, error.field),
+                          re.sub(r"\bjobs\[(\d+)\]", place, error.problem))
+        raise InvalidInput(field, problem, source=source) from None
+
+
+def iter_json_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """The values of a file holding a stream of JSON documents (Rumen's form), or one array.
+
+    Yields (line number, value) pairs; a top-level array is unpacked.
+    """
+    text = read_text(path)
+    decoder = json_decoder(strict_keys=False)
+    position = counted = 0
+    line = 1
+    while True:
+        while position < len(text) and text[position].isspace():
+            position += 1
+        if position >= len(text):
+            return
+        line += text.count("\n", counted, position)  # from the last object on: counting from 0 is quadratic
+        counted = position
+        try:
+            value, position = decoder.raw_decode(text, position)
+            check_nesting(value)
+        except json.JSONDecodeError as error:
+            raise InvalidInput(
+                f"line {error.lineno}", f"malformed JSON at column {error.colno}: {error.msg}", source=str(path)
+            ) from None
+        except InvalidInput as error:  # a number too long, NaN, nesting too deep
+            raise InvalidInput(f"line {line}", error.problem, source=str(path)) from None
+        except RecursionError:
+            raise InvalidInput(f"line {line}", "nested too deeply", source=str(path)) from None
+        if isinstance(value, list):
+            for item in value:
+                yield line, item
+        else:
+            yield line, value
+
+
+def _json_jobs(path: str | Path) -> list[tuple[str, dict]]:
+    """(place, job object) pairs of a JSON job stream; the place reads ``jobs[i] (line n)``."""
+    jobs: list[tuple[str, dict]] = []
+    for index, (line, job) in enumerate(iter_json_objects(path)):
+        where = f"jobs[{index}] (line {line})"
+        if not isinstance(job, dict):
+            raise InvalidInput(where, f"must be a JSON object, got {type(job).__name__}", source=str(path))
+        jobs.append((where, job))
+    if not jobs:
+        raise InvalidInput("", "no jobs in the trace", source=str(path))
+    return jobs
+
+
+def read_rumen(path: str | Path, *, keep_failed: bool = False) -> Workload:
+    """Import a Hadoop Rumen job-history trace (a stream of JSON job objects).
+
+    Per job: task counts from its map and reduce task lists, mean task times from
+    successful attempts only (finishTime - startTime, ms to s), submit time
+    relative to the earliest job in the file, pool from ``queue`` and priority
+    from Rumen's levels (`RUMEN_PRIORITIES`). Jobs whose ``outcome`` is not
+    SUCCESS are skipped with a `TraceWarning` unless ``keep_failed``.
+    """
+    source = str(path)
+    records = _json_jobs(path)
+    origin = None
+    for where, job in records:
+        submit = _epoch_ms(job, "submitTime", where, source)
+        origin = submit if origin is None else min(origin, submit)
+    jobs: list[Job] = []
+    places: list[str] = []
+    for where, job in records:
+        name = job.get("jobID")
+        if not isinstance(name, str) or not name.strip():
+            raise InvalidInput(f"{where}.jobID", "must be a non-empty string", source=source)
+        outcome = job.get("outcome")
+        if outcome != "SUCCESS" and not keep_failed:
+            warnings.warn(f"{source}: {key_name(name)}: outcome {shown(outcome)}, skipped", TraceWarning, stacklevel=2)
+            continue
+        maps = _rumen_phase(job, "mapTasks", f"{where}.mapTasks", source)
+        reduces = _rumen_phase(job, "reduceTasks", f"{where}.reduceTasks", source)
+        if maps is None or reduces is None or maps[0] == 0:
+            warnings.warn(f"{source}: {key_name(name)}: no successful map attempts, skipped", TraceWarning, stacklevel=2)
+            continue
+        queue = job.get("queue")
+        level = job.get("priority", "NORMAL")
+        priority = RUMEN_PRIORITIES.get(level.upper(), 0) if isinstance(level, str) else 0
+        submit = (_epoch_ms(job, "submitTime", where, source) - origin) / 1000.0
+        jobs.append(_job(where, source, {"jobID": "name", "mapTasks": "map_tasks", "reduceTasks": "reduce_tasks",
+                                         "submitTime": "submit"},
+                         name, maps[0], reduces[0], maps[1], reduces[1], submit=submit,
+                         pool=queue if isinstance(queue, str) and queue.strip() else "default", priority=priority))
+        places.append(where)
+    if not jobs:
+        raise InvalidInput("", "no successful jobs in the trace", source=source)
+    return trace_workload(jobs, source, places)
+
+
+def _job(where: str, source: str, keys: dict[str, str], *args: Any, **kwargs: Any) -> Job:
+    """A `Job` from a trace record; an error names the record's place and the trace's own key
+    (``keys`` maps them to Job fields: ``jobs[2] (line 9).mapTasks: must be <= 1,000,000``)."""
+    try:
+        return Job(*args, **kwargs)
+    except InvalidInput as error:
+        fields = {field: key for key, field in keys.items()}
+        head = error.field.split(".")[0]
+        raise InvalidInput(f"{where}.{fields.get(head, error.field)}", error.problem, source=source) from None
+
+
+def _epoch_ms(job: dict, key: str, where: str, source: str) -> float:
+    if key not in job:
+        raise InvalidInput(f"{where}.{key}", "is required", source=source)
+    try:
+        return as_float(job[key], key, minimum=0.0, maximum=MAX_TRACE_MS)
+    except InvalidInput as error:
+        raise InvalidInput(f"{where}.{key}", error.problem, source=source) from None
+
+
+def _rumen_phase(job: dict, key: str, where: str, source: str) -> tuple[int, float] | None:
+    """(task count, mean successful attempt seconds); None when tasks exist but none succeeded."""
+    tasks = [] if job.get(key) is None else job[key]
+    if not isinstance(tasks, list):
+        raise InvalidInput(where, f"must be a list, got {type(tasks).__name__}", source=source)
+    durations = []
+    for t, task in enumerate(tasks):
+        attempts = task.get("attempts") if isinstance(task, dict) else None
+        if not isinstance(attempts, list):
+            raise InvalidInput(f"{where}[{t}].attempts", "must be a list", source=source)
+        for a, attempt in enumerate(attempts):
+            if not isinstance(attempt, dict) or attempt.get("result") != "SUCCESS":
+                continue
+            at = f"{where}[{t}].attempts[{a}]"
+            start = _epoch_ms(attempt, "startTime", at, source)
+            end = _epoch_ms(attempt, "finishTime", at, source)
+            if end < start:
+                raise InvalidInput(f"{at}.finishTime", f"is before startTime ({end:.0f} < {start:.0f})", source=source)
+            durations.append((end - start) / 1000.0)
+    if not tasks:
+        return 0, 0.0
+    if not durations:
+        return None
+    return len(tasks), _mean(durations)
+
+
+def read_sls(path: str | Path) -> Workload:
+    """Import Hadoop SLS's own JSON job format (a stream of job objects).
+
+    Per job: ``job.id`` names it, ``job.start.ms`` (relative to the earliest job)
+    is its submit time, ``job.queue.name`` its pool; each entry of ``job.tasks``
+    is a container whose ``container.type`` (map or reduce) and end - start
+    duration give the task counts and mean times.
+    """
+    source = str(path)
+    raw = _json_jobs(path)
+    origin = min(_epoch_ms(job, "job.start.ms", where, source) for where, job in raw)
+    jobs = []
+    for where, job in raw:
+        name = job.get("job.id")
+        if not isinstance(name, str) or not name.strip():
+            raise InvalidInput(f"{where}.job.id", "must be a non-empty string", source=source)
+        tasks = job.get("job.tasks")
+        if not isinstance(tasks, list) or not tasks:
+            raise InvalidInput(f"{where}.job.tasks", "must be a non-empty list of containers", source=source)
+        times: dict[str, list[float]] = {"map": [], "reduce": []}
+        for t, task in enumerate(tasks):
+            at = f"{where}.job.tasks[{t}]"
+            if not isinstance(task, dict):
+                raise InvalidInput(at, "must be a JSON object", source=source)
+            kind = task.get("container.type")
+            kind = kind.lower() if isinstance(kind, str) else ""
+            if kind not in times:
+                raise InvalidInput(f"{at}.container.type",
+                                   f"must be map or reduce, got {shown(task.get('container.type'))}", source=source)
+            start = _epoch_ms(task, "container.start.ms", at, source)
+            end = _epoch_ms(task, "container.end.ms", at, source)
+            if end < start:
+                raise InvalidInput(f"{at}.container.end.ms", "is before container.start.ms", source=source)
+            times[kind].append((end - start) / 1000.0)
+        if not times["map"]:
+            raise InvalidInput(f"{where}.job.tasks", "has no map containers", source=source)
+        queue = job.get("job.queue.name")
+        jobs.append(_job(where, source, {"job.id": "name", "job.tasks": "map_tasks", "job.start.ms": "submit"},
+                         name, len(times["map"]), len(times["reduce"]), _mean(times["map"]), _mean(times["reduce"]),
+                         submit=(_epoch_ms(job, "job.start.ms", where, source) - origin) / 1000.0,
+                         pool=queue if isinstance(queue, str) and queue.strip() else "default"))
+    return trace_workload(jobs, source, [where for where, _ in raw])
+
+
+def _mean(seconds: list[float]) -> float:
+    # math.fsum: a sum of large durations may overflow where their mean does not
+    return math.fsum(seconds) / len(seconds) if seconds else 0.0
+
+
+def rumen_task_records(path: str | Path) -> list[dict[str, Any]]:
+    """Every task attempt of a Rumen trace as a flat record.
+
+    Keys: job, task, kind ("map"/"reduce"), status (the attempt's result), host,
+    start, end (seconds relative to the earliest job submission in the file).
+    These are the records `PhaseProfile.fit` and ``planner fit tasks.csv`` take.
+    """
+    source = str(path)
+    jobs = _json_jobs(path)
+    origin = min(_epoch_ms(job, "submitTime", where, source) for where, job in jobs)
+    records = []
+    for where, job in jobs:
+        for key, kind in (("mapTasks", "map"), ("reduceTasks", "reduce")):
+            tasks = job.get(key)
+            if tasks is None:
+                continue
+            if not isinstance(tasks, list):  # a failed job may carry counts where the tasks belong
+                raise InvalidInput(f"{where}.{key}", f"must be a list of tasks, got {type(tasks).__name__}",
+                                   source=source)
+            for t, task in enumerate(tasks):
+                attempts = task.get("attempts") if isinstance(task, dict) else None
+                if not isinstance(attempts, list):
+                    raise InvalidInput(f"{where}.{key}[{t}].attempts", "must be a list", source=source)
+                for a, attempt in enumerate(attempts):
+                    if not isinstance(attempt, dict):
+                        continue
+                    at = f"{where}.{key}[{t}].attempts[{a}]"
+                    records.append(
+                        {
+                            "job": _text(job.get("jobID")),
+                            "task": _text(task.get("taskID")),
+                            "kind": kind,
+                            "status": _text(attempt.get("result")),
+                            "host": _text(attempt.get("hostName")),
+                            "start": (_epoch_ms(attempt, "startTime", at, source) - origin) / 1000.0,
+                            "end": (_epoch_ms(attempt, "finishTime", at, source) - origin) / 1000.0,
+                        }
+                    )
+    return records
+
+
+def _text(value: object) -> str | None:
+    """A label for a CSV cell: strings as they are, anything else as a short repr."""
+    return value if value is None or isinstance(value, str) else shown(value)
