@@ -42,9 +42,10 @@ def _crosscheck(method: str, count: int) -> Row:
                 found = schedule_pairs(jobs, cluster, method=name)
             wrong += found.status is not SolveStatus.OPTIMAL or abs(found.objective - best) > 1e-6 * best
     seconds = time.perf_counter() - started
-    return Row("certify", f"{count} random small instances", method, float(wrong), 0.0, None, seconds,
+    # gap = the disagreements too, so that the floor (gap 0) fails the run on any of them
+    return Row("certify", f"{count} random small instances", method, float(wrong), 0.0, float(wrong), seconds,
                "agree" if wrong == 0 else "DISAGREE", 1, None,
-               f"disagreements with exhaustive search; highspy {version('highspy')}", floor_gap=None)
+               f"disagreements with exhaustive search; highspy {version('highspy')}", floor_gap=0.0)
 
 
 def _limited(label: str, solve, limit: float) -> Row:
