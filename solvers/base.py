@@ -69,7 +69,7 @@ def relative_gap(objective: float | None, bound: float | None) -> float | None:
     if objective is None or bound is None or not (math.isfinite(objective) and math.isfinite(bound)):
         return None
     difference = abs(objective - bound)
-    if difference <= 1e-12 * max(1.0, abs(objective)):
+    if difference <= 1e-12 * abs(objective):  # relative: an absolute floor hides gaps at small scales
         return 0.0
     return difference / max(abs(objective), 1e-12)
 

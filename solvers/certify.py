@@ -36,7 +36,8 @@ class UncertifiedResult(UserWarning):
 
 
 def _slack(*values: float | None) -> float:
-    scale = max([1.0] + [abs(v) for v in values if v is not None and math.isfinite(v)])
+    # Relative only: an absolute floor would let any schedule of a tiny time scale pass.
+    scale = max([0.0] + [abs(v) for v in values if v is not None and math.isfinite(v)])
     return TOLERANCE * scale
 
 
@@ -110,27 +111,33 @@ def certified(
 ) -> tuple[SolveStatus, float | None]:
     """The status and bound to report for ``claim`` (see the module docstring).
 
-    An optimal claim that passes `check_claim` stays optimal with bound = the
-    recomputed objective. One that fails becomes feasible (time_limit when the
-    solver stopped on its limit) with the best bound we can still trust, and
-    warns `UncertifiedResult` naming what failed. Other statuses keep their
+    An optimal claim that passes `check_claim` stays optimal with its proven
+    bound (`proven_bound`: the objective itself when they agree to round-off).
+    One that fails becomes feasible with the best bound we hold independently,
+    and warns `UncertifiedResult` naming what failed. Other statuses keep their
     status (their bound checked the same way), unless ``lower``, a bound of our
     own, already meets the objective: then it is optimal.
     """
     if claim.status is SolveStatus.OPTIMAL:
         problem = check_claim(claim, recomputed, lower=lower, upper=upper, gap=gap, feasible=feasible)
         if problem is None:
-            return SolveStatus.OPTIMAL, recomputed
+            return SolveStatus.OPTIMAL, proven_bound(recomputed, max(claim.bound, lower))
         if warn:
             warnings.warn(UncertifiedResult(f"{method or 'solver'}: optimality not certified ({problem})"),
                           stacklevel=2)
     if feasible and _meets(recomputed, lower, gap):
         # Our own bound meets the solution: proven without the solver's word (e.g. Johnson's
         # makespan reaching max(sum a + min b, min a + sum b)).
-        return SolveStatus.OPTIMAL, recomputed
+        return SolveStatus.OPTIMAL, proven_bound(recomputed, lower)
     if claim.status is SolveStatus.OPTIMAL:  # refused above: only bounds we hold independently remain
         return SolveStatus.FEASIBLE, lower if math.isfinite(lower) else None
     return claim.status, trusted_bound(claim, recomputed, lower=lower, upper=upper)
+
+
+def proven_bound(objective: float, bound: float) -> float:
+    """The bound to report with an optimal answer: the proven one (within the requested gap of the
+    objective, so possibly below it), or the objective itself when they agree to round-off."""
+    return objective if objective - bound <= _slack(objective, bound) else min(bound, objective)
 
 
 def _meets(recomputed: float, lower: float, gap: float) -> bool:

@@ -112,7 +112,9 @@ def solve_milp(
             time_limit=time_limit,
             rel_gap=mip_gap,
             threads=threads,
-            solver_options={"random_seed": seed, "output_flag": False},
+            # mip_abs_gap 0: HiGHS's default absolute gap (1e-6) would call anything optimal at small
+            # time scales; the relative gap is the one asked for.
+            solver_options={"random_seed": seed, "output_flag": False, "mip_abs_gap": 0.0},
         )
     except Exception as error:  # HiGHS or pyomo internals: report, never crash the caller
         raise SolverFailed(f"HiGHS failed: {error}") from error
@@ -188,7 +190,12 @@ def solve_arrays(
     silence_highs()
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = columns.shape[1], columns.shape[0]
-    lp.col_cost_ = np.asarray(cost, dtype=np.float64)
+    # Costs are handed over in units of the largest one: HiGHS's tolerances are absolute, and at
+    # a tiny time scale (profiles of milliseconds) every solution would look optimal to it.
+    cost = np.asarray(cost, dtype=np.float64)
+    unit = float(np.max(np.abs(cost))) if cost.size and np.all(np.isfinite(cost)) else 1.0
+    unit = unit if unit > 0 else 1.0
+    lp.col_cost_ = cost / unit
     lp.col_lower_, lp.col_upper_ = np.asarray(col_lower, float), np.asarray(col_upper, float)
     lp.row_lower_, lp.row_upper_ = np.asarray(row_lower, float), np.asarray(row_upper, float)
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
@@ -200,7 +207,7 @@ def solve_arrays(
     highs = highspy.Highs()
     for name, value in (("output_flag", False), ("threads", as_int(threads, "threads", minimum=1)),
                         ("time_limit", time_limit), ("mip_rel_gap", as_float(mip_gap, "mip_gap", minimum=0.0)),
-                        ("random_seed", as_int(seed, "seed", minimum=0))):
+                        ("random_seed", as_int(seed, "seed", minimum=0)), ("mip_abs_gap", 0.0)):
         highs.setOptionValue(name, value)
     clock = Stopwatch()
     highs.passModel(lp)
@@ -215,9 +222,9 @@ def solve_arrays(
     solution = highs.getSolution()
     has_solution = bool(solution.value_valid) and info.primal_solution_status == 2  # 2: feasible
     values = np.asarray(solution.col_value) if has_solution else None
-    duals = np.asarray(solution.row_dual) if (has_solution and not integer and solution.dual_valid) else None
-    objective = float(info.objective_function_value) if has_solution else None
-    bound = float(info.mip_dual_bound) if integer else objective
+    duals = np.asarray(solution.row_dual) * unit if (has_solution and not integer and solution.dual_valid) else None
+    objective = float(info.objective_function_value) * unit if has_solution else None
+    bound = float(info.mip_dual_bound) * unit if integer else objective
     if bound is not None and not np.isfinite(bound):
         bound = None
     if model_status == highspy.HighsModelStatus.kOptimal:

@@ -24,6 +24,7 @@ import numpy as np
 from models import Cluster, InvalidInput, InvalidPlan, Job
 from models.checks import as_int
 from solvers.base import Solution, SolveStatus, Stopwatch, check_time_limit, method_choice, relative_gap
+from solvers.certify import proven_bound
 from solvers.pairs import check_cluster, profile_times
 from solvers.registry import method as find_method
 
@@ -193,7 +194,7 @@ def make_schedule(
     ordered = sorted((tuple(sorted(p, key=lambda pl: pl.job)) for p in checked), key=lambda p: p[0].job)
     total = phase_total(ordered, instance)
     if status is SolveStatus.OPTIMAL:
-        bound = total
+        bound = total if bound is None else proven_bound(total, bound)
     return PhaseSchedule(status, total, bound, relative_gap(total, bound), solver, clock.seconds, tuple(ordered),
                          instance.sequential)
 

@@ -30,6 +30,7 @@ import numpy as np
 from models import Cluster, InvalidInput, Job
 from models.checks import as_int
 from solvers.base import Solution, SolveStatus, Stopwatch, check_time_limit, method_choice, relative_gap
+from solvers.certify import proven_bound
 from solvers.registry import method as find_method
 from solvers.registry import register_method
 
@@ -174,7 +175,7 @@ def _schedule(costs: PairCosts, mates: Sequence[tuple[int, int]], status, solver
         raise InvalidInput("pairs", "internal error: the matching does not cover every job once")
     total = float(sum(g.seconds for g in groups))
     if status is SolveStatus.OPTIMAL:
-        bound = total
+        bound = total if bound is None else proven_bound(total, bound)
     return PairSchedule(status, total, bound, relative_gap(total, bound), solver, clock.seconds, tuple(groups),
                         float(costs.alone.sum()))
 

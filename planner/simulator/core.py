@@ -114,7 +114,8 @@ class Simulation(Offers, Ends):
         self.reoffer = False
         self.dispatch_due = False
         self.wake_at = math.inf
-        self.last_launch = 0.0
+        # The stall clock: the last launch, arrival, or end that left nothing running (`_check_stall`).
+        self.last_change = 0.0
         if self.heartbeat == 0:
             self.idle = dict.fromkeys(range(count))
         else:
@@ -219,6 +220,7 @@ class Simulation(Offers, Ends):
                      options.task_time_cv, options.reduce_slowstart, np.random.default_rng(self._rngs[index]),
                      options.rack_factor[job_spec.intensity], options.off_rack_factor[job_spec.intensity],
                      options.task_times.get(job_spec.name) if options.task_times else None)
+        self.last_change = now  # new work: the stall clock starts over
         self.jobs.append(job)
         self._runs[index] = job
         self.active[job.name] = job
@@ -234,7 +236,7 @@ class Simulation(Offers, Ends):
             return False
         job, task_kind, task, locality = choice
         if self.heartbeat:
-            self.last_launch = now
+            self.last_change = now
             free = self.node_free[node][kind]
             if free[-1] == slot:
                 free.pop()

@@ -150,6 +150,8 @@ class Ends:
         self.slot_gen[slot] += 1  # a pending end event of this attempt is now stale
         self.slot_busy[slot] += now - start
         self.running_total -= 1
+        if not self.running_total:
+            self.last_change = now  # the cluster fell idle: the stall clock starts over
         self.free_count[slot_kind] += 1
         if self.heartbeat == 0:
             self.fresh.append(slot)

@@ -91,8 +91,16 @@ class Offers:
                 idle[slot] = None
 
     def _check_stall(self, now: float) -> None:
+        """Called when a heartbeat found a free slot and pending work but nothing runs.
+
+        Nothing running, every job submitted: only the clock can still change a
+        decision (delay scheduling's waits, the heartbeats). So the patience is
+        counted from ``last_change``, the last launch, arrival, or end that left
+        the cluster idle, never from the last launch alone: an idle gap before a
+        late arrival, or one long task ending, is not time the work was refused.
+        """
         delay = self.scheduler.delay
         patience = 100 * max(self.heartbeat, 1.0) + (0.0 if delay is None else delay.node_wait + delay.rack_wait)
-        if now - self.last_launch > patience:
+        if now - self.last_change > patience:
             names = ", ".join(name for name, job in self.active.items() if job.pending(ANY))
             raise SimulationStalled(f"at t={now:g} s no free slot is ever given to the pending work of {names}")
