@@ -45,7 +45,6 @@ from planner.summary import phase_records, workload_summary
 from planner.traces import SwimConversion, read_rumen, read_sls, read_swim, rumen_task_records
 from planner.validate import DEFAULT_NOISE
 from solvers.base import MAX_TIME_LIMIT
-from solvers.packing import MAX_PACKING_VMS
 
 app = typer.Typer(
     add_completion=False,
@@ -257,9 +256,6 @@ def plan(
             if given != default:
                 raise InvalidInput(flag, "applies with --robust only")
     batch, machines = Workload.from_file(workload), Cluster.from_file(cluster)
-    if strategy is Strategy.packing and machines.vms > MAX_PACKING_VMS:
-        raise InvalidInput("disks", f"packing plans take at most {MAX_PACKING_VMS} VMs (nodes x disks); this cluster "
-                                    f"has {machines.vms:,}", source=str(cluster))
     if robust and strategy.value in SLOT_STRATEGIES:
         heartbeats_fit(batch.jobs, machines, [None], cluster_file=cluster)
     try:

@@ -101,16 +101,11 @@ def read_rumen(path: str | Path, *, keep_failed: bool = False) -> Workload:
     """
     source = str(path)
     records = _json_jobs(path)
-    origin = None
-    for where, job in records:
-        submit = _epoch_ms(job, "submitTime", where, source)
-        origin = submit if origin is None else min(origin, submit)
+    origin = min(_epoch_ms(job, "submitTime", where, source) for where, job in records)
     jobs: list[Job] = []
     places: list[str] = []
     for where, job in records:
-        name = job.get("jobID")
-        if not isinstance(name, str) or not name.strip():
-            raise InvalidInput(f"{where}.jobID", "must be a non-empty string", source=source)
+        name = _job_name(job, "jobID", where, source)
         outcome = job.get("outcome")
         if outcome != "SUCCESS" and not keep_failed:
             warnings.warn(f"{source}: {key_name(name)}: outcome {shown(outcome)}, skipped", TraceWarning, stacklevel=2)
@@ -143,6 +138,14 @@ def _job(where: str, source: str, keys: dict[str, str], *args: Any, **kwargs: An
         fields = {field: key for key, field in keys.items()}
         head = error.field.split(".")[0]
         raise InvalidInput(f"{where}.{fields.get(head, error.field)}", error.problem, source=source) from None
+
+
+def _job_name(job: dict, key: str, where: str, source: str) -> str:
+    """The job's name under ``key``: a non-empty string."""
+    name = job.get(key)
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidInput(f"{where}.{key}", "must be a non-empty string", source=source)
+    return name
 
 
 def _epoch_ms(job: dict, key: str, where: str, source: str) -> float:
@@ -193,9 +196,7 @@ def read_sls(path: str | Path) -> Workload:
     origin = min(_epoch_ms(job, "job.start.ms", where, source) for where, job in raw)
     jobs = []
     for where, job in raw:
-        name = job.get("job.id")
-        if not isinstance(name, str) or not name.strip():
-            raise InvalidInput(f"{where}.job.id", "must be a non-empty string", source=source)
+        name = _job_name(job, "job.id", where, source)
         tasks = job.get("job.tasks")
         if not isinstance(tasks, list) or not tasks:
             raise InvalidInput(f"{where}.job.tasks", "must be a non-empty list of containers", source=source)

@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from models import Cluster, InvalidInput, Job, PowerLawProfile
+from models.checks import as_int
 
 JOB_TYPES: dict[str, tuple[str, float, float]] = {
     "s-srt": ("io", 1200.0, -0.55),
@@ -108,8 +109,7 @@ def crosscheck_cases(count: int, seed: int = 0, *, jobs: tuple[int, int] = (2, 4
     intensities cpu / io / balanced with equal odds, on a cluster of 1-4 nodes with 1-2 disks
     (tight: N = 1-2 VMs; loose: up to 8), primaries_per_extra 1 or 2 and alpha 1-1.5.
     """
-    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-        raise InvalidInput("count", f"must be an integer >= 0, got {count!r}")
+    count = as_int(count, "count", minimum=0)
     low, high = jobs
     cases = []
     for i in range(count):

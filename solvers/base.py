@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from models import InvalidInput, PlannerError
+from models.checks import as_float, as_str
 
 
 class SolveStatus(StrEnum):
@@ -44,20 +45,13 @@ MAX_TIME_LIMIT = 86_400.0
 
 
 def check_time_limit(value: object) -> float:
-    """A time limit in seconds: a finite number > 0 and at most `MAX_TIME_LIMIT`."""
-    from models.checks import as_float
-
-    seconds = as_float(value, "time_limit", above=0.0)
-    if seconds > MAX_TIME_LIMIT:
-        raise InvalidInput("time_limit", f"must be at most {MAX_TIME_LIMIT:,.0f} s (a day), got {seconds:g}")
-    return seconds
+    """A time limit in seconds: a finite number > 0 and at most `MAX_TIME_LIMIT` (a day)."""
+    return as_float(value, "time_limit", above=0.0, maximum=MAX_TIME_LIMIT)
 
 
 def method_choice(method: object, method_name: object, default: str) -> str:
     """The solver method asked for as ``method=`` (the documented name) or ``method_name=`` (kept
     working); naming two different ones is an error."""
-    from models.checks import as_str
-
     if method is not None and method_name is not None and method != method_name:
         raise InvalidInput("method", f"given twice, as {method!r} and as method_name {method_name!r}")
     chosen = method if method is not None else method_name if method_name is not None else default

@@ -134,6 +134,13 @@ def certified(
     return claim.status, trusted_bound(claim, recomputed, lower=lower, upper=upper)
 
 
+def own_proof(objective: float, lower: float) -> tuple[SolveStatus, float | None]:
+    """Status and bound of an answer no solver looked at (a heuristic's, returned when the exact
+    model was too large or too slow to build): optimal when our own bound ``lower`` meets it,
+    else time_limit with that bound."""
+    return certified(Claim(SolveStatus.TIME_LIMIT, None, None), objective, lower=lower)
+
+
 def proven_bound(objective: float, bound: float) -> float:
     """The bound to report with an optimal answer: the proven one (within the requested gap of the
     objective, so possibly below it), or the objective itself when they agree to round-off."""

@@ -7,7 +7,7 @@ import ctypes
 import os
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -76,6 +76,13 @@ class MilpOutcome:
     seconds: float
     termination: str
     solver: str = "highs"
+
+    def in_units(self, unit: float) -> MilpOutcome:
+        """This outcome of a model whose times were divided by ``unit``, in the original units
+        (models are built in units of their largest time: HiGHS's tolerances are absolute)."""
+        objective = None if self.objective is None else self.objective * unit
+        bound = None if self.bound is None else self.bound * unit
+        return replace(self, objective=objective, bound=bound)
 
 
 def solve_milp(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyomo.environ as pyo
@@ -23,8 +23,8 @@ import pyomo.environ as pyo
 from models import InvalidInput, Job
 from models.checks import as_int
 from solvers.base import Solution, SolveStatus, Stopwatch, check_time_limit, method_choice, relative_gap
-from solvers.certify import Claim, certified, proven_bound
-from solvers.milp import MilpOutcome, solve_milp
+from solvers.certify import Claim, certified, own_proof, proven_bound
+from solvers.milp import solve_milp
 from solvers.pso import PsoOptions, minimize, random_keys
 from solvers.registry import method as find_method
 from solvers.registry import register_method
@@ -162,13 +162,6 @@ def build_two_stage_model(a: np.ndarray, b: np.ndarray) -> pyo.ConcreteModel:
     return m
 
 
-def _in_units(outcome: MilpOutcome, unit: float) -> MilpOutcome:
-    """The outcome of a model solved in units of ``unit`` seconds, in seconds."""
-    objective = None if outcome.objective is None else outcome.objective * unit
-    bound = None if outcome.bound is None else outcome.bound * unit
-    return replace(outcome, objective=objective, bound=bound)
-
-
 @register_method(PROBLEM, "milp", exact=True)
 def _milp(a: np.ndarray, b: np.ndarray, *, time_limit: float, seed: int, **_: object) -> OrderSolution:
     """Positional MILP (n^2 binaries) solved by HiGHS; for checking and small batches.
@@ -186,13 +179,13 @@ def _milp(a: np.ndarray, b: np.ndarray, *, time_limit: float, seed: int, **_: ob
     lower = lower_bound(a, b)
     if n == 0 or MILP_SECONDS_PER_BINARY * n * n > 0.9 * time_limit:
         # Johnson's order is optimal (its theorem); without the MILP's own proof only our bound can say so.
-        status, bound = certified(Claim(SolveStatus.TIME_LIMIT, None, None), upper, lower=lower, upper=upper)
+        status, bound = own_proof(upper, lower)
         return _solution(a, b, johnson, status, "milp-highs", clock, bound)
-    # In units of the longest stage time: HiGHS's tolerances are absolute (see solvers.milp).
+    # In units of the longest stage time (`MilpOutcome.in_units`).
     unit = float(max(a.max(), b.max())) or 1.0
     model = build_two_stage_model(a / unit, b / unit)
-    outcome = _in_units(solve_milp(model, time_limit=max(1e-3, time_limit - clock.seconds), seed=seed,
-                                   require_solution=False), unit)
+    outcome = solve_milp(model, time_limit=max(1e-3, time_limit - clock.seconds), seed=seed,
+                         require_solution=False).in_units(unit)
     order = None
     if outcome.status.has_solution:
         position = np.array([[pyo.value(model.x[j, p]) for p in range(n)] for j in range(n)])

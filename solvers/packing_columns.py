@@ -106,10 +106,15 @@ def _tables(levels: np.ndarray, primary_need: np.ndarray, extra_need: np.ndarray
     return LevelTables(levels, primary_need, extra_need, host_ok, n, r, moves)
 
 
+def candidate_lengths(instance: PackingInstance) -> np.ndarray:
+    """Every length a phase can have: each job's time on each VM count, in each role it may take."""
+    shared = instance.can_host | instance.can_extra
+    return np.unique(np.concatenate([instance.times[:, :, 0].ravel(), instance.times[:, :, 1][shared].ravel()]))
+
+
 def level_tables(instance: PackingInstance) -> LevelTables:
     primary, overcommitted = instance.times[:, :, 0], instance.times[:, :, 1]
-    shared = instance.can_host | instance.can_extra
-    levels = np.unique(np.concatenate([primary.ravel(), overcommitted[shared].ravel()]))
+    levels = candidate_lengths(instance)
     within = overcommitted[:, :, None] <= levels[None, None, :]
     primary_need = _fewest(primary[:, :, None] <= levels[None, None, :])
     extra_need = np.where(instance.can_extra[:, None], _fewest(within), 0)

@@ -43,7 +43,7 @@ import warnings
 import numpy as np
 
 from solvers.base import SolveStatus, Stopwatch
-from solvers.certify import Claim, UncertifiedResult, certified, check_claim
+from solvers.certify import Claim, UncertifiedResult, check_claim, own_proof
 from solvers.milp import solve_arrays
 from solvers.packing import (
     PROBLEM,
@@ -55,7 +55,7 @@ from solvers.packing import (
     phase_total,
     simple_bound,
 )
-from solvers.packing_columns import enumerate_phases, level_tables
+from solvers.packing_columns import candidate_lengths, enumerate_phases, level_tables
 from solvers.packing_lp import ColumnPool, CountRow, LpBound, generate_columns, initial_pool
 from solvers.packing_methods import _greedy
 from solvers.registry import register_method
@@ -70,30 +70,19 @@ TABLE_BYTES = 4 << 30
 
 def table_bytes(instance: PackingInstance, copies: int) -> int:
     """What ``copies`` knapsack tables over every candidate length take (8-byte numbers)."""
-    shared = instance.can_host | instance.can_extra
-    levels = np.unique(np.concatenate([instance.times[:, :, 0].ravel(), instance.times[:, :, 1][shared].ravel()]))
-    return int(copies) * levels.size * (instance.vms + 1) ** 2 * 8
+    return int(copies) * candidate_lengths(instance).size * (instance.vms + 1) ** 2 * 8
 
 
 def _integer_program(pool: ColumnPool, start: list[list[Placement]] | None, *, time_limit: float, seed: int,
                      mip_gap: float, use_start: bool = True):
-    """Set partitioning over the pool's cheapest column of each job set, and the pool index of each
-    of its columns. Costlier columns of the same set are dominated (any schedule using one is matched
-    by the cheapest), so leaving them out loses nothing; it also keeps HiGHS's presolve from removing
-    a column the MIP start uses (HiGHS 1.16.0 then reported "optimal" with objective 0)."""
+    """Set partitioning over the pool's cheapest column of each job set (`ColumnPool.cheapest`),
+    with the pool index and cost of each of its columns. Leaving out dominated columns loses
+    nothing, and keeps HiGHS's presolve from removing a column the MIP start uses (HiGHS 1.16.0
+    then reported "optimal" with objective 0)."""
     n = pool.instance.jobs
-    cheapest: dict[int, tuple[float, int]] = {}
-    for c, (mask, phase) in enumerate(zip(pool.masks, pool.phases, strict=True)):
-        cost = phase_total([phase], pool.instance)  # its real length: declared lengths serve the LP's count rows
-        if mask not in cheapest or cost < cheapest[mask][0]:
-            cheapest[mask] = (cost, c)
-    kept = np.array(sorted(c for _, c in cheapest.values()), dtype=np.int64)
+    kept, costs = pool.cheapest()
     columns = pool.matrix()[:, kept]
-    guess = None
-    if start is not None and use_start:
-        wanted = {sum(1 << p.job for p in phase) for phase in start}
-        guess = np.array([1.0 if pool.masks[c] in wanted else 0.0 for c in kept])
-    costs = np.array([phase_total([pool.phases[c]], pool.instance) for c in kept])
+    guess = pool.start(start, kept) if start is not None and use_start else None
     solved = solve_arrays(costs, columns, np.ones(n), np.ones(n), np.zeros(kept.size), np.ones(kept.size),
                           integer=True, time_limit=time_limit, seed=seed, mip_gap=mip_gap, start=guess)
     return solved, kept, costs, columns
@@ -245,7 +234,8 @@ class _Search:
         complete. Incomplete lists still feed the integer program good phases."""
         complete = True
         if table_bytes(self.instance, self.instance.jobs + 1) > TABLE_BYTES:
-            return self.improve() and False  # the enumeration's tables would not fit: no proof this way
+            self.improve()  # the enumeration's tables would not fit: no proof this way
+            return False
         for index, lp in enumerate(open_regions):
             if not lp.converged or lp.duals is None:
                 complete = False
@@ -270,8 +260,7 @@ def _milp(instance: PackingInstance, *, time_limit: float, seed: int, mip_gap: f
         # Too large to price: the greedy schedule, proven only if it meets our own bound.
         clock = Stopwatch()
         greedy = _greedy(instance, time_limit=time_limit, seed=seed)
-        status, bound = certified(Claim(SolveStatus.TIME_LIMIT, None, None), greedy.objective,
-                                  lower=simple_bound(instance))
+        status, bound = own_proof(greedy.objective, simple_bound(instance))
         return make_schedule(list(greedy.phases), instance, status, "milp-columns", clock, bound)
     search = _Search(instance, time_limit, seed, mip_gap)
     root = search.columns(0.3 * time_limit)

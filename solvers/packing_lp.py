@@ -61,15 +61,22 @@ class ColumnPool:
         cols = [c for c, phase in enumerate(self.phases) for _ in phase]
         return sparse.csc_matrix((np.ones(len(rows)), (rows, cols)), shape=(self.instance.jobs, len(self.phases)))
 
-    def start(self, phases: list[list[Placement]]) -> np.ndarray:
-        """A 0/1 vector choosing exactly the given phases (which must be in the pool)."""
-        wanted = {(sum(1 << p.job for p in phase), phase_total([phase], self.instance)) for phase in phases}
-        chosen = np.zeros(len(self.phases))
-        for c, key in enumerate(zip(self.masks, self.costs, strict=True)):
-            if key in wanted:
-                chosen[c] = 1.0
-                wanted.discard(key)
-        return chosen
+    def cheapest(self) -> tuple[np.ndarray, np.ndarray]:
+        """The index of the cheapest column of each job set, by its real length (declared lengths
+        serve the LP's count rows), and those lengths; in pool order. A costlier column of the same
+        set is dominated: any schedule using it is matched by the cheapest."""
+        best: dict[int, tuple[float, int]] = {}
+        for c, (mask, phase) in enumerate(zip(self.masks, self.phases, strict=True)):
+            cost = phase_total([phase], self.instance)
+            if mask not in best or cost < best[mask][0]:
+                best[mask] = (cost, c)
+        chosen = sorted((c, cost) for cost, c in best.values())
+        return np.array([c for c, _ in chosen], dtype=np.int64), np.array([cost for _, cost in chosen])
+
+    def start(self, phases: list[list[Placement]], kept: np.ndarray) -> np.ndarray:
+        """A 0/1 vector over the columns ``kept`` (one per job set) choosing the given phases' sets."""
+        wanted = {sum(1 << p.job for p in phase) for phase in phases}
+        return np.array([1.0 if self.masks[c] in wanted else 0.0 for c in kept])
 
 
 def initial_pool(instance: PackingInstance, greedy: PhaseSchedule) -> ColumnPool:
