@@ -1,4 +1,4 @@
-# The whole set-up: `make demo` and `make test` (see README, Quick start).
+# The whole set-up: `make demo` and `make test` (see README, Quick start); `make docs` builds the site.
 #
 # Installs are locked: every package comes at the version in requirements.lock (the versions we
 # tested), through PIP_CONSTRAINT so that pip's build environments obey it too. pyproject.toml keeps
@@ -10,11 +10,12 @@ BIN := $(VENV)/bin
 LOCK := requirements.lock
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
+STAMP_DOCS := $(VENV)/.installed-docs
 LATEST := .venv-latest
 LOCKING := .venv-lock
 PYTEST_ARGS := -q -n 2 --nbmake tests notebooks
 
-.PHONY: demo test lint bench bench-full lock test-latest clean
+.PHONY: demo test lint docs bench bench-full lock test-latest clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +27,10 @@ $(STAMP_RUN): pyproject.toml $(LOCK) | $(BIN)/python
 
 $(STAMP_TEST): pyproject.toml $(LOCK) | $(BIN)/python
 	PIP_CONSTRAINT=$(CURDIR)/$(LOCK) $(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@ $(STAMP_RUN) $(STAMP_DOCS)
+
+$(STAMP_DOCS): pyproject.toml $(LOCK) | $(BIN)/python
+	PIP_CONSTRAINT=$(CURDIR)/$(LOCK) $(BIN)/python -m pip install --quiet -e '.[docs]'
 	touch $@ $(STAMP_RUN)
 
 demo: $(STAMP_RUN)
@@ -37,6 +42,10 @@ test: $(STAMP_TEST)
 
 lint: $(STAMP_TEST)
 	$(BIN)/ruff check .
+
+# The documentation site (docs/, mkdocs.yml) into site/; strict: any warning fails the build.
+docs: $(STAMP_DOCS)
+	$(BIN)/mkdocs build --strict --site-dir site
 
 bench: $(STAMP_TEST)
 	$(BIN)/python -m benchmarks --suite quick
@@ -69,4 +78,4 @@ test-latest:
 	$(LATEST)/bin/python -m pytest $(PYTEST_ARGS) -p no:cacheprovider
 
 clean:
-	rm -rf $(VENV) $(LATEST) $(LOCKING) out .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(LATEST) $(LOCKING) out site .pytest_cache .ruff_cache

@@ -8,7 +8,7 @@ from importlib.metadata import version
 import numpy as np
 
 from benchmarks.registry import Row, register
-from planner.workloads import crosscheck_cases, packing_workload, paper_cluster, random_batch
+from planner.examples.workloads import crosscheck_cases, packing_workload, paper_cluster, random_batch
 from solvers import SolveStatus, order_two_stage, pack_phases, schedule_pairs
 from solvers.ordering import two_stage_makespan
 

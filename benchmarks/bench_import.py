@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchmarks.registry import Row, register, timed
-from planner.traces import read_rumen, read_swim
+from planner.io.json_traces import read_rumen
+from planner.io.swim import read_swim
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"

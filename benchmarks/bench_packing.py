@@ -8,8 +8,8 @@ import numpy as np
 
 from benchmarks.registry import Row, register, save_figure, timed
 from models import Cluster, Job
-from planner.workloads import MIXES, paper_cluster, random_batch
-from planner.workloads import packing_workload as workload
+from planner.examples.workloads import MIXES, paper_cluster, random_batch
+from planner.examples.workloads import packing_workload as workload
 from solvers import pack_phases
 
 CLUSTER = Cluster(nodes=9, disks=2, primaries_per_extra=2, overcommit_penalty=1.3)
@@ -66,7 +66,7 @@ def figure(rows: list[Row], folder: Path) -> None:
 @register("packing", figure=figure)
 def packing(suite: str) -> list[Row]:
     """pack_phases by MILP (column generation), PSO (1500 particles, 200 iterations) and greedy on W1-W6
-    (planner/workloads.py; P = 10, and P = 9 in the full suite) and random batches (P = 9, and
+    (planner/examples/workloads.py; P = 10, and P = 9 in the full suite) and random batches (P = 9, and
     P = 50 in the full suite); k = 2, r = 2, alpha = 1.3."""
     rows = []
     for machines in (10,) if suite == "quick" else (10, 9):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from benchmarks.registry import Row, register, timed
 from models import Cluster
-from planner.workloads import random_batch
+from planner.examples.workloads import random_batch
 from solvers import schedule_pairs
 
 CLUSTER = Cluster(nodes=10, disks=2, primaries_per_extra=2, overcommit_penalty=1.3)

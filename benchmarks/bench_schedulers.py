@@ -2,7 +2,7 @@
 
 Three workloads, each documented where it is built:
 
-- FRESH (`planner.workloads.set_a_batch`): a Set-A-shaped batch, alternating wordcount-like (map-heavy) and
+- FRESH (`planner.examples.workloads.set_a_batch`): a Set-A-shaped batch, alternating wordcount-like (map-heavy) and
   terasort-like (reduce-heavy) jobs, all submitted at 0, on 40 slots (10 nodes x (2 + 2));
   FRESH with dynamic slots, FRESH-static 20:20 and Fair 2:2 (20:20), k = 5.
 - Natjam (`natjam_stream`): research jobs (priority 0) and production jobs (priority 1)
@@ -32,9 +32,9 @@ import numpy as np
 
 from benchmarks.registry import Row, register, save_figure
 from models import Cluster, Job
+from planner.examples.workloads import paper_cluster, random_batch
+from planner.examples.workloads import set_a_batch as fresh_mix
 from planner.simulator import Fair, Fifo, Fresh, Natjam, SimOptions, simulate, simulate_vms
-from planner.workloads import paper_cluster, random_batch
-from planner.workloads import set_a_batch as fresh_mix
 
 NAME = "schedulers"
 #: 10 nodes x (2 map + 2 reduce) = 40 slots, default heartbeat (3 s), one rack.

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from benchmarks.registry import Row, register, save_figure
 from models import Cluster, Job
+from planner.io.swim import read_swim
 from planner.simulator import Fair, Fifo, SimOptions, simulate
-from planner.traces import read_swim
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 FB_DAY = DATA / "FB-2009_samples_24_times_1hr_0.tsv"

@@ -27,13 +27,16 @@ def child_cpu_seconds(argv: list[str]) -> float:
 
 @register("startup")
 def startup(suite: str) -> list[Row]:
-    """CPU seconds to start: `planner --help` (floor 0.5 s) and, for scale, `python -c "import numpy"`
-    and a bare `python -c pass`, in the same run."""
+    """CPU seconds to start: `planner --help`, `--version` and a command's help (floor 0.5 s each)
+    and, for scale, `python -c "import numpy"` and a bare `python -c pass`, in the same run."""
     repeats = 3 if suite == "quick" else 7
     cases = [
         ("python -c pass", [sys.executable, "-c", "pass"], None),
         ("python -c 'import numpy'", [sys.executable, "-c", "import numpy"], None),
         ("planner --help", [sys.executable, "-m", "planner", "--help"], FLOOR_CPU_SECONDS),
+        ("planner --version", [sys.executable, "-m", "planner", "--version"], FLOOR_CPU_SECONDS),
+        ("planner simulate --help", [sys.executable, "-m", "planner", "simulate", "--help"], FLOOR_CPU_SECONDS),
+        ("python -c 'import planner'", [sys.executable, "-c", "import planner"], None),
     ]
     rows = []
     for label, argv, floor in cases:

@@ -2,7 +2,7 @@
 
 Workloads (every job ready at time 0, as validation runs them):
 
-- ``fb2009-nightly40``: the bundled nightly batch (`planner.demo.nightly_batch`: the first 40 jobs
+- ``fb2009-nightly40``: the bundled nightly batch (`planner.examples.demo.nightly_batch`: the first 40 jobs
   of the SWIM FB-2009 day with at least 10 maps and a reduce phase) on the demo cluster (20 nodes
   x (2 + 2) slots, 2 racks, heartbeat 3 s);
 - ``fb2009-first50``: the first 50 jobs of the same day (SWIM sample), same cluster: one job is
@@ -14,7 +14,7 @@ Workloads (every job ready at time 0, as validation runs them):
   and 40 maps x 20 s + 40 reduces x 60 s) on 10 nodes x (2 + 2).
 
 For each workload and each fluid model ("fresh", "capped"): the slots+johnson plan is validated
-(`planner.validate.validate`, which runs through `planner.sweep` on local processes) with
+(`planner.proof.validate.validate`, which runs through `planner.proof.sweep` on local processes) with
 ``runs`` runs at +-30% bias. Row ``objective`` = simulated mean makespan of the plan, ``bound`` =
 its prediction, ``gap`` = |relative error|; the detail adds the mean |error| over the plan and
 the curve points (the same model against the simulator at other splits) and the best baseline.
@@ -30,11 +30,11 @@ from pathlib import Path
 
 from benchmarks.registry import Row, register, save_figure
 from models import Cluster, Workload
-from planner.demo import DEMO_CLUSTER, SWIM_SAMPLE, bundled, nightly_batch
-from planner.plan import make_plan
-from planner.traces import read_swim
-from planner.validate import validate
-from planner.workloads import set_a_batch
+from planner.examples.demo import DEMO_CLUSTER, SWIM_SAMPLE, bundled, nightly_batch
+from planner.examples.workloads import set_a_batch
+from planner.io.swim import read_swim
+from planner.plans.plan import make_plan
+from planner.proof.validate import validate
 
 NAME = "validate"
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -106,8 +106,8 @@ def demo_row() -> Row:
     its validation (30 runs), the example run and the report written to a temporary folder."""
     import tempfile
 
-    from planner.demo import run_demo
-    from planner.report import write_report
+    from planner.examples.demo import run_demo
+    from planner.proof.report import write_report
 
     clock = time.perf_counter()
     result = run_demo()

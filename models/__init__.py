@@ -1,53 +1,42 @@
 """The vocabulary of batchplan: jobs, clusters, workloads, profiles and errors.
 
-This package imports neither `solvers` nor `planner`.
+This package imports neither `solvers` nor `planner`. The names are served on first use
+(`__getattr__`): the profile estimators need scikit-learn, which the command line's start and
+the error classes do not.
 """
 
 from __future__ import annotations
 
-from models.cluster import Cluster
-from models.errors import (
-    ExtrapolationWarning,
-    InvalidInput,
-    InvalidPlan,
-    NotFittedError,
-    PlannerError,
-)
-from models.fileio import write_atomic
-from models.intensity import classify_intensity
-from models.job import INTENSITIES, PRIORITY_CLASSES, Job, RuntimeProfile
-from models.profiles import (
-    PhaseProfile,
-    PowerLawProfile,
-    RegressionProfile,
-    profile_from_dict,
-    profile_kinds,
-    profile_to_dict,
-    wave_power_law,
-    wave_runtime,
-)
-from models.workload import Workload
+from models.lazy import lazy_names
 
-__all__ = [
-    "INTENSITIES",
-    "PRIORITY_CLASSES",
-    "Cluster",
-    "ExtrapolationWarning",
-    "InvalidInput",
-    "InvalidPlan",
-    "Job",
-    "NotFittedError",
-    "PhaseProfile",
-    "PlannerError",
-    "PowerLawProfile",
-    "RegressionProfile",
-    "RuntimeProfile",
-    "Workload",
-    "classify_intensity",
-    "profile_from_dict",
-    "profile_kinds",
-    "profile_to_dict",
-    "wave_power_law",
-    "wave_runtime",
-    "write_atomic",
-]
+#: Public name -> the module that defines it.
+_PUBLIC = {
+    "Cluster": "models.cluster",
+    "Workload": "models.workload",
+    "Job": "models.job",
+    "INTENSITIES": "models.job",
+    "PRIORITY_CLASSES": "models.job",
+    "RuntimeProfile": "models.job",
+    "PlannerError": "models.errors",
+    "InvalidInput": "models.errors",
+    "InvalidPlan": "models.errors",
+    "InfeasibleProblem": "models.errors",
+    "SolverFailed": "models.errors",
+    "ExtrapolationWarning": "models.errors",
+    "NotFittedError": "models.profiles.base",
+    "write_atomic": "models.fileio",
+    "classify_intensity": "models.intensity",
+    "PhaseProfile": "models.profiles",
+    "PowerLawProfile": "models.profiles",
+    "RegressionProfile": "models.profiles",
+    "profile_from_dict": "models.profiles",
+    "profile_kinds": "models.profiles",
+    "profile_to_dict": "models.profiles",
+    "wave_power_law": "models.profiles",
+    "wave_runtime": "models.profiles",
+}
+
+
+__getattr__, __dir__ = lazy_names("models", _PUBLIC, globals())
+
+__all__ = sorted(_PUBLIC)

@@ -7,8 +7,6 @@ value the caller supplied are also `ValueError`s so that generic callers
 
 from __future__ import annotations
 
-from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
-
 
 class PlannerError(Exception):
     """Root of every error batchplan raises on purpose."""
@@ -54,14 +52,18 @@ def _rebuild_invalid_input(field: str, problem: str, source: str | None) -> Inva
     return InvalidInput(field, problem, source=source)
 
 
-class NotFittedError(PlannerError, _SklearnNotFittedError):
-    """An estimator was used before `fit` (also scikit-learn's NotFittedError,
-    hence a ValueError and an AttributeError)."""
-
-
 class InvalidPlan(PlannerError):
     """A plan or schedule breaks a rule of the model it claims to satisfy."""
 
 
+class InfeasibleProblem(PlannerError):
+    """The problem has no feasible solution, or the solver found none in its time."""
+
+
+class SolverFailed(PlannerError):
+    """The solver stopped with an error."""
+
+
 class ExtrapolationWarning(UserWarning):
     """A profile was asked for a prediction outside the range it was fitted on."""
+

@@ -1,46 +1,81 @@
-"""batchplan's planner: traces, fitting, plans, the simulator and the command line."""
+"""batchplan's planner: read traces, make plans, prove them in the simulator.
+
+Everything a user of the README and the docs needs is importable from here::
+
+    from planner import make_plan, validate, compare, sweep, simulate, read_swim, Plan
+
+The names are served on first use (`__getattr__`), so that ``import planner`` (and so the
+`planner` command's start) imports none of NumPy, scikit-learn, pyomo or the simulator. The
+rooms behind them: `planner.io` (files in), `planner.plans` (making plans), `planner.proof`
+(validating, comparing, sweeping, reporting), `planner.simulator`, `planner.examples` and
+`planner.cli`.
+"""
 
 from __future__ import annotations
 
-# First, before the heavy imports below: Ctrl-C while the command starts exits quietly (see there).
-import planner.startup  # noqa: F401  # isort: skip
-from planner.fitting import RuntimeFit, fit_runtimes, fit_tasks, runtime_workload
-from planner.summary import workload_summary
-from planner.traces import (
-    SwimConversion,
-    TraceWarning,
-    read_rumen,
-    read_sls,
-    read_swim,
-    rumen_task_records,
-)
+# First: Ctrl-C while the command starts exits quietly (see there).
+import planner.cli.startup  # noqa: F401  # isort: skip
+from models.lazy import lazy_names
 
-#: Names served on first use (`__getattr__`), so that importing the package (and starting the
-#: command) does not import the solvers and the simulator.
-_LAZY = {"make_plan": "planner.plan", "Plan": "planner.plan"}
+#: Public name -> the module that defines it.
+_PUBLIC = {
+    # files in
+    "read_swim": "planner.io.swim",
+    "SwimConversion": "planner.io.swim",
+    "read_rumen": "planner.io.json_traces",
+    "read_sls": "planner.io.json_traces",
+    "rumen_task_records": "planner.io.json_traces",
+    "TraceWarning": "planner.io.json_traces",
+    "IMPORTERS": "planner.io.importers",
+    "read_trace": "planner.io.importers",
+    "fit_runtimes": "planner.io.fitting",
+    "fit_tasks": "planner.io.fitting",
+    "runtime_workload": "planner.io.fitting",
+    "task_workload": "planner.io.fitting",
+    "RuntimeFit": "planner.io.fitting",
+    "workload_summary": "planner.io.summary",
+    # plans
+    "Plan": "planner.plans.plan",
+    "make_plan": "planner.plans.plan",
+    # proof
+    "validate": "planner.proof.validate",
+    "ValidationReport": "planner.proof.validate",
+    "compare": "planner.proof.compare",
+    "Comparison": "planner.proof.compare",
+    "sweep": "planner.proof.sweep",
+    "Spec": "planner.proof.sweep",
+    "write_report": "planner.proof.report",
+    "plot_makespan_curve": "planner.proof.plots",
+    "plot_predicted_vs_simulated": "planner.proof.plots",
+    "plot_gantt": "planner.proof.plots",
+    "plot_fairness_over_time": "planner.proof.plots",
+    # the simulator
+    "simulate": "planner.simulator",
+    "simulate_vms": "planner.simulator",
+    "SimOptions": "planner.simulator",
+    "SimResult": "planner.simulator",
+    "VmResult": "planner.simulator",
+    "SCHEDULERS": "planner.simulator",
+    "make_scheduler": "planner.simulator",
+    "load_scheduler": "planner.simulator",
+    "Fifo": "planner.simulator",
+    "Fair": "planner.simulator",
+    "Pool": "planner.simulator",
+    "Preemption": "planner.simulator",
+    "Capacity": "planner.simulator",
+    "Queue": "planner.simulator",
+    "Fresh": "planner.simulator",
+    "Natjam": "planner.simulator",
+    "DelayScheduling": "planner.simulator",
+    # examples
+    "run_demo": "planner.examples.demo",
+    "bundled": "planner.examples.demo",
+    "set_a_batch": "planner.examples.workloads",
+    "packing_workload": "planner.examples.workloads",
+    "paper_cluster": "planner.examples.workloads",
+}
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'planner' has no attribute {name!r}")
-    import importlib
+__getattr__, __dir__ = lazy_names("planner", _PUBLIC, globals())
 
-    return getattr(importlib.import_module(module), name)
-
-
-__all__ = [
-    "Plan",
-    "RuntimeFit",
-    "SwimConversion",
-    "TraceWarning",
-    "fit_runtimes",
-    "fit_tasks",
-    "make_plan",
-    "read_rumen",
-    "read_sls",
-    "read_swim",
-    "rumen_task_records",
-    "runtime_workload",
-    "workload_summary",
-]
+__all__ = sorted(_PUBLIC)  # names served by __getattr__

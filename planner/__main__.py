@@ -1,5 +1,5 @@
 """``python -m planner``: the `planner` command."""
 
-from planner.cli import main
+from planner.cli.main import main
 
 raise SystemExit(main())

@@ -7,8 +7,10 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 
-from models import InvalidInput, PlannerError
 from models.checks import as_float, as_str
+from models.errors import InfeasibleProblem as InfeasibleProblem  # re-exported: the errors live in models
+from models.errors import InvalidInput
+from models.errors import SolverFailed as SolverFailed
 
 
 class SolveStatus(StrEnum):
@@ -30,14 +32,6 @@ class SolveStatus(StrEnum):
     @property
     def has_solution(self) -> bool:
         return self in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE, SolveStatus.TIME_LIMIT)
-
-
-class InfeasibleProblem(PlannerError):
-    """The problem has no feasible solution, or the solver found none in its time."""
-
-
-class SolverFailed(PlannerError):
-    """The solver stopped with an error."""
 
 
 #: The longest time limit a solve accepts (a day: a nightly plan that takes longer is no plan).

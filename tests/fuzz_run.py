@@ -1,6 +1,6 @@
 """Running the fuzz cases of `tests.fuzz_inputs` and judging them.
 
-A case runs in this process (`planner.cli.run`, stdout and stderr captured) or, for a few,
+A case runs in this process (`planner.cli.main.run`, stdout and stderr captured) or, for a few,
 as a real ``python -m planner`` subprocess. Either way it has a time limit; running past it
 is a hang. A case passes when its exit status is 0, 2 or 3, when status 2 comes with exactly
 one stderr line starting ``error:``, and when no traceback appears.
@@ -100,7 +100,7 @@ def run_case(case: Case, root: Path, timeout: float) -> Outcome:
 
 
 def _in_process(argv: list[str], timeout: float) -> tuple[int | None, str, str, str]:
-    from planner.cli import run
+    from planner.cli.main import run
 
     out, err = io.StringIO(), io.StringIO()
     error = ""

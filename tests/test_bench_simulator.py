@@ -95,8 +95,8 @@ def test_schedulers_workloads_are_as_documented():
         random_phase_plan,
         work_bound,
     )
+    from planner.examples.workloads import random_batch
     from planner.simulator import check_vm_groups
-    from planner.workloads import random_batch
 
     mix = fresh_mix(20)
     assert [j.name for j in mix[:3]] == ["wc00", "ts01", "wc02"] and all(j.submit == 0 for j in mix)

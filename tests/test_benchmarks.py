@@ -59,8 +59,8 @@ def test_packing_figure_is_a_png(tmp_path):
 
 
 def test_packing_workloads_follow_the_documented_mixes():
-    from planner.workloads import JOB_TYPES, MIXES
-    from planner.workloads import packing_workload as workload
+    from planner.examples.workloads import JOB_TYPES, MIXES
+    from planner.examples.workloads import packing_workload as workload
 
     for name, mix in MIXES.items():
         jobs = workload(name)

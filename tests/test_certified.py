@@ -7,7 +7,7 @@ Three kinds of test:
    bound 0, the start's values; or a bound above a known solution) never reports optimal, and the
    packing "milp" recovers by retrying without its MIP start;
 3. the randomized cross-check: every exact method against exhaustive search on at least 200 small
-   seeded instances (`planner.workloads.crosscheck_cases`: r = 1 and 2, tight and loose clusters),
+   seeded instances (`planner.examples.workloads.crosscheck_cases`: r = 1 and 2, tight and loose clusters),
    with zero disagreements, under whatever highspy is installed.
 """
 
@@ -26,7 +26,7 @@ import solvers.ordering as ordering
 import solvers.packing_exact as packing_exact
 import solvers.packing_methods as packing_methods
 from models import InvalidInput
-from planner.workloads import crosscheck_cases, packing_workload, paper_cluster, random_batch
+from planner.examples.workloads import crosscheck_cases, packing_workload, paper_cluster, random_batch
 from solvers import (
     MAX_TIME_LIMIT,
     SolveStatus,
@@ -402,7 +402,7 @@ def test_packing_milp_bound_under_a_time_limit_is_not_zero():
 def test_nothing_from_highs_reaches_stdout():
     """highspy 1.16.0 prints a banner on descriptor 1 when the first solver is made; a fresh process
     that solves by both paths (pyomo and arrays) prints only its own line."""
-    code = ("from planner.workloads import random_batch, paper_cluster\n"
+    code = ("from planner.examples.workloads import random_batch, paper_cluster\n"
             "from solvers import pack_phases, order_two_stage\n"
             "pack_phases(random_batch(3), paper_cluster(2), method='milp')\n"
             "order_two_stage([1.0, 2.0], [2.0, 1.0], method='milp')\n"

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from models import Workload
-from planner.cli import app
+from planner.cli.main import app
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -35,7 +35,7 @@ def test_import_swim_json_summary_with_settings(data_dir):
     result = invoke("import", "swim", data_dir / "FB-2009_samples_24_times_1hr_0_first50jobs.tsv",
                     "--limit", "5", "--set", "block_size=65536", "--json")
     assert result.exit_code == 0, result.output
-    (summary,) = json.loads(result.stdout)["imported FB-2009_samples_24_times_1hr_0_first50jobs.tsv"]
+    summary = json.loads(result.stdout)["workload"]
     assert summary["jobs"] == 5
     # job0's 740,773 B over 64 KiB blocks: ceil(11.30) = 12 maps, so at least 12 in total
     assert summary["map_tasks"] >= 12
@@ -46,19 +46,19 @@ def test_import_rumen_with_task_csv(tmp_path, data_dir):
     out = tmp_path / "wc.json"
     result = invoke("import", "rumen", data_dir / "wordcount.json", "-o", out, "--tasks-csv", tasks, "--json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["imported wordcount.json"][0]["map_tasks"] == 3
+    assert json.loads(result.stdout)["workload"]["map_tasks"] == 3
     assert tasks.read_text().splitlines()[0] == "job,task,kind,status,host,start,end"
     # the task CSV feeds `planner fit` and gives the same means as the importer
     fitted = invoke("fit", tasks, "--json")
     assert fitted.exit_code == 0, fitted.output
-    (row,) = json.loads(fitted.stdout)["phase profiles from tasks.csv"]
+    (row,) = json.loads(fitted.stdout)["profiles"]
     assert row["map_time"] == pytest.approx(Workload.from_file(out)[0].map_time)
 
 
 def test_import_sls(data_dir):
     result = invoke("import", "sls", data_dir / "inputsls.json", "--json")
     assert result.exit_code == 0
-    assert json.loads(result.stdout)["imported inputsls.json"][0]["jobs"] == 2
+    assert json.loads(result.stdout)["workload"]["jobs"] == 2
 
 
 def test_fit_runtimes_table_and_attach(tmp_path, data_dir):

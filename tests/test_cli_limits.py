@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.cli import run
+from planner.cli.main import run
 from tests.fuzz_mutations import bomb
 
 ROOT = Path(__file__).resolve().parent.parent

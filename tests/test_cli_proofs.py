@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from models import Cluster, Workload
-from planner.cli import app
-from planner.plan import Plan
+from planner.cli.main import app
+from planner.plans.plan import Plan
 from planner.simulator import simulate
 from solvers import InfeasibleProblem
 
@@ -36,7 +36,7 @@ def plan_file(tmp_path_factory) -> Path:
     result = invoke("plan", WORKLOAD, "-c", CLUSTER, "--robust", "--runs", 3, "--executor", "serial", "-o", path,
                     "--json")
     assert result.exit_code == 0, result.output
-    (summary,) = json.loads(result.stdout)["plan for nightly.yaml"]
+    summary = json.loads(result.stdout)["plan"]
     assert summary["selection"].startswith("robust: best simulated p90 of")
     return path
 
@@ -50,13 +50,13 @@ def test_robust_plan_file_records_the_choice(plan_file):
 
 def test_validate_writes_the_report_and_prints_the_summary(plan_file, tmp_path):
     folder = tmp_path / "report"
-    result = invoke("validate", plan_file, "-w", WORKLOAD, "-c", CLUSTER, "--runs", 3, "--seed", 4, "-o", folder,
+    result = invoke("validate", WORKLOAD, "-p", plan_file, "-c", CLUSTER, "--runs", 3, "--seed", 4, "-o", folder,
                     "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    (summary,) = data["validation of plan.json"]
+    summary = data["validation"]
     assert (summary["runs"], summary["seed"], summary["strategy"]) == (3, 4, Plan.from_file(plan_file).strategy)
-    rows = data["predicted against simulated makespan (seconds)"]
+    rows = data["setups"]
     assert [row["setup"].split(" (")[0] for row in rows] == ["plan", "Fair 1:3", "Fair 2:2", "Fair 3:1",
                                                             "FIFO, submission order"]
     assert summary["simulated_mean"] == rows[0]["mean"]
@@ -74,19 +74,19 @@ def test_validate_writes_the_report_and_prints_the_summary(plan_file, tmp_path):
     (["--executor", "cloud"], "error: --executor: must be local, serial or dask://HOST:PORT, got 'cloud'"),
 ])
 def test_validate_bad_options_exit_2_naming_the_option(plan_file, args, line):
-    assert one_line_error(invoke("validate", plan_file, "-w", WORKLOAD, "-c", CLUSTER, *args)) == line
+    assert one_line_error(invoke("validate", WORKLOAD, "-p", plan_file, "-c", CLUSTER, *args)) == line
 
 
 def test_validate_refuses_a_plan_made_for_another_workload(plan_file, tmp_path):
     other = tmp_path / "other.yaml"
     workload = Workload.from_file(WORKLOAD)
     Workload(list(workload)[:3], name="other").to_file(other)
-    line = one_line_error(invoke("validate", plan_file, "-w", other, "-c", CLUSTER))
+    line = one_line_error(invoke("validate", other, "-p", plan_file, "-c", CLUSTER))
     assert line.startswith(f"error: {plan_file}: workload_fingerprint: the plan was made for another workload")
 
 
 def test_a_missing_plan_file_is_bad_input(tmp_path):
-    line = one_line_error(invoke("validate", tmp_path / "nope.json", "-w", WORKLOAD, "-c", CLUSTER))
+    line = one_line_error(invoke("validate", WORKLOAD, "-p", tmp_path / "nope.json", "-c", CLUSTER))
     assert "nope.json" in line
 
 
@@ -94,7 +94,7 @@ def test_no_feasible_plan_exits_3(monkeypatch):
     def infeasible(*args, **kwargs):
         raise InfeasibleProblem("HiGHS: no solution within the time limit (maxTimeReached)")
 
-    monkeypatch.setattr("planner.cli.make_plan", infeasible)
+    monkeypatch.setattr("planner.plans.plan.make_plan", infeasible)  # the command imports it when it runs
     line = one_line_error(invoke("plan", WORKLOAD, "-c", CLUSTER), code=3)
     assert line == "error: no feasible plan: HiGHS: no solution within the time limit (maxTimeReached)"
 
@@ -105,7 +105,7 @@ def test_compare_runs_schedulers_side_by_side(tmp_path):
     result = invoke("compare", WORKLOAD, "-c", CLUSTER, "-s", "fifo", "-s", "fair", "-s", "fresh", "--runs", 2,
                     "--seed", 3, "-o", folder, "--json")
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.stdout)["comparison on nightly.yaml"]
+    rows = json.loads(result.stdout)["configurations"]
     assert [row["configuration"] for row in rows] == ["fifo", "fair", "fresh"]
     workload, cluster = Workload.from_file(WORKLOAD), Cluster.from_file(CLUSTER)
     makespans = [simulate(workload, cluster, "fifo", seed=seed).makespan for seed in (3, 4)]
@@ -137,8 +137,8 @@ def test_sweep_grid_is_the_same_on_every_executor(tmp_path):
         runs = list(csv.DictReader(stream))
     assert [(r["configuration"], r["slots"], r["seed"]) for r in runs] == [
         (s, split, str(seed)) for s in ("fifo", "fair") for split in ("40:40", "60:20") for seed in (0, 1)]
-    (title,) = json.loads(result.stdout)
-    assert title.startswith("sweep of nightly.yaml: 8 runs in")
+    assert [(r["configuration"], r["slots"], r["runs"]) for r in json.loads(result.stdout)["configurations"]] == [
+        ("fifo", "40:40", 2), ("fifo", "60:20", 2), ("fair", "40:40", 2), ("fair", "60:20", 2)]
     line = one_line_error(invoke(*args, "-o", tmp_path / "runs.txt"))
     assert line == f"error: {tmp_path / 'runs.txt'}: --output: sweep results are written as .csv or .json"
     line = one_line_error(invoke("sweep", WORKLOAD, "-c", CLUSTER, "--slots", "40"))
@@ -150,15 +150,15 @@ def test_demo_plans_validates_and_writes_the_report(tmp_path):
     result = invoke("demo", "-o", folder, "--runs", 3, "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    (batch,) = data["tonight's batch (FB-2009_nightly40: SWIM FB-2009, 40 jobs)"]
+    batch = data["batch"]
     assert batch["jobs"] == 40
-    (plan,) = data["plan on 20 nodes (80 slots)"]
+    plan = data["plan"]
     assert plan["map_slots"] + plan["reduce_slots"] == 80 and plan["selection"].startswith("robust")
     # README: the robust choice is the fluid optimum, Johnson order, 48:32
     assert (plan["map_slots"], plan["strategy"], plan["status"]) == (48, "slots+johnson", "optimal")
-    (summary,) = data["validation"]
+    summary = data["validation"]
     assert summary["runs"] == 3 and summary["best_baseline"]
-    assert len(data["predicted against simulated makespan (seconds)"]) == 5
+    assert len(data["setups"]) == 5
     assert (folder / "report.html").stat().st_size > 50_000
     assert {Path(row["file"]).name for row in data["report"]} >= {"report.html", "report.md", "gantt.png"}
 
@@ -166,9 +166,9 @@ def test_demo_plans_validates_and_writes_the_report(tmp_path):
 def test_the_bundled_nightly_batch_is_what_notice_and_readme_say(data_dir):
     """The first 40 jobs of the FB-2009 day converting to >= 10 maps and >= 1 reduce; 5,996 maps,
     1,496 reduces, about 183,000 map and 167,000 reduce slot-seconds."""
-    from planner.demo import nightly_batch
-    from planner.summary import workload_summary
-    from planner.traces import read_swim
+    from planner.examples.demo import nightly_batch
+    from planner.io.summary import workload_summary
+    from planner.io.swim import read_swim
 
     day = read_swim(data_dir / "FB-2009_samples_24_times_1hr_0.tsv")
     chosen = [job for job in day if job.map_tasks >= 10 and job.reduce_tasks >= 1][:40]
@@ -182,7 +182,7 @@ def test_the_bundled_nightly_batch_is_what_notice_and_readme_say(data_dir):
 def test_outputs_that_cannot_be_written_are_bad_input_before_the_work(plan_file, tmp_path):
     afile = tmp_path / "afile"
     afile.write_text("not a folder")
-    for args in (["validate", plan_file, "-w", WORKLOAD, "-c", CLUSTER], ["demo"],
+    for args in (["validate", WORKLOAD, "-p", plan_file, "-c", CLUSTER], ["demo"],
                  ["compare", WORKLOAD, "-c", CLUSTER]):
         line = one_line_error(invoke(*args, "-o", afile))
         assert line == f"error: {afile}: --output: is a file; give a folder to write into"
@@ -191,7 +191,7 @@ def test_outputs_that_cannot_be_written_are_bad_input_before_the_work(plan_file,
 
 
 def test_a_dask_address_without_a_port_is_bad_input(plan_file):
-    line = one_line_error(invoke("validate", plan_file, "-w", WORKLOAD, "-c", CLUSTER, "--executor", "dask://localhost"))
+    line = one_line_error(invoke("validate", WORKLOAD, "-p", plan_file, "-c", CLUSTER, "--executor", "dask://localhost"))
     assert line.startswith("error: --executor: cannot reach the Dask scheduler at dask://localhost")
 
 
@@ -222,7 +222,7 @@ def test_robust_tries_both_models_so_model_is_refused_with_it():
 
 def test_comparison_write_is_what_compare_o_writes(tmp_path):
     """The library writes the same three files as `planner compare -o`."""
-    from planner.compare import compare
+    from planner.proof.compare import compare
 
     workload, cluster = Workload.from_file(WORKLOAD), Cluster.from_file(CLUSTER)
     paths = compare(workload, cluster, ["fifo", "fair"], executor="serial").write(tmp_path / "lib")

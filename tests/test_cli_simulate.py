@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from models import Cluster, Workload
-from planner.cli import app
+from planner.cli.main import app
 from planner.simulator import Capacity, Fair, Pool, Preemption, Queue, SimOptions, simulate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -19,7 +19,6 @@ EXAMPLES = ROOT / "examples"
 NIGHTLY = EXAMPLES / "nightly.yaml"
 CLUSTER = EXAMPLES / "cluster.yaml"
 SWIM = ROOT / "planner" / "data" / "FB-2009_samples_24_times_1hr_0_first50jobs.tsv"
-TITLE = "simulation of nightly.yaml ({})"
 SUMMARY_FIELDS = ["scheduler", "jobs", "attempts", "makespan", "mean_response", "node_local", "rack_local",
                   "off_rack", "utilization", "fairness", "killed_work", "suspensions", "kills", "wasted_work",
                   "deadline_misses"]
@@ -48,10 +47,10 @@ def invoke(*args: object):
     return runner.invoke(app, [str(a) for a in args])
 
 
-def summary_of(result, title: str) -> dict:
+def summary_of(result) -> dict:
+    """The result record of ``simulate --json``."""
     assert result.exit_code == 0, result.output
-    (row,) = json.loads(result.stdout)[title]
-    return row
+    return json.loads(result.stdout)["result"]
 
 
 @pytest.fixture
@@ -91,7 +90,7 @@ def test_each_scheduler_json_matches_the_library(scheduler, queues):
     """The printed summary is SimResult.summary() of the same run made in Python."""
     settings = ["--config", queues] if scheduler == "capacity" else []
     result = invoke("simulate", NIGHTLY, "-c", CLUSTER, "--scheduler", scheduler, *settings, "--json")
-    row = summary_of(result, TITLE.format(scheduler))
+    row = summary_of(result)
     assert list(row) == SUMMARY_FIELDS
     assert row["scheduler"] == scheduler and row["jobs"] == 5
     assert row["node_local"] + row["rack_local"] + row["off_rack"] == pytest.approx(1.0)
@@ -125,7 +124,7 @@ def test_settings_file_and_flags(pools, tmp_path):
     """--config gives pools, delay, preemption and options; flags replace the file's values."""
     out = tmp_path / "r.json"
     result = invoke("simulate", NIGHTLY, "-c", CLUSTER, "--config", pools, "-o", out, "--json")
-    assert summary_of(result, TITLE.format("fair"))["jobs"] == 5
+    assert summary_of(result)["jobs"] == 5
     data = json.loads(out.read_text())
     assert data["scheduler"]["pools"][0] == {"name": "production", "weight": 2.0, "min_map": 10, "min_reduce": 4,
                                              "mode": "fair", "max_running": None}
@@ -165,7 +164,7 @@ def test_slots_containers_and_heartbeat(tmp_path):
 def test_swim_sample_under_each_scheduler(swim_workload, scheduler):
     """The bundled SWIM sample (50 jobs, one pool "default") runs under every scheduler."""
     result = invoke("simulate", swim_workload, "-c", CLUSTER, "--scheduler", scheduler, "--json")
-    row = summary_of(result, f"simulation of fb50.yaml ({scheduler})")
+    row = summary_of(result)
     assert row["jobs"] == 50 and row["killed_work"] == 0
     # 168 maps and 48 reduces (see `planner import swim`): one attempt each when nothing is killed
     assert row["attempts"] == 168 + 48
@@ -173,11 +172,9 @@ def test_swim_sample_under_each_scheduler(swim_workload, scheduler):
 
 
 def test_swim_sample_delay_scheduling_raises_node_locality(swim_workload, tmp_path):
-    plain = summary_of(invoke("simulate", swim_workload, "-c", CLUSTER, "--scheduler", "fair", "--json"),
-                       "simulation of fb50.yaml (fair)")
+    plain = summary_of(invoke("simulate", swim_workload, "-c", CLUSTER, "--scheduler", "fair", "--json"))
     delayed = summary_of(
         invoke("simulate", swim_workload, "-c", CLUSTER, "--scheduler", "fair", "--delay", "15,15", "--json"),
-        "simulation of fb50.yaml (fair)",
     )
     assert delayed["node_local"] > plain["node_local"]
 

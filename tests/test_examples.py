@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from models import Cluster, Workload
-from planner.fitting import fit_runtimes, fit_tasks
+from planner.io.fitting import fit_runtimes, fit_tasks
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from models import InvalidInput, Job, Workload
-from planner.fitting import csv_kind, fit_runtimes, fit_tasks, runtime_workload
+from planner.io.fitting import csv_kind, fit_runtimes, fit_tasks, runtime_workload
 
 
 def test_fit_runtimes_by_hand(data_dir):

@@ -46,17 +46,59 @@ COMMANDS = {
 }
 
 
+def documented_shapes() -> dict[str, list[dict[str, tuple[str, list[str]]]]]:
+    """docs/json.md's tables: per command heading, each table as {key: (shape, fields)}."""
+    shapes: dict[str, list[dict[str, tuple[str, list[str]]]]] = {}
+    command, table = None, None
+    for line in (ROOT / "docs" / "json.md").read_text().splitlines():
+        if line.startswith("## `planner "):
+            command, table = line.removeprefix("## `planner ").rstrip("`"), None
+            shapes[command] = []
+        elif command and line.startswith("| `"):
+            key, shape, fields = (cell.strip() for cell in line.strip("|").split("|"))
+            if table is None:
+                table = {}
+                shapes[command].append(table)
+            table[key.strip("`")] = (shape, [f.strip().strip("`") for f in fields.split(",")])
+        elif not line.startswith("|"):
+            table = None
+    return shapes
+
+
+SHAPES = documented_shapes()
+
+
+def check_shape(parsed: dict, documented: dict[str, tuple[str, list[str]]]) -> None:
+    assert list(parsed) == list(documented)
+    for key, (shape, fields) in documented.items():
+        value = parsed[key]
+        records = [value] if shape == "object" else value
+        assert isinstance(value, dict if shape == "object" else list), key
+        for record in records:
+            assert list(record) == fields, key
+
+
+def test_every_command_is_documented():
+    assert set(SHAPES) == {"import", "fit", "plan", "simulate", "validate", "compare", "sweep", "demo"}
+    assert [len(tables) for tables in SHAPES.values()] == [1, 2, 1, 1, 1, 1, 1, 1]
+
+
 @pytest.mark.parametrize("name", sorted(COMMANDS))
-def test_json_output_parses(name, tmp_path):
+def test_json_output_has_the_documented_keys(name, tmp_path):
+    """Stable keys: the same whatever the files are called (no titles, no timings)."""
     parsed = json.loads(_planner(*COMMANDS[name], "--json", cwd=tmp_path))
-    assert parsed
+    command = name.split()[0]
+    documented = SHAPES[command][1 if name == "fit tasks" else 0]
+    check_shape(parsed, documented)
+    if name == "plan pairs milp":
+        assert parsed["phases"] and parsed["plan"]["phases"] == len({r["phase"] for r in parsed["phases"]})
 
 
 def test_validate_and_demo_json_parse(tmp_path):
     """A packing plan written to a file, then validated; and the demo with few runs."""
     plan = tmp_path / "plan.json"
     _planner("plan", W, "--cluster", C, "--strategy", "packing", "-o", str(plan), cwd=tmp_path)
-    assert json.loads(_planner("validate", str(plan), "--workload", W, "--cluster", C, "--runs", "2",
-                               "--executor", "serial", "--json", cwd=tmp_path))
-    assert json.loads(_planner("demo", "-o", str(tmp_path / "out"), "--runs", "2", "--executor", "serial", "--json",
-                               cwd=tmp_path))
+    check_shape(json.loads(_planner("validate", W, "--plan", str(plan), "--cluster", C, "--runs", "2",
+                                    "--executor", "serial", "--json", cwd=tmp_path)), SHAPES["validate"][0])
+    check_shape(json.loads(_planner("demo", "-o", str(tmp_path / "out"), "--runs", "2", "--executor", "serial",
+                                    "--json", cwd=tmp_path)), SHAPES["demo"][0])

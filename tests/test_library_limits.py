@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from models import Cluster, InvalidInput, Job, Workload
-from planner.compare import compare
-from planner.plan import make_plan
+from planner.examples.workloads import random_batch
+from planner.plans.plan import make_plan
+from planner.proof.compare import compare
+from planner.proof.validate import validate
 from planner.simulator import simulate
 from planner.simulator.schedulers.preemption import Preemption
-from planner.validate import validate
-from planner.workloads import random_batch
 from solvers import pack_phases
 
 SMALL = Workload([Job("a", 4, 1, 10.0, 5.0), Job("b", 2, 2, 8.0, 6.0)])

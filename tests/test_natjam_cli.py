@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from models import Cluster, Workload
-from planner.cli import app
+from planner.cli.main import app
 from planner.simulator import Natjam, simulate
 from planner.simulator.config import simulation_settings
 
@@ -51,7 +51,7 @@ def test_cli_simulate_natjam_matches_the_library(files, tmp_path):
     result = runner.invoke(app, ["simulate", str(files["workload"]), "--cluster", str(files["cluster"]),
                                  "--scheduler", "natjam", "--json", "-o", str(out)])
     assert result.exit_code == 0, result.output
-    (row,) = json.loads(result.stdout)["simulation of batch.yaml (natjam)"]
+    row = json.loads(result.stdout)["result"]
     expected = simulate(Workload.from_file(files["workload"]), Cluster.from_file(files["cluster"]), "natjam")
     assert row == pytest.approx(expected.summary())
     assert row["suspensions"] > 0 and row["kills"] == 0 and row["deadline_misses"] == 0
@@ -67,7 +67,7 @@ def test_cli_settings_file_with_natjam_settings(files):
     result = runner.invoke(app, ["simulate", str(files["workload"]), "--cluster", str(files["cluster"]),
                                  "--config", str(files["settings"]), "--json"])
     assert result.exit_code == 0, result.output
-    (row,) = json.loads(result.stdout)["simulation of batch.yaml (natjam)"]
+    row = json.loads(result.stdout)["result"]
     scheduler, options = simulation_settings(files["settings"])
     assert isinstance(scheduler, Natjam)
     assert (scheduler.job_eviction, scheduler.task_eviction, scheduler.mode, scheduler.min_run) == ("LR", "LRT",

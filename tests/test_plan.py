@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from models import Cluster, InvalidInput, Job, Workload
-from planner.cli import app
-from planner.plan import Plan, make_plan
+from planner.cli.main import app
+from planner.plans.plan import Plan, make_plan
 from solvers import configure_slots, johnson_order
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -44,7 +44,7 @@ def test_submission_order_sorts_by_submit_time():
 
 
 def test_slots_plan_matches_configure_slots_on_a_real_trace(data_dir):
-    from planner.traces import read_swim
+    from planner.io.swim import read_swim
 
     workload = read_swim(data_dir / "FB-2009_samples_24_times_1hr_0_first50jobs.tsv")
     cluster = Cluster(nodes=20)
@@ -108,7 +108,7 @@ def test_cli_plan_writes_file_and_json(tmp_path):
     result = CliRunner().invoke(app, ["plan", str(EXAMPLES / "nightly.yaml"), "--cluster", str(EXAMPLES / "cluster.yaml"),
                                       "--strategy", "slots+johnson", "-k", "2", "-o", str(out), "--json"])
     assert result.exit_code == 0, result.output
-    (summary,) = json.loads(result.stdout)["plan for nightly.yaml"]
+    summary = json.loads(result.stdout)["plan"]
     plan = Plan.from_file(out)
     assert summary["map_slots"] == plan.map_slots and plan.k == 2
     assert plan.map_slots + plan.reduce_slots == 80
@@ -156,8 +156,7 @@ def test_cli_plan_pairs_json_has_phases(tmp_path):
                                       "--strategy", "pairs", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    (summary,) = data["plan for nightly.yaml"]
-    rows = data["phases of nightly.yaml (pairs, run one after another)"]
+    summary, rows = data["plan"], data["phases"]
     assert summary["phases"] == len({r["phase"] for r in rows}) and len(rows) == 5
     assert {r["role"] for r in rows} <= {"primary", "host", "extra"}
 
@@ -173,10 +172,10 @@ def test_cli_plan_bad_solver_writes_nothing(tmp_path):
 
 def test_make_plan_is_served_by_the_package():
     """`from planner import make_plan, Plan` (the documented names) is the same function and class as
-    planner.plan's, loaded on first use."""
+    planner.plans.plan's, loaded on first use."""
     import planner
-    import planner.plan
+    import planner.plans.plan
 
-    assert planner.make_plan is planner.plan.make_plan and planner.Plan is planner.plan.Plan
+    assert planner.make_plan is planner.plans.plan.make_plan and planner.Plan is planner.plans.plan.Plan
     with pytest.raises(AttributeError, match="no_such_name"):
         planner.no_such_name  # noqa: B018

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from models import Cluster, ExtrapolationWarning, InvalidInput, InvalidPlan, Job, PowerLawProfile, Workload
-from planner.plan import PLAN_VERSION, Plan, make_plan
-from planner.plan_vm import pair_phases
+from planner.plans.plan import PLAN_VERSION, Plan, make_plan
+from planner.plans.vm import pair_phases
 from solvers import PairGroup, PairSchedule, SolveStatus, evaluate_phases, methods, pack_phases, schedule_pairs
 
 #: P = 2 machines, k = 2 disks: N = 4 primary VMs, N / r = 2 extra VMs, alpha = 1.5.

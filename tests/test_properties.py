@@ -218,7 +218,7 @@ swim_cells = st.one_of(st.sampled_from(["1e400", "nan", "-1", "", "9" * 500, "1e
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cells=st.lists(swim_cells, min_size=3, max_size=3), conversion=st.sampled_from([{}, {"block_size": 1}]))
 def test_swim_lines_with_absurd_byte_counts(tmp_path, cells, conversion):
-    from planner.traces import read_swim
+    from planner.io.swim import read_swim
 
     path = tmp_path / "t.tsv"
     path.write_text("job0\t1\t1\t" + "\t".join(cells) + "\n")
@@ -233,7 +233,7 @@ def test_swim_lines_with_absurd_byte_counts(tmp_path, cells, conversion):
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=st.lists(st.tuples(st.sampled_from(["a", "b"]), swim_cells, swim_cells), min_size=1, max_size=5))
 def test_fitting_absurd_runtimes_names_the_file_and_writes_finite_numbers(tmp_path, rows):
-    from planner.fitting import fit_runtimes
+    from planner.io.fitting import fit_runtimes
 
     path = tmp_path / "r.csv"
     path.write_text("job,nodes,runtime\n" + "".join(f"{j},{n},{r}\n" for j, n, r in rows))

@@ -819,16 +819,16 @@ def test_lognormal_task_times():
 
 
 def test_slots_override():
-    """3 nodes of 1 + 1 slots; slots=(7, 2) gives map slots 3, 2, 2 and reduce slots 1, 1, 0.
-    One job of 7 maps and 2 reduces of 10 s: maps all at 0-10, reduces 10-20: 20 (without the
-    override: 3 map slots, maps in 3 waves 0-30, reduces 30-40: 40)."""
+    """3 nodes of 1 + 2 slots (9 in all); slots=(7, 2) gives map slots 3, 2, 2 and reduce slots
+    1, 1, 0. One job of 7 maps and 2 reduces of 10 s: maps all at 0-10, reduces 10-20: 20
+    (without the override: 3 map slots, maps in 3 waves 0-30, reduces 30-40: 40)."""
     job = [Job("a", 7, 2, 10.0, 10.0)]
-    result = simulate(job, flat(3), "fifo", slots=(7, 2))
+    result = simulate(job, flat(3, 1, 2), "fifo", slots=(7, 2))
     assert result.slots == 9 and result.makespan == 20.0
     maps = Counter(t["node"] for t in result.tasks if t["kind"] == "map")
     assert maps == {0: 3, 1: 2, 2: 2}
     assert sorted(t["node"] for t in result.tasks if t["kind"] == "reduce") == [0, 1]
-    assert simulate(job, flat(3), "fifo").makespan == 40.0
+    assert simulate(job, flat(3, 1, 2), "fifo").makespan == 40.0
 
 
 def test_rack_and_off_rack_slowdown():
@@ -949,6 +949,13 @@ def test_bad_options_object_and_unknown_option_key():
 def test_bad_slots_raise(slots):
     with pytest.raises(InvalidInput):
         simulate(TWO_JOBS, TEN_AND_TEN, "fifo", slots=slots)
+
+
+def test_more_slots_than_the_cluster_has_raise():
+    """A split of the cluster's slots, never more: TEN_AND_TEN has 20; 10 + 10 runs, 11 + 10 is refused."""
+    assert simulate(TWO_JOBS, TEN_AND_TEN, "fifo", slots=(10, 10)).makespan > 0
+    with pytest.raises(InvalidInput, match=r"^slots: 11 \+ 10 = 21 slots; the cluster has 20"):
+        simulate(TWO_JOBS, TEN_AND_TEN, "fifo", slots=(11, 10))
 
 
 def test_reduce_tasks_without_reduce_slots_raise():

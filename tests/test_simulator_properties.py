@@ -276,6 +276,8 @@ def test_invariants_hold_for_every_scheduler(name, data):
     options = data.draw(sim_options(containers_for(scheduler)), "options")
     slots = data.draw(st.one_of(st.none(), st.tuples(st.integers(2, 6), st.integers(2, 4))), "slots")
     seed = data.draw(st.integers(0, 3), "seed")
+    if slots is not None and sum(slots) > cluster.total_slots:  # a split of the cluster's slots: grow it to fit
+        cluster = cluster.with_changes(nodes=-(-sum(slots) // (cluster.map_slots + cluster.reduce_slots)))
     result = run(jobs, cluster, scheduler, seed=seed, slots=slots, options=options)
     check_invariants(result, jobs)
     if isinstance(scheduler, Natjam):

@@ -7,8 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from models import Cluster, InvalidInput, Job, Workload
+from planner.proof.sweep import Spec, sweep
 from planner.simulator import simulate
-from planner.sweep import Spec, sweep
 
 
 def summary_of(jobs: list[Job], cluster: Cluster, scheduler: str, seed: int) -> dict:
@@ -74,7 +74,7 @@ def test_bad_specs_and_workers_are_named():
 
 
 def test_unreachable_dask_scheduler_is_a_clear_error(monkeypatch):
-    monkeypatch.setattr("planner.sweep.DASK_CONNECT_SECONDS", 1.0)
+    monkeypatch.setattr("planner.proof.sweep.DASK_CONNECT_SECONDS", 1.0)
     with pytest.raises(InvalidInput, match=r"^executor: cannot reach the Dask scheduler at dask://127.0.0.1:9"):
         sweep([Spec(fails_on, (1,))], "dask://127.0.0.1:9")
 
@@ -105,8 +105,8 @@ def test_dask_client_and_address_give_the_local_results(dask_cluster):
 
 def test_validate_on_dask_equals_local(dask_cluster):
     """The validation report of a small slot plan is the same JSON on Dask and locally."""
-    from planner.plan import make_plan
-    from planner.validate import validate
+    from planner.plans.plan import make_plan
+    from planner.proof.validate import validate
 
     workload = Workload(JOBS, name="three")
     plan = make_plan(workload, CLUSTER)
@@ -120,8 +120,8 @@ def test_sweeping_solves_and_comparisons_as_the_readme_shows():
     """Plans are picklable results too: a sweep of two packing solves returns them in order,
     equal to solving one by one; `compare` over seeds is a sweep of simulations."""
     from models import PowerLawProfile
-    from planner.compare import compare
-    from planner.plan import make_plan
+    from planner.plans.plan import make_plan
+    from planner.proof.compare import compare
 
     workload = Workload([Job(n, 1, 0, 10.0, 0.0, intensity=i, profile=PowerLawProfile.from_coefficients(a, b))
                          for n, a, b, i in (("scan", 120, -1, "io"), ("train", 60, -1, "cpu"), ("flat", 50, 0, "balanced"))])

@@ -8,17 +8,8 @@ import math
 import pytest
 
 from models import InvalidInput, Workload
-from planner.traces import (
-    GiB,
-    MiB,
-    SwimConversion,
-    TraceWarning,
-    iter_json_objects,
-    read_rumen,
-    read_sls,
-    read_swim,
-    rumen_task_records,
-)
+from planner.io.json_traces import TraceWarning, iter_json_objects, read_rumen, read_sls, rumen_task_records
+from planner.io.swim import GiB, MiB, SwimConversion, read_swim
 
 FB_DAY = "FB-2009_samples_24_times_1hr_0.tsv"
 FB_50 = "FB-2009_samples_24_times_1hr_0_first50jobs.tsv"

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from models import Cluster, InvalidInput, Job, PowerLawProfile, Workload
-from planner.plan import Plan, make_plan
-from planner.validate import biased, example_run, run_setup, slot_setups, validate
+from planner.plans.plan import Plan, make_plan
+from planner.proof.validate import biased, example_run, run_setup, slot_setups, validate
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -76,7 +76,7 @@ def test_every_configuration_sees_the_same_biased_batch():
     report = validate(plan, workload, cluster, runs=4, noise=0.2, seed=5, curve_splits=2, executor="serial")
     setups = slot_setups(plan, workload, cluster, 2)
     assert [s.name for s in setups] == [r["setup"] for r in report.setups]
-    from planner.validate import batch
+    from planner.proof.validate import batch
 
     sample = next(s for s in report.samples if s["setup"] == setups[3].name and s["run"] == 2)
     assert run_setup(setups[3], batch(workload), cluster, 0.2, 5, 2) == sample
@@ -236,7 +236,7 @@ def test_near_optimal_keeps_at_most_the_limit_with_the_optimum():
     """Curve (s_m = 1..8): 10, 6, 5.2, 5, 5.1, 5.2, 7, 9. Within 5% of 5: s_m 3, 4, 5, 6 (5.25 cap).
     Limit 3: evenly spread over [3, 4, 5, 6] -> 3, 5 (rounded positions 0, 1.5 -> 2, 3) and 6; the
     optimum 4 displaces the farthest, 6 -> 3, 4, 5. Limit 10: all four."""
-    from planner.robust import near_optimal
+    from planner.plans.robust import near_optimal
 
     curve = np.array([10, 6, 5.2, 5, 5.1, 5.2, 7, 9])
     assert near_optimal(curve, 0.05, 3) == [3, 4, 5]
@@ -261,8 +261,8 @@ def test_robust_ties_go_to_the_model_nearest_the_simulation():
 def test_a_robust_choice_off_the_optimum_is_feasible_with_its_gap(monkeypatch):
     """When the best p90 is not the model's optimum, the plan says "feasible", with the
     optimum as bound and the distance as gap."""
-    import planner.plan as plan_module
-    from planner.workloads import set_a_batch
+    import planner.plans.plan as plan_module
+    from planner.examples.workloads import set_a_batch
 
     # Six Set-A jobs on 16 slots: 7 map slots are the optimum (1,438 s), 8 within 5% (1,475 s).
     workload, cluster = Workload(set_a_batch(6)), Cluster(nodes=4)

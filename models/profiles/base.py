@@ -5,10 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from models.checks import as_mapping, as_str, shown
-from models.errors import InvalidInput, NotFittedError
+from models.errors import InvalidInput, PlannerError
+
+
+class NotFittedError(PlannerError, _SklearnNotFittedError):
+    """An estimator was used before `fit` (also scikit-learn's NotFittedError,
+    hence a ValueError and an AttributeError). Also importable from `models` and
+    `models.errors`."""
 
 
 def require_fitted(estimator: Any, attribute: str) -> None:

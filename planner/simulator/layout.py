@@ -47,6 +47,22 @@ def spread(total: int, nodes: int) -> list[int]:
     return [base + (1 if node < extra else 0) for node in range(nodes)]
 
 
+def check_slots(cluster: Cluster, slots: object, *, containers: bool = False) -> tuple[int, int]:
+    """``slots = (map, reduce)``: totals that replace the cluster's, a split of its slots (never
+    more than it has), with a map slot at least unless slots are containers."""
+    if not isinstance(slots, (tuple, list)) or len(slots) != 2:
+        raise InvalidInput("slots", f"must be (map_slots, reduce_slots), got {slots!r}")
+    total_map = as_int(slots[0], "slots.map", minimum=0, maximum=MAX_TOTAL_SLOTS)
+    total_reduce = as_int(slots[1], "slots.reduce", minimum=0, maximum=MAX_TOTAL_SLOTS - total_map)
+    if total_map + total_reduce == 0 or (total_map == 0 and not containers):
+        raise InvalidInput("slots.map", f"must be >= 1, got {total_map}")
+    if total_map + total_reduce > cluster.total_slots:
+        raise InvalidInput("slots", f"{total_map:,} + {total_reduce:,} = {total_map + total_reduce:,} slots; the "
+                                    f"cluster has {cluster.total_slots:,} ({cluster.nodes:,} nodes x "
+                                    f"{cluster.map_slots + cluster.reduce_slots})")
+    return total_map, total_reduce
+
+
 def build_layout(
     cluster: Cluster,
     *,
@@ -59,12 +75,7 @@ def build_layout(
         maps = [cluster.map_slots] * nodes
         reduces = [cluster.reduce_slots] * nodes
     else:
-        if not isinstance(slots, (tuple, list)) or len(slots) != 2:
-            raise InvalidInput("slots", f"must be (map_slots, reduce_slots), got {slots!r}")
-        total_map = as_int(slots[0], "slots.map", minimum=0, maximum=MAX_TOTAL_SLOTS)
-        total_reduce = as_int(slots[1], "slots.reduce", minimum=0, maximum=MAX_TOTAL_SLOTS - total_map)
-        if total_map + total_reduce == 0 or (total_map == 0 and not containers):
-            raise InvalidInput("slots.map", f"must be >= 1, got {total_map}")
+        total_map, total_reduce = check_slots(cluster, slots, containers=containers)
         maps, reduces = spread(total_map, nodes), spread(total_reduce, nodes)
     if reducers_per_node is not None:
         reduces = [reducers_per_node] * nodes

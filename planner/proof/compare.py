@@ -22,9 +22,10 @@ from models import Cluster, InvalidInput, Workload
 from models.checks import as_int
 from models.fileio import csv_text, write_atomic
 from planner.limits import MAX_RUNS
+from planner.proof.sweep import Progress, Spec, sweep
 from planner.simulator import SimOptions, simulate, simulation_settings
+from planner.simulator.layout import check_slots
 from planner.simulator.schedulers.base import Scheduler
-from planner.sweep import Progress, Spec, sweep
 
 #: The per-run numbers a comparison aggregates (mean over seeds).
 MEASURES = ("makespan", "mean_response", "utilization", "fairness", "node_local", "wasted_work", "deadline_misses")
@@ -39,22 +40,27 @@ class Configuration:
     options: SimOptions | None = None
 
 
-def configurations(entries: Sequence[str], **options: Any) -> list[Configuration]:
-    """``"NAME"`` or ``"NAME:SETTINGS_FILE"`` entries as configurations; ``options`` are
-    `SimOptions` fields (None ignored) applied to each, as `simulation_settings` does."""
+def configurations(entries: Sequence[str], *, config: str | Path | None = None, **options: Any
+                   ) -> list[Configuration]:
+    """``"NAME"`` or ``"NAME:SETTINGS_FILE"`` entries as configurations, as `simulation_settings`
+    makes them: a NAME alone takes its settings from ``config`` when given (as ``planner
+    simulate --scheduler NAME --config FILE`` does); no entries at all mean the scheduler of
+    ``config``, else fifo. ``options`` are `SimOptions` fields (None ignored) and ``delay``,
+    applied to each."""
+    if not entries:
+        scheduler, chosen = simulation_settings(config, None, **options)
+        return [Configuration(scheduler.name, scheduler, chosen)]
     made = []
     for position, entry in enumerate(entries):
         if not isinstance(entry, str) or not entry:
             raise InvalidInput(f"scheduler[{position}]", f"must be NAME or NAME:SETTINGS_FILE, got {entry!r}")
         name, _, path = entry.partition(":")
-        scheduler, chosen = simulation_settings(Path(path) if path else None, name or None, **options)
+        scheduler, chosen = simulation_settings(Path(path) if path else config, name or None, **options)
         made.append(Configuration(entry if path else scheduler.name, scheduler, chosen))
     names = [c.name for c in made]
     for position, name in enumerate(names):
         if name in names[:position]:
             raise InvalidInput(f"scheduler[{position}]", f"{name!r} is given twice")
-    if not made:
-        raise InvalidInput("scheduler", "give at least one scheduler")
     return made
 
 
@@ -111,7 +117,7 @@ class Comparison:
         and every run) into ``folder``, each atomically; returns the paths by kind."""
         from matplotlib.figure import Figure
 
-        from planner.report import png
+        from planner.proof.report import png
 
         folder = Path(folder)
         rows = self.table()
@@ -168,5 +174,8 @@ def compare(
         raise InvalidInput("seeds", "give at least one seed")
     if len(seeds) > MAX_RUNS:
         raise InvalidInput("seeds", f"at most {MAX_RUNS:,} seeds (MAX_RUNS), got {len(seeds):,}")
+    for split in splits:  # before any run starts
+        if split is not None:
+            check_slots(cluster, split, containers=True)  # containers: the scheduler's own check follows
     specs = grid(workload, cluster, made, list(splits) or [None], seeds)
     return Comparison(workload.name, sweep(specs, executor, progress=progress, description=f"{len(specs)} simulations"))

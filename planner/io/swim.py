@@ -1,7 +1,6 @@
-"""Importers for public workload traces: SWIM here, Hadoop Rumen and the SLS job format in
-`planner.traces_json` (re-exported).
+"""The SWIM importer: Facebook workload traces (tab-separated bytes per job) as a `Workload`.
 
-Each importer returns a `Workload` whose jobs carry task counts, mean task
+Like every importer in `planner.io`, it returns a `Workload` whose jobs carry task counts, mean task
 times and submit times. Problems in a file raise `InvalidInput` naming the
 file, the place (line or job) and the field, e.g.
 ``fb.tsv: line 2.submit: must be a number, got 'soon'``.
@@ -18,18 +17,9 @@ from models import InvalidInput, Job, Workload
 from models.checks import as_float, as_int, shown
 from models.fileio import read_text
 from models.limits import MAX_BYTES, MAX_JOBS, MAX_NUMBER_CHARS, MAX_SECONDS, MIN_TASK_SECONDS
-from planner.traces_json import (
-    RUMEN_PRIORITIES,
-    TraceWarning,
-    iter_json_objects,
-    read_rumen,
-    read_sls,
-    rumen_task_records,
-    trace_workload,
-)
+from planner.io.json_traces import trace_workload
 
-__all__ = ["GiB", "MiB", "RUMEN_PRIORITIES", "SWIM_COLUMNS", "SwimConversion", "TraceWarning", "iter_json_objects",
-           "read_rumen", "read_sls", "read_swim", "rumen_task_records"]
+__all__ = ["GiB", "MiB", "SWIM_COLUMNS", "SwimConversion", "read_swim"]
 
 MiB = 1 << 20
 GiB = 1 << 30

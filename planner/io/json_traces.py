@@ -3,7 +3,7 @@
 Both are streams of JSON objects, one per job. Problems raise `InvalidInput` naming the file,
 the job's place (``jobs[2] (line 40)``) and the trace's own key, e.g.
 ``trace.json: jobs[1] (line 40).name: duplicate job name 'job_7' (also jobs[0] (line 1))``.
-`planner.traces` re-exports everything here.
+`planner.io` exports the readers.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ the plausible plans:
   order and the cluster's split: only the model's prediction varies);
 
 and `choose_robust` simulates each one ``runs`` times on biased batches
-(`planner.validate`, the same draws for every candidate, drawn apart from the
+(`planner.proof.validate`, the same draws for every candidate, drawn apart from the
 runs `validate` makes for the same seed, so a robust plan is validated on
 runs it was not chosen on) and keeps the best 90th percentile of the
 makespan, ties by mean, then by the prediction nearest the simulated mean.
@@ -29,13 +29,13 @@ from typing import Any
 import numpy as np
 
 from models import Cluster, Workload
-from planner.orders import job_names, johnson_admission, submission_order
-from planner.sweep import Progress, Spec, sweep
-from planner.validate import Setup, batch, plan_scheduler, run_setup, statistics
+from planner.plans.orders import job_names, johnson_admission, submission_order
+from planner.proof.sweep import Progress, Spec, sweep
+from planner.proof.validate import Setup, batch, plan_scheduler, run_setup, statistics
 from solvers import SLOT_MODELS, configure_slots
 
 TOLERANCE = 0.05
-#: The runs a robust plan is chosen on (`planner.validate.biased`): not those `validate` uses.
+#: The runs a robust plan is chosen on (`planner.proof.validate.biased`): not those `validate` uses.
 SELECTION_STREAM = 1
 MAX_SPLITS = 5
 

@@ -2,7 +2,7 @@
 
 Every function takes the data and an optional matplotlib Axes (a new figure
 when None) and returns the Axes it drew on, with a title, axis labels and a
-legend. Nothing here saves or shows a figure: `planner.report` does the saving.
+legend. Nothing here saves or shows a figure: `planner.proof.report` does the saving.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from planner.simulator import SimResult, VmResult
 from planner.simulator.gantt import seconds_formatter
 
 if TYPE_CHECKING:
-    from planner.validate import ValidationReport
+    from planner.proof.validate import ValidationReport
 
 #: Colours (matplotlib's tab10): predictions, simulated baselines and points, the plan.
 PREDICTED = "tab:blue"

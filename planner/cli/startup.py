@@ -1,12 +1,13 @@
 """Ctrl-C while the `planner` command starts: exit 130 quietly, not with a traceback.
 
-The command imports NumPy, scikit-learn, pyomo and the rest before its first line runs (a
-second or two); a Ctrl-C then would print a KeyboardInterrupt traceback from deep inside
-some import. `planner/__init__.py` imports this module first, which installs a handler that
-exits with 130 when the process is the `planner` command (the console script or
-``python -m planner``); `planner.cli.main` puts Python's own handler back once everything
-is loaded. A program that merely imports `planner` keeps its handlers.
-"""
+The command starts light (a fifth of a second: no NumPy, scikit-learn or pyomo until a command
+runs), but a Ctrl-C during the imports would still print a KeyboardInterrupt traceback from
+inside some import. `planner/__init__.py` imports this module first, which installs a handler
+that exits with 130 when the process is the `planner` command (the console script or
+``python -m planner``); `planner.cli.main` puts Python's own handler back once the command line
+is loaded, and from then on a Ctrl-C (during a command's own imports too) is click's Abort,
+which `planner.cli.main.run` turns into 130. A program that merely imports `planner` keeps its
+handlers."""
 
 from __future__ import annotations
 

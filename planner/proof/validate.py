@@ -43,18 +43,17 @@ import numpy as np
 
 from models import Cluster, InvalidInput, Job, Workload
 from models.checks import as_float, as_int
-from planner.fingerprints import cluster_fingerprint, workload_fingerprint
+from planner.defaults import DEFAULT_NOISE, DEFAULT_RUNS
 from planner.limits import MAX_RUNS
-from planner.orders import job_names, submission_order
+from planner.plans.fingerprints import cluster_fingerprint, workload_fingerprint
+from planner.plans.orders import job_names, submission_order
+from planner.proof.sweep import Progress, Spec, sweep
 from planner.simulator import Fair, Fifo, Fresh, Scheduler, simulate, simulate_vms
-from planner.sweep import Progress, Spec, sweep
 from solvers import configure_slots, fluid_makespan
 
 if TYPE_CHECKING:
-    from planner.plan import Plan
+    from planner.plans.plan import Plan
 
-DEFAULT_RUNS = 30
-DEFAULT_NOISE = 0.3
 #: Runs per point of the makespan-vs-map-slots curve (at most).
 CURVE_RUNS = 10
 #: Fair baselines: map slots are this many quarters of the total.

@@ -2,8 +2,8 @@
 
 Slot plans (FRESH: split of the slots, admission order and limit) and VM-level
 plans (Packing paper: pairs or phases of jobs on VMs) share one `Plan` record
-and one JSON file format (reading it: `planner.plan_io`; the VM side:
-`planner.plan_vm`).
+and one JSON file format (reading it: `planner.plans.files`; the VM side:
+`planner.plans.vm`).
 """
 
 from __future__ import annotations
@@ -18,11 +18,13 @@ import numpy as np
 from models import Cluster, InvalidInput, Workload
 from models.checks import as_float, as_int, as_str
 from models.fileio import read_mapping, write_atomic
-from planner.fingerprints import cluster_fingerprint, workload_fingerprint
+from planner.defaults import DEFAULT_K, DEFAULT_NOISE, DEFAULT_TIME_LIMIT, ROBUST_RUNS
 from planner.limits import MAX_RUNS
-from planner.orders import johnson_admission, submission_order
-from planner.plan_io import PLAN_VERSION, SLOT_STRATEGIES, STRATEGIES, plan_fields
-from planner.plan_vm import (
+from planner.plans.files import PLAN_VERSION, SLOT_STRATEGIES, STRATEGIES, plan_fields
+from planner.plans.fingerprints import cluster_fingerprint, workload_fingerprint
+from planner.plans.orders import johnson_admission, submission_order
+from planner.plans.robust import choose_robust, robust_candidates
+from planner.plans.vm import (
     VM_STRATEGIES,
     Phases,
     check_profiles,
@@ -32,9 +34,8 @@ from planner.plan_vm import (
     solve_vm,
     warn_extrapolation,
 )
-from planner.robust import choose_robust, robust_candidates
-from planner.sweep import Progress
-from planner.validate import DEFAULT_NOISE, check_noise
+from planner.proof.sweep import Progress
+from planner.proof.validate import check_noise
 from solvers import SLOT_MODELS, configure_slots, fluid_makespan
 from solvers.base import Stopwatch
 
@@ -47,10 +48,6 @@ __all__ = [
     "Plan",
     "make_plan",
 ]
-
-DEFAULT_K = 5
-#: Simulated runs per candidate of a robust plan.
-ROBUST_RUNS = 10
 
 
 @dataclass(frozen=True)
@@ -194,7 +191,7 @@ def make_plan(
     k: int = DEFAULT_K,
     model: str = "fresh",
     solver: str | None = None,
-    time_limit: float = 60.0,
+    time_limit: float = DEFAULT_TIME_LIMIT,
     seed: int = 0,
     robust: bool = False,
     runs: int = ROBUST_RUNS,
@@ -223,7 +220,7 @@ def make_plan(
 
     ``robust=True`` (slot strategies): instead of the fluid optimum, the
     candidate plan (both admission orders, both fluid models, splits within
-    5% of each optimum; `planner.robust`) with the best simulated 90th
+    5% of each optimum; `planner.plans.robust`) with the best simulated 90th
     percentile makespan over ``runs`` runs on batches biased by up to
     ``noise`` (seeded by ``seed``; `executor` and `progress` go to `sweep`).
     The plan says so in ``robust`` and `selection`.

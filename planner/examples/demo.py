@@ -9,12 +9,12 @@ from typing import Any
 
 from models import Cluster, Workload
 from models.checks import as_int
-from planner.plan import Plan, make_plan
+from planner.io.summary import workload_summary
+from planner.io.swim import read_swim
+from planner.plans.plan import Plan, make_plan
+from planner.proof.sweep import Progress
+from planner.proof.validate import ValidationReport, check_noise, example_run, validate
 from planner.simulator import SimResult
-from planner.summary import workload_summary
-from planner.sweep import Progress
-from planner.traces import read_swim
-from planner.validate import ValidationReport, check_noise, example_run, validate
 
 SWIM_SAMPLE = "FB-2009_samples_24_times_1hr_0_first50jobs.tsv"
 RUMEN_SAMPLE = "rumen-wordcount.json"
@@ -48,14 +48,16 @@ class DemoResult:
     report: ValidationReport
     example: SimResult
 
-    def sections(self) -> dict[str, list[dict[str, Any]]]:
-        """The printed summary: batch, plan, validation, each configuration."""
-        return {
-            f"tonight's batch ({self.workload.name}: SWIM FB-2009, 40 jobs)": [workload_summary(self.workload)],
-            f"plan on {self.cluster.nodes} nodes ({self.cluster.total_slots} slots)": [self.plan.summary()],
-            "validation": [self.report.summary()],
-            "predicted against simulated makespan (seconds)": self.report.brief(),
-        }
+    def sections(self) -> list[tuple[str, str, list[dict[str, Any]]]]:
+        """The printed summary as (key, title, records): the batch, the plan, its validation and
+        each setup. The keys are the command's JSON keys; the titles are for people."""
+        return [
+            ("batch", f"tonight's batch ({self.workload.name}: SWIM FB-2009, 40 jobs)",
+             [workload_summary(self.workload)]),
+            ("plan", f"plan on {self.cluster.nodes} nodes ({self.cluster.total_slots} slots)", [self.plan.summary()]),
+            ("validation", "validation", [self.report.summary()]),
+            ("setups", "predicted against simulated makespan (seconds)", self.report.brief()),
+        ]
 
 
 def run_demo(

@@ -1,4 +1,9 @@
-"""Printing for the command line: rich tables, or JSON with --json."""
+"""Printing for the command line: rich tables, or JSON with --json.
+
+A command prints `Section`s: each has a stable JSON key (documented in docs/json.md) and a
+title for the terminal, which may name files and timings. rich is imported when a table is
+printed, not when the command starts.
+"""
 
 from __future__ import annotations
 
@@ -8,19 +13,25 @@ import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import wraps
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from models import Cluster, InvalidInput, Job, PlannerError
 from models.checks import shown
+from models.cluster import Cluster
+from models.errors import InfeasibleProblem, InvalidInput, PlannerError
 from models.limits import MAX_TOTAL_SLOTS
 from planner.limits import check_heartbeats
-from solvers import InfeasibleProblem
+from planner.proof.formats import shown_value
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from models.job import Job
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -75,6 +86,8 @@ def exits_cleanly(command: F) -> F:
 def working(message: str) -> Iterator[None]:
     """A spinner on stderr while a long step runs; only on a terminal, so pipes, files and
     tests see nothing of it."""
+    from rich.console import Console
+
     console = Console(stderr=True)
     if not console.is_terminal:
         yield
@@ -83,27 +96,37 @@ def working(message: str) -> Iterator[None]:
         yield
 
 
-def _cell(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "-"
-        if value == int(value) and abs(value) < 1e15:
-            return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:g}"
-        return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"{value:,}"
-    return str(value)
+@dataclass(frozen=True)
+class Section:
+    """What a command prints: flat records under a stable JSON key and a title for people.
+
+    ``one``: the section is a single record, a JSON object rather than a list of them."""
+
+    key: str
+    title: str
+    rows: Sequence[dict[str, Any]]
+    one: bool = False
+
+
+#: Columns aligned left (text); every other column is a number, aligned right.
+TEXT_COLUMNS = frozenset({"job", "workload", "field", "role", "setup", "configuration", "file", "slots", "value",
+                          "scheduler", "strategy", "plan", "best_baseline", "order", "selection", "kind"})
 
 
 def records_table(records: Sequence[dict[str, Any]], title: str) -> Table:
-    table = Table(title=title, title_justify="left")
+    from rich import box
+    from rich.table import Table
+
+    # Light borders and headers that break at their underscores: eight columns fit 80 characters.
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True,
+                  min_width=len(title))  # the title on one line when the console is wide enough
     columns = list(records[0]) if records else []
     for column in columns:
-        table.add_column(column, justify="left" if column in ("job", "workload", "field", "role", "setup", "configuration", "file", "slots") else "right")
+        header = column.replace("_", "\n")
+        table.add_column(header, justify="left" if column in TEXT_COLUMNS else "right", overflow="fold",
+                         min_width=max(len(word) for word in header.split("\n")))
     for record in records:
-        table.add_row(*(_cell(record.get(c)) for c in columns))
+        table.add_row(*(shown_value(c, record.get(c)) for c in columns))
     return table
 
 
@@ -115,18 +138,31 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def emit(sections: dict[str, Sequence[dict[str, Any]]], *, as_json: bool, console: Console | None = None) -> None:
-    """Print named sections of flat records as tables, or all of them as one JSON object."""
+def json_object(sections: Sequence[Section]) -> dict[str, Any]:
+    """The --json object: each section's records (or its one record) under its key."""
+    data: dict[str, Any] = {}
+    for section in sections:
+        rows = [{k: _jsonable(v) for k, v in r.items()} for r in section.rows]
+        data[section.key] = (rows[0] if rows else {}) if section.one else rows
+    return data
+
+
+def emit(sections: Sequence[Section], *, as_json: bool, console: Console | None = None) -> None:
+    """Print the sections as tables, or all of them as one JSON object."""
     if as_json:
-        data = {name: [{k: _jsonable(v) for k, v in r.items()} for r in rows] for name, rows in sections.items()}
-        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        sys.stdout.write(json.dumps(json_object(sections), indent=2) + "\n")
         return
-    console = console or Console()
-    for title, rows in sections.items():
-        rows = list(rows)
+    if console is None:
+        from rich.console import Console
+
+        console = Console()
+    for section in sections:
+        rows = [{k: shown_value(k, v) for k, v in r.items()} for r in section.rows]
+        if not rows:  # e.g. the phases of a slot plan: nothing to show
+            continue
         if len(rows) == 1 and len(rows[0]) > 6:  # one wide record reads better as field/value
             rows = [{"field": k, "value": v} for k, v in rows[0].items()]
-        console.print(records_table(rows, title))
+        console.print(records_table(rows, section.title))
 
 
 def attribute(error: InvalidInput, options: dict[str, str], *, plan: Path | None = None,

@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from models import InvalidInput
 from models.fileio import write_atomic
-from planner import plots
+from planner.proof import plots
+from planner.proof.formats import percent
+from planner.proof.validate import CURVE_RUNS, FAIR_RATIOS
 from planner.simulator import SimResult, VmResult
-from planner.validate import CURVE_RUNS, FAIR_RATIOS
 
 if TYPE_CHECKING:
-    from planner.validate import ValidationReport
+    from planner.proof.validate import ValidationReport
 
 #: Figure names in the order the report shows them; each is written as NAME.png.
 FIGURES = ("makespan_vs_map_slots", "predicted_vs_simulated", "gantt", "fairness_over_time")
@@ -46,10 +47,6 @@ CURVE_COLUMNS = (
 def seconds(value: float | None) -> str:
     """A makespan: whole seconds with thousands separators."""
     return "-" if value is None else f"{value:,.0f}"
-
-
-def percent(value: float | None, *, signed: bool = True) -> str:
-    return "-" if value is None else (f"{value:+.1%}" if signed else f"{value:.1%}")
 
 
 def cell(value: Any, kind: str) -> str:
@@ -291,7 +288,7 @@ def render_figures(report: ValidationReport, example: SimResult | VmResult | Non
     expected = VmResult if report.kind == "vms" else SimResult
     if example is not None and not isinstance(example, expected):
         raise InvalidInput("example", f"a {report.kind} report's example run must be a {expected.__name__} "
-                           f"(planner.validate.example_run), got {type(example).__name__}")
+                           f"(planner.proof.validate.example_run), got {type(example).__name__}")
     draw: list[tuple[str, tuple[float, float], Any]] = []
     if report.kind != "vms":
         draw.append(("makespan_vs_map_slots", (8.5, 5.0), lambda ax: plots.plot_makespan_curve(report, ax)))

@@ -1,0 +1,157 @@
+"""The verbs that read measurements and traces: import and fit (thin shells over `planner.io`)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+# Only light modules here: `planner --help` must not import NumPy, scikit-learn, pyomo or the
+# simulator (tests/test_layout.py); each command imports what it runs.
+from models.checks import as_int, shown
+from models.errors import InvalidInput
+from models.fileio import csv_text, file_format, write_atomic
+from models.limits import MAX_JOBS
+from planner.cli.choices import SWIM_SETTINGS, TRACE_FORMATS
+from planner.cli.console import (
+    JsonFlag,
+    Section,
+    emit,
+    not_a_folder,
+    working,
+)
+
+#: The registered trace importers (`planner.io.importers`), as click choices.
+TraceFormat = StrEnum("TraceFormat", {name: name for name in TRACE_FORMATS})  # type: ignore[misc]
+
+
+class CsvKind(StrEnum):
+    runtimes = "runtimes"
+    tasks = "tasks"
+
+
+def _swim_settings(settings: list[str]) -> dict[str, float]:
+    known = set(SWIM_SETTINGS)
+    values: dict[str, float] = {}
+    for item in settings:
+        name, sep, text = item.partition("=")
+        if not sep or name not in known:
+            raise InvalidInput(
+                "--set", f"expected NAME=VALUE with NAME one of {', '.join(sorted(known))}; got {shown(item)}"
+            )
+        try:
+            if len(text) > 40:  # not a number anyone means; float() of it may take long
+                raise ValueError
+            values[name] = float(text)
+        except ValueError:
+            raise InvalidInput(f"--set {name}", f"must be a number, got {shown(text)}") from None
+    from planner.io.swim import SwimConversion
+
+    try:
+        SwimConversion(**values)  # checked here to name the option
+    except InvalidInput as error:
+        raise InvalidInput(f"--set {error.field}", error.problem) from None
+    return values
+
+
+def _check_output(path: Path) -> None:
+    try:
+        file_format(path)
+    except InvalidInput as error:
+        raise InvalidInput("--output", error.problem, source=str(path)) from None
+    not_a_folder(path)
+
+
+def import_trace(
+    trace: Annotated[TraceFormat, typer.Argument(help=f"Trace format: {', '.join(TRACE_FORMATS)}.")],
+    file: Annotated[Path, typer.Argument(help="The trace file.")],
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Workload file to write (.yaml or .json).")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="SWIM: keep the first N jobs.")] = None,
+    setting: Annotated[list[str] | None, typer.Option("--set", help="SWIM conversion NAME=VALUE (see docs).")] = None,
+    keep_failed: Annotated[bool, typer.Option(help="Rumen: keep jobs whose outcome is not SUCCESS.")] = False,
+    tasks_csv: Annotated[Path | None, typer.Option(help="Rumen: also write every task attempt as CSV.")] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Import a public trace as a workload file.
+
+    Example: planner import swim FB-2009_samples_24_times_1hr_0.tsv -o fb2009.yaml
+    """
+    from planner.io.importers import read_trace
+    from planner.io.json_traces import rumen_task_records
+    from planner.io.summary import workload_summary
+
+    if output is not None:
+        _check_output(output)
+    if limit is not None:
+        as_int(limit, "--limit", minimum=1, maximum=MAX_JOBS)
+    not_a_folder(tasks_csv, "--tasks-csv")
+    options = {"limit": limit, **_swim_settings(setting or []), "keep_failed": keep_failed or None}
+    with working(f"importing {file.name}"):
+        try:
+            workload = read_trace(trace.value, file, **{k: v for k, v in options.items() if v is not None})
+        except InvalidInput as error:  # an option the format does not take
+            flag = "--set " + error.field if error.field in SWIM_SETTINGS else f"--{error.field.replace('_', '-')}"
+            raise (InvalidInput(flag, f"{trace.value} traces take no such option") if error.field in options
+                   else error) from None
+    if tasks_csv is not None:
+        if trace.value != "rumen":
+            raise InvalidInput("--tasks-csv", "only Rumen traces carry task attempts")
+        write_atomic(tasks_csv, csv_text(rumen_task_records(file), ("job", "kind", "start", "end")))
+    if output is not None:
+        workload.to_file(output)
+    emit([Section("workload", f"imported {file.name}", [workload_summary(workload)], one=True)], as_json=json_output)
+
+
+def fit(
+    file: Annotated[Path, typer.Argument(help="runtimes.csv (job,nodes,runtime) or tasks.csv (job,kind,start,end).")],
+    kind: Annotated[
+        CsvKind | None, typer.Option(help="Force the CSV kind instead of reading it off the header.")
+    ] = None,
+    workload: Annotated[
+        Path | None, typer.Option(help="Runtimes: attach the profiles to this workload's jobs.")
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Workload file to write (.yaml or .json).")
+    ] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Fit power-law runtime profiles or map/reduce phase profiles.
+
+    Example: planner fit runtimes.csv -o profiled.yaml
+    """
+    from models.workload import Workload
+    from planner.io.fitting import csv_kind, fit_runtimes, fit_tasks, read_csv_rows, runtime_workload, task_workload
+    from planner.io.summary import phase_records
+
+    if output is not None:
+        _check_output(output)
+    if kind is None:
+        header, _ = read_csv_rows(file)
+        try:
+            detected = csv_kind(header)
+        except InvalidInput as error:
+            raise error.in_file(str(file)) from None
+    else:
+        detected = kind.value
+    if detected == "runtimes":
+        fits = fit_runtimes(file)
+        base = Workload.from_file(workload) if workload is not None else None
+        try:
+            result = runtime_workload(fits, base)
+        except InvalidInput as error:  # a job of the runtimes file that the workload lacks
+            raise InvalidInput(error.field, f"{error.problem} {workload}", source=str(file)) from None
+        emit([Section("profiles", f"power-law profiles from {file.name}", [f.record() for f in fits])],
+             as_json=json_output)
+    else:
+        if workload is not None:
+            raise InvalidInput("--workload", "applies to runtimes files only")
+        result = task_workload(fit_tasks(file), file)
+        emit([Section("profiles", f"phase profiles from {file.name}", phase_records(result))], as_json=json_output)
+    if output is not None:
+        result.to_file(output)
+
+

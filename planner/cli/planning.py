@@ -1,0 +1,136 @@
+"""The verb that makes plans: plan (a thin shell over `planner.plans.make_plan`)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+# Only light modules here: `planner --help` must not import NumPy, scikit-learn, pyomo or the
+# simulator (tests/test_layout.py); each command imports what it runs.
+from models.checks import as_float, as_int
+from models.errors import InvalidInput
+from planner.cli.choices import SOLVER_CHOICES
+from planner.cli.console import (
+    JsonFlag,
+    Section,
+    attribute,
+    emit,
+    heartbeats_fit,
+    not_a_folder,
+    working,
+)
+from planner.cli.options import (
+    ClusterOption,
+    ExecutorOption,
+    WorkloadArgument,
+    check_runs,
+    check_seed,
+    executor_of,
+)
+from planner.defaults import DEFAULT_K, DEFAULT_NOISE, DEFAULT_TIME_LIMIT, ROBUST_RUNS
+from planner.limits import MAX_K
+
+
+class Strategy(StrEnum):
+    slots = "slots"
+    johnson = "johnson"
+    slots_johnson = "slots+johnson"
+    pairs = "pairs"
+    packing = "packing"
+
+
+class SlotModel(StrEnum):
+    fresh = "fresh"
+    capped = "capped"
+
+
+#: make_plan's option fields as the command line spells them; other fields are the files'.
+_PLAN_OPTIONS = {"solver": "--solver", "time_limit": "--time-limit", "seed": "--seed", "k": "-k",
+                 "model": "--model", "strategy": "--strategy", "robust": "--robust", "runs": "--runs",
+                 "noise": "--noise", "executor": "--executor"}
+
+
+def plan(
+    workload: WorkloadArgument,
+    cluster: ClusterOption,
+    strategy: Annotated[
+        Strategy, typer.Option(help="slots, johnson, slots+johnson (slot plans), pairs or packing (VM plans).")
+    ] = Strategy.slots_johnson,
+    k: Annotated[int, typer.Option("-k", help="Admission limit: jobs per phase at once.")] = DEFAULT_K,
+    model: Annotated[
+        SlotModel | None, typer.Option(help="Fluid model: fresh (paper; the default) or capped; --robust tries both.")
+    ] = None,
+    solver: Annotated[
+        str | None,
+        typer.Option(help=f"pairs/packing: solver method ({', '.join(SOLVER_CHOICES)}); default milp."),
+    ] = None,
+    time_limit: Annotated[float, typer.Option(help="pairs/packing: solver time limit in seconds.")] = DEFAULT_TIME_LIMIT,
+    seed: Annotated[int, typer.Option(help="Random seed: the solver's (pairs/packing), the simulations' (--robust).")] = 0,
+    robust: Annotated[
+        bool, typer.Option("--robust", help="Slot plans: choose the best simulated p90 among near-optimal candidates.")
+    ] = False,
+    runs: Annotated[int, typer.Option(help="--robust: simulated runs per candidate.")] = ROBUST_RUNS,
+    noise: Annotated[
+        float, typer.Option(help="--robust: bias bound of each job's times (1 + U[-noise, noise]).")
+    ] = DEFAULT_NOISE,
+    executor: ExecutorOption = "local",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Plan file to write (.json).")] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Plan a batch: a slot plan or a VM plan, with the predicted makespan.
+
+    Slot plans: the split of the slots, the admission order and limit. VM plans: phases of jobs
+    on VMs. --robust picks, among near-optimal slot plans, the best simulated p90 makespan.
+
+    Example: planner plan examples/nightly.yaml --cluster examples/cluster.yaml --strategy slots+johnson -k 5 -o plan.json
+
+    Example: planner plan examples/nightly.yaml --cluster examples/cluster.yaml --strategy packing --solver milp --time-limit 30
+
+    Example: planner plan examples/nightly.yaml --cluster examples/cluster.yaml --robust --runs 20 -o plan.json
+    """
+    from models.cluster import Cluster
+    from models.workload import Workload
+    from planner.plans.files import SLOT_STRATEGIES
+    from planner.plans.plan import make_plan
+    from solvers.base import MAX_TIME_LIMIT
+
+    if output is not None and output.suffix.lower() != ".json":
+        raise InvalidInput("--output", "plans are written as .json", source=str(output))
+    not_a_folder(output)
+    if robust and model is not None:
+        raise InvalidInput("--model", "--robust considers both fluid models; leave --model out")
+    as_int(k, "-k", minimum=1, maximum=MAX_K)
+    as_float(time_limit, "--time-limit", above=0.0, maximum=MAX_TIME_LIMIT)
+    check_seed(seed)
+    check_runs(runs)
+    chosen_model = (model or SlotModel.fresh).value
+    if not robust:
+        for flag, given, default in (("--runs", runs, ROBUST_RUNS), ("--noise", noise, DEFAULT_NOISE),
+                                     ("--executor", executor, "local")):
+            if given != default:
+                raise InvalidInput(flag, "applies with --robust only")
+    batch, machines = Workload.from_file(workload), Cluster.from_file(cluster)
+    if robust and strategy.value in SLOT_STRATEGIES:
+        heartbeats_fit(batch.jobs, machines, [None], cluster_file=cluster)
+    try:
+        if robust:  # minutes of simulation: a progress bar, not a spinner
+            made = make_plan(batch, machines, strategy.value, k=k, model=chosen_model, solver=solver,
+                             time_limit=time_limit, seed=seed, robust=True, runs=runs, noise=noise,
+                             executor=executor_of(executor), progress=True)
+        else:
+            with working(f"planning {workload.name} ({strategy.value})"):
+                made = make_plan(batch, machines, strategy.value, k=k, model=chosen_model, solver=solver,
+                                 time_limit=time_limit, seed=seed)
+    except InvalidInput as error:
+        raise attribute(error, _PLAN_OPTIONS, workload=workload, cluster=cluster) from None
+    if output is not None:
+        made.to_file(output)
+    phases = made.phase_records(batch, machines) if made.phases else []
+    emit([Section("plan", f"plan for {workload.name}", [made.summary()], one=True),
+          Section("phases", f"phases of {workload.name} ({made.strategy}, run one after another)", phases)],
+         as_json=json_output)
+
+

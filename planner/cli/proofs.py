@@ -1,0 +1,314 @@
+"""The `planner` verbs that prove plans: validate, compare, sweep and demo (thin shells over
+`planner.proof.validate`, `planner.proof.compare`, `planner.proof.report` and
+`planner.examples.demo`)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from models.checks import as_int
+from models.errors import InvalidInput
+from models.fileio import csv_text, write_atomic
+from planner.cli.choices import SCHEDULER_NAMES
+from planner.cli.console import (
+    JsonFlag,
+    Section,
+    attribute,
+    emit,
+    exits_cleanly,
+    heartbeats_fit,
+    not_a_folder,
+    parse_slots,
+    working,
+)
+from planner.cli.options import (
+    SIMULATION_FLAGS,
+    ClusterOption,
+    ConfigOption,
+    ContainersOption,
+    DelayOption,
+    ExecutorOption,
+    HeartbeatOption,
+    NoiseOption,
+    RunsOption,
+    SchedulersOption,
+    SeedOption,
+    Simulation,
+    SlotsListOption,
+    SlowstartOption,
+    TaskTimeCvOption,
+    WorkloadArgument,
+    check_runs,
+    check_seed,
+    executor_of,
+)
+from planner.defaults import DEFAULT_NOISE, DEFAULT_RUNS
+from planner.limits import MAX_RUNS
+
+if TYPE_CHECKING:
+    from models.cluster import Cluster
+    from models.workload import Workload
+    from planner.proof.compare import Comparison
+
+
+def _check_folder(path: Path | None) -> None:
+    """Before any work: an output folder must not be a file."""
+    if path is not None and path.exists() and not path.is_dir():
+        raise InvalidInput("--output", "is a file; give a folder to write into", source=str(path))
+
+
+def _inputs(workload: Path, cluster: Path) -> tuple[Workload, Cluster]:
+    from models.cluster import Cluster
+    from models.workload import Workload
+
+    return Workload.from_file(workload), Cluster.from_file(cluster)
+
+
+_VALIDATE_OPTIONS = {"runs": "--runs", "noise": "--noise", "seed": "--seed", "executor": "--executor"}
+_COMPARE_OPTIONS = {**SIMULATION_FLAGS, "seeds": "--seed", "executor": "--executor"}
+
+
+def simulate_command(
+    workload: WorkloadArgument,
+    cluster: ClusterOption,
+    scheduler: Annotated[
+        str | None,
+        typer.Option("--scheduler", "-s",
+                     help=f"Scheduler: {', '.join(SCHEDULER_NAMES)}; default the --config file's, else fifo."),
+    ] = None,
+    config: ConfigOption = None,
+    delay: DelayOption = None,
+    slots: Annotated[
+        str | None, typer.Option(help="MAP,REDUCE slot totals instead of the cluster's, e.g. 30,10.")
+    ] = None,
+    slowstart: SlowstartOption = None,
+    task_time_cv: TaskTimeCvOption = None,
+    containers: ContainersOption = False,
+    heartbeat: HeartbeatOption = None,
+    seed: Annotated[int, typer.Option(help="Seed of block placement and task-time noise.")] = 0,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Result file to write (.json).")] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Simulate a workload task by task on a cluster under a scheduler.
+
+    Example: planner simulate examples/nightly.yaml --cluster examples/cluster.yaml --scheduler fair --delay 15,15 -o result.json
+
+    Example: planner simulate examples/nightly.yaml --cluster examples/cluster.yaml --config pools.yaml --seed 1
+    """
+    from models.cluster import Cluster
+    from models.workload import Workload
+    from planner.simulator import simulate, simulation_settings
+
+    if output is not None and output.suffix.lower() != ".json":
+        raise InvalidInput("--output", "simulation results are written as .json", source=str(output))
+    not_a_folder(output)
+    check_seed(seed)
+    split = parse_slots(slots)
+    chosen_options = Simulation.of(config, delay, slowstart, task_time_cv, containers, heartbeat)
+    batch, machines = Workload.from_file(workload), Cluster.from_file(cluster)
+    try:
+        machines = chosen_options.on(machines)
+        heartbeats_fit(batch.jobs, machines, [split], cluster_file=cluster,
+                       flag="--heartbeat" if heartbeat is not None else None)
+        chosen, options = simulation_settings(config, scheduler, delay=chosen_options.delay, **chosen_options.options)
+        with working(f"simulating {workload.name} ({chosen.name})"):
+            result = simulate(batch, machines, chosen, seed=seed, slots=split, options=options)
+    except InvalidInput as error:
+        raise attribute(error, SIMULATION_FLAGS, workload=workload, cluster=cluster) from None
+    if output is not None:
+        write_atomic(output, result.to_json())
+    emit([Section("result", f"simulation of {workload.name} ({chosen.name})", [result.summary()], one=True)],
+         as_json=json_output)
+
+
+def validate_command(
+    workload: WorkloadArgument,
+    cluster: ClusterOption,
+    plan: Annotated[Path, typer.Option("--plan", "-p", help="Plan file (.json) from `planner plan`.")],
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Report folder: report.md, report.html, figures, JSON.")
+    ] = None,
+    runs: RunsOption = DEFAULT_RUNS,
+    noise: NoiseOption = DEFAULT_NOISE,
+    seed: SeedOption = 0,
+    executor: ExecutorOption = "local",
+    json_output: JsonFlag = False,
+) -> None:
+    """Prove a plan: simulate it many times under profile bias, against the baselines.
+
+    Baselines: Fair 1:3, 2:2, 3:1 and FIFO for slot plans; sequential execution for VM plans.
+    Prints predicted against simulated makespans; with -o, writes the report (Markdown, HTML
+    with the figures embedded, PNG figures, validation.json).
+
+    Example: planner validate examples/nightly.yaml --cluster examples/cluster.yaml --plan plan.json -o report/
+    """
+    from planner.plans.plan import Plan
+    from planner.proof.validate import example_run, validate
+
+    _check_folder(output)
+    check_runs(runs)
+    check_seed(seed)
+    made, (batch, machines) = Plan.from_file(plan), _inputs(workload, cluster)
+    if not made.phases:  # a slot plan runs task by task, with heartbeats
+        heartbeats_fit(batch.jobs, machines, [(made.map_slots, made.reduce_slots)], cluster_file=cluster)
+    try:
+        report = validate(made, batch, machines, runs=runs, noise=noise, seed=seed, executor=executor_of(executor),
+                          progress=True)
+        example = example_run(made, batch, machines, seed=seed) if output is not None else None
+    except InvalidInput as error:
+        raise attribute(error, _VALIDATE_OPTIONS, plan=plan) from None
+    if output is not None:
+        from planner.proof.report import write_report
+
+        write_report(report, output, example=example, title=f"Validation of {plan.name} on {workload.name}")
+    emit([Section("validation", f"validation of {plan.name}", [report.summary()], one=True),
+          Section("setups", "predicted against simulated makespan (seconds)", report.brief())],
+         as_json=json_output)
+
+
+def _splits(slots: list[str] | None) -> list[tuple[int, int] | None]:
+    return [parse_slots(text) for text in slots] if slots else [None]
+
+
+def _seeds(seed: int, runs: int) -> list[int]:
+    as_int(runs, "--runs", minimum=1, maximum=MAX_RUNS)
+    return list(range(check_seed(seed, runs), seed + runs))
+
+
+def _compared(workload: Path, cluster: Path, scheduler: list[str] | None, slots: list[str] | None, seed: int,
+              runs: int, executor: str, simulation: Simulation) -> Comparison:
+    from planner.proof.compare import compare, configurations
+
+    seeds, splits = _seeds(seed, runs), _splits(slots)  # before reading anything
+    batch, machines = _inputs(workload, cluster)
+    try:
+        machines = simulation.on(machines)
+        heartbeats_fit(batch.jobs, machines, splits, cluster_file=cluster,
+                       flag="--heartbeat" if simulation.heartbeat is not None else None)
+        chosen = configurations(scheduler or [], config=simulation.config, delay=simulation.delay,
+                                **simulation.options)
+        return compare(batch, machines, chosen, splits=splits, seeds=seeds, executor=executor_of(executor),
+                       progress=True)
+    except InvalidInput as error:
+        raise attribute(error, _COMPARE_OPTIONS, workload=workload, cluster=cluster) from None
+
+
+def compare_command(
+    workload: WorkloadArgument,
+    cluster: ClusterOption,
+    scheduler: SchedulersOption = None,
+    slots: SlotsListOption = None,
+    runs: Annotated[int, typer.Option(help="Seeds per configuration (seed, seed + 1, ...).")] = 1,
+    seed: SeedOption = 0,
+    config: ConfigOption = None,
+    delay: DelayOption = None,
+    slowstart: SlowstartOption = None,
+    task_time_cv: TaskTimeCvOption = None,
+    containers: ContainersOption = False,
+    heartbeat: HeartbeatOption = None,
+    executor: ExecutorOption = "local",
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Folder for comparison.png, comparison.csv and .json.")
+    ] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Run several schedulers or configurations on the same workload side by side.
+
+    Prints a table; with -o, also writes a figure (makespan and mean response time) and the
+    records as CSV and JSON. The simulation options (--config, --delay, --slowstart,
+    --task-time-cv, --containers, --heartbeat) apply to every configuration, as in simulate.
+
+    Example: planner compare examples/nightly.yaml --cluster examples/cluster.yaml --scheduler fifo --scheduler fair --scheduler fresh -o compare/
+    """
+    _check_folder(output)
+    simulation = Simulation.of(config, delay, slowstart, task_time_cv, containers, heartbeat)
+    result = _compared(workload, cluster, scheduler, slots, seed, runs, executor, simulation)
+    if output is not None:
+        result.write(output)
+    emit([Section("configurations", f"comparison on {workload.name}",
+                  result.table() if json_output else result.brief())], as_json=json_output)
+
+
+def sweep_command(
+    workload: WorkloadArgument,
+    cluster: ClusterOption,
+    scheduler: SchedulersOption = None,
+    slots: SlotsListOption = None,
+    runs: Annotated[int, typer.Option(help="Seeds per (scheduler, split): seed, seed + 1, ...")] = 5,
+    seed: SeedOption = 0,
+    config: ConfigOption = None,
+    delay: DelayOption = None,
+    slowstart: SlowstartOption = None,
+    task_time_cv: TaskTimeCvOption = None,
+    containers: ContainersOption = False,
+    heartbeat: HeartbeatOption = None,
+    executor: ExecutorOption = "local",
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Every run as a record: .csv or .json.")
+    ] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Simulate a grid of (scheduler, slot split, seed), locally or on a Dask cluster.
+
+    The records are the same on every executor for the same seeds. Prints the means per
+    (scheduler, split); -o writes every run. The simulation options apply to every run, as in
+    simulate.
+
+    Example: planner sweep examples/nightly.yaml --cluster examples/cluster.yaml -s fifo -s fair --slots 8,24 --slots 16,16 --runs 10 --executor dask://scheduler:8786 -o runs.csv
+    """
+    if output is not None and output.suffix.lower() not in (".csv", ".json"):
+        raise InvalidInput("--output", "sweep results are written as .csv or .json", source=str(output))
+    not_a_folder(output)
+    clock = time.perf_counter()
+    simulation = Simulation.of(config, delay, slowstart, task_time_cv, containers, heartbeat)
+    result = _compared(workload, cluster, scheduler, slots, seed, runs, executor, simulation)
+    if output is not None:
+        text = csv_text(result.runs) if output.suffix.lower() == ".csv" else json.dumps(result.runs, indent=1) + "\n"
+        write_atomic(output, text)
+    title = f"sweep of {workload.name}: {len(result.runs)} runs in {time.perf_counter() - clock:.1f} s"
+    emit([Section("configurations", title, result.table() if json_output else result.brief())], as_json=json_output)
+
+
+def demo_command(
+    output: Annotated[Path, typer.Option("-o", "--output", help="Report folder.")] = Path("out"),
+    runs: RunsOption = DEFAULT_RUNS,
+    noise: NoiseOption = DEFAULT_NOISE,
+    seed: SeedOption = 0,
+    executor: ExecutorOption = "local",
+    json_output: JsonFlag = False,
+) -> None:
+    """Plan tonight's bundled batch, prove the plan, write out/report.html.
+
+    The batch: 40 jobs of the SWIM FB-2009 trace on 20 nodes (80 slots). The plan is robust
+    (best simulated p90 among near-optimal candidates) and is validated against Fair 1:3, 2:2,
+    3:1 and FIFO; the summary is printed.
+
+    Example: planner demo -o out
+    """
+    from planner.examples.demo import DEMO_CLUSTER, run_demo
+    from planner.proof.report import write_report
+
+    _check_folder(output)
+    check_runs(runs)
+    check_seed(seed)
+    try:
+        result = run_demo(runs=runs, noise=noise, seed=seed, executor=executor_of(executor), progress=True)
+    except InvalidInput as error:
+        raise attribute(error, _VALIDATE_OPTIONS) from None
+    written = write_report(result.report, output, example=result.example,
+                           title=f"Tonight's plan for {result.workload.name} on {DEMO_CLUSTER.nodes} nodes")
+    report = [{"file": str(path)} for path in written.values()]
+    sections = [Section(key, title, rows, one=key != "setups") for key, title, rows in result.sections()]
+    emit([*sections, Section("report", "report", report)], as_json=json_output)
+
+
+def register(app: typer.Typer) -> None:
+    """Add these verbs to the `planner` command."""
+    for name, function in (("simulate", simulate_command), ("validate", validate_command),
+                           ("compare", compare_command), ("sweep", sweep_command), ("demo", demo_command)):
+        app.command(name)(exits_cleanly(function))

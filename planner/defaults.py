@@ -1,0 +1,15 @@
+"""Defaults every room shares (and the command line shows in its help), in a module that imports
+nothing: the command's start reads them without importing the planners or the simulator."""
+
+from __future__ import annotations
+
+#: The admission limit k of slot plans (jobs per phase at once).
+DEFAULT_K = 5
+#: Simulated runs per candidate of a robust plan.
+ROBUST_RUNS = 10
+#: Simulated runs per setup of a validation.
+DEFAULT_RUNS = 30
+#: Bias bound of each job's times under validation (FRESH evaluated its plans with +-30% errors).
+DEFAULT_NOISE = 0.3
+#: Seconds a pair or packing solver may take.
+DEFAULT_TIME_LIMIT = 60.0

@@ -1,0 +1,7 @@
+"""Proving plans: running them through the simulator and saying what happened.
+
+`validate` (a plan against baselines under profile noise), `compare` (schedulers or
+configurations side by side), `sweep` (many independent runs on local processes or Dask),
+`report` and `plots` (Markdown, HTML and figures). A new proof goes here; it runs plans made
+by `planner.plans` and never makes one itself.
+"""
