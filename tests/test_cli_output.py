@@ -141,3 +141,17 @@ def test_compare_config_file_is_simulates(tmp_path):
     expected = simulate(Workload.from_file(WORKLOAD), Cluster.from_file(CLUSTER), chosen, options=options)
     assert row["configuration"] == "fair" and row["makespan"] == expected.makespan
     assert row["mean_response"] == expected.mean_response
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    (["rumen", "wordcount.json", "--limit", "3"], "error: --limit: rumen traces take no such option"),
+    (["sls", "inputsls.json", "--keep-failed"], "error: --keep-failed: sls traces take no such option"),
+    (["sls", "inputsls.json", "--set", "map_rate=3"], "error: --set map_rate: sls traces take no such option"),
+    (["swim", "FB-2009_samples_24_times_1hr_0_first50jobs.tsv", "--keep-failed"],
+     "error: --keep-failed: swim traces take no such option"),
+])
+def test_import_refuses_options_its_format_does_not_take(args, line):
+    """Once silently ignored; an option meant for another format is a mistake worth naming."""
+    data = Path(__file__).parent / "data"
+    result = invoke("import", args[0], data / args[1], *args[2:])
+    assert result.exit_code == 2 and result.stderr.strip() == line

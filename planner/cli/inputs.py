@@ -65,14 +65,16 @@ def _check_output(path: Path) -> None:
 
 
 def import_trace(
-    trace: Annotated[TraceFormat, typer.Argument(help=f"Trace format: {', '.join(TRACE_FORMATS)}.")],
-    file: Annotated[Path, typer.Argument(help="The trace file.")],
+    trace: Annotated[TraceFormat, typer.Argument(metavar="FORMAT", help=f"Trace format: {', '.join(TRACE_FORMATS)}.")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="The trace file.")],
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Workload file to write (.yaml or .json).")
     ] = None,
     limit: Annotated[int | None, typer.Option(help="SWIM: keep the first N jobs.")] = None,
     setting: Annotated[list[str] | None, typer.Option("--set", help="SWIM conversion NAME=VALUE (see docs).")] = None,
-    keep_failed: Annotated[bool, typer.Option(help="Rumen: keep jobs whose outcome is not SUCCESS.")] = False,
+    keep_failed: Annotated[
+        bool, typer.Option("--keep-failed", help="Rumen: keep jobs whose outcome is not SUCCESS.")
+    ] = False,
     tasks_csv: Annotated[Path | None, typer.Option(help="Rumen: also write every task attempt as CSV.")] = None,
     json_output: JsonFlag = False,
 ) -> None:
@@ -89,6 +91,8 @@ def import_trace(
     if limit is not None:
         as_int(limit, "--limit", minimum=1, maximum=MAX_JOBS)
     not_a_folder(tasks_csv, "--tasks-csv")
+    if tasks_csv is not None and trace.value != "rumen":  # before the trace is read
+        raise InvalidInput("--tasks-csv", "only Rumen traces carry task attempts")
     options = {"limit": limit, **_swim_settings(setting or []), "keep_failed": keep_failed or None}
     with working(f"importing {file.name}"):
         try:
@@ -98,8 +102,6 @@ def import_trace(
             raise (InvalidInput(flag, f"{trace.value} traces take no such option") if error.field in options
                    else error) from None
     if tasks_csv is not None:
-        if trace.value != "rumen":
-            raise InvalidInput("--tasks-csv", "only Rumen traces carry task attempts")
         write_atomic(tasks_csv, csv_text(rumen_task_records(file), ("job", "kind", "start", "end")))
     if output is not None:
         workload.to_file(output)
@@ -107,7 +109,7 @@ def import_trace(
 
 
 def fit(
-    file: Annotated[Path, typer.Argument(help="runtimes.csv (job,nodes,runtime) or tasks.csv (job,kind,start,end).")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="runtimes.csv (job,nodes,runtime) or tasks.csv (job,kind,start,end).")],
     kind: Annotated[
         CsvKind | None, typer.Option(help="Force the CSV kind instead of reading it off the header.")
     ] = None,

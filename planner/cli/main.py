@@ -26,6 +26,7 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",  # paragraphs of the docstrings re-flow to the terminal width
     help="Plan nightly batches of MapReduce-style jobs and prove the plans in a simulator.",
 )
 

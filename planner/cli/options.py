@@ -30,6 +30,10 @@ ExecutorOption = Annotated[
     str, typer.Option(help="Where runs go: local (a process per core), serial, or dask://HOST:PORT.")
 ]
 SeedOption = Annotated[int, typer.Option(help="Seed of profile bias, block placement and task times.")]
+#: compare and sweep: no profile bias, seeds counted up from this one for --runs.
+SimulationSeedOption = Annotated[
+    int, typer.Option(help="Seed of block placement and task-time noise; --runs counts up from it.")
+]
 RunsOption = Annotated[int, typer.Option(help="Simulated runs per configuration.")]
 NoiseOption = Annotated[float, typer.Option(help="Bias bound: each job's times scaled by 1 + U[-noise, noise].")]
 SchedulersOption = Annotated[

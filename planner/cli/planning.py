@@ -59,7 +59,7 @@ def plan(
     strategy: Annotated[
         Strategy, typer.Option(help="slots, johnson, slots+johnson (slot plans), pairs or packing (VM plans).")
     ] = Strategy.slots_johnson,
-    k: Annotated[int, typer.Option("-k", help="Admission limit: jobs per phase at once.")] = DEFAULT_K,
+    k: Annotated[int, typer.Option("-k", help="Slot plans: the admission limit, jobs running at once.")] = DEFAULT_K,
     model: Annotated[
         SlotModel | None, typer.Option(help="Fluid model: fresh (paper; the default) or capped; --robust tries both.")
     ] = None,

@@ -1,10 +1,11 @@
 """The discrete-event cluster simulator (never imports `solvers`: it runs plans, it does not make them).
 
-`core` (the `Simulation` object and its event heap), `api` (`simulate`), `jobs`, `offers`,
-`locality`, `eviction` and `ends` (what happens to tasks), `layout` (nodes, racks, slots, blocks),
-`options` and `config` (settings and their files), `result` and `records` (what a run reports),
-`vms` (VM-level runs of pair and phase schedules), and `schedulers/` (one module per scheduler,
-registered by name). A new scheduler is a module in `schedulers/` registered there.
+`engine` (the event heap and clock), `core` (the `Simulation` object holding all state), `api`
+(`simulate`), `jobs`, `offers`, `locality`, `eviction` and `ends` (what happens to tasks),
+`layout` (nodes, racks, slots, blocks), `options` and `config` (settings and their files),
+`result`, `records` and `gantt` (what a run reports), `vms` (VM-level runs of pair and phase
+schedules), and `schedulers/` (one module per scheduler, registered by name). A new scheduler
+is a module in `schedulers/` registered there.
 """
 
 from __future__ import annotations

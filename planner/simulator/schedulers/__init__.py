@@ -1,10 +1,11 @@
 """Schedulers, registered by name: see `SCHEDULERS` and `make_scheduler`.
 
-One module per scheduler behind the `Scheduler` protocol of `base` (pick the task for a free
-slot; react to arrivals and completions; a periodic tick): `fifo`, `fair` (with the pure
-`fair_share` computation and `preemption`), `capacity`, `fresh`, `natjam`. A new scheduler is a
-module here whose class is registered with `register`, imported below, and named in
-`planner.cli.choices.SCHEDULER_NAMES` (a test checks the two agree).
+One module per scheduler, each a subclass of `base.Scheduler` (`pick` the task for a free slot;
+hooks for arrivals, completions and the simulation settling; `wake` for timed re-checks):
+`fifo`, `fair` (with the pure `fair_share` computation and `preemption`), `capacity`, `fresh`,
+`natjam`. A new scheduler is a module here whose class is registered with `register`, imported
+below (registration happens on import), and named in `planner.cli.choices.SCHEDULER_NAMES` (a
+test checks the two agree).
 """
 
 from __future__ import annotations
