@@ -100,8 +100,7 @@ def test_layering_rule():
     # the simulator runs plans given as plain data
     ("planner.simulator", ("models", "planner.simulator", "planner.limits")),
     # proofs run plans; they never make one (no planner.plans.plan, no robust)
-    ("planner.proof", ("models", "solvers", "planner.proof", "planner.simulator", "planner.limits",
-                       "planner.plans.orders", "planner.plans.fingerprints")),
+    ("planner.proof", ("models", "solvers", "planner.proof", "planner.simulator", "planner.limits")),
     ("planner.plans", ("models", "solvers", "planner.plans", "planner.proof", "planner.simulator", "planner.limits")),
     ("planner.examples", ("models", "solvers", "planner.examples", "planner.io", "planner.plans", "planner.proof",
                           "planner.simulator")),

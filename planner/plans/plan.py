@@ -18,11 +18,10 @@ import numpy as np
 from models import Cluster, InvalidInput, Workload
 from models.checks import as_float, as_int, as_str
 from models.fileio import read_mapping, write_atomic
+from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_K, DEFAULT_NOISE, DEFAULT_TIME_LIMIT, ROBUST_RUNS
 from planner.limits import MAX_RUNS
 from planner.plans.files import PLAN_VERSION, SLOT_STRATEGIES, STRATEGIES, plan_fields
-from planner.plans.fingerprints import cluster_fingerprint, workload_fingerprint
-from planner.plans.orders import johnson_admission, submission_order
 from planner.plans.robust import choose_robust, robust_candidates
 from planner.plans.vm import (
     VM_STRATEGIES,
@@ -38,6 +37,7 @@ from planner.proof.sweep import Progress
 from planner.proof.validate import check_noise
 from solvers import SLOT_MODELS, configure_slots, fluid_makespan
 from solvers.base import Stopwatch
+from solvers.ordering import johnson_admission, submission_order
 
 __all__ = [
     "DEFAULT_K",

@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 
 from models import Cluster, Workload
-from planner.plans.orders import job_names, johnson_admission, submission_order
 from planner.proof.sweep import Progress, Spec, sweep
 from planner.proof.validate import Setup, batch, plan_scheduler, run_setup, statistics
 from solvers import SLOT_MODELS, configure_slots
+from solvers.ordering import job_names, johnson_admission, submission_order
 
 TOLERANCE = 0.05
 #: The runs a robust plan is chosen on (`planner.proof.validate.biased`): not those `validate` uses.

@@ -43,13 +43,13 @@ import numpy as np
 
 from models import Cluster, InvalidInput, Job, Workload
 from models.checks import as_float, as_int
+from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_NOISE, DEFAULT_RUNS
 from planner.limits import MAX_RUNS
-from planner.plans.fingerprints import cluster_fingerprint, workload_fingerprint
-from planner.plans.orders import job_names, submission_order
 from planner.proof.sweep import Progress, Spec, sweep
 from planner.simulator import Fair, Fifo, Fresh, Scheduler, simulate, simulate_vms
 from solvers import configure_slots, fluid_makespan
+from solvers.ordering import job_names, submission_order
 
 if TYPE_CHECKING:
     from planner.plans.plan import Plan

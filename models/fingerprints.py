@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from models import Cluster, Workload, profile_to_dict
+from models.profiles import profile_to_dict
+
+if TYPE_CHECKING:
+    from models.cluster import Cluster
+    from models.workload import Workload
 
 
 def fingerprint(data: Any) -> str:
