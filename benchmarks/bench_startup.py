@@ -37,6 +37,9 @@ def startup(suite: str) -> list[Row]:
         ("planner --version", [sys.executable, "-m", "planner", "--version"], FLOOR_CPU_SECONDS),
         ("planner simulate --help", [sys.executable, "-m", "planner", "simulate", "--help"], FLOOR_CPU_SECONDS),
         ("python -c 'import planner'", [sys.executable, "-c", "import planner"], None),
+        # What a sweep's worker process imports before its first run (validation and compare runs).
+        ("worker: import planner.proof.validate", [sys.executable, "-c", "import planner.proof.validate"], None),
+        ("worker: import planner.proof.compare", [sys.executable, "-c", "import planner.proof.compare"], None),
     ]
     rows = []
     for label, argv, floor in cases:

@@ -6,8 +6,6 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
-from models.profiles import profile_to_dict
-
 if TYPE_CHECKING:
     from models.cluster import Cluster
     from models.workload import Workload
@@ -22,6 +20,8 @@ def fingerprint(data: Any) -> str:
 def workload_fingerprint(workload: Workload) -> str:
     data: dict[str, Any] = {"name": workload.name, "jobs": workload.to_records()}
     if any(job.profile is not None for job in workload):  # VM plans are made from the profiles
+        from models.profiles import profile_to_dict  # scikit-learn: only when there are profiles
+
         data["profiles"] = [None if job.profile is None else profile_to_dict(job.profile) for job in workload]
     return fingerprint(data)
 

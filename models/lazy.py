@@ -10,14 +10,16 @@ from typing import Any
 
 def lazy_names(package: str, public: dict[str, str], namespace: dict[str, Any]
                ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """A module's ``__getattr__`` and ``__dir__`` serving ``public`` (name -> defining module);
-    a served name is stored in ``namespace`` (the package's globals), so later lookups are plain."""
+    """A module's ``__getattr__`` and ``__dir__`` serving ``public`` (name -> defining module, or
+    ``module:attribute`` where the package's name differs); a served name is stored in
+    ``namespace`` (the package's globals), so later lookups are plain."""
 
     def __getattr__(name: str) -> Any:
-        module = public.get(name)
-        if module is None:
+        where = public.get(name)
+        if where is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module), name)
+        module, _, attribute = where.partition(":")
+        value = getattr(importlib.import_module(module), attribute or name)
         namespace[name] = value
         return value
 

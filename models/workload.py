@@ -11,7 +11,6 @@ from models.errors import InvalidInput
 from models.fileio import dump_mapping, read_mapping
 from models.job import Job
 from models.limits import MAX_JOBS, MAX_WORKLOAD_TASKS
-from models.profiles import profile_from_dict, profile_to_dict
 
 _JOB_FIELDS = tuple(Job.__dataclass_fields__)
 _DEFAULTS = {name: f.default for name, f in Job.__dataclass_fields__.items()}
@@ -135,6 +134,10 @@ def job_from_dict(data: object) -> Job:
     check_keys(mapping, _JOB_FIELDS, "", required=("name",))
     fields = dict(mapping)
     if fields.get("profile") is not None:
+        # Profiles need scikit-learn (a second to import); a workload without them never loads it,
+        # nor does the simulator, so its worker processes start light.
+        from models.profiles import profile_from_dict
+
         try:
             fields["profile"] = profile_from_dict(fields["profile"])
         except InvalidInput as error:
@@ -148,6 +151,8 @@ def job_to_dict(job: Job) -> dict[str, Any]:
         value = getattr(job, name)
         if name == "profile":
             if value is not None:
+                from models.profiles import profile_to_dict
+
                 data["profile"] = profile_to_dict(value)
         elif value != _DEFAULTS[name] or name in ("map_tasks", "map_time"):
             data[name] = value

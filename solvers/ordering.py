@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyomo.environ as pyo
 
-from models import Cluster, InvalidInput, Job, Workload
+from models import InvalidInput, Job
 from models.checks import as_int
 from solvers.base import Solution, SolveStatus, Stopwatch, check_time_limit, method_choice, relative_gap
 from solvers.certify import Claim, certified, own_proof, proven_bound
@@ -254,23 +254,3 @@ def order_jobs(jobs: Sequence[Job], map_slots: int = 1, reduce_slots: int = 1, m
     a, b = stage_times(jobs, map_slots, reduce_slots)
     solution = order_two_stage(a, b, method_name)
     return [jobs[i] for i in solution.order]
-
-
-# Admission orders of a batch, as positions in the workload (what plans and their baselines admit).
-
-
-def submission_order(workload: Workload) -> list[int]:
-    """Indices by submit time, ties in file order."""
-    return sorted(range(len(workload)), key=lambda i: (workload[i].submit, i))
-
-
-def johnson_admission(workload: Workload, cluster: Cluster) -> list[int]:
-    """Johnson's order on the stage times map_work / total map slots and reduce_work / total
-    reduce slots of the cluster as configured, ties in submission order."""
-    submitted = submission_order(workload)
-    a, b = stage_times([workload[i] for i in submitted], cluster.total_map_slots, cluster.total_reduce_slots)
-    return [submitted[i] for i in order_two_stage(a, b, "johnson").order]
-
-
-def job_names(workload: Workload, order: list[int]) -> list[str]:
-    return [workload[i].name for i in order]

@@ -27,6 +27,18 @@ class Method:
 
 _METHODS: dict[tuple[str, str], Method] = {}
 
+#: The modules whose import registers the built-in methods. They are imported when methods are
+#: first looked up, not when `solvers` is: pyomo, SciPy and pyswarms load only for a solve.
+METHOD_MODULES = ("solvers.ordering", "solvers.pairs", "solvers.matching", "solvers.packing_methods",
+                  "solvers.packing_exact", "solvers.packing_pso", "solvers.packing_exhaustive")
+
+
+def _load_methods() -> None:
+    import importlib
+
+    for module in METHOD_MODULES:
+        importlib.import_module(module)  # registers on first import; a no-op after
+
 
 def register_method(problem: str, name: str, *, exact: bool) -> Callable[[Callable], Callable]:
     """Decorator: register ``solve`` as method ``name`` of ``problem``.
@@ -49,10 +61,12 @@ def register_method(problem: str, name: str, *, exact: bool) -> Callable[[Callab
 
 def methods(problem: str) -> dict[str, Method]:
     """The registered methods of a problem, by name."""
+    _load_methods()
     return {name: m for (p, name), m in _METHODS.items() if p == problem}
 
 
 def method(problem: str, name: str) -> Method:
+    _load_methods()
     found = _METHODS.get((problem, name))
     if found is None:
         choices = ", ".join(sorted(methods(problem))) or "none"

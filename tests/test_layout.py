@@ -164,3 +164,13 @@ def test_light_imports(statement):
     code = f"{statement}; import sys; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", f"{statement} imports {out.stdout.strip()}"
+
+
+@pytest.mark.parametrize("module", ["planner.proof.validate", "planner.proof.compare", "planner.plans.robust",
+                                    "planner.simulator"])
+def test_simulation_workers_start_light(module):
+    """A sweep's worker imports the module of its run function: NumPy, but no SciPy, scikit-learn,
+    pyomo or matplotlib (each worker process would pay a second or more for them)."""
+    code = f"import {module}, sys; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['numpy']", f"{module} imports {out.stdout.strip()}"

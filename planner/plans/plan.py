@@ -36,8 +36,8 @@ from planner.plans.vm import (
 from planner.proof.sweep import Progress
 from planner.proof.validate import check_noise
 from solvers import SLOT_MODELS, configure_slots, fluid_makespan
+from solvers.admission import johnson_admission, submission_order
 from solvers.base import Stopwatch
-from solvers.ordering import johnson_admission, submission_order
 
 __all__ = [
     "DEFAULT_K",

@@ -32,7 +32,7 @@ from models import Cluster, Workload
 from planner.proof.sweep import Progress, Spec, sweep
 from planner.proof.validate import Setup, batch, plan_scheduler, run_setup, statistics
 from solvers import SLOT_MODELS, configure_slots
-from solvers.ordering import job_names, johnson_admission, submission_order
+from solvers.admission import job_names, johnson_admission, submission_order
 
 TOLERANCE = 0.05
 #: The runs a robust plan is chosen on (`planner.proof.validate.biased`): not those `validate` uses.

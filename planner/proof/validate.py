@@ -49,7 +49,7 @@ from planner.limits import MAX_RUNS
 from planner.proof.sweep import Progress, Spec, sweep
 from planner.simulator import Fair, Fifo, Fresh, Scheduler, simulate, simulate_vms
 from solvers import configure_slots, fluid_makespan
-from solvers.ordering import job_names, submission_order
+from solvers.admission import job_names, submission_order
 
 if TYPE_CHECKING:
     from planner.plans.plan import Plan

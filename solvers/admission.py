@@ -1,0 +1,32 @@
+"""Admission orders of a batch, as positions in the workload: submission order and Johnson's.
+
+Plans admit jobs in one of these orders and validation's FIFO baseline in the first; this module
+imports no solver library, so a simulation worker that needs the submission order stays light.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from models.cluster import Cluster
+    from models.workload import Workload
+
+
+def submission_order(workload: Workload) -> list[int]:
+    """Indices by submit time, ties in file order."""
+    return sorted(range(len(workload)), key=lambda i: (workload[i].submit, i))
+
+
+def johnson_admission(workload: Workload, cluster: Cluster) -> list[int]:
+    """Johnson's order on the stage times map_work / total map slots and reduce_work / total
+    reduce slots of the cluster as configured, ties in submission order."""
+    from solvers.ordering import order_two_stage, stage_times  # pyomo: only when Johnson's order is asked for
+
+    submitted = submission_order(workload)
+    a, b = stage_times([workload[i] for i in submitted], cluster.total_map_slots, cluster.total_reduce_slots)
+    return [submitted[i] for i in order_two_stage(a, b, "johnson").order]
+
+
+def job_names(workload: Workload, order: list[int]) -> list[str]:
+    return [workload[i].name for i in order]
