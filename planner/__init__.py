@@ -42,6 +42,7 @@ _PUBLIC = {
     "ValidationReport": "planner.proof.validate",
     "compare": "planner.proof.compare",
     "Comparison": "planner.proof.compare",
+    "replay": "planner.proof.replay",
     "sweep": "planner.proof.sweep",
     "Spec": "planner.proof.sweep",
     "write_report": "planner.proof.report",

@@ -62,7 +62,9 @@ class Spy(Fresh):
 # -- settings ---------------------------------------------------------------------------------------
 def test_registered_and_described():
     assert SCHEDULERS["fresh"] is Fresh
-    assert Fresh().describe() == {"name": "fresh", "k": 5, "tau1": 0.8, "tau2": 0.6, "dynamic": True}
+    assert Fresh().describe() == {"name": "fresh", "k": 5, "tau1": 0.8, "tau2": 0.6, "dynamic": True,
+                                  "algorithm3": "ours"}
+    assert Fresh(algorithm3="literal").describe()["algorithm3"] == "literal"
     described = Fresh(k=3, tau1=0.5, tau2=0.2, dynamic=False, delay=(5, 5)).describe()
     assert described["k"] == 3 and described["dynamic"] is False and described["delay"]["node_wait"] == 5
     assert Fresh().wants_containers is True
@@ -85,6 +87,9 @@ def test_registered_and_described():
         ({"dynamic": "yes"}, "dynamic"),
         ({"dynamic": 1}, "dynamic"),
         ({"delay": (-1, 0)}, "delay.node_wait"),
+        ({"algorithm3": "paper"}, "algorithm3"),
+        ({"algorithm3": None}, "algorithm3"),
+        ({"algorithm3": 1}, "algorithm3"),
     ],
 )
 def test_settings_are_validated(settings, field):
@@ -304,6 +309,7 @@ def fresh_runs(draw):
         tau1=draw(st.sampled_from([0.0, 0.5, 0.8, 1.0])),
         tau2=draw(st.sampled_from([0.0, 0.6, 5.0])),
         dynamic=dynamic,
+        algorithm3=draw(st.sampled_from(["ours", "literal"])),
         delay=draw(st.one_of(st.none(), st.tuples(st.sampled_from([0.0, 1.0, 5.0]), st.sampled_from([0.0, 2.0])))),
     )
     options = SimOptions(
@@ -371,9 +377,14 @@ def test_reproduction_holds_with_heartbeats_and_seeds():
 
 # -- settings files and the command line ----------------------------------------------------------------
 def test_scheduler_from_settings():
-    scheduler = scheduler_from_dict("fresh", {"k": 3, "tau1": 0.5, "tau2": 0.2, "dynamic": False, "delay": [5, 5]})
+    scheduler = scheduler_from_dict("fresh", {"k": 3, "tau1": 0.5, "tau2": 0.2, "dynamic": False, "delay": [5, 5],
+                                              "algorithm3": "literal"})
     assert isinstance(scheduler, Fresh)
     assert (scheduler.k, scheduler.tau1, scheduler.tau2, scheduler.dynamic) == (3, 0.5, 0.2, False)
+    assert scheduler.algorithm3 == "literal"
+    with pytest.raises(InvalidInput) as error:
+        scheduler_from_dict("fresh", {"algorithm3": "as-written"})
+    assert error.value.field == "algorithm3" and "literal" in str(error.value)
     with pytest.raises(InvalidInput) as error:
         scheduler_from_dict("fresh", {"k": 0})
     assert error.value.field == "k"

@@ -43,6 +43,7 @@ COMMANDS = {
     "simulate": ["simulate", W, "--cluster", C, "--scheduler", "fair"],
     "compare": ["compare", W, "--cluster", C, "-s", "fifo", "-s", "fair", "--executor", "serial"],
     "sweep": ["sweep", W, "--cluster", C, "-s", "fifo", "--runs", "2", "--executor", "serial"],
+    "replay rumen": ["replay", "rumen", str(DATA / "2jobs2min-rumen-jh.json")],
 }
 
 
@@ -79,8 +80,8 @@ def check_shape(parsed: dict, documented: dict[str, tuple[str, list[str]]]) -> N
 
 
 def test_every_command_is_documented():
-    assert set(SHAPES) == {"import", "fit", "plan", "simulate", "validate", "compare", "sweep", "demo"}
-    assert [len(tables) for tables in SHAPES.values()] == [1, 2, 1, 1, 1, 1, 1, 1]
+    assert set(SHAPES) == {"import", "fit", "plan", "simulate", "validate", "compare", "sweep", "replay", "demo"}
+    assert [len(tables) for tables in SHAPES.values()] == [1, 2, 1, 1, 1, 1, 1, 1, 1]
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))

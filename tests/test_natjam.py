@@ -1,13 +1,14 @@
 """Natjam (Cho et al.): production jobs take containers back from research jobs by suspending
 (or killing) research tasks. This module: registration and settings validation, and the eviction
-mechanics: suspend and kill, SRT / LRT / random task eviction, MR / LR / PR job eviction, min_run.
+mechanics: reduce-only eviction (the paper's) against ``evict_maps``, suspend and kill, SRT / LRT /
+random task eviction, MR / LR / PR job eviction, min_run.
 
 Small cases are traced by hand in their docstrings (heartbeat 0, deterministic task times, the
 default overheads: a suspension costs 1.35 s of checkpoint holding the container, a resume 3.88 s
-added to the work left; ``min_run`` defaults to 2 x (1.35 + 3.88) = 10.46 s). Termination on
-adversarial inputs is in test_natjam_termination.py, Natjam-R deadlines and the paper's
-experiments in test_natjam_paper.py, the command line in test_natjam_cli.py; shared helpers in
-natjam_support.py.
+added to the work left; ``min_run`` defaults to 2 x (1.35 + 3.88) = 10.46 s). Most of them evict
+maps, so they run with ``evict_maps=True``. Termination on adversarial inputs is in
+test_natjam_termination.py, Natjam-R in test_natjam_r.py, the paper's microbenchmarks in
+test_natjam_paper.py, the command line in test_natjam_cli.py; shared helpers in natjam_support.py.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ def test_registered_on_containers_with_defaults():
     assert result.options["containers"] is True and result.slots == 2
     assert result.scheduler == {"name": "natjam", "job_eviction": "MR", "task_eviction": "SRT", "mode": "suspend",
                                 "suspend_overhead": 1.35, "resume_overhead": 3.88, "deadline_policy": None,
-                                "min_run": pytest.approx(10.46)}
+                                "min_run": pytest.approx(10.46), "evict_maps": False}
+    assert Natjam(evict_maps=True).describe()["evict_maps"] is True
+    assert scheduler_from_dict("natjam", {"evict_maps": True}).evict_maps is True
 
 
 @pytest.mark.parametrize(
@@ -44,6 +47,8 @@ def test_registered_on_containers_with_defaults():
         ({"suspend_overhead": -1}, "suspend_overhead"),
         ({"resume_overhead": -0.5}, "resume_overhead"),
         ({"min_run": -1}, "min_run"),
+        ({"evict_maps": "yes"}, "evict_maps"),
+        ({"evict_maps": 1}, "evict_maps"),
     ],
 )
 def test_bad_settings_name_the_field(settings, field):
@@ -65,8 +70,42 @@ def test_runs_on_containers_only():
     assert caught.value.field == "options.copy_compute"
 
 
-# -- one production job arriving to a full cluster: suspend and kill ------------------------------------
+# -- which attempts are evicted: reduces only (the paper's), or maps too -----------------------------------
 FULL = [Job("r", 2, 0, 100.0), Job("p", 1, 0, 4.0, submit=20.0, priority=1)]
+MIXED = [Job("m", 1, 0, 100.0), Job("r", 1, 1, 1.0, 100.0), Job("p", 1, 0, 4.0, submit=20.0, priority=1)]
+
+
+def test_only_reduces_are_evicted_by_default():
+    """The paper evicts reduces only (its Section 2.2: maps are short and end soon anyway).
+    Research r (2 maps of 100 s) fills both containers; production p (1 map of 4 s) arrives at 20:
+    nothing is evicted, p waits for a map to end and runs 100-104 (with ``evict_maps=True`` it runs
+    at 21.35, test_suspend_one_research_task_for_a_production_job)."""
+    result = simulate(FULL, TWO, Natjam())
+    assert result.suspensions == result.kills == 0
+    assert (by_name(result)["p"]["start"], by_name(result)["p"]["finish"]) == (100.0, 104.0)
+    assert simulate(FULL, TWO, Natjam(mode="kill")).kills == 0
+    check_invariants(result, FULL)
+
+
+@pytest.mark.parametrize("evict_maps", [False, True])
+def test_evict_maps_chooses_between_a_map_and_a_reduce(evict_maps):
+    """Two containers: research m's map (100 s) on slot 0 from 0; research r's map (1 s) on slot 1,
+    then r's reduce (100 s) there from 1. Production p (1 map of 4 s) arrives at 20; job eviction LR
+    (both hold one container, submitted together: the tie goes by name, to m).
+    Reduce-only: m's map may not be evicted, so r's reduce is suspended (20-21.35), p runs
+    21.35-25.35 on slot 1, the reduce resumes with 81 + 3.88 s and ends at 110.23; m ends at 100.
+    ``evict_maps=True``: m's map is suspended instead, p runs on slot 0, the map resumes with
+    80 + 3.88 s and ends at 109.23; r ends at 101."""
+    result = simulate(MIXED, TWO, Natjam(job_eviction="LR", evict_maps=evict_maps))
+    victim = ("m", "map", 0, 0, 0, 0.0) if evict_maps else ("r", "reduce", 0, 0, 1, 1.0)
+    assert attempts(result, "suspended") == [(*victim, pytest.approx(21.35), "suspended")]
+    finishes = {name: record["finish"] for name, record in by_name(result).items()}
+    expected = {"m": 109.23, "r": 101.0} if evict_maps else {"m": 100.0, "r": 110.23}
+    assert finishes == pytest.approx({**expected, "p": 25.35})
+    check_invariants(result, MIXED)
+
+
+# -- one production job arriving to a full cluster: suspend and kill ------------------------------------
 
 
 def test_suspend_one_research_task_for_a_production_job():
@@ -78,7 +117,7 @@ def test_suspend_one_research_task_for_a_production_job():
 
     Accounting: 1 suspension, 0 kills, overheads 1.35 + 3.88 = 5.23 = wasted work, no killed
     work; busy slot-time = slot 0 (21.35 + 4 + 83.88) + slot 1 (100) = 209.23 = 204 of work + 5.23."""
-    result = simulate(FULL, TWO, Natjam())
+    result = simulate(FULL, TWO, Natjam(evict_maps=True))
     jobs = by_name(result)
     assert jobs["p"]["start"] == pytest.approx(21.35) and jobs["p"]["finish"] == pytest.approx(25.35)
     assert jobs["p"]["response"] == pytest.approx(5.35)
@@ -104,7 +143,7 @@ def test_kill_loses_the_work_and_frees_the_container_at_once():
     p runs 20-24 (response 4.0, as on an empty cluster); r's task 0 starts over at 24 and ends at
     124. 1 kill, no suspension, no overheads: wasted work = killed work = 20; busy slot-time
     20 + 4 + 100 + 100 = 224."""
-    result = simulate(FULL, TWO, Natjam(mode="kill"))
+    result = simulate(FULL, TWO, Natjam(mode="kill", evict_maps=True))
     jobs = by_name(result)
     assert (jobs["p"]["start"], jobs["p"]["finish"], jobs["r"]["finish"]) == (20.0, 24.0, 124.0)
     assert attempts(result, "killed") == [("r", "map", 0, 0, 0, 0.0, 20.0, "killed")]
@@ -123,7 +162,7 @@ def test_a_checkpoint_in_progress_is_not_reclaimed_twice():
     29-42.88 (10 + 3.88 s); q runs 42.88-43.88. One suspension, overheads 5 + 3.88 = 8.88."""
     jobs = [Job("r", 2, 0, 50.0), Job("p", 1, 0, 4.0, submit=20.0, priority=1), Job("q", 1, 0, 1.0, submit=22.0)]
     options = SimOptions(task_times={"r": {"map": [30.0, 100.0]}})
-    result = simulate(jobs, TWO, Natjam(suspend_overhead=5.0), options=options)
+    result = simulate(jobs, TWO, Natjam(suspend_overhead=5.0, evict_maps=True), options=options)
     records = by_name(result)
     assert result.suspensions == 1 and result.overhead_seconds == pytest.approx(8.88)
     assert (records["p"]["start"], records["p"]["finish"]) == (25.0, 29.0)
@@ -144,7 +183,7 @@ def test_resuming_research_tasks_go_before_new_research_tasks():
     (though a is ahead of b in FIFO order): 20-108.88. a's reduce takes slot 1 at 21.35 and ends at
     31.35."""
     jobs = [Job("a", 1, 2, 10.0, 10.0), Job("b", 1, 0, 100.0), Job("p", 1, 0, 5.0, submit=15.0, priority=1)]
-    result = simulate(jobs, TWO, Natjam())
+    result = simulate(jobs, TWO, Natjam(evict_maps=True))
     records = by_name(result)
     assert attempts(result, "suspended") == [("b", "map", 0, 0, 1, 0.0, pytest.approx(16.35), "suspended")]
     assert records["p"]["finish"] == pytest.approx(21.35)
@@ -197,7 +236,7 @@ def test_srt_and_lrt_choose_by_remaining_time(policy, victim, victim_end, r_fini
     of 5 s) arrives at 20, when they have 10, 40 and 70 s left. SRT suspends map 0 (10 s left): p
     runs 21.35-26.35 on its slot, map 0 resumes 26.35-40.23 (10 + 3.88), r still finishes at 90.
     LRT suspends map 2 (70 s left): it resumes 26.35-100.23 (70 + 3.88): r finishes at 100.23."""
-    result = simulate(UNEVEN, THREE, Natjam(task_eviction=policy), options=UNEVEN_TIMES)
+    result = simulate(UNEVEN, THREE, Natjam(task_eviction=policy, evict_maps=True), options=UNEVEN_TIMES)
     (suspended,) = attempts(result, "suspended")
     assert suspended[:3] == ("r", "map", victim) and suspended[6] == pytest.approx(21.35)
     rerun = [a for a in attempts(result, "done") if a[2] == victim and a[0] == "r"]
@@ -211,8 +250,9 @@ def test_random_task_eviction_is_seeded():
     """task_eviction="random": the same seed picks the same victim; over seeds every map is picked."""
     victims = []
     for seed in range(30):
-        result = simulate(UNEVEN, THREE, Natjam(task_eviction="random"), seed=seed, options=UNEVEN_TIMES)
-        again = simulate(UNEVEN, THREE, Natjam(task_eviction="random"), seed=seed, options=UNEVEN_TIMES)
+        scheduler = Natjam(task_eviction="random", evict_maps=True)
+        result = simulate(UNEVEN, THREE, scheduler, seed=seed, options=UNEVEN_TIMES)
+        again = simulate(UNEVEN, THREE, scheduler, seed=seed, options=UNEVEN_TIMES)
         assert result.to_json() == again.to_json()
         victims.append(attempts(result, "suspended")[0][2])
     assert set(victims) == {0, 1, 2}
@@ -227,7 +267,7 @@ def test_mr_and_lr_choose_the_victim_job_by_containers_held(policy, victim, late
     production p (1 map of 5 s) arrives at 20. MR suspends a task of a (most containers), LR the
     task of b (fewest). The victim's task resumes at 26.35 after p with 30 + 3.88 s left and ends at
     60.23; the other job finishes undisturbed at 50."""
-    result = simulate(TWO_RESEARCH, FOUR, Natjam(job_eviction=policy))
+    result = simulate(TWO_RESEARCH, FOUR, Natjam(job_eviction=policy, evict_maps=True))
     (suspended,) = attempts(result, "suspended")
     assert suspended[0] == victim
     finishes = {name: record["finish"] for name, record in by_name(result).items()}
@@ -243,12 +283,13 @@ def test_pr_draws_the_victim_in_proportion_to_containers_held_seeded():
     picked, a about 3/4 of the time (measured 144 of 200)."""
     victims = []
     for seed in range(200):
-        result = simulate(TWO_RESEARCH, FOUR, Natjam(job_eviction="PR"), seed=seed)
+        result = simulate(TWO_RESEARCH, FOUR, Natjam(job_eviction="PR", evict_maps=True), seed=seed)
         victims.append(attempts(result, "suspended")[0][0])
     assert 0.6 <= victims.count("a") / len(victims) <= 0.9
     for seed in (0, 4):
-        first = simulate(TWO_RESEARCH, FOUR, Natjam(job_eviction="PR"), seed=seed)
-        assert first.to_json() == simulate(TWO_RESEARCH, FOUR, Natjam(job_eviction="PR"), seed=seed).to_json()
+        first = simulate(TWO_RESEARCH, FOUR, Natjam(job_eviction="PR", evict_maps=True), seed=seed)
+        again = simulate(TWO_RESEARCH, FOUR, Natjam(job_eviction="PR", evict_maps=True), seed=seed)
+        assert first.to_json() == again.to_json()
     assert victims[:5] == ["a", "a", "a", "a", "b"]  # seeds 0-4, as measured: a fixed stream per seed
 
 
@@ -261,7 +302,7 @@ def test_min_run_short_evicts_at_once():
     they may be evicted at once; p runs 3.35-7.35 and the suspended map resumes 7.35-109.23
     (98 + 3.88)."""
     for min_run in (0.01, 1.0):
-        result = simulate(EARLY, TWO, Natjam(min_run=min_run))
+        result = simulate(EARLY, TWO, Natjam(min_run=min_run, evict_maps=True))
         assert by_name(result)["p"]["start"] == pytest.approx(3.35)
         assert by_name(result)["r"]["finish"] == pytest.approx(109.23)
 
@@ -282,7 +323,7 @@ def test_min_run_delays_the_eviction_until_the_attempt_has_run_that_long():
     (checkpoint 10.46-11.81); p runs 11.81-15.81; the suspended map resumes with 100 - 10.46 + 3.88
     = 93.42 s at 15.81 and ends at 109.23. (The production job must not wait for r's maps to end
     at 100 s: the protection lasts min_run, not until some unrelated event.)"""
-    result = run(EARLY, TWO, Natjam())
+    result = run(EARLY, TWO, Natjam(evict_maps=True))
     records = by_name(result)
     assert attempts(result, "suspended") == [("r", "map", 0, 0, 0, 0.0, pytest.approx(11.81), "suspended")]
     assert records["p"]["start"] == pytest.approx(11.81) and records["p"]["finish"] == pytest.approx(15.81)

@@ -29,6 +29,7 @@ job_eviction: LR
 task_eviction: LRT
 mode: kill
 min_run: 5
+evict_maps: true
 options: {reduce_slowstart: 0.5}
 """
 
@@ -70,19 +71,21 @@ def test_cli_settings_file_with_natjam_settings(files):
     row = json.loads(result.stdout)["result"]
     scheduler, options = simulation_settings(files["settings"])
     assert isinstance(scheduler, Natjam)
-    assert (scheduler.job_eviction, scheduler.task_eviction, scheduler.mode, scheduler.min_run) == ("LR", "LRT",
-                                                                                                    "kill", 5.0)
+    assert (scheduler.job_eviction, scheduler.task_eviction, scheduler.mode, scheduler.min_run,
+            scheduler.evict_maps) == ("LR", "LRT", "kill", 5.0, True)
     assert options.reduce_slowstart == 0.5
     expected = simulate(Workload.from_file(files["workload"]), Cluster.from_file(files["cluster"]),
-                        Natjam(job_eviction="LR", task_eviction="LRT", mode="kill", min_run=5.0), options=options)
+                        Natjam(job_eviction="LR", task_eviction="LRT", mode="kill", min_run=5.0, evict_maps=True),
+                        options=options)
     assert row == pytest.approx(expected.summary())
     assert row["kills"] > 0 and row["suspensions"] == 0 and row["wasted_work"] == row["killed_work"] > 0
 
 
-def test_cli_bad_natjam_setting_exits_2_naming_the_field(files):
-    files["settings"].write_text("scheduler: natjam\nmode: pause\n")
+@pytest.mark.parametrize(("setting", "field"), [("mode: pause", "mode"), ("evict_maps: maybe", "evict_maps")])
+def test_cli_bad_natjam_setting_exits_2_naming_the_field(files, setting, field):
+    files["settings"].write_text(f"scheduler: natjam\n{setting}\n")
     result = runner.invoke(app, ["simulate", str(files["workload"]), "--cluster", str(files["cluster"]),
                                  "--config", str(files["settings"])])
     assert result.exit_code == 2
     (line,) = result.stderr.strip().splitlines()
-    assert line.startswith("error: ") and "natjam.yaml: mode:" in line
+    assert line.startswith("error: ") and f"natjam.yaml: {field}:" in line

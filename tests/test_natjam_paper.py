@@ -1,6 +1,21 @@
-"""Natjam-R: every job ordered by deadline (MDF) or laxity (MLF), with margins and deadline
-misses; and the Natjam paper's experiments (Cho et al., Figures 3-6 and 10) reproduced in shape,
-with the measured numbers quoted, plus same-seed-same-bytes determinism under random victims.
+"""The Natjam paper's microbenchmarks (Cho et al., Section 5, Figures 3-6) as the paper ran them,
+and same-seed-same-bytes determinism under random victims. Natjam-R is in test_natjam_r.py.
+
+The set-up (`tests.natjam_support`): 48 containers (6 workers x 8), the paper's 1 s heartbeat,
+Hadoop 0.23's reduce slow-start 0.05, reduces only evicted (the paper's Section 2.2), MR job and
+SRT task eviction unless a test says otherwise. Figure 3's "Avg Time" is each job's ideal
+completion time (Figure 5's caption: "The ideal job completion times are shown in Fig. 3"; the
+text agrees: SRT's 197.0 s is "only 4.7 s worse than ideal", 192.3 + 4.7). So every job is
+calibrated (`micro_job`): one map of 5 s per container it fills, reduces uniform in (0.5, 1] of
+the longest, the longest L chosen so that the job alone on the empty cluster, submitted when it is
+in the experiment, completes in exactly Figure 3's time. Research-XL (192.3 s) gets L = 185.47 s
+(maps and heartbeats take the other 6.83 s), mean reduce about 142 s; Production-S (70.4 s)
+L = 64.23 s; Production-L (67.0 s) L = 60.33 s.
+
+The paper reports the mean of five runs; we run five seeds (0-4: the reduce lengths and the random
+victims) and compare means. Research completion times are asserted within `TOLERANCE` (8%) of the
+paper's means, our own means to 0.01 s, and the paper's orderings exactly. Where a paper result
+does not hold, the test asserts our number and the direction, and docs/fidelity.md says why.
 """
 
 from __future__ import annotations
@@ -10,205 +25,243 @@ import pytest
 
 from models import Cluster, Job
 from planner.simulator import Natjam, SimOptions, simulate
-from tests.natjam_support import OVERHEADS, TWO, by_name, check_invariants
+from tests.natjam_support import FIGURE_3, PAPER_48, check_invariants, micro_job, micro_run
+
+SEEDS = range(5)  # the paper's datapoints are the mean of five runs
+TOLERANCE = 0.08
+POLICIES = ("SRT", "random", "LRT")
+XL = ("research-xl", "research-xl", 0.0)
 
 
-# -- deadlines ------------------------------------------------------------------------------------------
-def test_margin_and_misses_and_mdf_order():
-    """Two containers; a and b each 2 maps of 10 s at 0, deadlines 30 and 15. MDF runs b first
-    (earliest deadline): b 0-10 (margin 15 - 10 = 5), a 10-20 (margin 10): no miss. Without a
-    deadline policy both are research jobs in FIFO order (then by name): a 0-10 (margin 20), b 10-20
-    (margin -5): one miss. Jobs without a deadline have margin None."""
-    jobs = [Job("a", 2, 0, 10.0, deadline=30.0), Job("b", 2, 0, 10.0, deadline=15.0)]
-    mdf = simulate(jobs, TWO, Natjam(deadline_policy="MDF"))
-    assert [(r["name"], r["start"], r["finish"], r["deadline"], r["margin"]) for r in mdf.jobs] == [
-        ("a", 10.0, 20.0, 30.0, 10.0), ("b", 0.0, 10.0, 15.0, 5.0)]
-    assert mdf.deadline_misses == 0 and mdf.summary()["deadline_misses"] == 0
-    plain = simulate(jobs, TWO, Natjam())
-    assert [(r["name"], r["finish"], r["margin"]) for r in plain.jobs] == [("a", 10.0, 20.0), ("b", 20.0, -5.0)]
-    assert plain.deadline_misses == 1 and plain.summary()["deadline_misses"] == 1
-    none = simulate([Job("c", 1, 0, 1.0)], TWO, Natjam(deadline_policy="MDF"))
-    assert none.jobs[0]["deadline"] is None and none.jobs[0]["margin"] is None and none.deadline_misses == 0
+def mean_response(results, name: str) -> float:
+    return float(np.mean([result.job(name)["response"] for _, result in results]))
 
 
-@pytest.mark.parametrize("policy", ["MDF", "MLF"])
-def test_natjam_r_evicts_a_job_with_a_later_deadline(policy):
-    """a (2 maps of 50 s, deadline 200) holds both containers from 0; b (2 maps of 10 s, deadline 40)
-    arrives at 20. MDF: b's deadline is earlier, a ranks below it: both of a's maps are suspended
-    (20-21.35), b runs 21.35-31.35 (margin 8.65), a's maps resume with 30 + 3.88 s and end at 65.23
-    (margin 134.77). MLF gives the same: at 20 b's laxity is 40 - (20 + 20 s of work at the
-    minimum rate 1) = 0; a has done 40 s of its 100 in 20 s (rate 2) with 60 left: laxity
-    200 - (20 + 30) = 150; evicting one map costs a 30 + 5.23 s, so a keeps 150 - 35.23 = 114.77,
-    then 79.54, both above b's 0. Plain Natjam (both research) lets b wait until 50: it ends at 60
-    and misses by 20."""
-    jobs = [Job("a", 2, 0, 50.0, deadline=200.0), Job("b", 2, 0, 10.0, submit=20.0, deadline=40.0)]
-    result = simulate(jobs, TWO, Natjam(deadline_policy=policy))
-    records = by_name(result)
-    assert result.suspensions == 2 and result.deadline_misses == 0
-    assert records["b"]["finish"] == pytest.approx(31.35) and records["b"]["margin"] == pytest.approx(8.65)
-    assert records["a"]["finish"] == pytest.approx(65.23) and records["a"]["margin"] == pytest.approx(134.77)
-    check_invariants(result, jobs)
-    plain = simulate(jobs, TWO, Natjam())
-    assert by_name(plain)["b"]["margin"] == -20.0 and plain.suspensions == 0 and plain.deadline_misses == 1
-
-
-def test_laxity_without_a_deadline_is_infinite_and_ranks_last():
-    """MLF ranks jobs without a deadline after those with one, and MDF too: c (no deadline) was
-    submitted first but runs after d (deadline 100)."""
-    jobs = [Job("c", 2, 0, 10.0), Job("d", 2, 0, 10.0, submit=0.0, deadline=100.0)]
-    for policy in ("MDF", "MLF"):
-        result = simulate(jobs, TWO, Natjam(deadline_policy=policy))
-        assert [(r["name"], r["start"]) for r in result.jobs] == [("c", 10.0), ("d", 0.0)]
-
-
-# -- the paper's experiments -----------------------------------------------------------------------------
-#: 12 nodes x (2 + 2) = 48 containers, as in the Natjam microbenchmarks.
-CLUSTER_48 = Cluster(nodes=12, map_slots=2, reduce_slots=2, heartbeat=0)
-
-
-def research_xl_times() -> list[float]:
-    """Research-XL's 47 reduce times: uniform in (0.5, 1] of the longest, the longest chosen as
-    192 / 0.75 = 256 s so that the mean is about 192 s (measured mean 195.5 s, longest 255.64 s)."""
-    rng = np.random.default_rng(0)
-    longest = 192.0 / 0.75
-    return (rng.uniform(0.5, 1.0, 47) * longest).tolist()
-
-
-RESEARCH_XL = Job("research-xl", 48, 47, 5.0, 192.0, priority=0)
-PRODUCTION_S = Job("production-s", 12, 11, 5.0, 70.0, submit=50.0, priority=1)
-MICRO = [RESEARCH_XL, PRODUCTION_S]
-MICRO_TIMES = SimOptions(task_times={"research-xl": {"reduce": research_xl_times()}})
+def near_paper(ours: float, paper: float) -> bool:
+    return abs(ours - paper) <= TOLERANCE * paper
 
 
 @pytest.fixture(scope="module")
-def micro() -> dict[tuple[str, str], object]:
+def figure_5():
+    """(production, mode, task policy) -> the five runs (jobs, result): Research-XL at 0, the
+    production job at 50."""
     return {
-        (mode, policy): simulate(MICRO, CLUSTER_48, Natjam(task_eviction=policy, mode=mode), options=MICRO_TIMES)
+        (production, mode, policy): [
+            micro_run([XL, (production, production, 50.0)], seed, Natjam(task_eviction=policy, mode=mode))
+            for seed in SEEDS
+        ]
+        for production in ("production-s", "production-l")
         for mode in ("suspend", "kill")
-        for policy in ("SRT", "random", "LRT")
+        for policy in POLICIES
     }
 
 
-def test_microbenchmark_task_eviction_policies(micro):
-    """Natjam Figures 3-5. Research-XL (48 maps of 5 s, 47 reduces of about 192 s replayed) takes
-    the 48 containers at 0; Production-S (12 maps of 5 s, 11 reduces of 70 s) arrives at 50.
-
-    Alone on the empty cluster Production-S runs its maps 50-56 (the rack-local ones 1.2 x 5 s)
-    and its reduces 56-126: response 76.0. Under Natjam (suspend) it waits 1.35 s for the
-    checkpoints of its maps' containers and 1.35 s again for its reduces' (containers freed by its
-    node-local maps at 56.35 went back to research before the last maps opened its reduces):
-    78.7 s, within 15% (+3.6%).
-
-    Research-XL alone ends at 6 + 255.64 (its longest reduce) = 261.64. SRT suspends the reduces
-    nearest their end, which then finish before the longest one anyway: 261.6, unchanged. Random
-    victims include long reduces (297.0), LRT suspends the longest ones and delays the job most
-    (measured 342.9 s; the paper's order SRT < random < LRT)."""
-    alone = simulate([PRODUCTION_S], CLUSTER_48, Natjam())
-    assert alone.job("production-s")["response"] == pytest.approx(76.0)
-    xl = {policy: micro[("suspend", policy)].job("research-xl")["finish"] for policy in ("SRT", "random", "LRT")}
-    assert xl["SRT"] < xl["random"] < xl["LRT"]
-    assert xl["SRT"] == pytest.approx(261.64, abs=0.05)
-    assert xl["random"] == pytest.approx(297.0, abs=0.5) and xl["LRT"] == pytest.approx(342.9, abs=0.5)
-    for policy in ("SRT", "random", "LRT"):
-        response = micro[("suspend", policy)].job("production-s")["response"]
-        assert response <= 1.15 * 76.0
-        assert response == pytest.approx(78.7)
-    srt = micro[("suspend", "SRT")]
-    assert srt.suspensions == 18 and srt.kills == 0
-    assert srt.wasted_work == pytest.approx(18 * OVERHEADS) and srt.killed_work == 0.0
+def test_figure_3_jobs_complete_alone_in_their_ideal_times():
+    """Each calibrated job, alone on the empty cluster, completes in Figure 3's time (to 1e-9 s),
+    its reduces within (0.5, 1] of the longest."""
+    for size, (count, ideal) in FIGURE_3.items():
+        submit = 50.0 if size.startswith("production") else 0.0
+        for seed in (0, 3):
+            job, times = micro_job(size, seed, 1, submit=submit)
+            assert (job.map_tasks, job.reduce_tasks, job.submit) == (count + 1, count, submit)
+            assert min(times) > 0.5 * max(times)
+            options = SimOptions(reduce_slowstart=0.05, task_times={size: {"reduce": list(times)}})
+            alone = simulate([job], PAPER_48, Natjam(), options=options)
+            assert alone.job(size)["response"] == pytest.approx(ideal, abs=1e-9)
+    assert max(micro_job("research-xl", 0, 0)[1]) == pytest.approx(185.47, abs=0.005)
+    assert max(micro_job("production-s", 0, 1, submit=50.0)[1]) == pytest.approx(64.23, abs=0.005)
 
 
-def test_microbenchmark_kill_mode_is_later_than_suspend(micro):
-    """Kill mode: Production-S responds as if alone (kills free containers at once: 76.0) but the
-    killed reduces start over, so Research-XL ends later than under suspend for every task policy
-    (SRT: 304.1 against 261.6); the wasted work is the killed work (SRT: 834 slot-seconds against
-    18 x 5.23 = 94.1 of overheads)."""
-    for policy in ("SRT", "random", "LRT"):
-        killed, suspended = micro[("kill", policy)], micro[("suspend", policy)]
-        assert killed.job("research-xl")["finish"] > suspended.job("research-xl")["finish"]
-        assert killed.job("production-s")["response"] == pytest.approx(76.0)
-        assert killed.suspensions == 0 and killed.kills > 0 and killed.overhead_seconds == 0.0
-        assert killed.wasted_work == killed.killed_work > suspended.wasted_work
-    kill_srt = micro[("kill", "SRT")]
-    assert kill_srt.job("research-xl")["finish"] == pytest.approx(304.1, abs=0.05)
-    assert kill_srt.kills == 18 and kill_srt.killed_work == pytest.approx(834.0)
+#: Figure 5: (production job, task policy) -> the paper's mean completion times (production,
+#: Research-XL), and ours (five seeds).
+PAPER_FIGURE_5 = {
+    ("production-s", "random"): (76.6, 237.6), ("production-s", "LRT"): (78.8, 247.2),
+    ("production-s", "SRT"): (75.6, 197.0),
+    ("production-l", "random"): (75.0, 244.2), ("production-l", "LRT"): (75.8, 246.6),
+    ("production-l", "SRT"): (74.2, 234.6),
+}
+OURS_FIGURE_5 = {
+    ("production-s", "random"): (72.30, 248.69), ("production-s", "LRT"): (72.43, 256.52),
+    ("production-s", "SRT"): (72.27, 192.87),
+    ("production-l", "random"): (68.67, 256.72), ("production-l", "LRT"): (68.67, 261.27),
+    ("production-l", "SRT"): (68.67, 227.25),
+}
 
 
-def test_microbenchmark_runs_keep_every_invariant(micro):
-    for result in micro.values():
-        assert all(record["finish"] is not None for record in result.jobs)
-        check_invariants(result, MICRO)
+@pytest.mark.parametrize("production", ["production-s", "production-l"])
+def test_figure_5_task_eviction_policies(figure_5, production):
+    """Natjam Figure 5: Research-XL at 0, Production-S (top half) or Production-L (bottom half)
+    at 50; research completion time (s), the paper's mean (s.d.) against ours:
+
+    | production | policy | paper | ours |
+    |---|---|---|---|
+    | S | SRT | 197.0 (5.1) | 192.87 |
+    | S | random | 237.6 (7.8) | 248.69 |
+    | S | LRT | 247.2 (6.3) | 256.52 |
+    | L | SRT | 234.6 (3.4) | 227.25 |
+    | L | random | 244.2 (5.6) | 256.72 |
+    | L | LRT | 246.6 (6.8) | 261.27 |
+
+    The paper's order SRT < random < LRT holds for both; SRT is worse with the larger production
+    job and random and LRT about as in the top half, as the paper says. The production job "incurred
+    similar overhead compared to an empty cluster": the paper's 74.2-78.8 s against ideals of 70.4
+    and 67.0 (up to +12%); ours 72.3 (+2.7%) and 68.7 (+2.5%), less overhead than the paper
+    measured (no AM start-up, no reclaim round-trips through heartbeats). Only reduces are
+    evicted: 21 suspensions with Production-S (12 containers for its maps, then 11 for its
+    reduces when they are asked for), 47 with Production-L."""
+    ideal = FIGURE_3[production][1]
+    research = {}
+    for policy in POLICIES:
+        runs = figure_5[(production, "suspend", policy)]
+        ours = (mean_response(runs, production), mean_response(runs, "research-xl"))
+        assert ours == pytest.approx(OURS_FIGURE_5[(production, policy)], abs=0.01)
+        paper_production, paper_research = PAPER_FIGURE_5[(production, policy)]
+        assert near_paper(ours[1], paper_research)
+        assert ideal < ours[0] <= 1.1 * ideal and ours[0] < paper_production
+        research[policy] = ours[1]
+        for _, result in runs:
+            assert all(t["kind"] == "reduce" for t in result.tasks if t["fate"] == "suspended")
+            assert result.suspensions == (21 if production == "production-s" else 47)
+    assert research["SRT"] < research["random"] < research["LRT"]
+    if production == "production-l":
+        small = {policy: mean_response(figure_5[("production-s", "suspend", policy)], "research-xl")
+                 for policy in POLICIES}
+        assert research["SRT"] > small["SRT"] + 30
+        assert all(abs(research[policy] - small[policy]) < 10 for policy in ("random", "LRT"))
 
 
-EVICTION = [
-    Job("research-l", 30, 30, 5.0, 150.0),
-    Job("research-s", 4, 8, 5.0, 80.0),
-    Job("production", 12, 20, 5.0, 60.0, submit=50.0, priority=1),
-]
+def test_figure_4_kill_against_suspend(figure_5):
+    """Natjam Figure 4 (Research-XL at 0, Production-S at 50, MR/SRT). Natjam: the paper's research
+    job is 4.7 s (2%) and its production job 5.4 s (7%) worse than ideal; ours 0.57 s (0.3%) and
+    1.87 s (2.7%). Killing instead of suspending "prolongs research jobs by 23%" (236.5 s) and
+    finishes the production job fast: ours prolongs Research-XL by 12.9% (217.07 s) and the
+    production job responds in 70.53 s (ideal 70.4). The direction holds, the size does not
+    (docs/fidelity.md: a killed reduce starts over with the work it had done, 44-50 s at 50 s,
+    and runs beside the production job). For every task policy and both production jobs, killing
+    ends Research-XL later than suspending."""
+    suspend = figure_5[("production-s", "suspend", "SRT")]
+    killed = figure_5[("production-s", "kill", "SRT")]
+    assert mean_response(suspend, "research-xl") - 192.3 == pytest.approx(0.57, abs=0.01)
+    assert mean_response(suspend, "production-s") - 70.4 == pytest.approx(1.87, abs=0.01)
+    assert mean_response(killed, "research-xl") == pytest.approx(217.07, abs=0.01)
+    assert mean_response(killed, "research-xl") / 192.3 - 1 == pytest.approx(0.129, abs=0.001)  # paper 0.23
+    assert mean_response(killed, "production-s") == pytest.approx(70.53, abs=0.01)
+    for production in ("production-s", "production-l"):
+        for policy in POLICIES:
+            kill_runs = figure_5[(production, "kill", policy)]
+            suspend_runs = figure_5[(production, "suspend", policy)]
+            assert mean_response(kill_runs, "research-xl") > mean_response(suspend_runs, "research-xl")
+            assert mean_response(kill_runs, production) < mean_response(suspend_runs, production)
+            assert all(result.suspensions == 0 and result.kills > 0 for _, result in kill_runs)
 
 
-def test_job_eviction_lr_evicts_the_small_job():
-    """Natjam Figure 6, 48 containers. Research-L (30 maps, 30 reduces of 150 s) and Research-S
-    (4 maps, 8 reduces of 80 s) start at 0: Research-S's reduces run about 6-86 on 8 containers,
-    Research-L's on 30. Production (12 maps, 20 reduces of 60 s) arrives at 50 and needs more than
-    the 10 free containers. MR takes them from Research-L (30 containers), so Research-S ends
-    undisturbed at 86.0; LR takes them from Research-S first (fewest containers), whose suspended
-    reduces wait for free containers and end at 149.9. Research-L ends at 219.9 under both, and
-    Production at 118.7."""
-    finishes = {}
-    for policy in ("MR", "LR"):
-        result = simulate(EVICTION, CLUSTER_48, Natjam(job_eviction=policy))
-        check_invariants(result, EVICTION)
-        finishes[policy] = {record["name"]: record["finish"] for record in result.jobs}
-        victims = {t["job"] for t in result.tasks if t["fate"] == "suspended"}
-        assert ("research-s" in victims) == (policy == "LR")
-    assert finishes["LR"]["research-s"] > finishes["MR"]["research-s"]
-    assert finishes["MR"]["research-s"] == pytest.approx(86.0)
-    assert finishes["LR"]["research-s"] == pytest.approx(149.9, abs=0.05)
-    assert finishes["MR"]["production"] == finishes["LR"]["production"] == pytest.approx(118.7)
+#: Figure 6: (pair, policy) -> the paper's mean completion times of the two research jobs, and ours.
+PAPER_FIGURE_6 = {
+    ("m", "PR"): (195.8, 201.2), ("m", "MR"): (196.2, 200.6), ("m", "LR"): (200.6, 228.8),
+    ("ls", "PR"): (201.6, 213.8), ("ls", "MR"): (195.8, 204.8), ("ls", "LR"): (195.8, 252.4),
+}
+OURS_FIGURE_6 = {
+    ("m", "PR"): (195.60, 196.10), ("m", "MR"): (195.60, 196.10), ("m", "LR"): (195.90, 212.73),
+    ("ls", "PR"): (193.77, 208.00), ("ls", "MR"): (196.32, 203.27), ("ls", "LR"): (193.77, 239.17),
+}
+PAIRS = {"m": [("research-m", "research-m1", 0.0), ("research-m", "research-m2", 0.0)],
+         "ls": [("research-l", "research-l", 0.0), ("research-s", "research-s", 0.0)]}
 
 
-#: 7 nodes x (2 + 1) = 21 containers, as in the Natjam-R experiment.
-CLUSTER_21 = Cluster(nodes=7, map_slots=2, reduce_slots=1, heartbeat=0)
-DEADLINE_JOBS = [Job(f"j{i}", 8, 50, 25.0, 19.0, submit=5.0 * i, deadline=d) for i, d in enumerate((200, 190, 180))]
+def test_figure_6_job_eviction_policies():
+    """Natjam Figure 6 (SRT task eviction): two research jobs at 0, two Research-M's (top half) or
+    Research-L and Research-S (bottom half), Production-S at 50; research completion times (s),
+    the paper's mean against ours (two M's: the better and the worse of the two per run):
+
+    | jobs | policy | paper | ours |
+    |---|---|---|---|
+    | M, M | PR | 195.8, 201.2 | 195.60, 196.10 |
+    | M, M | MR | 196.2, 200.6 | 195.60, 196.10 |
+    | M, M | LR | 200.6, 228.8 | 195.90, 212.73 |
+    | L, S | PR | 201.6, 213.8 | 193.77, 208.00 |
+    | L, S | MR | 195.8, 204.8 | 196.32, 203.27 |
+    | L, S | LR | 195.8, 252.4 | 193.77, 239.17 |
+
+    As in the paper: with comparable jobs PR and MR are within 2 s of each other and LR is worst
+    (it keeps evicting the job it started on); with a heterogeneous mix Research-S fares best under
+    MR, then PR, worst under LR; "MR evicted no tasks at all from the Research-S job". Not as in the
+    paper: PR does not penalise Research-L more than LR (193.77 under both, its ideal 193.8 less a
+    heartbeat's rounding: SRT keeps Research-L's tail), and the two M's under PR and MR end as if
+    alone or 0.5 s later, where the paper measured 5 s. Production-S responds in 72.1-72.6 s
+    (ideal 70.4), "close to ideal" as in the paper."""
+    for pair, sizes in PAIRS.items():
+        names = [name for _, name, _ in sizes]
+        means = {}
+        for policy in ("PR", "MR", "LR"):
+            runs = [micro_run([*sizes, ("production-s", "production-s", 50.0)], seed, Natjam(job_eviction=policy))
+                    for seed in SEEDS]
+            for jobs, result in runs:
+                check_invariants(result, jobs)
+                assert result.job("production-s")["response"] < 1.05 * 70.4
+            if pair == "m":
+                times = [sorted(result.job(name)["response"] for name in names) for _, result in runs]
+                ours = tuple(float(x) for x in np.mean(times, axis=0))
+            else:
+                ours = tuple(mean_response(runs, name) for name in names)
+            assert ours == pytest.approx(OURS_FIGURE_6[(pair, policy)], abs=0.01)
+            assert all(near_paper(a, b) for a, b in zip(ours, PAPER_FIGURE_6[(pair, policy)], strict=True))
+            means[policy] = ours
+            if pair == "ls" and policy == "MR":
+                assert not any(t["job"] == "research-s" and t["fate"] == "suspended"
+                               for _, result in runs for t in result.tasks)
+        if pair == "m":
+            assert abs(means["PR"][1] - means["MR"][1]) < 2 and means["LR"][1] > max(means["PR"][1], means["MR"][1])
+        else:
+            assert means["MR"][1] < means["PR"][1] < means["LR"][1]
 
 
-def test_natjam_r_mdf_meets_every_deadline_and_mlf_does_not():
-    """Natjam Figure 10. Each job alone: 8 maps (30 s, rack-local 1.2 x 25) then 50 reduces of
-    19 s on 21 containers in 3 waves (57 s): 87.0 s. Submitted at 0, 5 and 10 with deadlines 200,
-    190, 180 (the last submitted is the most urgent). Together they need 3 x 1,250 slot-s of
-    work on 21 containers, about 180 s, so the deadlines are tight.
+@pytest.mark.parametrize(
+    ("heartbeat", "slowstart", "production", "expected"),
+    [(0.0, 0.05, "production-s", (194.94, 245.74, 253.78)), (3.0, 0.05, "production-s", (199.45, 245.39, 255.85)),
+     (1.0, 1.0, "production-s", (201.09, 242.49, 236.10)), (1.0, 1.0, "production-l", (251.81, 255.15, 258.85))],
+)
+def test_figure_5_sensitivity_to_heartbeat_and_slowstart(heartbeat, slowstart, production, expected):
+    """Research-XL's mean completion under SRT / random / LRT (each job calibrated again for the
+    heartbeat and slow-start). The heartbeat hardly matters: SRT < random < LRT at 0 s and 3 s as
+    at 1 s, random and LRT apart. The slow-start does: at 1.0 (reduces asked for after the last
+    map) containers the production maps free go back to research and are reclaimed again (about 67
+    suspensions with Production-L), LRT ends before random with Production-S and SRT is within
+    4 s of random with Production-L."""
+    cluster = Cluster(nodes=6, map_slots=4, reduce_slots=4, heartbeat=heartbeat)
+    means = tuple(
+        mean_response([micro_run([XL, (production, production, 50.0)], seed, Natjam(task_eviction=policy),
+                                 cluster=cluster, slowstart=slowstart) for seed in SEEDS], "research-xl")
+        for policy in POLICIES)
+    assert means == pytest.approx(expected, abs=0.01)
+    srt, random, lrt = means
+    if slowstart == 0.05:
+        assert srt < random < lrt and lrt - random > 5
+    elif production == "production-s":
+        assert srt < lrt < random
+    else:
+        assert srt < random < lrt and random - srt < 4
 
-    MDF serves j2, then j1, then j0, suspending the others' tasks for the most urgent one (each
-    once it has run min_run): measured j2 ends at 100.16, j1 at 138.16, j0 at 194.58: all met
-    (25 suspensions). MLF's laxities converge as jobs progress, so it spreads containers over all
-    three (169 suspensions, with their overheads) and ends the batch later: measured j0 223.96,
-    j1 224.29, j2 215.79, all three missed."""
-    alone = simulate(DEADLINE_JOBS[:1], CLUSTER_21, Natjam())
-    assert alone.makespan == pytest.approx(87.0)
-    mdf = simulate(DEADLINE_JOBS, CLUSTER_21, Natjam(deadline_policy="MDF"))
-    mlf = simulate(DEADLINE_JOBS, CLUSTER_21, Natjam(deadline_policy="MLF"))
-    for result in (mdf, mlf):
-        check_invariants(result, DEADLINE_JOBS)
-    assert mdf.deadline_misses == 0 and all(record["margin"] >= 0 for record in mdf.jobs)
-    assert [record["finish"] for record in mdf.jobs] == pytest.approx([194.58, 138.16, 100.16])
-    assert mlf.deadline_misses >= 1
-    assert mlf.makespan > mdf.makespan == pytest.approx(194.58)
-    assert mlf.suspensions > mdf.suspensions
+
+def test_microbenchmark_runs_keep_every_invariant(figure_5):
+    for runs in figure_5.values():
+        for jobs, result in runs:
+            assert all(record["finish"] is not None for record in result.jobs)
+            check_invariants(result, jobs)
 
 
 # -- determinism -----------------------------------------------------------------------------------------
 def test_same_seed_same_bytes():
-    """Noisy task times, random victims (PR, random task eviction), kill and suspend: the same
-    seed gives the same JSON bytes; another seed differs."""
+    """Noisy task times, random victims (PR, random task eviction), kill and suspend, maps evicted
+    or not: the same seed gives the same JSON bytes; another seed differs."""
     jobs = [Job("a", 10, 6, 4.0, 12.0), Job("b", 6, 4, 3.0, 9.0, submit=2.0),
             Job("p", 6, 3, 2.0, 5.0, submit=15.0, priority=1, deadline=60.0)]
     cluster = Cluster(nodes=3, racks=2, map_slots=2, reduce_slots=1, heartbeat=1.0)
     options = SimOptions(task_time_cv=0.5, reduce_slowstart=0.5)
-    for scheduler in (lambda: Natjam(job_eviction="PR", task_eviction="random"),
-                      lambda: Natjam(mode="kill", min_run=1.0), lambda: Natjam(deadline_policy="MLF")):
+    for scheduler in (lambda: Natjam(job_eviction="PR", task_eviction="random", evict_maps=True),
+                      lambda: Natjam(job_eviction="PR", task_eviction="random"),
+                      lambda: Natjam(mode="kill", min_run=1.0, evict_maps=True),
+                      lambda: Natjam(deadline_policy="MLF", evict_maps=True)):
         first = simulate(jobs, cluster, scheduler(), seed=5, options=options)
         assert first.to_json() == simulate(jobs, cluster, scheduler(), seed=5, options=options).to_json()
         assert first.to_json() != simulate(jobs, cluster, scheduler(), seed=6, options=options).to_json()
         check_invariants(first, jobs)
-

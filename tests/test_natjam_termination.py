@@ -30,7 +30,8 @@ def test_zero_overheads_and_delay_scheduling_do_not_evict_for_ever():
     no other is: one suspension. j1's map runs on node 1 at 1-2 and every job finishes by 3."""
     jobs = [Job("j0", 1, 0, 1.0), Job("j1", 3, 0, 1.0), Job("j2", 3, 0, 1.0)]
     cluster = Cluster(nodes=2, racks=2, map_slots=1, reduce_slots=1, heartbeat=0, replication=1)
-    scheduler = Natjam(deadline_policy="MDF", suspend_overhead=0.0, resume_overhead=0.0, delay=(0.0, 2.0))
+    scheduler = Natjam(deadline_policy="MDF", suspend_overhead=0.0, resume_overhead=0.0, delay=(0.0, 2.0),
+                       evict_maps=True)
     result = run(jobs, cluster, scheduler)
     check_invariants(result, jobs)
     assert attempts(result, "suspended") == [("j2", "map", 2, 0, 1, 0.0, 0.01, "suspended")]
@@ -54,7 +55,7 @@ def test_mlf_kill_mode_does_not_evict_for_ever():
     a's map 0 starts over at 21.46 (ends 32.46), x runs 22-23. One kill, 10.46 s of killed work;
     a and b miss their deadline by 22.46 and 12."""
     jobs = [Job("x", 1, 0, 1.0, submit=5.0), Job("a", 2, 0, 11.0, deadline=10.0), Job("b", 2, 0, 11.0, deadline=10.0)]
-    result = run(jobs, TWO, Natjam(deadline_policy="MLF", mode="kill"))
+    result = run(jobs, TWO, Natjam(deadline_policy="MLF", mode="kill", evict_maps=True))
     check_invariants(result, jobs)
     assert result.suspensions == 0 and result.deadline_misses == 2
     assert attempts(result) == [
@@ -85,7 +86,7 @@ def test_mlf_kill_is_never_undone():
     runs 22-37 on slot 1; c ends at 30.46, b runs 30.46-33.46."""
     jobs = [Job("a", 1, 0, 15.0, deadline=5.0), Job("b", 1, 0, 3.0, submit=5.0, deadline=25.0),
             Job("c", 2, 0, 20.0, submit=2.0, deadline=12.0)]
-    result = run(jobs, TWO, Natjam(deadline_policy="MLF", mode="kill"))
+    result = run(jobs, TWO, Natjam(deadline_policy="MLF", mode="kill", evict_maps=True))
     check_invariants(result, jobs)
     assert attempts(result, "killed") == [("a", "map", 0, 0, 0, 0.0, pytest.approx(10.46), "killed")]
     assert result.kills == 1 and result.killed_work == pytest.approx(10.46)
@@ -104,8 +105,8 @@ def test_mlf_suspends_an_attempt_only_once_it_has_banked_more_than_the_resume_ov
     and suspends both: checkpoints to 5.24, b runs 5.24-15.24, a's maps resume with
     50 - 3.89 + 3.88 = 49.99 s and end at 65.23, as under MDF."""
     jobs = [Job("a", 2, 0, 50.0, deadline=200.0), Job("b", 2, 0, 10.0, submit=2.0, deadline=40.0)]
-    mdf = run(jobs, TWO, Natjam(deadline_policy="MDF", min_run=0.01))
-    mlf = run(jobs, TWO, Natjam(deadline_policy="MLF", min_run=0.01))
+    mdf = run(jobs, TWO, Natjam(deadline_policy="MDF", min_run=0.01, evict_maps=True))
+    mlf = run(jobs, TWO, Natjam(deadline_policy="MLF", min_run=0.01, evict_maps=True))
     assert Natjam(deadline_policy="MLF", min_run=0.01).banks == pytest.approx(3.89)
     assert Natjam().banks == Natjam().min_run  # the default min_run already banks more than 3.88
     for result, suspended in ((mdf, 3.35), (mlf, 5.24)):
@@ -131,8 +132,8 @@ def test_suspensions_without_checkpoint_time_all_complete():
     jobs = [Job("j0", 4, 0, 100.0), Job("h", 1, 2, 10.0, 1.0, submit=1.0, deadline=50.0),
             Job("g", 1, 0, 1.0, submit=1.0, deadline=60.0)]
     options = SimOptions(reduce_slowstart=0.0, task_times={"j0": {"map": [1.0, 100.0, 100.0, 100.0]}})
-    result = run(jobs, cluster, Natjam(deadline_policy="MDF", suspend_overhead=0.0, resume_overhead=0.0),
-                 options=options)
+    scheduler = Natjam(deadline_policy="MDF", suspend_overhead=0.0, resume_overhead=0.0, evict_maps=True)
+    result = run(jobs, cluster, scheduler, options=options)
     check_invariants(result, jobs)
     assert result.suspensions == 3
     assert {name: record["finish"] for name, record in by_name(result).items()} == {"j0": 111.0, "h": 12.0, "g": 2.0}
@@ -142,7 +143,8 @@ def test_suspensions_without_checkpoint_time_all_complete():
 @pytest.mark.parametrize(
     "settings",
     [{}, {"mode": "kill"}, {"job_eviction": "LR", "task_eviction": "LRT"}, {"job_eviction": "PR"},
-     {"deadline_policy": "MDF"}, {"deadline_policy": "MLF"}],
+     {"deadline_policy": "MDF"}, {"deadline_policy": "MLF"}, {"evict_maps": True},
+     {"mode": "kill", "evict_maps": True}, {"deadline_policy": "MLF", "evict_maps": True}],
 )
 def test_every_job_finishes_and_the_invariants_hold(settings, heartbeat):
     """A mixed batch (research first, production jobs arriving into a busy cluster, deadlines,
@@ -184,17 +186,19 @@ ADVERSARIAL = {
 
 @pytest.mark.parametrize("case", sorted(ADVERSARIAL))
 def test_every_combination_ends_on_adversarial_inputs(case):
-    """Every job eviction x task eviction x mode x deadline policy, with the default overheads and
-    min_run, with min_run 0.01 (below the resume overhead) and with free suspensions, on small
-    inputs that used to evict for ever: each run ends within `run`'s 3 s alarm (measured: all
-    648 in about half a second), every job finishes, every invariant holds, and the evictions stay
-    within `eviction_bound` (T (n - 1), or the work bound of MLF with suspensions)."""
+    """Every job eviction x task eviction x mode x deadline policy x reduce-only or maps too, with
+    the default overheads and min_run, with min_run 0.01 (below the resume overhead) and with free
+    suspensions, on small inputs that used to evict for ever (with maps evicted): each run ends
+    within `run`'s 3 s alarm (measured: all 1,296 in about a second), every job finishes, every
+    invariant holds, and the evictions stay within `eviction_bound` (T (n - 1), or the work bound
+    of MLF with suspensions)."""
     jobs, cluster, options, delay = ADVERSARIAL[case]
     variants = ({}, {"min_run": 0.01}, {"suspend_overhead": 0.0, "resume_overhead": 0.0})
-    for job_eviction, task_eviction, mode, deadline_policy, variant in itertools.product(
-            ("MR", "LR", "PR"), ("SRT", "LRT", "random"), ("suspend", "kill"), (None, "MDF", "MLF"), variants):
+    for job_eviction, task_eviction, mode, deadline_policy, variant, evict_maps in itertools.product(
+            ("MR", "LR", "PR"), ("SRT", "LRT", "random"), ("suspend", "kill"), (None, "MDF", "MLF"), variants,
+            (False, True)):
         scheduler = Natjam(job_eviction=job_eviction, task_eviction=task_eviction, mode=mode,
-                           deadline_policy=deadline_policy, delay=delay, **variant)
+                           deadline_policy=deadline_policy, delay=delay, evict_maps=evict_maps, **variant)
         result = run(jobs, cluster, scheduler, options=options)
         assert all(record["finish"] is not None for record in result.jobs), scheduler
         check_invariants(result, jobs)

@@ -221,6 +221,7 @@ def schedulers(draw, name: str, nodes: int):
             resume_overhead=draw(st.sampled_from([0.0, 1.0, 3.88])),
             deadline_policy=draw(st.sampled_from([None, None, "MDF", "MLF"])),
             min_run=draw(st.sampled_from([None, 0.01, 2.0])),
+            evict_maps=draw(st.booleans()),
             delay=delay,
         )
     return SCHEDULERS[name]()

@@ -17,7 +17,7 @@ from typer._click import exceptions as click_errors  # typer's own click; the na
 
 # Only light modules here: `planner --help` must not import NumPy, scikit-learn, pyomo or the
 # simulator (tests/test_layout.py); each command imports what it runs.
-from planner.cli import inputs, planning, proofs
+from planner.cli import inputs, planning, proofs, replay
 from planner.cli.choices import version
 from planner.cli.console import EXIT_BAD_INPUT, exits_cleanly, one_line
 from planner.cli.startup import EXIT_INTERRUPTED, end_startup
@@ -45,7 +45,8 @@ def _options(
     """Plan nightly batches of MapReduce-style jobs and prove the plans in a simulator."""
 
 
-for _name, _function in (("import", inputs.import_trace), ("fit", inputs.fit), ("plan", planning.plan)):
+for _name, _function in (("import", inputs.import_trace), ("fit", inputs.fit), ("plan", planning.plan),
+                         ("replay", replay.replay_command)):
     app.command(_name)(exits_cleanly(_function))
 proofs.register(app)
 

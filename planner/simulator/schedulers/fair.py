@@ -1,14 +1,16 @@
-"""The fair scheduler: pools with weights and minimum shares, FIFO or fair inside."""
+"""The fair scheduler: pools with weights and minimum shares, FIFO or fair inside; optionally
+FRESH's admission limit (at most k jobs in their map phase and k in their reduce phase)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from models.checks import as_float, as_int, as_str, check_keys
 from models.errors import InvalidInput
 from planner.simulator.jobs import JobRun
-from planner.simulator.layout import ANY, MAP
+from planner.simulator.layout import ANY, MAP, REDUCE
 from planner.simulator.schedulers.base import Launch, Scheduler, fifo_key, register
 from planner.simulator.schedulers.preemption import Preemption, Preemptor
 
@@ -60,12 +62,26 @@ class Fair(Scheduler):
     job, then by name. Inside the pool, jobs are taken by the pool's mode.
     Jobs name their pool in ``Job.pool``; pools not listed are created with
     the defaults. ``preemption`` (a `Preemption`) kills tasks for starved pools.
+
+    ``k`` (None: no limit) is FRESH's admission limit: at most k jobs in their
+    map phase and k in their reduce phase, over all pools. A submitted job enters
+    the map phase as it arrives if fewer than k are in it (so of jobs submitted
+    together the first k in workload order), else waits, and waiting jobs enter
+    in FIFO order (priority, submit time, name) as places free. A job leaves
+    the map phase when its last map completes: a job without reduces leaves, the
+    others enter the reduce phase when fewer than k are in it, else wait in the
+    order their maps completed. Only jobs in the map phase get maps and only
+    jobs in the reduce phase get reduces (and count in their pool's demand).
     """
 
     name = "fair"
 
-    def __init__(self, pools: list[Pool] | None = None, delay=None, preemption: Preemption | None = None) -> None:
+    def __init__(self, pools: list[Pool] | None = None, delay=None, preemption: Preemption | None = None,
+                 k: int | None = None) -> None:
         super().__init__(delay)
+        self.k = None if k is None else as_int(k, "k", minimum=1)
+        #: With an admission limit, completed maps move jobs between the phases.
+        self.hears_ends = self.k is not None
         self.pools: dict[str, Pool] = {}
         for position, pool in enumerate(pools or []):
             pool = _as_pool(pool, position)
@@ -77,15 +93,19 @@ class Fair(Scheduler):
         self.members: dict[str, list[JobRun]] = {}
         self.runnable: dict[str, list[JobRun]] = {}
         self.preemptor: Preemptor | None = None
+        self._phases()
 
     def __repr__(self) -> str:
-        return f"Fair(pools={list(self.pools.values())!r}, delay={self.delay!r}, preemption={self.preemption!r})"
+        return (f"Fair(pools={list(self.pools.values())!r}, delay={self.delay!r}, preemption={self.preemption!r}, "
+                f"k={self.k!r})")
 
     def describe(self) -> dict[str, Any]:
         data = super().describe()
         data["pools"] = [vars(pool).copy() for pool in self.pools.values()]
         if self.preemption is not None:
             data["preemption"] = vars(self.preemption).copy()
+        if self.k is not None:
+            data["k"] = self.k
         return data
 
     def bind(self, sim) -> None:
@@ -94,6 +114,16 @@ class Fair(Scheduler):
         self.runnable = {}
         self._known = dict(self.pools)
         self.preemptor = Preemptor(self, self.preemption, sim) if self.preemption is not None else None
+        self.preempt_due = math.inf  # when the preemptor's next timeout expires (as of the last settle)
+        self._phases()
+
+    def _phases(self) -> None:
+        """The admission limit's sets (used only with ``k``), empty."""
+        self.map_phase: list[JobRun] = []  # in admission order
+        self.reduce_phase: list[JobRun] = []
+        self.waiting: list[JobRun] = []  # submitted, not yet admitted: FIFO order
+        self.reduce_waiting: list[JobRun] = []  # maps done, reduce phase full: in order of map completion
+        self.admitted: tuple[set[JobRun], set[JobRun]] = (set(), set())  # by kind: may launch maps / reduces
 
     def pool_of(self, name: str) -> Pool:
         return self._known[name]
@@ -105,12 +135,58 @@ class Fair(Scheduler):
         members.append(job)
         members.sort(key=fifo_key)
         self._limit(job.pool)
+        if self.k is not None:
+            self.waiting.append(job)
+            self.waiting.sort(key=fifo_key)
+            self._admit(now)
         if self.preemptor is not None:
             self.preemptor.pool_seen(job.pool, now, was_empty=len(members) == 1)
 
     def job_finished(self, job: JobRun, now: float) -> None:
         self.members[job.pool].remove(job)
         self._limit(job.pool)
+        if self.k is not None:
+            for phase in (self.map_phase, self.reduce_phase, self.waiting, self.reduce_waiting):
+                if job in phase:
+                    phase.remove(job)
+            self._admit(now)
+
+    def attempt_ended(self, job: JobRun, kind: int, task: int, start: float, end: float) -> None:
+        """With ``k``: a job whose last map completes leaves the map phase (the simulation
+        raises maps_done after this call)."""
+        if kind == MAP and job.maps_done + 1 == job.maps and job in self.map_phase:
+            self.map_phase.remove(job)
+            if job.reduces:
+                self.reduce_waiting.append(job)
+            self._admit(end)
+
+    def _admit(self, now: float) -> None:
+        """Fill the reduce phase from the jobs whose maps are done, and the map phase from
+        the waiting jobs; slots declined meanwhile are offered again."""
+        admitted = False
+        while self.reduce_waiting and len(self.reduce_phase) < self.k:
+            self.reduce_phase.append(self.reduce_waiting.pop(0))
+            admitted = True
+        while self.waiting and len(self.map_phase) < self.k:
+            self.map_phase.append(self.waiting.pop(0))
+            admitted = True
+        self.admitted = (set(self.map_phase), set(self.reduce_phase))
+        if admitted and self.sim is not None:
+            self.sim.request_wake(now)
+
+    def _kind_of(self, job: JobRun, kind: int) -> int:
+        """The kind of task ``job`` may take on a slot of ``kind``: with ``k``, a container
+        gives a job in its map phase a map and a job in its reduce phase a reduce."""
+        if self.k is None or kind != ANY:
+            return kind
+        return MAP if job in self.admitted[MAP] else REDUCE
+
+    def _pending_of(self, job: JobRun, kind: int) -> int:
+        """Tasks ``job`` may launch on a slot of ``kind`` (with ``k``: only in its admitted phase)."""
+        if self.k is None:
+            return job.pending(kind)
+        kind = self._kind_of(job, kind)
+        return job.pending(kind) if job in self.admitted[kind] else 0
 
     def _limit(self, pool: str) -> None:
         """The pool's runnable jobs: with a running-job limit, the jobs that have started
@@ -131,7 +207,7 @@ class Fair(Scheduler):
             if not members:
                 continue
             running = sum(job.running_of(kind) for job in members)
-            demand = running + sum(job.pending(kind) for job in self.runnable[name])
+            demand = running + sum(self._pending_of(job, kind) for job in self.runnable[name])
             loads.append((name, running, demand))
         return loads
 
@@ -155,7 +231,7 @@ class Fair(Scheduler):
         return None
 
     def _pick_in_pool(self, name: str, node: int, kind: int, now: float) -> Launch | None:
-        candidates = [job for job in self.runnable[name] if job.pending(kind)]
+        candidates = [job for job in self.runnable[name] if self._pending_of(job, kind)]
         if not candidates:
             return None
         if self._known[name].mode == "fair":
@@ -164,22 +240,28 @@ class Fair(Scheduler):
 
             # Usually the neediest job launches: find it in one pass, sort only if it declines.
             first = min(candidates, key=key)
-            launch = self.take(first, node, kind, now)
+            launch = self.take(first, node, self._kind_of(first, kind), now)
             if launch is not None:
                 return launch
             candidates.remove(first)
             candidates.sort(key=key)
         for job in candidates:
-            launch = self.take(job, node, kind, now)
+            launch = self.take(job, node, self._kind_of(job, kind), now)
             if launch is not None:
                 return launch
         return None
 
     def settle(self, now: float) -> float | None:
-        return self.preemptor.settle(now) if self.preemptor is not None else None
+        if self.preemptor is None:
+            return None
+        due = self.preemptor.settle(now)
+        self.preempt_due = math.inf if due is None else due
+        return due
 
     def wake(self, now: float) -> None:
-        if self.preemptor is not None:
+        # With ``k``, wake-ups also come from admissions, in the middle of an instant whose
+        # starvation clocks the settle has not updated yet: preempt only when one is due.
+        if self.preemptor is not None and (self.k is None or now >= self.preempt_due):
             self.preemptor.preempt(now)
 
 

@@ -13,26 +13,14 @@ when it has room, else wait for it in the order their maps completed. Only jobs
 of R_m get maps and only jobs of R_r get reduces.
 
 Slot typing (``dynamic=True``, Algorithms 2-3). The scheduler runs on
-containers (slots that run either kind) and types each freed one:
-
-- remaining work of a phase: W_m = sum over R_m of (maps not yet completed) x
-  the job's mean map time, W_r = the same over R_r with reduces;
-  ``theta_cur = W_m / W_r``;
-- the target number of map slots is ``S * theta / (1 + theta)``
-  (= S * W_m / (W_m + W_r): both phases' backlogs drain together);
-- look-ahead: J is the job of R_m with the least remaining map work; once J
-  has completed ``tau1`` of its maps, ``theta_exp`` is the ratio for the state
-  after J's map phase: W_m' = W_m - J's remaining map work + the map work of
-  the head of R' (which then enters R_m), W_r' = W_r + J's reduce work (when
-  R_r has room for it). ``theta_exp`` replaces ``theta_cur`` when
-  ``|theta_exp - theta_cur| / theta_cur > tau2`` (an infinite theta_cur and a
-  finite theta_exp differ by 1, the limit of the relative difference);
-- eta (Theorem 1, as read here): the number of slots that change type between
-  the two configurations, ``round(S f_exp) - round(S f_cur)`` with f = theta /
-  (1 + theta); FRESH retypes them one freed slot at a time, which is what
-  typing every freed slot against the switched target does;
-- the freed slot runs a map if fewer than the target are running maps, else a
-  reduce; when no admitted job has a task of that kind, the other kind.
+containers (slots that run either kind) and types each freed one: a map if
+fewer than the target number of map slots ``S * theta / (1 + theta)`` are
+running maps, else a reduce; when no admitted job has a task of that kind, the
+other kind. theta is the ratio of the remaining map work to the remaining
+reduce work, today's or, near a phase change, the one expected after it
+(Algorithm 3). ``algorithm3`` picks the reading: ``"ours"`` (default) or
+``"literal"`` (the paper as written: w'_m(a) k, R' in the reduce backlog,
+Theorem 1's eta); both are in `fresh_dynamic`.
 
 Mean task times are learned from completed attempts (slot-seconds, so a map
 that ran rack-local counts as longer): a job's own mean per kind; before its
@@ -52,70 +40,29 @@ s_r))``), the same admission limit and the same fair assignment.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
-from models.checks import as_float, as_int
+from models.checks import as_float, as_int, as_str
 from models.errors import InvalidInput
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
 from planner.simulator.schedulers.base import Launch, Scheduler, as_order, check_order_names, order_rank, register
-
-
-class SlotTarget(NamedTuple):
-    """FRESH's slot configuration at one instant (see the module docstring).
-
-    ``theta`` is the ratio in use (``theta_exp`` when ``switched``);
-    ``target_maps`` = S * theta / (1 + theta); ``lookahead`` names the job J
-    whose coming phase change was looked at (None when no job of R_m has passed
-    tau1), and ``theta_exp`` / ``eta`` are None then too.
-    """
-
-    work_map: float
-    work_reduce: float
-    theta_cur: float
-    theta_exp: float | None
-    theta: float
-    switched: bool
-    eta: int | None
-    target_maps: float
-    running_maps: int
-    lookahead: str | None
-
-
-def _ratio(work_map: float, work_reduce: float) -> float:
-    if work_reduce > 0:
-        return work_map / work_reduce
-    return math.inf if work_map > 0 else 0.0
-
-
-def _map_fraction(work_map: float, work_reduce: float) -> float:
-    """theta / (1 + theta), without dividing by an infinite or zero theta."""
-    total = work_map + work_reduce
-    return work_map / total if total > 0 else 0.0
-
-
-def relative_change(theta_cur: float, theta_exp: float) -> float:
-    """``|theta_exp - theta_cur| / theta_cur``, with its limits at 0 and infinity."""
-    if math.isinf(theta_cur):
-        return 0.0 if math.isinf(theta_exp) else 1.0
-    if theta_cur == 0:
-        return 0.0 if theta_exp == 0 else math.inf
-    return abs(theta_exp - theta_cur) / theta_cur
+from planner.simulator.schedulers.fresh_dynamic import READINGS, TARGETS, SlotTarget, relative_change
 
 
 @register
 class Fresh(Scheduler):
     """FRESH: admission limit ``k`` per phase, dynamic slot typing (``dynamic``) with the
     look-ahead thresholds ``tau1`` (fraction of J's maps done) and ``tau2`` (relative change
-    of theta), and assignment to the job with the smallest overall-fairness share r_i."""
+    of theta), Algorithm 3 read as ``algorithm3`` ("ours" or "literal"), and assignment to
+    the job with the smallest overall-fairness share r_i."""
 
     name = "fresh"
     hears_ends = True
 
     def __init__(self, k: int = 5, tau1: float = 0.8, tau2: float = 0.6, dynamic: bool = True, delay=None,
-                 order: Sequence[str] | None = None) -> None:
+                 order: Sequence[str] | None = None, algorithm3: str = "ours") -> None:
         super().__init__(delay)
         self.ranks = as_order(order)
         self.k = as_int(k, "k", minimum=1)
@@ -126,6 +73,7 @@ class Fresh(Scheduler):
         if not isinstance(dynamic, bool):
             raise InvalidInput("dynamic", f"must be true or false, got {dynamic!r}")
         self.dynamic = dynamic
+        self.algorithm3 = as_str(algorithm3, "algorithm3", choices=READINGS)
         #: `simulate` runs a dynamic FRESH on containers, which it types itself.
         self.wants_containers = dynamic
         self.total_slots = 0
@@ -134,11 +82,11 @@ class Fresh(Scheduler):
     def __repr__(self) -> str:
         order = None if self.ranks is None else list(self.ranks)
         return (f"Fresh(k={self.k}, tau1={self.tau1}, tau2={self.tau2}, dynamic={self.dynamic}, "
-                f"delay={self.delay!r}, order={order!r})")
+                f"delay={self.delay!r}, order={order!r}, algorithm3={self.algorithm3!r})")
 
     def describe(self) -> dict[str, Any]:
         data = super().describe()
-        data.update(k=self.k, tau1=self.tau1, tau2=self.tau2, dynamic=self.dynamic)
+        data.update(k=self.k, tau1=self.tau1, tau2=self.tau2, dynamic=self.dynamic, algorithm3=self.algorithm3)
         if self.ranks is not None:
             data["order"] = list(self.ranks)
         return data
@@ -255,39 +203,10 @@ class Fresh(Scheduler):
         received = self.received[index] + self.running_count[index] * now - self.running_starts[index]
         return received / elapsed
 
-    # -- Algorithms 2-3: the slot configuration --------------------------------------------------
+    # -- Algorithms 2-3: the slot configuration (`fresh_dynamic`) ---------------------------------
     def slot_target(self, now: float) -> SlotTarget:
-        """The slot configuration FRESH aims at now (`SlotTarget`)."""
-        work_map = sum(self.remaining_work(job, MAP) for job in self.map_phase)
-        work_reduce = sum(self.remaining_work(job, REDUCE) for job in self.reduce_phase)
-        running_maps = sum(job.running[MAP] for job in self.map_phase)
-        theta_cur = _ratio(work_map, work_reduce)
-        fraction = _map_fraction(work_map, work_reduce)
-        theta_exp = eta = lookahead = None
-        switched = False
-        slots = self.total_slots
-        if self.map_phase:
-            closest = min(self.map_phase, key=lambda job: (self.remaining_work(job, MAP), job.submit, job.name))
-            if closest.maps_done >= self.tau1 * closest.maps:
-                lookahead = closest.name
-                map_next = work_map - self.remaining_work(closest, MAP)
-                if self.waiting:
-                    head = self.waiting[0]
-                    map_next += head.maps * self.mean_time(head, MAP)
-                reduce_next = work_reduce
-                if len(self.reduce_phase) < self.k:
-                    reduce_next += self.remaining_work(closest, REDUCE)
-                map_next, reduce_next = max(map_next, 0.0), max(reduce_next, 0.0)
-                theta_exp = _ratio(map_next, reduce_next)
-                fraction_exp = _map_fraction(map_next, reduce_next)
-                eta = round(slots * fraction_exp) - round(slots * fraction)
-                if relative_change(theta_cur, theta_exp) > self.tau2:
-                    switched = True
-                    fraction = fraction_exp
-        theta = theta_exp if switched else theta_cur
-        return SlotTarget(
-            work_map, work_reduce, theta_cur, theta_exp, theta, switched, eta, slots * fraction, running_maps, lookahead
-        )
+        """The slot configuration FRESH aims at now (`SlotTarget`), by the ``algorithm3`` reading."""
+        return TARGETS[self.algorithm3](self)
 
     # -- Algorithm 4: the assignment ---------------------------------------------------------------
     def pick(self, node: int, kind: int, now: float) -> Launch | None:
@@ -330,3 +249,6 @@ class Fresh(Scheduler):
             "waiting": [job.name for job in self.waiting],
             "reduce_waiting": [job.name for job in self.reduce_waiting],
         }
+
+
+__all__ = ["Fresh", "SlotTarget", "relative_change"]

@@ -39,6 +39,8 @@ class Natjam(Scheduler):
     time, "LRT" longest, "random"). ``mode="suspend"`` checkpoints the task
     (``suspend_overhead`` seconds holding its container), keeps its progress and
     adds ``resume_overhead`` when it runs again; ``mode="kill"`` loses its work.
+    Only reduces are evicted, as in the paper (its maps are short and end soon
+    anyway); ``evict_maps=True`` evicts running maps too.
 
     Natjam-R (``deadline_policy``): one queue ordered by deadline ("MDF",
     selection EDF) or by laxity ("MLF", selection LLF; laxity = deadline -
@@ -100,8 +102,12 @@ class Natjam(Scheduler):
 
     def __init__(self, job_eviction: str = "MR", task_eviction: str = "SRT", mode: str = "suspend",
                  suspend_overhead: float = 1.35, resume_overhead: float = 3.88, deadline_policy: str | None = None,
-                 min_run: float | None = None, delay=None) -> None:
+                 min_run: float | None = None, delay=None, evict_maps: bool = False) -> None:
         super().__init__(delay)
+        if not isinstance(evict_maps, bool):
+            raise InvalidInput("evict_maps", f"must be true or false, got {evict_maps!r}")
+        #: False (the paper's Natjam): only reduces are evicted; True: maps too.
+        self.evict_maps = evict_maps
         self.job_eviction = as_str(job_eviction, "job_eviction", choices=JOB_POLICIES)
         self.task_eviction = as_str(task_eviction, "task_eviction", choices=TASK_POLICIES)
         self.mode = as_str(mode, "mode", choices=("suspend", "kill"))
@@ -127,13 +133,13 @@ class Natjam(Scheduler):
 
     def __repr__(self) -> str:
         return (f"Natjam(job_eviction={self.job_eviction!r}, task_eviction={self.task_eviction!r}, "
-                f"mode={self.mode!r}, deadline_policy={self.deadline_policy!r})")
+                f"mode={self.mode!r}, deadline_policy={self.deadline_policy!r}, evict_maps={self.evict_maps!r})")
 
     def describe(self) -> dict[str, Any]:
         data = super().describe()
         data.update(job_eviction=self.job_eviction, task_eviction=self.task_eviction, mode=self.mode,
                     suspend_overhead=self.suspend_overhead, resume_overhead=self.resume_overhead,
-                    deadline_policy=self.deadline_policy, min_run=self.min_run)
+                    deadline_policy=self.deadline_policy, min_run=self.min_run, evict_maps=self.evict_maps)
         return data
 
     def bind(self, sim) -> None:
@@ -265,8 +271,9 @@ class Natjam(Scheduler):
         sim = self.sim
         held: dict[int, list[int]] = {}
         for slot in sim.running_slots():
-            if slot in sim.suspending or sim.slot_run[slot][0] not in victims:
-                continue
+            run = sim.slot_run[slot]
+            if slot in sim.suspending or run[0] not in victims or (run[1] == MAP and not self.evict_maps):
+                continue  # a map ends soon on its own (the paper evicts reduces only)
             ready = self._evictable_at(slot)
             if now >= ready:  # the very sum settle asks to be woken at
                 held.setdefault(sim.slot_run[slot][0].index, []).append(slot)

@@ -1,0 +1,68 @@
+"""The `planner replay` verb: a recorded run through the simulator (a thin shell over
+`planner.proof.replay`)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+# Only light modules here: `planner --help` must not import NumPy or the simulator.
+from models.errors import InvalidInput
+from planner.cli.choices import SCHEDULER_NAMES
+from planner.cli.console import JsonFlag, Section, attribute, emit, working
+from planner.cli.options import HeartbeatOption, check_seed
+
+
+class ReplayFormat(StrEnum):
+    rumen = "rumen"
+
+
+def replay_command(
+    trace: Annotated[ReplayFormat, typer.Argument(metavar="FORMAT", help="Trace format: rumen.")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="The trace file.")],
+    cluster: Annotated[
+        Path | None,
+        typer.Option("--cluster", "-c", help="Cluster file (.yaml or .json); default: the cluster the trace ran on."),
+    ] = None,
+    scheduler: Annotated[
+        str, typer.Option("--scheduler", "-s", help=f"Scheduler: {', '.join(SCHEDULER_NAMES)}.")
+    ] = "fifo",
+    heartbeat: HeartbeatOption = None,
+    seed: Annotated[int, typer.Option(help="Seed of block placement (clusters of more than 32 nodes).")] = 0,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Folder for replay.csv and replay.json.")
+    ] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Replay a recorded run: its jobs, with each task's recorded time, in the simulator.
+
+    Prints recorded against simulated runtime per job (each from the job's first task
+    attempt) and the median and worst absolute error; with -o, writes replay.csv and
+    replay.json.
+
+    Example: planner replay rumen tests/data/2jobs2min-rumen-jh.json -o replay/
+    """
+    from models.cluster import Cluster
+    from planner.io.rumen_attempts import read_rumen_attempts
+    from planner.proof.replay import replay
+
+    if output is not None and output.exists() and not output.is_dir():
+        raise InvalidInput("--output", "is a file; give a folder to write into", source=str(output))
+    check_seed(seed)
+    machines = None if cluster is None else Cluster.from_file(cluster)
+    try:
+        with working(f"replaying {file.name}"):
+            report = replay(read_rumen_attempts(file), machines, scheduler, seed=seed, heartbeat=heartbeat,
+                            source=str(file))
+    except InvalidInput as error:
+        flags = {"scheduler": "--scheduler", "heartbeat": "--heartbeat", "seed": "--seed"}
+        raise attribute(error, flags, workload=file, cluster=cluster) from None
+    if output is not None:
+        report.write(output)
+    emit([Section("jobs", f"replay of {file.name}: recorded against simulated runtime (s)", report.jobs),
+          Section("errors", f"absolute error over {len(report.jobs)} jobs", report.errors()),
+          Section("cluster", "the cluster replayed on", [{"scheduler": report.scheduler, **report.cluster}], one=True)],
+         as_json=json_output)
