@@ -158,7 +158,7 @@ def test_pair_schedules_are_phases_of_at_most_two_jobs():
     exactly `evaluate_phases` of the converted phases."""
     seen_modes = set()
     for mix, cluster in [("W1", Cluster(nodes=5, disks=2, primaries_per_extra=2, overcommit_penalty=1.05)),
-                         ("W3", paper_cluster(2)), ("W4", paper_cluster(5))]:
+                         ("W2", paper_cluster(2)), ("W4", paper_cluster(5))]:
         jobs = workload(mix)
         pairs = schedule_pairs(jobs, cluster, "matching")
         seen_modes |= {g.mode for g in pairs.groups}
