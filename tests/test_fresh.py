@@ -23,7 +23,7 @@ from planner.examples.workloads import set_a_batch
 from planner.simulator import SCHEDULERS, Fresh, SimOptions, Simulation, simulate
 from planner.simulator.config import scheduler_from_dict
 from planner.simulator.layout import ANY, MAP, REDUCE
-from tests.test_simulator_properties import check_invariants, clusters, run, workloads
+from tests.test_simulator_properties import check_invariants, clusters, fitted, run, workloads
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 NIGHTLY, CLUSTER = str(EXAMPLES / "nightly.yaml"), str(EXAMPLES / "cluster.yaml")
@@ -329,8 +329,7 @@ def test_invariants_hold(jobs, cluster, setup, seed):
     slots, dynamic FRESH on containers): no slot double-booked, every task done once,
     reduces after their job's last map, records consistent, every job finishes."""
     scheduler, options, slots = setup
-    if slots is not None and sum(slots) > cluster.total_slots:  # a split of the cluster's slots: grow it to fit
-        cluster = cluster.with_changes(nodes=-(-sum(slots) // (cluster.map_slots + cluster.reduce_slots)))
+    cluster = fitted(cluster, slots)
     result = run(jobs, cluster, scheduler, seed=seed, slots=slots, options=options)
     check_invariants(result, jobs)
     assert result.scheduler["name"] == "fresh"

@@ -68,6 +68,14 @@ def run(*args, **kwargs) -> SimResult:
         signal.signal(signal.SIGALRM, previous)
 
 
+def fitted(cluster: Cluster, slots: tuple[int, int] | None) -> Cluster:
+    """``cluster``, grown by whole nodes when a drawn slot split asks for more slots than it has
+    (a split is of the cluster's slots, never more)."""
+    if slots is None or sum(slots) <= cluster.total_slots:
+        return cluster
+    return cluster.with_changes(nodes=-(-sum(slots) // (cluster.map_slots + cluster.reduce_slots)))
+
+
 def check_invariants(result: SimResult, jobs: list[Job]) -> None:
     """Assert every invariant of the module docstring on one run."""
     tasks = result.tasks
@@ -277,8 +285,7 @@ def test_invariants_hold_for_every_scheduler(name, data):
     options = data.draw(sim_options(containers_for(scheduler)), "options")
     slots = data.draw(st.one_of(st.none(), st.tuples(st.integers(2, 6), st.integers(2, 4))), "slots")
     seed = data.draw(st.integers(0, 3), "seed")
-    if slots is not None and sum(slots) > cluster.total_slots:  # a split of the cluster's slots: grow it to fit
-        cluster = cluster.with_changes(nodes=-(-sum(slots) // (cluster.map_slots + cluster.reduce_slots)))
+    cluster = fitted(cluster, slots)
     result = run(jobs, cluster, scheduler, seed=seed, slots=slots, options=options)
     check_invariants(result, jobs)
     if isinstance(scheduler, Natjam):

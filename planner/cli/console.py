@@ -113,7 +113,8 @@ TEXT_COLUMNS = frozenset({"job", "workload", "field", "role", "setup", "configur
                           "scheduler", "strategy", "plan", "best_baseline", "order", "selection", "kind"})
 
 
-def records_table(records: Sequence[dict[str, Any]], title: str) -> Table:
+def records_table(records: Sequence[dict[str, str]], title: str) -> Table:
+    """A table of records whose values are already text (`emit` formats them once)."""
     from rich import box
     from rich.table import Table
 
@@ -126,7 +127,7 @@ def records_table(records: Sequence[dict[str, Any]], title: str) -> Table:
         table.add_column(header, justify="left" if column in TEXT_COLUMNS else "right", overflow="fold",
                          min_width=max(len(word) for word in header.split("\n")))
     for record in records:
-        table.add_row(*(shown_value(c, record.get(c)) for c in columns))
+        table.add_row(*(record.get(c, "-") for c in columns))
     return table
 
 

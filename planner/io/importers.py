@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from models.checks import shown
 from models.errors import InvalidInput
+from planner.io.swim import CONVERSION_SETTINGS
 
 if TYPE_CHECKING:
     from models.workload import Workload
@@ -69,8 +70,7 @@ def read_trace(name: str, path: str | Path, **options: Any) -> Workload:
 
 
 register_importer(Importer("swim", "planner.io.swim", "read_swim", "SWIM workload traces (Facebook 2009/2010)",
-                           options=("limit", "pool", "intensity", "block_size", "bytes_per_reduce", "map_startup",
-                                    "map_rate", "reduce_startup", "shuffle_rate", "output_rate")))
+                           options=("limit", "pool", "intensity", *CONVERSION_SETTINGS)))
 register_importer(Importer("rumen", "planner.io.json_traces", "read_rumen", "Hadoop Rumen job histories",
                            options=("keep_failed",)))
 register_importer(Importer("sls", "planner.io.json_traces", "read_sls", "Hadoop SLS job files"))

@@ -13,6 +13,7 @@ import math
 import re
 import warnings
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -100,33 +101,57 @@ def read_rumen(path: str | Path, *, keep_failed: bool = False) -> Workload:
     SUCCESS are skipped with a `TraceWarning` unless ``keep_failed``.
     """
     source = str(path)
-    records = _json_jobs(path)
-    origin = min(_epoch_ms(job, "submitTime", where, source) for where, job in records)
     jobs: list[Job] = []
     places: list[str] = []
-    for where, job in records:
-        name = _job_name(job, "jobID", where, source)
-        outcome = job.get("outcome")
-        if outcome != "SUCCESS" and not keep_failed:
-            warnings.warn(f"{source}: {key_name(name)}: outcome {shown(outcome)}, skipped", TraceWarning, stacklevel=2)
-            continue
+    for head in rumen_jobs(path, keep_failed=keep_failed):
+        where, job, name = head.where, head.job, head.name
         maps = _rumen_phase(job, "mapTasks", f"{where}.mapTasks", source)
         reduces = _rumen_phase(job, "reduceTasks", f"{where}.reduceTasks", source)
         if maps is None or reduces is None or maps[0] == 0:
             warnings.warn(f"{source}: {key_name(name)}: no successful map attempts, skipped", TraceWarning, stacklevel=2)
             continue
-        queue = job.get("queue")
-        level = job.get("priority", "NORMAL")
-        priority = RUMEN_PRIORITIES.get(level.upper(), 0) if isinstance(level, str) else 0
-        submit = (_epoch_ms(job, "submitTime", where, source) - origin) / 1000.0
         jobs.append(_job(where, source, {"jobID": "name", "mapTasks": "map_tasks", "reduceTasks": "reduce_tasks",
                                          "submitTime": "submit"},
-                         name, maps[0], reduces[0], maps[1], reduces[1], submit=submit,
-                         pool=queue if isinstance(queue, str) and queue.strip() else "default", priority=priority))
+                         name, maps[0], reduces[0], maps[1], reduces[1], submit=head.submit,
+                         pool=head.pool, priority=head.priority))
         places.append(where)
     if not jobs:
         raise InvalidInput("", "no successful jobs in the trace", source=source)
     return trace_workload(jobs, source, places)
+
+
+@dataclass(frozen=True)
+class RumenJob:
+    """A job object of a Rumen trace with what every reader takes from it: its place in the file
+    (``jobs[2] (line 9)``), the object, its name (``jobID``), submit time (seconds after the
+    earliest submission, ``origin``, which is in the trace's epoch milliseconds), pool
+    (``queue``) and priority (a level of `RUMEN_PRIORITIES`)."""
+
+    where: str
+    job: dict
+    name: str
+    submit: float
+    pool: str
+    priority: int
+    origin: float
+
+
+def rumen_jobs(path: str | Path, *, keep_failed: bool = False) -> Iterator[RumenJob]:
+    """The jobs of a Rumen trace, in file order; those whose ``outcome`` is not SUCCESS are
+    skipped with a `TraceWarning` unless ``keep_failed``."""
+    source = str(path)
+    records = _json_jobs(path)
+    origin = min(_epoch_ms(job, "submitTime", where, source) for where, job in records)
+    for where, job in records:
+        name = _job_name(job, "jobID", where, source)
+        outcome = job.get("outcome")
+        if outcome != "SUCCESS" and not keep_failed:
+            warnings.warn(f"{source}: {key_name(name)}: outcome {shown(outcome)}, skipped", TraceWarning, stacklevel=3)
+            continue
+        queue, level = job.get("queue"), job.get("priority", "NORMAL")
+        yield RumenJob(where, job, name, (_epoch_ms(job, "submitTime", where, source) - origin) / 1000.0,
+                       queue if isinstance(queue, str) and queue.strip() else "default",
+                       RUMEN_PRIORITIES.get(level.upper(), 0) if isinstance(level, str) else 0, origin)
 
 
 def _job(where: str, source: str, keys: dict[str, str], *args: Any, **kwargs: Any) -> Job:
@@ -162,25 +187,46 @@ def _rumen_phase(job: dict, key: str, where: str, source: str) -> tuple[int, flo
     tasks = [] if job.get(key) is None else job[key]
     if not isinstance(tasks, list):
         raise InvalidInput(where, f"must be a list, got {type(tasks).__name__}", source=source)
-    durations = []
-    for t, task in enumerate(tasks):
-        attempts = task.get("attempts") if isinstance(task, dict) else None
-        if not isinstance(attempts, list):
-            raise InvalidInput(f"{where}[{t}].attempts", "must be a list", source=source)
-        for a, attempt in enumerate(attempts):
-            if not isinstance(attempt, dict) or attempt.get("result") != "SUCCESS":
-                continue
-            at = f"{where}[{t}].attempts[{a}]"
-            start = _epoch_ms(attempt, "startTime", at, source)
-            end = _epoch_ms(attempt, "finishTime", at, source)
-            if end < start:
-                raise InvalidInput(f"{at}.finishTime", f"is before startTime ({end:.0f} < {start:.0f})", source=source)
-            durations.append((end - start) / 1000.0)
+    durations = [(end - start) / 1000.0 for _, _, start, end in successful_attempts(tasks, where, source)]
     if not tasks:
         return 0, 0.0
     if not durations:
         return None
     return len(tasks), _mean(durations)
+
+
+def rumen_tasks(job: dict, key: str, where: str, source: str) -> list:
+    """The task list of ``job`` under ``key`` ("mapTasks" or "reduceTasks"); [] when absent."""
+    tasks = job.get(key)
+    if tasks is None:
+        return []
+    if not isinstance(tasks, list):  # a failed job may carry counts where the tasks belong
+        raise InvalidInput(where, f"must be a list of tasks, got {type(tasks).__name__}", source=source)
+    return tasks
+
+
+def _task_attempts(tasks: list, where: str, source: str) -> Iterator[tuple[int, dict, str, dict]]:
+    """(task position, task, place, attempt) for every attempt object of a Rumen task list."""
+    for t, task in enumerate(tasks):
+        attempts = task.get("attempts") if isinstance(task, dict) else None
+        if not isinstance(attempts, list):
+            raise InvalidInput(f"{where}[{t}].attempts", "must be a list", source=source)
+        for a, attempt in enumerate(attempts):
+            if isinstance(attempt, dict):
+                yield t, task, f"{where}[{t}].attempts[{a}]", attempt
+
+
+def successful_attempts(tasks: list, where: str, source: str) -> Iterator[tuple[int, dict, float, float]]:
+    """(task position, attempt, start ms, finish ms) of each successful attempt of a task list;
+    a finish before the start is refused."""
+    for t, _, at, attempt in _task_attempts(tasks, where, source):
+        if attempt.get("result") != "SUCCESS":
+            continue
+        start = _epoch_ms(attempt, "startTime", at, source)
+        end = _epoch_ms(attempt, "finishTime", at, source)
+        if end < start:
+            raise InvalidInput(f"{at}.finishTime", f"is before startTime ({end:.0f} < {start:.0f})", source=source)
+        yield t, attempt, start, end
 
 
 def read_sls(path: str | Path) -> Workload:
@@ -243,31 +289,19 @@ def rumen_task_records(path: str | Path) -> list[dict[str, Any]]:
     records = []
     for where, job in jobs:
         for key, kind in (("mapTasks", "map"), ("reduceTasks", "reduce")):
-            tasks = job.get(key)
-            if tasks is None:
-                continue
-            if not isinstance(tasks, list):  # a failed job may carry counts where the tasks belong
-                raise InvalidInput(f"{where}.{key}", f"must be a list of tasks, got {type(tasks).__name__}",
-                                   source=source)
-            for t, task in enumerate(tasks):
-                attempts = task.get("attempts") if isinstance(task, dict) else None
-                if not isinstance(attempts, list):
-                    raise InvalidInput(f"{where}.{key}[{t}].attempts", "must be a list", source=source)
-                for a, attempt in enumerate(attempts):
-                    if not isinstance(attempt, dict):
-                        continue
-                    at = f"{where}.{key}[{t}].attempts[{a}]"
-                    records.append(
-                        {
-                            "job": _text(job.get("jobID")),
-                            "task": _text(task.get("taskID")),
-                            "kind": kind,
-                            "status": _text(attempt.get("result")),
-                            "host": _text(attempt.get("hostName")),
-                            "start": (_epoch_ms(attempt, "startTime", at, source) - origin) / 1000.0,
-                            "end": (_epoch_ms(attempt, "finishTime", at, source) - origin) / 1000.0,
-                        }
-                    )
+            tasks = rumen_tasks(job, key, f"{where}.{key}", source)
+            for _, task, at, attempt in _task_attempts(tasks, f"{where}.{key}", source):
+                records.append(
+                    {
+                        "job": _text(job.get("jobID")),
+                        "task": _text(task.get("taskID")),
+                        "kind": kind,
+                        "status": _text(attempt.get("result")),
+                        "host": _text(attempt.get("hostName")),
+                        "start": (_epoch_ms(attempt, "startTime", at, source) - origin) / 1000.0,
+                        "end": (_epoch_ms(attempt, "finishTime", at, source) - origin) / 1000.0,
+                    }
+                )
     return records
 
 

@@ -11,7 +11,6 @@ place and the trace's own key, as `read_rumen` does.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -19,8 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from models import InvalidInput
-from models.checks import key_name, shown
-from planner.io.json_traces import RUMEN_PRIORITIES, TraceWarning, _epoch_ms, _job_name, _json_jobs
+from planner.io.json_traces import RumenJob, rumen_jobs, rumen_tasks, successful_attempts
 
 #: The attempt counters kept, by the trace's own key (-1 or absent: the trace does not say).
 BYTE_COUNTERS = {"hdfsBytesRead": "hdfs_bytes_read", "hdfsBytesWritten": "hdfs_bytes_written",
@@ -93,26 +91,18 @@ def read_rumen_attempts(path: str | Path, *, keep_failed: bool = False) -> list[
     ``keep_failed`` (as `read_rumen`); attempts whose ``result`` is not SUCCESS are left out.
     """
     source = str(path)
-    records = _json_jobs(path)
-    origin = min(_epoch_ms(job, "submitTime", where, source) for where, job in records)
     jobs = []
-    for where, job in records:
-        name = _job_name(job, "jobID", where, source)
-        outcome = job.get("outcome")
-        if outcome != "SUCCESS" and not keep_failed:
-            warnings.warn(f"{source}: {key_name(name)}: outcome {shown(outcome)}, skipped", TraceWarning, stacklevel=2)
-            continue
+    for head in rumen_jobs(path, keep_failed=keep_failed):
         attempts: list[RumenAttempt] = []
         for key, kind in (("mapTasks", "map"), ("reduceTasks", "reduce")):
-            attempts += _attempts(job, key, kind, name, f"{where}.{key}", source, origin)
-        queue, level = job.get("queue"), job.get("priority", "NORMAL")
-        properties = job.get("jobProperties")
+            attempts += _attempts(head, key, kind, source)
+        outcome, properties = head.job.get("outcome"), head.job.get("jobProperties")
         jobs.append(RecordedJob(
-            name=name,
-            submit=(_epoch_ms(job, "submitTime", where, source) - origin) / 1000.0,
+            name=head.name,
+            submit=head.submit,
             outcome=outcome if isinstance(outcome, str) else None,
-            pool=queue if isinstance(queue, str) and queue.strip() else "default",
-            priority=RUMEN_PRIORITIES.get(level.upper(), 0) if isinstance(level, str) else 0,
+            pool=head.pool,
+            priority=head.priority,
             properties=MappingProxyType({str(k): str(v) for k, v in properties.items()}
                                         if isinstance(properties, dict) else {}),
             attempts=tuple(attempts),
@@ -122,35 +112,19 @@ def read_rumen_attempts(path: str | Path, *, keep_failed: bool = False) -> list[
     return jobs
 
 
-def _attempts(job: dict, key: str, kind: str, name: str, where: str, source: str,
-              origin: float) -> list[RumenAttempt]:
-    tasks = job.get(key)
-    if tasks is None:
-        return []
-    if not isinstance(tasks, list):  # a failed job may carry counts where the tasks belong
-        raise InvalidInput(where, f"must be a list of tasks, got {type(tasks).__name__}", source=source)
+def _attempts(head: RumenJob, key: str, kind: str, source: str) -> list[RumenAttempt]:
+    where = f"{head.where}.{key}"
+    origin = head.origin
     found = []
-    for t, task in enumerate(tasks):
-        attempts = task.get("attempts") if isinstance(task, dict) else None
-        if not isinstance(attempts, list):
-            raise InvalidInput(f"{where}[{t}].attempts", "must be a list", source=source)
-        for a, attempt in enumerate(attempts):
-            if not isinstance(attempt, dict) or attempt.get("result") != "SUCCESS":
-                continue
-            at = f"{where}[{t}].attempts[{a}]"
-            start = _epoch_ms(attempt, "startTime", at, source)
-            finish = _epoch_ms(attempt, "finishTime", at, source)
-            if finish < start:
-                raise InvalidInput(f"{at}.finishTime", f"is before startTime ({finish:.0f} < {start:.0f})",
-                                   source=source)
-            host, rack = _host(attempt.get("hostName"))
-            found.append(RumenAttempt(
-                job=name, kind=kind, task=t, host=host, rack=rack,
-                start=(start - origin) / 1000.0, finish=(finish - origin) / 1000.0,
-                shuffle_finish=_moment(attempt.get("shuffleFinished"), origin) if kind == "reduce" else None,
-                sort_finish=_moment(attempt.get("sortFinished"), origin) if kind == "reduce" else None,
-                **{field: _count(attempt.get(counter)) for counter, field in BYTE_COUNTERS.items()},
-            ))
+    for t, attempt, start, finish in successful_attempts(rumen_tasks(head.job, key, where, source), where, source):
+        host, rack = _host(attempt.get("hostName"))
+        found.append(RumenAttempt(
+            job=head.name, kind=kind, task=t, host=host, rack=rack,
+            start=(start - origin) / 1000.0, finish=(finish - origin) / 1000.0,
+            shuffle_finish=_moment(attempt.get("shuffleFinished"), origin) if kind == "reduce" else None,
+            sort_finish=_moment(attempt.get("sortFinished"), origin) if kind == "reduce" else None,
+            **{field: _count(attempt.get(counter)) for counter, field in BYTE_COUNTERS.items()},
+        ))
     return found
 
 

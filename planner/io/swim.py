@@ -19,7 +19,7 @@ from models.fileio import read_text
 from models.limits import MAX_BYTES, MAX_JOBS, MAX_NUMBER_CHARS, MAX_SECONDS, MIN_TASK_SECONDS
 from planner.io.json_traces import trace_workload
 
-__all__ = ["GiB", "MiB", "SWIM_COLUMNS", "SwimConversion", "read_swim"]
+__all__ = ["CONVERSION_SETTINGS", "GiB", "MiB", "SWIM_COLUMNS", "SwimConversion", "read_swim"]
 
 MiB = 1 << 20
 GiB = 1 << 30
@@ -80,6 +80,11 @@ class SwimConversion:
         map_time = max(map_time, MIN_TASK_SECONDS)
         reduce_time = max(reduce_time, MIN_TASK_SECONDS) if reduces else 0.0
         return Job(name, maps, reduces, map_time, reduce_time, submit=submit, **extra)
+
+
+#: The conversion's parameters by name: what ``read_swim(..., NAME=VALUE)`` and
+#: ``planner import swim --set NAME=VALUE`` set.
+CONVERSION_SETTINGS = tuple(item.name for item in fields(SwimConversion))
 
 
 def read_swim(

@@ -11,6 +11,7 @@ from models.checks import as_float, as_int, as_str, check_keys
 from models.errors import InvalidInput
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
+from planner.simulator.schedulers.admission import AdmissionLimit
 from planner.simulator.schedulers.base import Launch, Scheduler, fifo_key, register
 from planner.simulator.schedulers.preemption import Preemption, Preemptor
 
@@ -118,11 +119,8 @@ class Fair(Scheduler):
         self._phases()
 
     def _phases(self) -> None:
-        """The admission limit's sets (used only with ``k``), empty."""
-        self.map_phase: list[JobRun] = []  # in admission order
-        self.reduce_phase: list[JobRun] = []
-        self.waiting: list[JobRun] = []  # submitted, not yet admitted: FIFO order
-        self.reduce_waiting: list[JobRun] = []  # maps done, reduce phase full: in order of map completion
+        """The admission limit's phases (used only with ``k``), empty; waiting jobs in FIFO order."""
+        self.admission = AdmissionLimit(self.k or 1, fifo_key)
         self.admitted: tuple[set[JobRun], set[JobRun]] = (set(), set())  # by kind: may launch maps / reduces
 
     def pool_of(self, name: str) -> Pool:
@@ -136,8 +134,7 @@ class Fair(Scheduler):
         members.sort(key=fifo_key)
         self._limit(job.pool)
         if self.k is not None:
-            self.waiting.append(job)
-            self.waiting.sort(key=fifo_key)
+            self.admission.arrived(job)
             self._admit(now)
         if self.preemptor is not None:
             self.preemptor.pool_seen(job.pool, now, was_empty=len(members) == 1)
@@ -146,31 +143,19 @@ class Fair(Scheduler):
         self.members[job.pool].remove(job)
         self._limit(job.pool)
         if self.k is not None:
-            for phase in (self.map_phase, self.reduce_phase, self.waiting, self.reduce_waiting):
-                if job in phase:
-                    phase.remove(job)
+            self.admission.finished(job)
             self._admit(now)
 
     def attempt_ended(self, job: JobRun, kind: int, task: int, start: float, end: float) -> None:
         """With ``k``: a job whose last map completes leaves the map phase (the simulation
         raises maps_done after this call)."""
-        if kind == MAP and job.maps_done + 1 == job.maps and job in self.map_phase:
-            self.map_phase.remove(job)
-            if job.reduces:
-                self.reduce_waiting.append(job)
+        if kind == MAP and job.maps_done + 1 == job.maps and self.admission.last_map_done(job):
             self._admit(end)
 
     def _admit(self, now: float) -> None:
-        """Fill the reduce phase from the jobs whose maps are done, and the map phase from
-        the waiting jobs; slots declined meanwhile are offered again."""
-        admitted = False
-        while self.reduce_waiting and len(self.reduce_phase) < self.k:
-            self.reduce_phase.append(self.reduce_waiting.pop(0))
-            admitted = True
-        while self.waiting and len(self.map_phase) < self.k:
-            self.map_phase.append(self.waiting.pop(0))
-            admitted = True
-        self.admitted = (set(self.map_phase), set(self.reduce_phase))
+        """Admit what the limit allows; slots declined meanwhile are offered again."""
+        admitted = self.admission.admit()
+        self.admitted = (set(self.admission.map_phase), set(self.admission.reduce_phase))
         if admitted and self.sim is not None:
             self.sim.request_wake(now)
 

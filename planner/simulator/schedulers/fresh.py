@@ -47,6 +47,7 @@ from models.checks import as_float, as_int, as_str
 from models.errors import InvalidInput
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
+from planner.simulator.schedulers.admission import AdmissionLimit
 from planner.simulator.schedulers.base import Launch, Scheduler, as_order, check_order_names, order_rank, register
 from planner.simulator.schedulers.fresh_dynamic import READINGS, TARGETS, SlotTarget, relative_change
 
@@ -92,10 +93,13 @@ class Fresh(Scheduler):
         return data
 
     def _reset(self, jobs: int) -> None:
-        self.map_phase: list[JobRun] = []  # R_m, in admission order
-        self.reduce_phase: list[JobRun] = []  # R_r, in admission order
-        self.waiting: list[JobRun] = []  # R', by (submit, name)
-        self.reduce_waiting: list[JobRun] = []  # maps done, R_r full: in order of map completion
+        self.admission = AdmissionLimit(self.k, self._key)
+        # R_m, R_r, R' (by order, submit, name) and the jobs waiting for R_r, under the names
+        # Algorithms 2-4 read (the same lists, changed in place by the admission limit).
+        self.map_phase = self.admission.map_phase
+        self.reduce_phase = self.admission.reduce_phase
+        self.waiting = self.admission.waiting
+        self.reduce_waiting = self.admission.reduce_waiting
         self.received = [0.0] * jobs  # slot-seconds of completed attempts
         self.running_count = [0] * jobs
         self.running_starts = [0.0] * jobs  # sum of the start times of running attempts
@@ -124,11 +128,7 @@ class Fresh(Scheduler):
         self.total_slots = sim.layout.slots
 
     def job_arrived(self, job: JobRun, now: float) -> None:
-        key = self._key(job)
-        position = len(self.waiting)
-        while position and self._key(self.waiting[position - 1]) > key:
-            position -= 1
-        self.waiting.insert(position, job)
+        self.admission.arrived(job)
         if self.ranks is None or self.sim is None:
             self._admit(now)
         else:
@@ -143,9 +143,7 @@ class Fresh(Scheduler):
         return (order_rank(self.ranks, job), job.submit, job.name)
 
     def job_finished(self, job: JobRun, now: float) -> None:
-        for phase in (self.reduce_phase, self.map_phase, self.reduce_waiting, self.waiting):
-            if job in phase:
-                phase.remove(job)
+        self.admission.finished(job)
         self._admit(now)
 
     def attempt_ended(self, job: JobRun, kind: int, task: int, start: float, end: float) -> None:
@@ -158,23 +156,13 @@ class Fresh(Scheduler):
         self.own_count[kind][index] += 1
         self.all_sum[kind] += seconds
         self.all_count[kind] += 1
-        if kind == MAP and job.maps_done + 1 == job.maps and job in self.map_phase:
-            # Its last map (the simulation raises maps_done after this call).
-            self.map_phase.remove(job)
-            if job.reduces:
-                self.reduce_waiting.append(job)
+        # Its last map (the simulation raises maps_done after this call).
+        if kind == MAP and job.maps_done + 1 == job.maps and self.admission.last_map_done(job):
             self._admit(end)
 
     def _admit(self, now: float) -> None:
         """Fill R_r from the jobs whose maps are done, and R_m from R'."""
-        admitted = False
-        while self.reduce_waiting and len(self.reduce_phase) < self.k:
-            self.reduce_phase.append(self.reduce_waiting.pop(0))
-            admitted = True
-        while self.waiting and len(self.map_phase) < self.k:
-            self.map_phase.append(self.waiting.pop(0))
-            admitted = True
-        if admitted and self.sim is not None:
+        if self.admission.admit() and self.sim is not None:
             # Slots declined while no admitted job had work are offered again.
             self.sim.request_wake(now)
 
