@@ -26,6 +26,9 @@ SAME_SPEED = {"cpu": 1.0, "balanced": 1.0, "io": 1.0}
 THROUGHPUT_OPTIONS = SimOptions(rack_factor=SAME_SPEED, off_rack_factor=SAME_SPEED)
 #: The FB-2009 day ran on a 600-machine cluster; default slots (2 map, 2 reduce) and heartbeat (3 s).
 SCALE_CLUSTER = Cluster(nodes=600, racks=20)
+#: The network model (1 Gbit/s per node, non-blocking racks) and the most it may cost (issue 16).
+NETWORK = SimOptions(network=True)
+NETWORK_COST = 2.0
 DELAY = (15.0, 15.0)
 
 OURS, SIMPY = "batchplan simulate", "SimPy reference"
@@ -113,24 +116,39 @@ def _scale(suite: str) -> list[Row]:
     instance = (f"FB-2009 {'day' if whole else 'first 500 jobs'} ({jobs:,} jobs, {maps:,} maps, {reduces:,} reduces), "
                 f"{SCALE_CLUSTER.nodes} nodes / {SCALE_CLUSTER.racks} racks, heartbeat {SCALE_CLUSTER.heartbeat:g} s")
     repeats = 1 if whole else 3
+    delayed = f"fair, delay {DELAY[0]:g}+{DELAY[1]:g} s"
     cases = [
-        (f"fair, delay {DELAY[0]:g}+{DELAY[1]:g} s", lambda: Fair(delay=DELAY), SCALE_FLOOR_SECONDS if whole else None),
-        ("fair, no delay", lambda: Fair(), None),
-        ("fifo, no delay", lambda: Fifo(), None),
+        (delayed, lambda: Fair(delay=DELAY), SCALE_FLOOR_SECONDS if whole else None, None),
+        # Issue 16: the network model on the same run costs at most 2x (the floor is set from the row above).
+        (f"{delayed}, network on", lambda: Fair(delay=DELAY), None, NETWORK),
+        ("fair, no delay", lambda: Fair(), None, None),
+        ("fifo, no delay", lambda: Fifo(), None, None),
     ]
     rows = []
-    for method, scheduler, floor in cases:
+    seconds_without = None
+    for method, scheduler, floor, options in cases:
         times = []
         for _ in range(repeats):
-            seconds, result = _wall(lambda scheduler=scheduler: simulate(workload, SCALE_CLUSTER, scheduler()))
+            seconds, result = _wall(lambda scheduler=scheduler, options=options: simulate(
+                workload, SCALE_CLUSTER, scheduler(), options=options))
             times.append(seconds)
+        if method == delayed:
+            seconds_without = statistics.median(times)
+        if options is NETWORK:
+            floor = NETWORK_COST * seconds_without
         local = result.locality
         response = statistics.fmean(record["response"] for record in result.jobs)
         detail = (f"objective = makespan (s); locality node {local['node']:.1%}, rack {local['rack']:.1%}, "
                   f"off {local['off']:.1%}; mean response {response:,.0f} s; {len(result.attempts):,} task attempts "
                   f"simulated; utilization {result.utilization:.1%}; seconds = simulate() only, import excluded")
-        if floor is None and method.startswith("fair, delay"):
+        if floor is None and method == delayed:
             detail += f"; the {SCALE_FLOOR_SECONDS:g} s floor applies to the whole day (full suite)"
+        if options is NETWORK:
+            moved = result.network_bytes
+            detail += (f"; {statistics.median(times) / seconds_without:.2f}x the time without the network (floor "
+                       f"{NETWORK_COST:g}x); {moved['moved'] / 1e12:.1f} TB over the links: remote reads "
+                       f"{moved['remote_reads'] / 1e12:.2f} TB, shuffle {moved['shuffle_remote'] / 1e12:.1f} TB (and "
+                       f"{moved['shuffle_local'] / 1e12:.2f} TB on the reducers' own nodes)")
         rows.append(Row("simulator", instance, method, result.makespan, None, None, statistics.median(times), "ok",
                         repeats, floor, detail))
         del result

@@ -12,15 +12,21 @@ from models.fileio import dump_mapping, read_mapping
 from models.limits import (
     MAX_DISKS,
     MAX_HEARTBEAT,
+    MAX_NETWORK_GBPS,
     MAX_NODES,
     MAX_OVERCOMMIT_PENALTY,
+    MAX_OVERSUBSCRIPTION,
     MAX_PRIMARIES_PER_EXTRA,
     MAX_REPLICATION,
     MAX_SLOTS_PER_NODE,
     MAX_TOTAL_SLOTS,
     MAX_VMS,
     MIN_HEARTBEAT,
+    MIN_NETWORK_GBPS,
 )
+
+#: The fields of the network, with the defaults that leave fingerprints as they were before it.
+NETWORK_DEFAULTS = {"network_gbps": 1.0, "rack_oversubscription": 1.0}
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,12 @@ class Cluster:
     overcommitted. ``heartbeat`` is the task-tracker report interval in seconds
     (0 offers a slot the moment it frees). ``replication`` is the HDFS block
     replication; the simulator places at most ``nodes`` replicas.
+
+    The network (used when a simulation's ``SimOptions.network`` is on):
+    ``network_gbps`` is each node's link to its rack switch, in Gbit/s, each way
+    (default 1, the clusters of the papers); a rack's uplink carries its nodes'
+    total divided by ``rack_oversubscription`` (default 1, non-blocking; Zaharia
+    et al. report up to 10 in 2009's data centres).
     """
 
     nodes: int
@@ -45,6 +57,8 @@ class Cluster:
     overcommit_penalty: float = 1.3
     heartbeat: float = 3.0
     replication: int = 3
+    network_gbps: float = 1.0
+    rack_oversubscription: float = 1.0
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -70,6 +84,10 @@ class Cluster:
                                             f"{shown(self.heartbeat)}")
         put(self, "heartbeat", heartbeat)
         put(self, "replication", as_int(self.replication, "replication", minimum=1, maximum=MAX_REPLICATION))
+        put(self, "network_gbps", as_float(self.network_gbps, "network_gbps", minimum=MIN_NETWORK_GBPS,
+                                           maximum=MAX_NETWORK_GBPS))
+        put(self, "rack_oversubscription", as_float(self.rack_oversubscription, "rack_oversubscription",
+                                                    minimum=1.0, maximum=MAX_OVERSUBSCRIPTION))
 
     @property
     def total_map_slots(self) -> int:

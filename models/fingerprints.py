@@ -18,7 +18,12 @@ def fingerprint(data: Any) -> str:
 
 
 def workload_fingerprint(workload: Workload) -> str:
-    data: dict[str, Any] = {"name": workload.name, "jobs": workload.to_records()}
+    from models.job import BYTE_FIELDS
+
+    # Unknown byte counts are left out, so that plans made before jobs had them still match.
+    records = [{key: value for key, value in record.items() if not (key in BYTE_FIELDS and value is None)}
+               for record in workload.to_records()]
+    data: dict[str, Any] = {"name": workload.name, "jobs": records}
     if any(job.profile is not None for job in workload):  # VM plans are made from the profiles
         from models.profiles import profile_to_dict  # scikit-learn: only when there are profiles
 
@@ -27,4 +32,8 @@ def workload_fingerprint(workload: Workload) -> str:
 
 
 def cluster_fingerprint(cluster: Cluster) -> str:
-    return fingerprint(cluster.to_dict())
+    from models.cluster import NETWORK_DEFAULTS
+
+    # The network at its defaults is left out, so that plans made before clusters had one still match.
+    return fingerprint({key: value for key, value in cluster.to_dict().items()
+                        if not (key in NETWORK_DEFAULTS and value == NETWORK_DEFAULTS[key])})

@@ -8,9 +8,11 @@ from typing import Any, Protocol, runtime_checkable
 
 from models.checks import as_float, as_int, as_str, shown
 from models.errors import InvalidInput
-from models.limits import MAX_PRIORITY, MAX_SECONDS, MAX_TASKS, MAX_WEIGHT, MIN_TASK_SECONDS, MIN_WEIGHT
+from models.limits import MAX_BYTES, MAX_PRIORITY, MAX_SECONDS, MAX_TASKS, MAX_WEIGHT, MIN_TASK_SECONDS, MIN_WEIGHT
 
 INTENSITIES = ("cpu", "io", "balanced")
+#: The fields that count bytes (None when unknown).
+BYTE_FIELDS = ("input_bytes", "shuffle_bytes", "output_bytes")
 #: Named priority classes (Natjam's two classes); any integer level is also accepted.
 PRIORITY_CLASSES = {"research": 0, "production": 1}
 
@@ -33,6 +35,11 @@ class Job:
     ``profile`` is an optional runtime-vs-nodes model (e.g. a fitted
     `PowerLawProfile`) used by VM-level planning; a job may consist of a profile
     only (no tasks).
+
+    ``input_bytes``, ``shuffle_bytes`` and ``output_bytes`` are what the job reads,
+    moves from its maps to its reduces, and writes (None: unknown). Importers fill
+    them from traces that record them (SWIM, Rumen); the simulator's network model
+    moves them over the cluster's links (`SimOptions.network`).
     """
 
     name: str
@@ -46,6 +53,9 @@ class Job:
     priority: int = 0
     deadline: float | None = None
     intensity: str = "balanced"
+    input_bytes: float | None = None
+    shuffle_bytes: float | None = None
+    output_bytes: float | None = None
     profile: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -68,6 +78,13 @@ class Job:
                 raise InvalidInput("deadline", f"must be after submission ({self.submit:g} s), got {deadline:g}")
             put(self, "deadline", deadline)
         put(self, "intensity", as_str(self.intensity, "intensity", choices=INTENSITIES))
+        for name in BYTE_FIELDS:
+            value = getattr(self, name)
+            if value is not None:
+                put(self, name, as_float(value, name, minimum=0.0, maximum=float(MAX_BYTES)))
+        if self.shuffle_bytes and not self.reduce_tasks:
+            raise InvalidInput("shuffle_bytes", "a map-only job (no reduce tasks) shuffles nothing; give 0 or leave "
+                                                "it out")
         if self.profile is not None and not callable(self.profile):
             raise InvalidInput("profile", f"must be callable as profile(n), got {type(self.profile).__name__}")
         if self.map_tasks == 0 and self.profile is None:

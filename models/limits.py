@@ -46,6 +46,11 @@ MAX_OVERCOMMIT_PENALTY = 100.0
 #: one only multiplies events, a longer one is not a heartbeat.
 MIN_HEARTBEAT = 0.001
 MAX_HEARTBEAT = 3_600.0
+#: A node's network link in Gbit/s: from a megabit (a typo below that) to a terabit.
+MIN_NETWORK_GBPS = 0.001
+MAX_NETWORK_GBPS = 1_000.0
+#: A rack uplink carries its nodes' bandwidth divided by this (1 = non-blocking).
+MAX_OVERSUBSCRIPTION = 1_000.0
 
 # Runtime profiles F(n) = a * n^b.
 #: |b|; at b = 10 a profile already grows ten orders of magnitude from 1 to 10 VMs.
@@ -67,5 +72,5 @@ MAX_ALIAS_NODES = 100_000
 MAX_CSV_FIELD = 128 * 1024
 #: Characters of a value quoted in an error message; longer ones are cut with an ellipsis.
 MAX_SHOWN = 60
-#: Bytes counted in a SWIM trace (input, shuffle, output), 2^60 (an exbibyte).
+#: Bytes counted in a trace or a job (input, shuffle, output), 2^60 (an exbibyte).
 MAX_BYTES = 2**60

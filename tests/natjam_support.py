@@ -1,19 +1,25 @@
 """Shared by the Natjam tests (test_natjam*.py): the default overheads, the small clusters the
 hand-traced cases run on, helpers to read a result, and the paper's microbenchmark set-up (its
 cluster, heartbeat and slow-start, Figure 3's jobs calibrated to their ideal completion times:
-`micro_job`, `micro_run`). The simulator's property checks
+`micro_job`, `micro_run`, from planner.examples.natjam_micro). The simulator's property checks
 (`check_invariants`, `check_evictions_bounded`) and its time-limited `run` are re-exported from
 tests.test_simulator_properties so that every Natjam module imports them from one place.
 """
 
 from __future__ import annotations
 
-import functools
-
-import numpy as np
-
-from models import Cluster, Job
-from planner.simulator import Natjam, SimOptions, simulate
+from models import Cluster
+from planner.examples.natjam_micro import (
+    FIGURE_3,
+    HADOOP_SLOWSTART,
+    MICRO_MAP,
+    PAPER_48,
+    PAPER_HEARTBEAT,
+    calibrate,
+    micro_job,
+    micro_run,
+    reduce_fractions,
+)
 from tests.test_simulator_properties import check_evictions_bounded, check_invariants, run
 
 __all__ = [
@@ -66,96 +72,4 @@ def attempts(result, fate: str | None = None) -> list[tuple]:
 
 
 # -- the paper's set-ups (test_natjam_paper.py, test_natjam_r.py) ----------------------------------------
-#: The Natjam paper's heartbeat: its Preemptor and Releaser act once a second, and YARN's node
-#: managers report every second (yarn.resourcemanager.nodemanagers.heartbeat-interval-ms, 1000).
-PAPER_HEARTBEAT = 1.0
-#: Hadoop 0.23's default reduce slow-start (mapreduce.job.reduce.slowstart.completedmaps): a job
-#: asks for its reduce containers once 5% of its maps are done.
-HADOOP_SLOWSTART = 0.05
-#: The microbenchmark cluster: 6 workers x 8 one-GB containers = 48 (the paper's Section 5).
-PAPER_48 = Cluster(nodes=6, map_slots=4, reduce_slots=4, heartbeat=PAPER_HEARTBEAT)
-#: The paper's Figure 3: reduces per job and "Avg Time" (s), which Figure 5's caption calls the
-#: job's ideal completion time (on an otherwise empty cluster).
-FIGURE_3 = {
-    "research-xl": (47, 192.3), "research-l": (35, 193.8), "research-m": (23, 195.6), "research-s": (11, 202.6),
-    "production-xl": (47, 67.2), "production-l": (35, 67.0), "production-m": (23, 67.6), "production-s": (11, 70.4),
-}
-#: Map time (s): "each job had a small map execution time, and was dominated by reduce execution time".
-MICRO_MAP = 5.0
-
-
-def reduce_fractions(count: int, seed: int, stream: int) -> np.ndarray:
-    """Reduce lengths as fractions of the job's longest: uniform in (0.5, 1] (the paper's Section 5),
-    scaled so that the longest is exactly 1. Seeded by the run ``seed`` and the job's ``stream``."""
-    fractions = np.random.default_rng([seed, stream]).uniform(0.5, 1.0, count)
-    return fractions / fractions.max()
-
-
-def calibrate(completion, target: float, guess: float) -> float:
-    """The x > 0 at which ``completion(x)``, nondecreasing in x, equals ``target`` (to 1e-9 s).
-    Where completion is x plus a constant (one wave of tasks, the longest one ending last), the
-    step x += target - completion(x) finds it in two or three runs; otherwise (several waves, or
-    a heartbeat tick crossed: a jump) bisection. Where ``target`` falls inside a jump, the x at
-    the jump's edge (to 1e-12) whose completion is the target."""
-    x = guess
-    for _ in range(4):
-        miss = target - completion(x)
-        if abs(miss) < 1e-9:
-            return x
-        if x + miss <= 0:
-            break
-        x += miss
-    low, high = guess, guess
-    while completion(low) > target:
-        low /= 2
-    while completion(high) < target:
-        high *= 2
-    while high - low > 1e-12 * high:
-        middle = (low + high) / 2
-        value = completion(middle)
-        if abs(value - target) < 1e-9:
-            return middle
-        low, high = (middle, high) if value < target else (low, middle)
-    raise AssertionError(f"nothing completes in {target} s (jumps from {completion(low)} to {completion(high)})")
-
-
-@functools.cache
-def micro_job(size: str, seed: int, stream: int, *, name: str | None = None, submit: float = 0.0,
-              cluster: Cluster = PAPER_48, slowstart: float = HADOOP_SLOWSTART) -> tuple[Job, tuple[float, ...]]:
-    """A Figure 3 job (``size`` one of its rows) and its replayed reduce times, such that the job
-    alone on the empty ``cluster``, submitted at ``submit``, completes in Figure 3's time.
-
-    The job has one map per container it fills (its reduces plus the container of its application
-    master, which we do not model), of `MICRO_MAP` seconds, and reduces of lengths
-    `reduce_fractions` x L. Alone it completes in about (map phase + heartbeats) + L, so L is
-    found by `calibrate`. Production jobs (names starting "production") get priority 1."""
-    count, ideal = FIGURE_3[size]
-    name = name or size
-    priority = 1 if size.startswith("production") else 0
-    fractions = reduce_fractions(count, seed, stream)
-
-    def build(longest: float) -> tuple[Job, SimOptions]:
-        times = (fractions * longest).tolist()
-        job = Job(name, count + 1, count, MICRO_MAP, sum(times) / count, submit=submit, priority=priority)
-        return job, SimOptions(reduce_slowstart=slowstart, task_times={name: {"reduce": times}})
-
-    def completion(longest: float) -> float:
-        return simulate([build(longest)[0]], cluster, Natjam(), options=build(longest)[1]).job(name)["response"]
-
-    job, options = build(calibrate(completion, ideal, ideal))
-    return job, tuple(options.task_times[name]["reduce"])
-
-
-def micro_run(sizes: list[tuple[str, str, float]], seed: int, scheduler: Natjam, cluster: Cluster = PAPER_48,
-              slowstart: float = HADOOP_SLOWSTART):
-    """One microbenchmark run: the jobs ``(size, name, submit)``, each calibrated by `micro_job`
-    (its own stream of reduce lengths), on ``cluster`` with ``slowstart`` (Hadoop's by default), the
-    run ``seed`` also seeding random victims. Returns the jobs and the result."""
-    jobs, times = [], {}
-    for stream, (size, name, submit) in enumerate(sizes):
-        job, reduce_times = micro_job(size, seed, stream, name=name, submit=submit, cluster=cluster,
-                                      slowstart=slowstart)
-        jobs.append(job)
-        times[name] = {"reduce": list(reduce_times)}
-    options = SimOptions(reduce_slowstart=slowstart, task_times=times)
-    return jobs, simulate(jobs, cluster, scheduler, seed=seed, options=options)
+# They live in planner.examples.natjam_micro (the fidelity benchmark uses them too).

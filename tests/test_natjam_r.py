@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from models import Cluster, Job
+from models import Job
+from planner.examples.natjam_micro import DEADLINE_CLUSTER, DEADLINE_REDUCE, DEADLINES, deadline_jobs
 from planner.simulator import Natjam, SimOptions, simulate
-from tests.natjam_support import HADOOP_SLOWSTART, OVERHEADS, PAPER_HEARTBEAT, TWO, by_name, check_invariants
+from tests.natjam_support import HADOOP_SLOWSTART, OVERHEADS, TWO, by_name, check_invariants
 
 
 # -- deadlines, traced by hand ------------------------------------------------------------------------------
@@ -66,25 +67,15 @@ def test_laxity_without_a_deadline_is_infinite_and_ranks_last():
 
 
 # -- the paper's Figure 10, and its sensitivity to min_run -------------------------------------------------
-#: 7 workers x 3 containers = 21, as in the Natjam-R experiment (Emulab), at the paper's heartbeat.
-CLUSTER_21 = Cluster(nodes=7, map_slots=2, reduce_slots=1, heartbeat=PAPER_HEARTBEAT)
-#: The reduce length (s) by slow-start for which one job alone (8 maps of 25 s, 50 reduces) takes
-#: the paper's 87 s: the maps (30 s with the rack-local ones at 1.2 x 25 s) and three waves of
-#: reduces, rounded to heartbeats. Slow-start 1.0: 129 / 7 = 18.43 s. Hadoop's 0.05: 131 / 7 =
-#: 18.71 s, the shortest reduce that gives 87 s (a reduce ending on a heartbeat tick: a hair
-#: shorter, the job ends at 86.86).
-REDUCE = {HADOOP_SLOWSTART: 131 / 7, 1.0: 129 / 7}
-DEADLINES = (200.0, 190.0, 180.0)
+#: Figure 10's set-up, shared with the fidelity benchmark (`planner.examples.natjam_micro`): 7 workers
+#: x 3 containers = 21 at the paper's heartbeat; the reduce length by slow-start for which one job
+#: alone (8 maps of 25 s, 50 reduces) takes the paper's 87 s (slow-start 1.0: 129 / 7 = 18.43 s;
+#: Hadoop's 0.05: 131 / 7 = 18.71 s, the shortest reduce that gives 87 s); deadlines 200, 190, 180 s.
+CLUSTER_21 = DEADLINE_CLUSTER
+REDUCE = DEADLINE_REDUCE
 #: min_run: the floor (the paper has no such protection), 5 s, our default 2 x 5.23 = 10.46 s
 #: (None), 15 s, twice and five times the default.
 MIN_RUNS = (0.01, 5.0, None, 15.0, 20.92, 52.3)
-
-
-def deadline_jobs(slowstart: float) -> list[Job]:
-    """The paper's three identical jobs (8 maps, 50 reduces), submitted at 0, 5 and 10 s with
-    deadlines 200, 190 and 180 s: the last submitted is the most urgent."""
-    return [Job(f"j{i}", 8, 50, 25.0, REDUCE[slowstart], submit=5.0 * i, deadline=deadline)
-            for i, deadline in enumerate(DEADLINES)]
 
 
 def run_r(slowstart: float, policy: str, min_run: float | None):

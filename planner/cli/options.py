@@ -2,7 +2,7 @@
 
 The workload is the positional argument of every command that reads one; the cluster is
 ``--cluster/-c``; the simulation options of `planner simulate` (--config, --delay, --slowstart,
---task-time-cv, --containers, --heartbeat) are taken by compare and sweep too, with the same
+--task-time-cv, --containers, --heartbeat, --network) are taken by compare and sweep too, with the same
 meaning; --seed, --runs, --noise and --executor are the same wherever randomness or many runs
 enter.
 """
@@ -55,6 +55,9 @@ TaskTimeCvOption = Annotated[
     float | None, typer.Option(help="Coefficient of variation of task times (default 0: deterministic).")
 ]
 ContainersOption = Annotated[bool, typer.Option("--containers", help="Flexible containers that run maps or reduces.")]
+NetworkOption = Annotated[
+    bool, typer.Option("--network", help="Move jobs' bytes over the cluster's links (remote reads, the shuffle).")
+]
 HeartbeatOption = Annotated[
     float | None, typer.Option(help="Heartbeat in seconds instead of the cluster's (0: offer slots at once).")
 ]
@@ -63,7 +66,7 @@ HeartbeatOption = Annotated[
 SIMULATION_FLAGS = {"scheduler": "--scheduler", "delay": "--delay", "slots": "--slots", "seed": "--seed",
                     "reduce_slowstart": "--slowstart", "task_time_cv": "--task-time-cv",
                     "containers": "--containers", "copy_compute": "--containers", "heartbeat": "--heartbeat",
-                    "config": "--config"}
+                    "config": "--config", "network": "--network"}
 
 
 @dataclass(frozen=True)
@@ -77,10 +80,10 @@ class Simulation:
 
     @classmethod
     def of(cls, config: Path | None, delay: str | None, slowstart: float | None, task_time_cv: float | None,
-           containers: bool, heartbeat: float | None) -> Simulation:
+           containers: bool, heartbeat: float | None, network: bool = False) -> Simulation:
         return cls(config, parse_pair(delay, "--delay", float, "15,15"),
                    {"reduce_slowstart": slowstart, "task_time_cv": task_time_cv,
-                    "containers": True if containers else None}, heartbeat)
+                    "containers": True if containers else None, "network": True if network else None}, heartbeat)
 
     def on(self, cluster: Cluster) -> Cluster:
         """The cluster with --heartbeat applied."""

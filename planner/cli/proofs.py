@@ -34,6 +34,7 @@ from planner.cli.options import (
     DelayOption,
     ExecutorOption,
     HeartbeatOption,
+    NetworkOption,
     NoiseOption,
     RunsOption,
     SchedulersOption,
@@ -91,6 +92,7 @@ def simulate_command(
     task_time_cv: TaskTimeCvOption = None,
     containers: ContainersOption = False,
     heartbeat: HeartbeatOption = None,
+    network: NetworkOption = False,
     seed: Annotated[int, typer.Option(help="Seed of block placement and task-time noise.")] = 0,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Result file to write (.json).")] = None,
     json_output: JsonFlag = False,
@@ -110,7 +112,7 @@ def simulate_command(
     not_a_folder(output)
     check_seed(seed)
     split = parse_slots(slots)
-    chosen_options = Simulation.of(config, delay, slowstart, task_time_cv, containers, heartbeat)
+    chosen_options = Simulation.of(config, delay, slowstart, task_time_cv, containers, heartbeat, network)
     batch, machines = Workload.from_file(workload), Cluster.from_file(cluster)
     try:
         machines = chosen_options.on(machines)
@@ -212,6 +214,7 @@ def compare_command(
     task_time_cv: TaskTimeCvOption = None,
     containers: ContainersOption = False,
     heartbeat: HeartbeatOption = None,
+    network: NetworkOption = False,
     executor: ExecutorOption = "local",
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Folder for comparison.png, comparison.csv and .json.")
@@ -227,7 +230,7 @@ def compare_command(
     Example: planner compare examples/nightly.yaml --cluster examples/cluster.yaml --scheduler fifo --scheduler fair --scheduler fresh -o compare/
     """
     _check_folder(output)
-    simulation = Simulation.of(config, delay, slowstart, task_time_cv, containers, heartbeat)
+    simulation = Simulation.of(config, delay, slowstart, task_time_cv, containers, heartbeat, network)
     result = _compared(workload, cluster, scheduler, slots, seed, runs, executor, simulation)
     if output is not None:
         result.write(output)
@@ -248,6 +251,7 @@ def sweep_command(
     task_time_cv: TaskTimeCvOption = None,
     containers: ContainersOption = False,
     heartbeat: HeartbeatOption = None,
+    network: NetworkOption = False,
     executor: ExecutorOption = "local",
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Every run as a record: .csv or .json.")
@@ -266,7 +270,7 @@ def sweep_command(
         raise InvalidInput("--output", "sweep results are written as .csv or .json", source=str(output))
     not_a_folder(output)
     clock = time.perf_counter()
-    simulation = Simulation.of(config, delay, slowstart, task_time_cv, containers, heartbeat)
+    simulation = Simulation.of(config, delay, slowstart, task_time_cv, containers, heartbeat, network)
     result = _compared(workload, cluster, scheduler, slots, seed, runs, executor, simulation)
     if output is not None:
         text = csv_text(result.runs) if output.suffix.lower() == ".csv" else json.dumps(result.runs, indent=1) + "\n"

@@ -20,6 +20,7 @@ from typing import Any
 from models import InvalidInput, Job, Workload
 from models.checks import as_float, key_name, shown
 from models.fileio import check_nesting, json_decoder, read_text
+from models.limits import MAX_BYTES
 from planner.limits import MAX_TRACE_MS
 
 #: Rumen job priorities as integer levels (higher is more important).
@@ -113,11 +114,41 @@ def read_rumen(path: str | Path, *, keep_failed: bool = False) -> Workload:
         jobs.append(_job(where, source, {"jobID": "name", "mapTasks": "map_tasks", "reduceTasks": "reduce_tasks",
                                          "submitTime": "submit"},
                          name, maps[0], reduces[0], maps[1], reduces[1], submit=head.submit,
-                         pool=head.pool, priority=head.priority))
+                         pool=head.pool, priority=head.priority, **rumen_bytes(job, reduces[0])))
         places.append(where)
     if not jobs:
         raise InvalidInput("", "no successful jobs in the trace", source=source)
     return trace_workload(jobs, source, places)
+
+
+def rumen_bytes(job: dict, reduces: int) -> dict[str, float]:
+    """The job's bytes where the trace records them for every task (Rumen writes -1 for
+    unknown): ``input_bytes`` from its maps' ``inputBytes``, ``shuffle_bytes`` from its
+    successful reduce attempts' ``reduceShuffleBytes`` (0 for a map-only job), ``output_bytes``
+    from the ``outputBytes`` of its reduces (of its maps for a map-only job)."""
+    maps = job.get("mapTasks") or []
+    reduce_tasks = job.get("reduceTasks") or []
+    found: dict[str, float] = {}
+    inputs = [task.get("inputBytes") for task in maps if isinstance(task, dict)]
+    if inputs and all(_counted(value) for value in inputs):
+        found["input_bytes"] = float(sum(inputs))
+    if reduces == 0:
+        found["shuffle_bytes"] = 0.0
+    else:
+        shuffled = [attempt.get("reduceShuffleBytes") for task in reduce_tasks if isinstance(task, dict)
+                    for attempt in task.get("attempts") or [] if isinstance(attempt, dict)
+                    and attempt.get("result") == "SUCCESS"]
+        if len(shuffled) == reduces and all(_counted(value) for value in shuffled):
+            found["shuffle_bytes"] = float(sum(shuffled))
+    writers = reduce_tasks if reduces else maps
+    outputs = [task.get("outputBytes") for task in writers if isinstance(task, dict)]
+    if outputs and all(_counted(value) for value in outputs):
+        found["output_bytes"] = float(sum(outputs))
+    return found
+
+
+def _counted(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= MAX_BYTES
 
 
 @dataclass(frozen=True)

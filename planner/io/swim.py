@@ -79,7 +79,8 @@ class SwimConversion:
         # zero start-up and (almost) no bytes: keep the task, give it the shortest time a task takes
         map_time = max(map_time, MIN_TASK_SECONDS)
         reduce_time = max(reduce_time, MIN_TASK_SECONDS) if reduces else 0.0
-        return Job(name, maps, reduces, map_time, reduce_time, submit=submit, **extra)
+        return Job(name, maps, reduces, map_time, reduce_time, submit=submit, input_bytes=input_bytes,
+                   shuffle_bytes=shuffle_bytes, output_bytes=output_bytes, **extra)
 
 
 #: The conversion's parameters by name: what ``read_swim(..., NAME=VALUE)`` and

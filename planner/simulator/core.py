@@ -18,12 +18,13 @@ from planner.simulator.jobs import PENDING, JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE, build_layout
 from planner.simulator.offers import Offers, SimulationStalled
 from planner.simulator.options import SimOptions
+from planner.simulator.shuffle import NETWORK, Transfers
 
 if TYPE_CHECKING:
     from planner.simulator.schedulers.base import Scheduler
 
 
-class Simulation(Offers, Ends):
+class Simulation(Offers, Ends, Transfers):
     """All state of one run, driven by one `EventQueue`.
 
     Slots are numbered. ``slot_run[s]`` is the attempt on slot ``s`` as
@@ -120,6 +121,7 @@ class Simulation(Offers, Ends):
             self.idle = dict.fromkeys(range(count))
         else:
             self.sleeping = dict.fromkeys(range(nodes))
+        self._network_init()
 
     # -- used by schedulers ------------------------------------------------------------
     def request_wake(self, time: float) -> None:
@@ -192,6 +194,8 @@ class Simulation(Offers, Ends):
                 self._heartbeat(a, now)
             elif b == ARRIVAL:
                 self._arrive(a, now)
+            elif b == NETWORK:
+                self._network_event(a, now)
             else:
                 if now == self.wake_at:
                     self.wake_at = math.inf
@@ -208,6 +212,8 @@ class Simulation(Offers, Ends):
                     self.request_wake(wake)
                 if hb0 and self.dispatch_due:  # slots the settling freed (kills)
                     self._dispatch(now)
+            if self.network_dirty:
+                self._network_settle(now)
         if self.active:
             names = ", ".join(list(self.active)[:3])
             raise SimulationStalled(f"simulation ended with unfinished jobs ({names}); no slot can run them")
@@ -221,6 +227,8 @@ class Simulation(Offers, Ends):
                      options.rack_factor[job_spec.intensity], options.off_rack_factor[job_spec.intensity],
                      options.task_times.get(job_spec.name) if options.task_times else None)
         self.last_change = now  # new work: the stall clock starts over
+        if self.network is not None:
+            self._network_job(job)
         self.jobs.append(job)
         self._runs[index] = job
         self.active[job.name] = job
@@ -258,11 +266,16 @@ class Simulation(Offers, Ends):
                 if left is not None:  # a suspended map resumes
                     self._end_at(now + left, slot)
                     return True
+            if locality and job.block is not None:  # the network decides when it has read its block
+                self._read_start(slot, job, task, node, locality, now)
+                return True
             self._end_at(now + job.map_times[task] * job.slowdown[locality], slot)
         else:
             job.pending_reduces -= 1
             self.pending[REDUCE] -= 1
-            if job.maps_done == job.maps:
+            if job.shuffle is not None:
+                self._copy_start(slot, job, task, node, now)
+            elif job.maps_done == job.maps:
                 self._compute(slot, node, now)
             else:
                 job.copying.append(slot)

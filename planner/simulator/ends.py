@@ -75,6 +75,8 @@ class Ends:
             if kind == MAP:
                 job.map_state[task] = DONE
                 done = job.maps_done = job.maps_done + 1
+                if job.shuffle is not None:
+                    self._map_output(job, self.slot_node[slot], now)
                 if done < job.open_at or (done < job.maps and job.reduces_open):
                     # The common case: nothing else changes. If the instant holds nothing
                     # more, offering the slot now is what the dispatch would do.
@@ -98,6 +100,8 @@ class Ends:
         if kind == MAP:
             job.map_state[task] = DONE
             done = job.maps_done = job.maps_done + 1
+            if job.shuffle is not None:
+                self._map_output(job, self.slot_node[slot], now)
             if done < job.open_at or (done < job.maps and job.reduces_open):
                 return
             self._after_map(job, done, now)
@@ -118,7 +122,7 @@ class Ends:
             job.map_done = now
             if self.max_computing and job.pending_reduces:
                 self._work_appeared()  # the per-node limit on copying reducers is lifted
-            if job.copying:
+            if job.copying and job.shuffle is None:  # with the network, copies end with their transfers
                 copying, job.copying = job.copying, []
                 job.copying_on.clear()
                 for reducer in copying:

@@ -17,10 +17,14 @@ def evict(sim: Simulation, slot: int, now: float, overheads: tuple[float, float]
     A killed attempt frees its slot now and its task starts over. A suspended
     one keeps its slot for the suspend overhead (the checkpoint), then frees
     it; its task is pending again with the work it had left (a reducer still
-    copying has done none of its compute) plus the resume overhead.
+    copying has done none of its compute) plus the resume overhead. With the
+    network on, a killed reducer loses the bytes it fetched and a suspended one
+    keeps them (`planner.simulator.shuffle`).
     """
     job, kind, task, _, _ = sim.slot_run[slot]
     node = sim.slot_node[slot]
+    # A remote map reading its block: the seconds of work it had left (the network decides its end).
+    reading_left = sim._network_evict(slot, now, overheads is not None) if sim.network is not None else None
     copying = kind == REDUCE and slot in job.copying
     queued = kind == REDUCE and slot in sim.compute_queue[node]
     computing = kind == MAP or not (copying or queued)
@@ -37,6 +41,8 @@ def evict(sim: Simulation, slot: int, now: float, overheads: tuple[float, float]
         return
     suspend_overhead, resume_overhead = overheads
     left = sim.slot_end[slot] - now if computing else job.reduce_times[task]
+    if reading_left is not None:
+        left = reading_left
     sim.counts["suspensions"] += 1
     sim.suspending[slot] = left + resume_overhead
     sim.slot_gen[slot] += 1  # the attempt's own end event is now stale

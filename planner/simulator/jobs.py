@@ -43,6 +43,7 @@ class JobRun:
     """
 
     __slots__ = (
+        "block",
         "copying",
         "copying_on",
         "deadline",
@@ -76,6 +77,7 @@ class JobRun:
         "resume_on",
         "retry",
         "running",
+        "shuffle",
         "slowdown",
         "start",
         "submit",
@@ -125,6 +127,9 @@ class JobRun:
         self.start: float | None = None
         self.map_done: float | None = None
         self.finish: float | None = None
+        # The network model's (`planner.simulator.shuffle`): bytes per block, where map outputs are.
+        self.block: float | None = None
+        self.shuffle = None
         self.level = NODE_LOCAL  # delay scheduling: the locality the job may currently launch at
         self.wait_since: float | None = None
 

@@ -41,6 +41,11 @@ class SimOptions:
       into copy and compute capacity (Zaharia et al.): a node holds up to
       max_reducers reducers, at most max_computing of them computing; a job
       holds at most max_computing copying reducers per node.
+    - ``network``: move bytes over the cluster's links (`Cluster.network_gbps`,
+      ``rack_oversubscription``) for jobs that know them: a remote map reads its
+      block over the network, a reducer copies its share of the map outputs
+      before it computes (see the Simulator page, "The network"). Jobs without
+      bytes keep the locality factors and a copy that ends with their last map.
     """
 
     reduce_slowstart: float = 1.0
@@ -51,6 +56,7 @@ class SimOptions:
     assign_multiple: bool = True
     copy_compute: tuple[int, int] | None = None
     task_times: Mapping[str, Mapping[str, Sequence[float]]] | None = None
+    network: bool = False
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -61,7 +67,7 @@ class SimOptions:
         put(self, "task_time_cv", as_float(self.task_time_cv, "task_time_cv", minimum=0.0, maximum=MAX_TASK_TIME_CV))
         put(self, "rack_factor", _factors(self.rack_factor, "rack_factor", RACK_FACTOR))
         put(self, "off_rack_factor", _factors(self.off_rack_factor, "off_rack_factor", OFF_RACK_FACTOR))
-        for name in ("containers", "assign_multiple"):
+        for name in ("containers", "assign_multiple", "network"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInput(name, f"must be true or false, got {shown(getattr(self, name))}")
         if self.task_times is not None:
@@ -91,6 +97,7 @@ class SimOptions:
             "containers": self.containers,
             "assign_multiple": self.assign_multiple,
             "copy_compute": list(self.copy_compute) if self.copy_compute else None,
+            "network": self.network,
             "task_times": None if self.task_times is None else {
                 name: {kind: list(times) for kind, times in kinds.items()} for name, kinds in self.task_times.items()
             },

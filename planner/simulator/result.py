@@ -33,6 +33,10 @@ class SimResult:
     - ``suspensions``, ``kills``, ``wasted_work`` (killed work plus suspend and
       resume overheads), ``deadline_misses``; job records carry ``deadline``
       and ``margin`` (deadline minus finish, None without a deadline).
+    - ``network_bytes`` (with ``SimOptions.network``): bytes read by remote maps
+      (``remote_reads``) and received by reducers that completed their copy, over
+      the network (``shuffle_remote``) and from their own node (``shuffle_local``);
+      ``moved``: every byte that crossed a link, lost transfers included.
     """
 
     scheduler: dict[str, Any]
@@ -49,6 +53,7 @@ class SimResult:
     suspensions: int = 0
     kills: int = 0
     overhead_seconds: float = 0.0
+    network_bytes: dict[str, float] | None = None
 
     @classmethod
     def from_simulation(cls, sim: Simulation) -> SimResult:
@@ -82,6 +87,7 @@ class SimResult:
             suspensions=sim.counts["suspensions"],
             kills=sim.counts["kills"],
             overhead_seconds=sim.overhead_seconds,
+            network_bytes=None if sim.network is None else {**sim.network_bytes, "moved": sim.network.moved},
         )
 
     @cached_property
@@ -177,7 +183,7 @@ class SimResult:
         return sum(1 for job in self.jobs if job["margin"] is not None and job["margin"] < 0)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "summary": self.summary(),
             "scheduler": self.scheduler,
             "seed": self.seed,
@@ -188,6 +194,9 @@ class SimResult:
             "jobs": self.jobs,
             "tasks": self.tasks,
         }
+        if self.network_bytes is not None:  # with the network model only: other files stay as they were
+            data["network_bytes"] = self.network_bytes
+        return data
 
     def to_json(self) -> str:
         """The whole result as JSON text: same inputs and seed give the same bytes."""
