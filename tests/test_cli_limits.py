@@ -204,9 +204,16 @@ def _live_in_group(group: int) -> list[int]:
     return alive
 
 
+def _default_interrupt() -> None:
+    # A shell runs background jobs with Ctrl-C ignored, and children inherit that (CI started
+    # with `&`): give the command the default, as a terminal would.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(*args: object) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "planner", *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_default_interrupt)
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")

@@ -43,12 +43,12 @@ DOES_NOT_HOLD = {
     "NJ-F4-research-overhead", "NJ-F4-production-overhead", "NJ-F4-kill", "NJ-F6-L-PR", "NJ-F6-M-PR-spread",
     "NJR-F10-MDF-meets", "NJR-F10-MDF-end",
     "ZA-6.3-split-gain", "ZA-F12-3-gain", "ZA-T3-10-standard", "ZA-F12-10-gain", "ZA-T3-100-standard",
-    "ZA-6.1-lone-job",
+    "ZA-6.2.3-lone-job",
 }
 #: The three claims the fidelity issue named as contradicted before: (claim, holds now).
 NAMED = {"PK-W4-pairs": True, "PK-W5-pairs": True, "PK-W6-pairs": True,  # Packing W4-W6: pairs = multi-job
          "FR-F5-B-FIFO": False, "FR-F5-C-FIFO": False,  # FRESH's FIFO comparison on Sets B and C
-         "ZA-6.1-lone-job": False}  # the lone small job's response time under delay scheduling
+         "ZA-6.2.3-lone-job": False}  # the lone small job's response time under delay scheduling
 
 
 @pytest.fixture(scope="module")
