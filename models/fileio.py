@@ -14,7 +14,7 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -317,3 +317,37 @@ def csv_text(records: list[dict[str, Any]], empty_header: Sequence[str] = ()) ->
     writer.writeheader()
     writer.writerows(records)
     return buffer.getvalue()
+
+
+def iter_json_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """The values of a file holding a stream of JSON documents (Rumen's form), or one array.
+
+    Yields (line number, value) pairs; a top-level array is unpacked.
+    """
+    text = read_text(path)
+    decoder = json_decoder(strict_keys=False)
+    position = counted = 0
+    line = 1
+    while True:
+        while position < len(text) and text[position].isspace():
+            position += 1
+        if position >= len(text):
+            return
+        line += text.count("\n", counted, position)  # from the last object on: counting from 0 is quadratic
+        counted = position
+        try:
+            value, position = decoder.raw_decode(text, position)
+            check_nesting(value)
+        except json.JSONDecodeError as error:
+            raise InvalidInput(
+                f"line {error.lineno}", f"malformed JSON at column {error.colno}: {error.msg}", source=str(path)
+            ) from None
+        except InvalidInput as error:  # a number too long, NaN, nesting too deep
+            raise InvalidInput(f"line {line}", error.problem, source=str(path)) from None
+        except RecursionError:
+            raise InvalidInput(f"line {line}", "nested too deeply", source=str(path)) from None
+        if isinstance(value, list):
+            for item in value:
+                yield line, item
+        else:
+            yield line, value

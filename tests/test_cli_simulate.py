@@ -212,7 +212,7 @@ def test_bad_flags_exit_2_naming_the_flag(args, line):
 
 BAD_FILES = [
     ({"typo.yaml": "scheduler: fair\npools:\n  - {name: production}\n  - {name: research, weigth: 2}\n"},
-     ["--config", "{tmp}/typo.yaml"], "typo.yaml: pools[1].weigth: unknown key; expected one of max_running"),
+     ["--config", "{tmp}/typo.yaml"], "typo.yaml: pools[1].weigth: unknown key; expected one of max_map, max_reduce, max_running"),
     ({"one.yaml": "scheduler: capacity\nqueues:\n  - {name: production, capacity: 0.6}\n"},
      ["--config", "{tmp}/one.yaml"], "nightly.yaml: jobs[2].pool: no queue named 'research'; queues: production"),
     ({"cap.yaml": QUEUES}, ["--config", "{tmp}/cap.yaml", "--scheduler", "fair"],

@@ -107,7 +107,8 @@ def test_instances_pass_through():
     ("name", "data", "message"),
     [
         ("fair", {"pools": [{"name": "a"}, {"name": "b", "weigth": 2}]},
-         "pools[1].weigth: unknown key; expected one of max_running, min_map, min_reduce, mode, name, weight"),
+         "pools[1].weigth: unknown key; expected one of max_map, max_reduce, max_running, min_map, min_reduce, "
+         "mode, name, weight"),
         ("fair", {"pools": [{"weight": 2}]}, "pools[0].name: is required"),
         ("fair", {"pools": [{"name": 7}]}, "pools[0].name: must be a string, got 7 (int)"),
         ("fair", {"pools": [{"name": "a"}, {"name": "b", "weight": -1}]}, "pools[1].weight: must be > 0, got -1"),

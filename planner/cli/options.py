@@ -55,6 +55,12 @@ TaskTimeCvOption = Annotated[
     float | None, typer.Option(help="Coefficient of variation of task times (default 0: deterministic).")
 ]
 ContainersOption = Annotated[bool, typer.Option("--containers", help="Flexible containers that run maps or reduces.")]
+HadoopConfOption = Annotated[
+    list[Path] | None,
+    typer.Option("--hadoop-conf", help="Hadoop configuration file, repeatable: mapred-site.xml, yarn-site.xml, a fair "
+                                       "scheduler allocation file, capacity-scheduler.xml, SLS's nodes .json. "
+                                       "Simulates the cluster as configured (its scheduler, slots, nodes).")
+]
 NetworkOption = Annotated[
     bool, typer.Option("--network", help="Move jobs' bytes over the cluster's links (remote reads, the shuffle).")
 ]
@@ -66,7 +72,7 @@ HeartbeatOption = Annotated[
 SIMULATION_FLAGS = {"scheduler": "--scheduler", "delay": "--delay", "slots": "--slots", "seed": "--seed",
                     "reduce_slowstart": "--slowstart", "task_time_cv": "--task-time-cv",
                     "containers": "--containers", "copy_compute": "--containers", "heartbeat": "--heartbeat",
-                    "config": "--config", "network": "--network"}
+                    "config": "--config", "network": "--network", "hadoop_conf": "--hadoop-conf"}
 
 
 @dataclass(frozen=True)

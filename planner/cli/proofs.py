@@ -33,6 +33,7 @@ from planner.cli.options import (
     ContainersOption,
     DelayOption,
     ExecutorOption,
+    HadoopConfOption,
     HeartbeatOption,
     NetworkOption,
     NoiseOption,
@@ -93,6 +94,7 @@ def simulate_command(
     containers: ContainersOption = False,
     heartbeat: HeartbeatOption = None,
     network: NetworkOption = False,
+    hadoop_conf: HadoopConfOption = None,
     seed: Annotated[int, typer.Option(help="Seed of block placement and task-time noise.")] = 0,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Result file to write (.json).")] = None,
     json_output: JsonFlag = False,
@@ -102,10 +104,12 @@ def simulate_command(
     Example: planner simulate examples/nightly.yaml --cluster examples/cluster.yaml --scheduler fair --delay 15,15 -o result.json
 
     Example: planner simulate examples/nightly.yaml --cluster examples/cluster.yaml --config pools.yaml --seed 1
+
+    Example: planner simulate trace.yaml -c cluster.yaml --hadoop-conf yarn-site.xml --hadoop-conf fair-scheduler.xml
     """
     from models.cluster import Cluster
     from models.workload import Workload
-    from planner.simulator import simulate, simulation_settings
+    from planner.simulator import hadoop_settings, simulate, simulation_settings
 
     if output is not None and output.suffix.lower() != ".json":
         raise InvalidInput("--output", "simulation results are written as .json", source=str(output))
@@ -118,7 +122,14 @@ def simulate_command(
         machines = chosen_options.on(machines)
         heartbeats_fit(batch.jobs, machines, [split], cluster_file=cluster,
                        flag="--heartbeat" if heartbeat is not None else None)
-        chosen, options = simulation_settings(config, scheduler, delay=chosen_options.delay, **chosen_options.options)
+        if hadoop_conf:
+            if scheduler is not None or config is not None:
+                raise InvalidInput("--hadoop-conf", "sets the scheduler; leave out --scheduler and --config")
+            machines, chosen, options = hadoop_settings(hadoop_conf, machines, delay=chosen_options.delay,
+                                                        **chosen_options.options)
+        else:
+            chosen, options = simulation_settings(config, scheduler, delay=chosen_options.delay,
+                                                  **chosen_options.options)
         with working(f"simulating {workload.name} ({chosen.name})"):
             result = simulate(batch, machines, chosen, seed=seed, slots=split, options=options)
     except InvalidInput as error:
@@ -139,12 +150,14 @@ def validate_command(
     runs: RunsOption = DEFAULT_RUNS,
     noise: NoiseOption = DEFAULT_NOISE,
     seed: SeedOption = 0,
+    hadoop_conf: HadoopConfOption = None,
     executor: ExecutorOption = "local",
     json_output: JsonFlag = False,
 ) -> None:
     """Prove a plan: simulate it many times under profile bias, against the baselines.
 
-    Baselines: Fair 1:3, 2:2, 3:1 and FIFO for slot plans; sequential execution for VM plans.
+    Baselines: Fair 1:3, 2:2, 3:1 and FIFO for slot plans, and with --hadoop-conf the cluster
+    as configured (its own scheduler, slots and nodes); sequential execution for VM plans.
     Prints predicted against simulated makespans; with -o, writes the report (Markdown, HTML
     with the figures embedded, PNG figures, validation.json).
 
@@ -161,7 +174,7 @@ def validate_command(
         heartbeats_fit(batch.jobs, machines, [(made.map_slots, made.reduce_slots)], cluster_file=cluster)
     try:
         report = validate(made, batch, machines, runs=runs, noise=noise, seed=seed, executor=executor_of(executor),
-                          progress=True)
+                          progress=True, hadoop_conf=hadoop_conf)
         example = example_run(made, batch, machines, seed=seed) if output is not None else None
     except InvalidInput as error:
         raise attribute(error, _VALIDATE_OPTIONS, plan=plan) from None
@@ -184,8 +197,9 @@ def _seeds(seed: int, runs: int) -> list[int]:
 
 
 def _compared(workload: Path, cluster: Path, scheduler: list[str] | None, slots: list[str] | None, seed: int,
-              runs: int, executor: str, simulation: Simulation) -> Comparison:
-    from planner.proof.compare import compare, configurations
+              runs: int, executor: str, simulation: Simulation, hadoop_conf: list[Path] | None = None
+              ) -> Comparison:
+    from planner.proof.compare import compare, configurations, configured
 
     seeds, splits = _seeds(seed, runs), _splits(slots)  # before reading anything
     batch, machines = _inputs(workload, cluster)
@@ -194,7 +208,9 @@ def _compared(workload: Path, cluster: Path, scheduler: list[str] | None, slots:
         heartbeats_fit(batch.jobs, machines, splits, cluster_file=cluster,
                        flag="--heartbeat" if simulation.heartbeat is not None else None)
         chosen = configurations(scheduler or [], config=simulation.config, delay=simulation.delay,
-                                **simulation.options)
+                                **simulation.options) if scheduler or not hadoop_conf else []
+        if hadoop_conf:
+            chosen.append(configured(hadoop_conf, machines, delay=simulation.delay, **simulation.options))
         return compare(batch, machines, chosen, splits=splits, seeds=seeds, executor=executor_of(executor),
                        progress=True)
     except InvalidInput as error:
@@ -215,6 +231,7 @@ def compare_command(
     containers: ContainersOption = False,
     heartbeat: HeartbeatOption = None,
     network: NetworkOption = False,
+    hadoop_conf: HadoopConfOption = None,
     executor: ExecutorOption = "local",
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Folder for comparison.png, comparison.csv and .json.")
@@ -226,12 +243,14 @@ def compare_command(
     Prints a table; with -o, also writes a figure (makespan and mean response time) and the
     records as CSV and JSON. The simulation options (--config, --delay, --slowstart,
     --task-time-cv, --containers, --heartbeat) apply to every configuration, as in simulate.
+    With --hadoop-conf the cluster as Hadoop's files configure it is one more configuration,
+    "as configured".
 
     Example: planner compare examples/nightly.yaml --cluster examples/cluster.yaml --scheduler fifo --scheduler fair --scheduler fresh -o compare/
     """
     _check_folder(output)
     simulation = Simulation.of(config, delay, slowstart, task_time_cv, containers, heartbeat, network)
-    result = _compared(workload, cluster, scheduler, slots, seed, runs, executor, simulation)
+    result = _compared(workload, cluster, scheduler, slots, seed, runs, executor, simulation, hadoop_conf)
     if output is not None:
         result.write(output)
     emit([Section("configurations", f"comparison on {workload.name}",
@@ -252,6 +271,7 @@ def sweep_command(
     containers: ContainersOption = False,
     heartbeat: HeartbeatOption = None,
     network: NetworkOption = False,
+    hadoop_conf: HadoopConfOption = None,
     executor: ExecutorOption = "local",
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Every run as a record: .csv or .json.")
@@ -271,7 +291,7 @@ def sweep_command(
     not_a_folder(output)
     clock = time.perf_counter()
     simulation = Simulation.of(config, delay, slowstart, task_time_cv, containers, heartbeat, network)
-    result = _compared(workload, cluster, scheduler, slots, seed, runs, executor, simulation)
+    result = _compared(workload, cluster, scheduler, slots, seed, runs, executor, simulation, hadoop_conf)
     if output is not None:
         text = csv_text(result.runs) if output.suffix.lower() == ".csv" else json.dumps(result.runs, indent=1) + "\n"
         write_atomic(output, text)

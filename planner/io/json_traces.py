@@ -8,7 +8,6 @@ the job's place (``jobs[2] (line 40)``) and the trace's own key, e.g.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import warnings
@@ -19,7 +18,7 @@ from typing import Any
 
 from models import InvalidInput, Job, Workload
 from models.checks import as_float, key_name, shown
-from models.fileio import check_nesting, json_decoder, read_text
+from models.fileio import iter_json_objects
 from models.limits import MAX_BYTES
 from planner.limits import MAX_TRACE_MS
 
@@ -43,40 +42,6 @@ def trace_workload(jobs: list[Job], source: str, places: list[str]) -> Workload:
         field, problem = (re.sub(r"^jobs\[(\d+)\]", place, error.field),
                           re.sub(r"\bjobs\[(\d+)\]", place, error.problem))
         raise InvalidInput(field, problem, source=source) from None
-
-
-def iter_json_objects(path: str | Path) -> Iterator[tuple[int, Any]]:
-    """The values of a file holding a stream of JSON documents (Rumen's form), or one array.
-
-    Yields (line number, value) pairs; a top-level array is unpacked.
-    """
-    text = read_text(path)
-    decoder = json_decoder(strict_keys=False)
-    position = counted = 0
-    line = 1
-    while True:
-        while position < len(text) and text[position].isspace():
-            position += 1
-        if position >= len(text):
-            return
-        line += text.count("\n", counted, position)  # from the last object on: counting from 0 is quadratic
-        counted = position
-        try:
-            value, position = decoder.raw_decode(text, position)
-            check_nesting(value)
-        except json.JSONDecodeError as error:
-            raise InvalidInput(
-                f"line {error.lineno}", f"malformed JSON at column {error.colno}: {error.msg}", source=str(path)
-            ) from None
-        except InvalidInput as error:  # a number too long, NaN, nesting too deep
-            raise InvalidInput(f"line {line}", error.problem, source=str(path)) from None
-        except RecursionError:
-            raise InvalidInput(f"line {line}", "nested too deeply", source=str(path)) from None
-        if isinstance(value, list):
-            for item in value:
-                yield line, item
-        else:
-            yield line, value
 
 
 def _json_jobs(path: str | Path) -> list[tuple[str, dict]]:

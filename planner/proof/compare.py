@@ -23,7 +23,7 @@ from models.checks import as_int
 from models.fileio import csv_text, write_atomic
 from planner.limits import MAX_RUNS
 from planner.proof.sweep import Progress, Spec, sweep
-from planner.simulator import SimOptions, simulate, simulation_settings
+from planner.simulator import SimOptions, hadoop_settings, simulate, simulation_settings
 from planner.simulator.layout import check_slots
 from planner.simulator.schedulers.base import Scheduler
 
@@ -33,11 +33,24 @@ MEASURES = ("makespan", "mean_response", "utilization", "fairness", "node_local"
 
 @dataclass(frozen=True)
 class Configuration:
-    """A named scheduler with its options (from a settings file or defaults)."""
+    """A named scheduler with its options (from a settings file or defaults); ``cluster``, when
+    given, replaces the comparison's (the cluster as Hadoop's files configure it)."""
 
     name: str
     scheduler: Scheduler
     options: SimOptions | None = None
+    cluster: Cluster | None = None
+
+
+#: The name of the configuration Hadoop's files make (`configured`).
+AS_CONFIGURED = "as configured"
+
+
+def configured(paths: Sequence[str | Path], cluster: Cluster, **options: Any) -> Configuration:
+    """The cluster as Hadoop's configuration files make it (`hadoop_settings`), named
+    "as configured": its scheduler, options (with ``options`` and ``delay`` on top) and cluster."""
+    machines, scheduler, chosen = hadoop_settings(paths, cluster, **options)
+    return Configuration(AS_CONFIGURED, scheduler, chosen, machines)
 
 
 def configurations(entries: Sequence[str], *, config: str | Path | None = None, **options: Any
@@ -67,7 +80,8 @@ def configurations(entries: Sequence[str], *, config: str | Path | None = None, 
 def run_configuration(workload: Workload, cluster: Cluster, configuration: Configuration,
                       slots: tuple[int, int] | None, seed: int) -> dict[str, Any]:
     """One simulation: its summary as a flat record, labelled."""
-    result = simulate(workload, cluster, copy.deepcopy(configuration.scheduler), seed=seed, slots=slots,
+    machines = configuration.cluster if configuration.cluster is not None else cluster
+    result = simulate(workload, machines, copy.deepcopy(configuration.scheduler), seed=seed, slots=slots,
                       options=configuration.options)
     summary = result.summary()
     split = None if slots is None else f"{slots[0]}:{slots[1]}"

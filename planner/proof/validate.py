@@ -37,6 +37,7 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -47,7 +48,7 @@ from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_NOISE, DEFAULT_RUNS
 from planner.limits import MAX_RUNS
 from planner.proof.sweep import Progress, Spec, sweep
-from planner.simulator import Fair, Fifo, Fresh, Scheduler, simulate, simulate_vms
+from planner.simulator import Fair, Fifo, Fresh, Scheduler, SimOptions, hadoop_settings, simulate, simulate_vms
 from solvers import configure_slots, fluid_makespan
 from solvers.admission import job_names, submission_order
 
@@ -95,7 +96,8 @@ def _scaled(job: Job, factor: float) -> Job:
 
 @dataclass(frozen=True)
 class Setup:
-    """One configuration to simulate: the plan, a baseline, a variant or a point of the curve."""
+    """One configuration to simulate: the plan, a baseline, a variant or a point of the curve;
+    ``cluster`` and ``options``, when given, replace the validation's (the cluster as configured)."""
 
     name: str
     role: str
@@ -104,6 +106,8 @@ class Setup:
     slots: tuple[int, int] | None = None
     groups: tuple[tuple[tuple[str, int, str], ...], ...] | None = None
     backfill: bool = False
+    cluster: Cluster | None = None
+    options: SimOptions | None = None
 
     def record(self) -> dict[str, Any]:
         scheduler = self.scheduler.name if self.scheduler is not None else ("vm-backfill" if self.backfill else "vm")
@@ -124,7 +128,8 @@ def run_setup(setup: Setup, workload: Workload, cluster: Cluster, noise: float, 
                       fairness=None, node_local=None)
     else:
         # a private copy: runs of one setup may share a process (threads, serial)
-        result = simulate(jobs, cluster, copy.deepcopy(setup.scheduler), seed=simulation_seed, slots=setup.slots)
+        result = simulate(jobs, setup.cluster or cluster, copy.deepcopy(setup.scheduler), seed=simulation_seed,
+                          slots=setup.slots, options=setup.options)
         record.update(makespan=result.makespan, mean_response=result.mean_response,
                       fairness=result.fairness, node_local=result.locality["node"])
     return record
@@ -313,13 +318,16 @@ def validate(
     executor: Any = None,
     curve_splits: int = 6,
     progress: Progress = False,
+    hadoop_conf: Sequence[str | Path] | None = None,
 ) -> ValidationReport:
     """Run ``plan`` and its baselines ``runs`` times each on biased copies of tonight's batch
     (module docstring) and report predicted against simulated makespans.
 
     ``curve_splits`` slot splits besides the plan's are also simulated (slot plans; at most
     ``min(runs, 10)`` runs each) for the makespan-vs-map-slots figure. ``executor`` goes to `sweep` (default: local processes);
-    the report is the same on every executor for the same seed.
+    the report is the same on every executor for the same seed. ``hadoop_conf`` (Hadoop's
+    configuration files, `hadoop_settings`) adds the cluster as configured as a baseline of slot
+    plans: the batch run by the cluster's own scheduler, slots and nodes.
     """
     runs = as_int(runs, "runs", minimum=2, maximum=MAX_RUNS)
     noise = check_noise(noise)
@@ -331,6 +339,10 @@ def validate(
         kind, setups, curve = "vms", vm_setups(plan, tonight, cluster), []
     else:
         kind, setups, curve = "slots", slot_setups(plan, workload, cluster, curve_splits), fluid_curve(plan, workload)
+        if hadoop_conf:
+            machines, scheduler, options = hadoop_settings(hadoop_conf, cluster)
+            setups.insert(1, Setup("the cluster as configured", "baseline", None, scheduler, cluster=machines,
+                                   options=options))
     clock = time.perf_counter()
     counts = [min(runs, CURVE_RUNS) if setup.role == "curve" else runs for setup in setups]
     specs = [Spec(run_setup, (setup, tonight, cluster, noise, seed, run), label=f"{setup.name} #{run}")

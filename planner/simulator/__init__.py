@@ -3,6 +3,8 @@
 `engine` (the event heap and clock), `core` (the `Simulation` object holding all state), `api`
 (`simulate`), `jobs`, `offers`, `locality`, `eviction` and `ends` (what happens to tasks),
 `layout` (nodes, racks, slots, blocks), `options` and `config` (settings and their files),
+`hadoop_conf`, `hadoop_allocations` and `hadoop_files` (Hadoop's own configuration files), `network`
+and `shuffle` (links, remote reads and the copy phase),
 `result`, `records` and `gantt` (what a run reports), `vms` (VM-level runs of pair and phase
 schedules), and `schedulers/` (one module per scheduler, registered by name). A new scheduler
 is a module in `schedulers/` registered there.
@@ -19,6 +21,7 @@ from planner.simulator.config import (
     simulation_settings,
 )
 from planner.simulator.core import Simulation, SimulationStalled
+from planner.simulator.hadoop_conf import HadoopSetup, IgnoredSetting, hadoop_settings, read_hadoop_conf
 from planner.simulator.locality import DelayScheduling
 from planner.simulator.options import OFF_RACK_FACTOR, RACK_FACTOR, SimOptions
 from planner.simulator.result import SimResult, overall_fairness
@@ -49,6 +52,8 @@ __all__ = [
     "Fair",
     "Fifo",
     "Fresh",
+    "HadoopSetup",
+    "IgnoredSetting",
     "Natjam",
     "Pool",
     "Preemption",
@@ -63,11 +68,13 @@ __all__ = [
     "VmResult",
     "check_vm_groups",
     "fair_shares",
+    "hadoop_settings",
     "load_scheduler",
     "load_settings",
     "make_scheduler",
     "options_from_dict",
     "overall_fairness",
+    "read_hadoop_conf",
     "register",
     "scheduler_from_dict",
     "simulate",

@@ -262,7 +262,7 @@ def _entries(
 
 #: Upper limits of pool fields (a queue's are fractions its constructor bounds).
 _ENTRY_LIMITS = {"weight": MAX_WEIGHT, "min_map": MAX_TOTAL_SLOTS, "min_reduce": MAX_TOTAL_SLOTS,
-                 "max_running": MAX_JOBS}
+                 "max_map": MAX_TOTAL_SLOTS, "max_reduce": MAX_TOTAL_SLOTS, "max_running": MAX_JOBS}
 
 
 def _within(value: object, field: str, maximum: float, *, least: float | None = None, magnitude: bool = False) -> None:

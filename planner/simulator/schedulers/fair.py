@@ -22,7 +22,10 @@ class Pool:
     and ``min_reduce`` are slots it is owed whenever it has that much demand,
     ``mode`` orders its own jobs ("fair": fewest running tasks per job weight
     first; "fifo": priority, then submission), ``max_running`` caps how many of
-    its jobs run at once (a started job keeps running; the others wait in FIFO order)."""
+    its jobs run at once (a started job keeps running; the others wait in FIFO order).
+    ``max_map`` and ``max_reduce`` (None: no cap) cap the tasks of each kind it runs
+    at once (Hadoop's maxMaps and maxReduces); on containers a pool's min share and
+    cap are the sums of the two kinds'."""
 
     name: str
     weight: float = 1.0
@@ -30,6 +33,8 @@ class Pool:
     min_reduce: int = 0
     mode: str = "fair"
     max_running: int | None = None
+    max_map: int | None = None
+    max_reduce: int | None = None
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -41,11 +46,24 @@ class Pool:
         as_str(self.mode, f"{where}.mode", choices=("fair", "fifo"))
         if self.max_running is not None:
             put(self, "max_running", as_int(self.max_running, f"{where}.max_running", minimum=1))
+        for name in ("max_map", "max_reduce"):
+            if getattr(self, name) is not None:
+                put(self, name, as_int(getattr(self, name), f"{where}.{name}", minimum=0))
 
     def min_share(self, kind: int) -> int:
         if kind == ANY:
             return self.min_map + self.min_reduce
         return self.min_map if kind == MAP else self.min_reduce
+
+    def max_share(self, kind: int) -> int | None:
+        """The most tasks of ``kind`` the pool may run at once (None: no cap)."""
+        if kind == ANY:
+            return None if self.max_map is None or self.max_reduce is None else self.max_map + self.max_reduce
+        return self.max_map if kind == MAP else self.max_reduce
+
+    @property
+    def capped(self) -> bool:
+        return self.max_map is not None or self.max_reduce is not None
 
 
 def job_weight(job: JobRun) -> float:
@@ -89,6 +107,7 @@ class Fair(Scheduler):
             if pool.name in self.pools:
                 raise InvalidInput(f"pools[{position}].name", f"duplicate pool {pool.name!r}")
             self.pools[pool.name] = pool
+        self.capped = any(pool.capped for pool in self.pools.values())
         self.preemption = _as_preemption(preemption)
         self.settles = self.preemption is not None
         self.members: dict[str, list[JobRun]] = {}
@@ -102,7 +121,9 @@ class Fair(Scheduler):
 
     def describe(self) -> dict[str, Any]:
         data = super().describe()
-        data["pools"] = [vars(pool).copy() for pool in self.pools.values()]
+        # Caps appear when set, so that results of uncapped pools read as before caps existed.
+        data["pools"] = [{key: value for key, value in vars(pool).items()
+                          if not (key in ("max_map", "max_reduce") and value is None)} for pool in self.pools.values()]
         if self.preemption is not None:
             data["preemption"] = vars(self.preemption).copy()
         if self.k is not None:
@@ -186,22 +207,26 @@ class Fair(Scheduler):
         self.runnable[pool] = sorted(started + waiting, key=fifo_key)
 
     def pool_loads(self, kind: int) -> list[tuple[str, int, int]]:
-        """(pool, running tasks, demand) of every pool with jobs, for slots of ``kind``."""
+        """(pool, running tasks, demand) of every pool with jobs, for slots of ``kind``; a
+        pool's demand stops at its cap."""
         loads = []
         for name, members in self.members.items():
             if not members:
                 continue
             running = sum(job.running_of(kind) for job in members)
             demand = running + sum(self._pending_of(job, kind) for job in self.runnable[name])
+            cap = self._known[name].max_share(kind) if self.capped else None
+            if cap is not None:
+                demand = max(min(demand, cap), min(running, demand))
             loads.append((name, running, demand))
         return loads
 
     def pick(self, node: int, kind: int, now: float) -> Launch | None:
         occupied = [name for name, members in self.members.items() if members]
-        if len(occupied) > 1:
+        if len(occupied) > 1 or self.capped:
             ranked = []
             for name, running, demand in self.pool_loads(kind):
-                if demand == running:
+                if demand <= running:  # nothing to launch, or at its cap
                     continue
                 pool = self._known[name]
                 floor = min(pool.min_share(kind), demand)

@@ -1,0 +1,293 @@
+"""Hadoop's configuration as the simulator's cluster, scheduler and options: the cluster as it is.
+
+`read_hadoop_conf(paths)` reads any mix of:
+
+- a fair scheduler allocation file, MRv1 or YARN (``<allocations>``; `hadoop_allocations`);
+- capacity-scheduler.xml (``yarn.scheduler.capacity.*``): leaf queues with their capacity and
+  maximum-capacity as fractions of the cluster (each level's percentages multiplied down the
+  path);
+- mapred-site.xml and yarn-site.xml (any ``<configuration>`` file): the settings in
+  `SITE_SETTINGS` (slots or containers per node, reduce slow-start, assign-multiple, preemption,
+  the scheduler class, block replication);
+- SLS's nodes file (JSON): the nodes and racks.
+
+The scheduler is the one the site files name, else the one the files configure (an allocation
+file: fair; capacity properties: capacity), else FIFO. A setting the simulator does not model
+is named in an `IgnoredSetting` warning, never dropped silently; a malformed file is one
+`InvalidInput` naming the file and the element.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from models import Cluster
+from models.errors import InvalidInput
+from planner.simulator.hadoop_allocations import DEFAULT_CONTAINER, Allocations, read_allocations
+from planner.simulator.hadoop_files import read_sls_nodes, read_xml, site_properties
+from planner.simulator.options import SimOptions
+from planner.simulator.schedulers.base import Scheduler
+from planner.simulator.schedulers.capacity import Capacity, Queue
+from planner.simulator.schedulers.fair import Fair
+from planner.simulator.schedulers.fifo import Fifo
+from planner.simulator.schedulers.preemption import Preemption
+
+
+class IgnoredSetting(UserWarning):
+    """A Hadoop setting the simulator does not model (named in the message)."""
+
+
+#: Site settings the simulator models: property -> what it sets.
+SITE_SETTINGS = {
+    "mapred.tasktracker.map.tasks.maximum": "map_slots",
+    "mapreduce.tasktracker.map.tasks.maximum": "map_slots",
+    "mapred.tasktracker.reduce.tasks.maximum": "reduce_slots",
+    "mapreduce.tasktracker.reduce.tasks.maximum": "reduce_slots",
+    "mapred.reduce.slowstart.completed.maps": "reduce_slowstart",
+    "mapreduce.job.reduce.slowstart.completedmaps": "reduce_slowstart",
+    "mapred.jobtracker.taskScheduler": "scheduler",
+    "mapreduce.jobtracker.taskscheduler": "scheduler",
+    "yarn.resourcemanager.scheduler.class": "scheduler",
+    "mapred.fairscheduler.preemption": "preemption",
+    "yarn.scheduler.fair.preemption": "preemption",
+    "mapred.fairscheduler.assignmultiple": "assign_multiple",
+    "yarn.scheduler.fair.assignmultiple": "assign_multiple",
+    "yarn.nodemanager.resource.memory-mb": "node_memory",
+    "yarn.nodemanager.resource.cpu-vcores": "node_vcores",
+    "yarn.scheduler.minimum-allocation-mb": "container_memory",
+    "yarn.scheduler.minimum-allocation-vcores": "container_vcores",
+    "dfs.replication": "replication",
+    # Where the allocation file is: read when given on the command line, nothing to apply.
+    "mapred.fairscheduler.allocation.file": "allocation_file",
+    "yarn.scheduler.fair.allocation.file": "allocation_file",
+}
+#: Scheduler classes by the last part of their Java name.
+SCHEDULER_CLASSES = {"FairScheduler": "fair", "CapacityTaskScheduler": "capacity", "CapacityScheduler": "capacity",
+                     "JobQueueTaskScheduler": "fifo", "FifoScheduler": "fifo"}
+_CAPACITY = "yarn.scheduler.capacity."
+
+
+@dataclass(frozen=True)
+class HadoopSetup:
+    """The cluster as its Hadoop files configure it.
+
+    ``scheduler`` is ready to simulate with; ``cluster`` holds the `Cluster` fields the files
+    set (apply them with `on`), ``options`` the `SimOptions` fields (`sim_options`); ``ignored``
+    lists the settings read but not modelled, ``sources`` the files read.
+    """
+
+    scheduler: Scheduler
+    cluster: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    ignored: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+
+    def on(self, cluster: Cluster) -> Cluster:
+        """``cluster`` with the files' nodes, racks, slots and replication."""
+        return cluster.with_changes(**self.cluster) if self.cluster else cluster
+
+    def sim_options(self, base: SimOptions | None = None) -> SimOptions:
+        """``base`` (default options) with the files' settings."""
+        return replace(base or SimOptions(), **self.options)
+
+
+def read_hadoop_conf(paths: Iterable[str | Path], *, warn: bool = True) -> HadoopSetup:
+    """Read Hadoop's files (see the module docstring) into a `HadoopSetup`; with ``warn``, an
+    `IgnoredSetting` warning lists what is not modelled."""
+    files = [Path(path) for path in paths]
+    if not files:
+        raise InvalidInput("hadoop_conf", "give at least one file")
+    site: dict[str, tuple[str, str, str]] = {}  # setting -> (value, file, place)
+    capacity: dict[str, tuple[str, str, str]] = {}
+    allocations: list[tuple[Any, str]] = []
+    cluster: dict[str, Any] = {}
+    ignored: list[str] = []
+    for path in files:
+        source = str(path)
+        if path.suffix.lower() == ".json":
+            topology = read_sls_nodes(path)
+            cluster["nodes"], cluster["racks"] = topology.nodes, len(topology.racks)
+            sizes = sorted({len(hosts) for hosts in topology.racks.values()})
+            if len(sizes) > 1:
+                ignored.append(f"{source}: racks of {sizes[0]}-{sizes[-1]} nodes (the simulator splits "
+                               f"{topology.nodes} nodes evenly over {len(topology.racks)} racks)")
+            continue
+        root = read_xml(path)
+        if root.tag == "allocations":
+            allocations.append((root, source))
+        elif root.tag == "configuration":
+            for name, (value, place) in site_properties(root, source).items():
+                if name.startswith(_CAPACITY):
+                    capacity[name[len(_CAPACITY):]] = (value, source, place)
+                elif name in SITE_SETTINGS:
+                    site[SITE_SETTINGS[name]] = (value, source, place)
+                else:
+                    ignored.append(f"{source}: {name} = {value}")
+        else:
+            raise InvalidInput(root.tag, "expected <configuration> (a site file) or <allocations> (a fair "
+                                         "scheduler allocation file)", source=source)
+    container = (_site_number(site, "container_memory", DEFAULT_CONTAINER[0]),
+                 _site_number(site, "container_vcores", DEFAULT_CONTAINER[1]))
+    read = [read_allocations(root, source, container) for root, source in allocations]
+    for found, (_, source) in zip(read, allocations, strict=True):
+        ignored.extend(f"{source}: {item}" for item in found.ignored)
+    options: dict[str, Any] = {}
+    cluster.update(_slots(site, container, yarn=any(a.yarn for a in read) or bool(capacity)))
+    if "containers" in cluster:
+        options["containers"] = cluster.pop("containers")
+    if "reduce_slowstart" in site:
+        options["reduce_slowstart"] = _site_number(site, "reduce_slowstart", 1.0)
+    if "assign_multiple" in site:
+        options["assign_multiple"] = _site_flag(site, "assign_multiple")
+    if "replication" in site:
+        cluster["replication"] = int(_site_number(site, "replication", 3))
+    scheduler = _scheduler(site, capacity, read, ignored)
+    setup = HadoopSetup(scheduler, cluster, options, tuple(ignored), tuple(str(path) for path in files))
+    if warn and ignored:
+        warnings.warn(f"not modelled, ignored: {'; '.join(ignored)}", IgnoredSetting, stacklevel=2)
+    return setup
+
+
+def hadoop_settings(paths: Iterable[str | Path], cluster: Cluster, *, delay: object = None,
+                    **options: Any) -> tuple[Cluster, Scheduler, SimOptions]:
+    """What a run of ``cluster`` as Hadoop's files configure it uses: the cluster with the files'
+    nodes, racks and slots, their scheduler (with ``delay`` scheduling when given), and their
+    options with the `SimOptions` fields given as keywords on top (None values are ignored)."""
+    from planner.simulator.config import delay_from_value
+
+    setup = read_hadoop_conf(paths)
+    scheduler = setup.scheduler
+    chosen_delay = delay_from_value(delay)
+    if chosen_delay is not None:
+        scheduler.delay = chosen_delay
+    changes = {key: value for key, value in options.items() if value is not None}
+    try:
+        sim_options = replace(setup.sim_options(), **changes)
+    except TypeError as error:
+        raise InvalidInput("options", str(error)) from None
+    return setup.on(cluster), scheduler, sim_options
+
+
+def _scheduler(site: dict, capacity: dict, read: list[Allocations], ignored: list[str]) -> Scheduler:
+    named = None
+    if "scheduler" in site:
+        value, source, place = site["scheduler"]
+        named = SCHEDULER_CLASSES.get(value.strip().rsplit(".", 1)[-1])
+        if named is None:
+            raise InvalidInput(place, f"unknown scheduler class {value!r}; known: {', '.join(SCHEDULER_CLASSES)}",
+                               source=source)
+    kind = named or ("fair" if read else "capacity" if capacity else "fifo")
+    if kind != "fair" and read:
+        ignored.append(f"the allocation file (the scheduler is {kind})")
+    if kind != "capacity" and capacity:
+        ignored.append(f"the {len(capacity)} capacity-scheduler properties (the scheduler is {kind})")
+    if kind == "fifo":
+        return Fifo()
+    if kind == "capacity":
+        return Capacity(queues=capacity_queues(capacity, ignored))
+    pools = [pool for found in read for pool in found.pools]
+    preemption = None
+    if "preemption" in site and _site_flag(site, "preemption"):
+        minimum = min((f.min_share_timeout for f in read if f.min_share_timeout is not None), default=None)
+        fair = min((f.fair_share_timeout for f in read if f.fair_share_timeout is not None), default=None)
+        given = {round(v, 9) for f in read for v in [*f.min_share_timeouts.values(), *f.fair_share_timeouts.values()]}
+        if len(given) > 2:
+            ignored.append("per-pool preemption timeouts (the simulator uses the shortest of each kind)")
+        preemption = Preemption(min_share_timeout=minimum, fair_share_timeout=fair)
+    return Fair(pools=pools, preemption=preemption)
+
+
+def capacity_queues(properties: dict[str, tuple[str, str, str]], ignored: list[str]) -> list[Queue]:
+    """Leaf queues of capacity-scheduler properties (names below ``yarn.scheduler.capacity.``)."""
+    used: set[str] = set()
+
+    def value(key: str) -> tuple[str, str, str] | None:
+        if key in properties:
+            used.add(key)
+            return properties[key]
+        return None
+
+    def percent(key: str, default: float) -> float:
+        entry = value(key)
+        if entry is None:
+            return default
+        text, source, place = entry
+        try:
+            number = float(text)
+        except ValueError:
+            raise InvalidInput(place, f"must be a percentage, got {text!r}", source=source) from None
+        if not 0 <= number <= 100:
+            raise InvalidInput(place, f"must be a percentage in 0..100, got {text}", source=source)
+        return number / 100.0
+
+    queues: list[Queue] = []
+
+    def level(path: str, share: float, top: float) -> None:
+        entry = value(f"{path}.queues")
+        if entry is None:
+            if path == "root":
+                raise InvalidInput(_CAPACITY + "root.queues", "is missing: no queues defined")
+            name = path.split(".", 1)[1]
+            if share > 0:
+                queues.append(Queue(name, share, max(share, min(top, 1.0))))
+            else:
+                ignored.append(f"queue {name} (capacity 0: never runs a task in the simulator)")
+            return
+        for child in (part.strip() for part in entry[0].split(",") if part.strip()):
+            child_path = f"{path}.{child}"
+            level(child_path, share * percent(f"{child_path}.capacity", 0.0),
+                  top * percent(f"{child_path}.maximum-capacity", 1.0))
+
+    level("root", 1.0, 1.0)
+    ignored.extend(f"{properties[key][1]}: {_CAPACITY}{key} = {properties[key][0]}"
+                   for key in properties if key not in used)
+    if not queues:
+        raise InvalidInput(_CAPACITY + "root.queues", "no queue has a capacity above 0")
+    return queues
+
+
+def _slots(site: dict, container: tuple[float, float], *, yarn: bool) -> dict[str, Any]:
+    """Slots per node: MRv1's maxima, or YARN's containers per node (memory and vcores over a
+    container's), split half and half between the two kinds of a container cluster."""
+    slots: dict[str, Any] = {}
+    for kind in ("map_slots", "reduce_slots"):
+        if kind in site:
+            slots[kind] = int(_site_number(site, kind, 1))
+    if "node_memory" in site or "node_vcores" in site:
+        memory = _site_number(site, "node_memory", 8192.0)
+        vcores = _site_number(site, "node_vcores", 8.0)
+        per_node = math.floor(min(memory / container[0], vcores / container[1]))
+        if per_node < 2:
+            _, source, place = site.get("node_memory") or site["node_vcores"]
+            raise InvalidInput(place, f"a node holds {per_node} container(s) of {container[0]:g} MB and "
+                                      f"{container[1]:g} vcores; the simulator needs at least 2", source=source)
+        slots.update(map_slots=per_node - per_node // 2, reduce_slots=per_node // 2)
+        yarn = True
+    if yarn:
+        slots["containers"] = True
+    return slots
+
+
+def _site_number(site: dict, key: str, default: float) -> float:
+    if key not in site:
+        return default
+    value, source, place = site[key]
+    try:
+        number = float(value)
+    except ValueError:
+        raise InvalidInput(place, f"must be a number, got {value!r}", source=source) from None
+    if not math.isfinite(number) or number < 0:
+        raise InvalidInput(place, f"must be a number >= 0, got {value!r}", source=source)
+    return number
+
+
+def _site_flag(site: dict, key: str) -> bool:
+    value, source, place = site[key]
+    if value.strip().lower() not in ("true", "false"):
+        raise InvalidInput(place, f"must be true or false, got {value!r}", source=source)
+    return value.strip().lower() == "true"
