@@ -34,6 +34,8 @@ _PUBLIC = {
     "profile_to_dict": "models.profiles",
     "wave_power_law": "models.profiles",
     "wave_runtime": "models.profiles",
+    "with_wave_profiles": "models.profiles",
+    "DerivedProfileWarning": "models.profiles",
 }
 
 

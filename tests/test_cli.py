@@ -92,8 +92,7 @@ def test_fit_forced_kind_mismatch_is_bad_input(data_dir):
          "--set: expected NAME=VALUE"),
         (["fit", "{tmp}/bad.csv"], "bad.csv: line 3.runtime: must be > 0, got -1"),
         (["fit", "{data}/sample-runtimes.csv", "--workload", "{tmp}/bad.yaml"], "bad.yaml: jobs[0].map_time"),
-        (["plan", "{tmp}/plain.yaml", "-c", "{examples}/cluster.yaml", "--strategy", "packing"],
-         "plain.yaml: pi.profile: VM-level planning needs a runtime profile on every job; 1 of 1 have none: pi"),
+        (["fit", "{tmp}/plain.yaml", "--wave"], "--cluster: --wave needs the cluster the jobs will run on"),
     ],
 )
 def test_bad_input_exits_2_with_one_line_and_no_traceback(tmp_path, data_dir, args, needle):

@@ -183,3 +183,16 @@ def test_a_limit_of_every_job_changes_nothing(jobs, cluster, containers, data, s
     options = SimOptions(containers=containers)
     free = run(jobs, cluster, base, seed=seed, options=options)
     assert run(jobs, cluster, limited, seed=seed, options=options).tasks == free.tasks
+
+
+def test_a_running_job_limit_starts_the_job_the_admission_limit_admitted():
+    """Found by the property test above: pool b (max_running 1) holds j0 and j1 (priority 1),
+    both submitted at 0, k = 1. The admission limit admits j0 (the first in workload order); the
+    pool's limit used to pick j1 (first by priority), which was not admitted: neither ran. The
+    pool now starts admitted jobs first: j0's map at 0-1 s, then j1's map 1-2 s and reduce 2-3 s."""
+    jobs = [Job("j0", 1, 0, 1.0, pool="b", intensity="cpu"),
+            Job("j1", 1, 1, 1.0, 1.0, pool="b", priority=1, intensity="cpu")]
+    cluster = Cluster(nodes=1, map_slots=1, reduce_slots=1, heartbeat=1.0, replication=1)
+    result = simulate(jobs, cluster, Fair(pools=[Pool("a"), Pool("b", max_running=1)], k=1),
+                      options=SimOptions(containers=True, assign_multiple=False))
+    assert [(r["name"], r["start"], r["finish"]) for r in result.jobs] == [("j0", 0.0, 1.0), ("j1", 1.0, 3.0)]

@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from models import Cluster, InvalidInput, Job, Workload
+from models.profiles import DerivedProfileWarning
 from planner.cli.main import app
 from planner.plans.plan import Plan, make_plan
 from solvers import configure_slots, johnson_order
@@ -99,8 +100,8 @@ def test_plan_needs_json_and_valid_options(tmp_path):
         make_plan(workload, cluster, k=0)
     with pytest.raises(InvalidInput, match="strategy: must be one of slots, johnson, slots\\+johnson, pairs, packing"):
         make_plan(workload, cluster, "magic")
-    with pytest.raises(InvalidInput, match=r"a\.profile: VM-level planning needs a runtime profile on every job"):
-        make_plan(workload, cluster, "pairs")
+    with pytest.warns(DerivedProfileWarning, match=r"have no runtime profile; derived from their tasks"):
+        assert make_plan(workload, cluster, "pairs").phases  # jobs without a profile get the wave model's
 
 
 def test_cli_plan_writes_file_and_json(tmp_path):

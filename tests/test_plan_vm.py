@@ -7,6 +7,7 @@ import json
 import pytest
 
 from models import Cluster, ExtrapolationWarning, InvalidInput, InvalidPlan, Job, PowerLawProfile, Workload
+from models.profiles import DerivedProfileWarning
 from planner.plans.plan import PLAN_VERSION, Plan, make_plan
 from planner.plans.vm import pair_phases
 from solvers import PairGroup, PairSchedule, SolveStatus, evaluate_phases, methods, pack_phases, schedule_pairs
@@ -106,10 +107,11 @@ def test_solver_option_is_checked():
 
 
 def test_jobs_without_profile_are_named():
+    """They get one derived from their tasks (the wave model), and one warning names them."""
     workload = Workload([job("p", 10, -1), Job("q", 1, 0, 5.0), Job("r", 1, 0, 5.0)])
-    with pytest.raises(InvalidInput, match=r"q\.profile: .*2 of 3 have none: q, r") as caught:
-        make_plan(workload, CLUSTER, "packing")
-    assert caught.value.field == "q.profile"
+    with pytest.warns(DerivedProfileWarning, match=r"2 of 3 jobs have no runtime profile.*: q, r$") as caught:
+        plan = make_plan(workload, CLUSTER, "packing")
+    assert len(caught) == 1 and {name for phase in plan.phases for name, _, _ in phase} == {"p", "q", "r"}
 
 
 def test_extrapolated_placements_warn_once_naming_the_jobs():

@@ -10,6 +10,7 @@ from models.profiles.base import (
     register_profile_kind,
     require_fitted,
 )
+from models.profiles.derived import DerivedProfileWarning, with_wave_profiles
 from models.profiles.phase import PhaseProfile, wave_power_law, wave_runtime
 from models.profiles.power_law import PowerLawProfile
 from models.profiles.regression import RegressionProfile, default_regressor
@@ -19,6 +20,7 @@ register_profile_kind(ProfileKind("regression", RegressionProfile))
 register_profile_kind(ProfileKind("phase", PhaseProfile))
 
 __all__ = [
+    "DerivedProfileWarning",
     "PhaseProfile",
     "PowerLawProfile",
     "ProfileKind",
@@ -31,4 +33,5 @@ __all__ = [
     "require_fitted",
     "wave_power_law",
     "wave_runtime",
+    "with_wave_profiles",
 ]

@@ -109,13 +109,18 @@ def import_trace(
 
 
 def fit(
-    file: Annotated[Path, typer.Argument(metavar="FILE", help="runtimes.csv (job,nodes,runtime) or tasks.csv (job,kind,start,end).")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="runtimes.csv (job,nodes,runtime) or tasks.csv (job,kind,start,end); with --wave, a workload.")],
     kind: Annotated[
         CsvKind | None, typer.Option(help="Force the CSV kind instead of reading it off the header.")
     ] = None,
     workload: Annotated[
         Path | None, typer.Option(help="Runtimes: attach the profiles to this workload's jobs.")
     ] = None,
+    wave: Annotated[
+        bool, typer.Option("--wave", help="FILE is a workload: derive a runtime profile from the tasks of every "
+                                          "job without one (the wave model on the --cluster's VMs).")
+    ] = False,
+    cluster: Annotated[Path | None, typer.Option("--cluster", "-c", help="With --wave: the cluster file.")] = None,
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Workload file to write (.yaml or .json).")
     ] = None,
@@ -124,6 +129,8 @@ def fit(
     """Fit power-law runtime profiles or map/reduce phase profiles.
 
     Example: planner fit runtimes.csv -o profiled.yaml
+
+    Example: planner fit trace.yaml --wave -c cluster.yaml -o profiled.yaml
     """
     from models.workload import Workload
     from planner.io.fitting import csv_kind, fit_runtimes, fit_tasks, read_csv_rows, runtime_workload, task_workload
@@ -131,6 +138,9 @@ def fit(
 
     if output is not None:
         _check_output(output)
+    if wave:
+        _fit_wave(file, cluster, kind, workload, output, json_output)
+        return
     if kind is None:
         header, _ = read_csv_rows(file)
         try:
@@ -157,3 +167,22 @@ def fit(
         result.to_file(output)
 
 
+def _fit_wave(file: Path, cluster: Path | None, kind: object, workload: Path | None, output: Path | None,
+              json_output: bool) -> None:
+    from models.cluster import Cluster
+    from models.profiles.derived import with_wave_profiles
+    from models.workload import Workload
+
+    if cluster is None:
+        raise InvalidInput("--cluster", "--wave needs the cluster the jobs will run on")
+    if kind is not None or workload is not None:
+        raise InvalidInput("--wave", "takes a workload file; --kind and --workload are for CSV files")
+    machines = Cluster.from_file(cluster)
+    profiled, derived = with_wave_profiles(Workload.from_file(file), machines)
+    names = set(derived)
+    rows = [{"job": job.name, "a": job.profile.a_, "b": job.profile.b_, "F(1)": job.runtime(1),
+             f"F({machines.vms})": job.runtime(machines.vms)} for job in profiled if job.name in names]
+    emit([Section("profiles", f"wave-model profiles of {len(derived)} of {len(profiled)} jobs in {file.name}",
+                  rows)], as_json=json_output)
+    if output is not None:
+        profiled.to_file(output)

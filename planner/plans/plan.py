@@ -28,6 +28,7 @@ from planner.plans.vm import (
     Phases,
     check_profiles,
     check_solver,
+    derived_profiles,
     evaluate_plan_phases,
     placement_seconds,
     solve_vm,
@@ -141,6 +142,10 @@ class Plan:
         """One flat record per placement (phase, job, vms, role), for tables and DataFrames; with the
         workload and cluster, also the job's predicted ``seconds`` there (alpha x F_j(vms) for hosts
         and extras). Phases are numbered from 0, as in the file (``phases[0]``)."""
+        if workload is not None and cluster is not None:  # jobs without a profile: the one planning derived
+            from models.profiles.derived import with_wave_profiles
+
+            workload = with_wave_profiles(workload, cluster)[0]
         jobs = {job.name: job for job in workload} if workload is not None else {}
         records = []
         for p, phase in enumerate(self.phases):
@@ -154,7 +159,9 @@ class Plan:
     def evaluate_phases(self, workload: Workload, cluster: Cluster) -> float:
         """Check the phases against every rule of the packing model on ``cluster`` (capacity, hosts,
         roles, every job once; `InvalidPlan` naming the rule) and return their total length."""
-        return evaluate_plan_phases(self.phases, workload, cluster)
+        from models.profiles.derived import with_wave_profiles
+
+        return evaluate_plan_phases(self.phases, with_wave_profiles(workload, cluster)[0], cluster)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -282,9 +289,9 @@ def _vm_plan(
     workload: Workload, cluster: Cluster, strategy: str, *, k: int, model: str, solver: str, time_limit: float,
     seed: int,
 ) -> Plan:
-    jobs = list(workload)
-    if not jobs:
+    if not len(workload):
         raise InvalidInput("jobs", "need at least one job")
+    jobs = list(derived_profiles(workload, cluster))
     check_profiles(jobs)
     schedule = solve_vm(jobs, cluster, strategy, solver, time_limit=time_limit, seed=seed)
     warn_extrapolation(schedule.phases, jobs)

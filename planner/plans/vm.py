@@ -61,6 +61,21 @@ def check_solver(strategy: str, solver: str | None) -> str:
     return solver
 
 
+def derived_profiles(workload: Workload, cluster: Cluster) -> Workload:
+    """``workload`` with a runtime profile derived from the tasks of every job that has none
+    (`with_wave_profiles`), and one `DerivedProfileWarning` naming them."""
+    from models.profiles.derived import DerivedProfileWarning, with_wave_profiles
+
+    profiled, derived = with_wave_profiles(workload, cluster)
+    if derived:
+        warnings.warn(
+            f"{len(derived)} of {len(profiled)} jobs have no runtime profile; derived from their tasks by the "
+            f"wave model (`planner fit WORKLOAD --wave -c CLUSTER -o OUT` writes them, to fit your own "
+            f"instead): {', '.join(derived[:10])}{', ...' if len(derived) > 10 else ''}",
+            DerivedProfileWarning, stacklevel=3)
+    return profiled
+
+
 def check_profiles(jobs: Sequence[Job]) -> None:
     """Every job needs a runtime profile; name all that lack one, not just the first."""
     missing = [job.name for job in jobs if job.profile is None]

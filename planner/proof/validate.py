@@ -336,6 +336,9 @@ def validate(
     check_plan(plan, workload, cluster)
     tonight = batch(workload)
     if plan.phases:
+        from models.profiles.derived import with_wave_profiles  # jobs without a profile: planning's (deterministic)
+
+        tonight = with_wave_profiles(tonight, cluster)[0]
         kind, setups, curve = "vms", vm_setups(plan, tonight, cluster), []
     else:
         kind, setups, curve = "slots", slot_setups(plan, workload, cluster, curve_splits), fluid_curve(plan, workload)

@@ -177,8 +177,12 @@ class Fair(Scheduler):
         """Admit what the limit allows; slots declined meanwhile are offered again."""
         admitted = self.admission.admit()
         self.admitted = (set(self.admission.map_phase), set(self.admission.reduce_phase))
-        if admitted and self.sim is not None:
-            self.sim.request_wake(now)
+        if admitted:
+            for pool in self.members:  # a running-job limit starts admitted jobs first
+                if self._known[pool].max_running is not None:
+                    self._limit(pool)
+            if self.sim is not None:
+                self.sim.request_wake(now)
 
     def _kind_of(self, job: JobRun, kind: int) -> int:
         """The kind of task ``job`` may take on a slot of ``kind``: with ``k``, a container
@@ -196,14 +200,18 @@ class Fair(Scheduler):
 
     def _limit(self, pool: str) -> None:
         """The pool's runnable jobs: with a running-job limit, the jobs that have started
-        (a limit never pauses a job) and then the first waiting ones in FIFO order."""
+        (a limit never pauses a job) and then the first waiting ones in FIFO order (with the
+        admission limit k, the admitted ones first)."""
         members = self.members[pool]
         cap = self._known[pool].max_running
         if cap is None:
             self.runnable[pool] = members
             return
         started = [job for job in members if job.start is not None]
-        waiting = [job for job in members if job.start is None][: max(cap - len(started), 0)]
+        waiting = [job for job in members if job.start is None]
+        if self.k is not None:  # with the admission limit, jobs it admitted go first (else both wait forever)
+            waiting.sort(key=lambda job: job not in self.admitted[MAP] and job not in self.admitted[REDUCE])
+        waiting = waiting[: max(cap - len(started), 0)]
         self.runnable[pool] = sorted(started + waiting, key=fifo_key)
 
     def pool_loads(self, kind: int) -> list[tuple[str, int, int]]:
