@@ -30,6 +30,7 @@ def _planner(*args: str, cwd: Path) -> str:
 
 COMMANDS = {
     "import swim": ["import", "swim", str(DATA / "FB-2009_samples_24_times_1hr_0_first50jobs.tsv"), "--limit", "5"],
+    "fit wave": ["fit", W, "--wave", "--cluster", C],
     "import rumen": ["import", "rumen", str(DATA / "2jobs2min-rumen-jh.json")],
     "import sls": ["import", "sls", str(DATA / "inputsls.json")],
     "fit runtimes": ["fit", str(EXAMPLES / "runtimes.csv")],
@@ -81,7 +82,7 @@ def check_shape(parsed: dict, documented: dict[str, tuple[str, list[str]]]) -> N
 
 def test_every_command_is_documented():
     assert set(SHAPES) == {"import", "fit", "plan", "simulate", "validate", "compare", "sweep", "replay", "demo"}
-    assert [len(tables) for tables in SHAPES.values()] == [1, 2, 1, 1, 1, 1, 1, 1, 1]
+    assert [len(tables) for tables in SHAPES.values()] == [1, 3, 1, 1, 1, 1, 1, 1, 1]
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
@@ -89,7 +90,7 @@ def test_json_output_has_the_documented_keys(name, tmp_path):
     """Stable keys: the same whatever the files are called (no titles, no timings)."""
     parsed = json.loads(_planner(*COMMANDS[name], "--json", cwd=tmp_path))
     command = name.split()[0]
-    documented = SHAPES[command][1 if name == "fit tasks" else 0]
+    documented = SHAPES[command][{"fit tasks": 1, "fit wave": 2}.get(name, 0)]
     check_shape(parsed, documented)
     if name == "plan pairs milp":
         assert parsed["phases"] and parsed["plan"]["phases"] == len({r["phase"] for r in parsed["phases"]})

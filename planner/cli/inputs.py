@@ -20,6 +20,7 @@ from planner.cli.console import (
     Section,
     emit,
     not_a_folder,
+    parse_pair,
     working,
 )
 
@@ -71,6 +72,9 @@ def import_trace(
         Path | None, typer.Option("-o", "--output", help="Workload file to write (.yaml or .json).")
     ] = None,
     limit: Annotated[int | None, typer.Option(help="SWIM: keep the first N jobs.")] = None,
+    window: Annotated[
+        str | None, typer.Option(help="SWIM: keep the jobs submitted in START,END seconds (counted from START).")
+    ] = None,
     setting: Annotated[list[str] | None, typer.Option("--set", help="SWIM conversion NAME=VALUE (see docs).")] = None,
     keep_failed: Annotated[
         bool, typer.Option("--keep-failed", help="Rumen: keep jobs whose outcome is not SUCCESS.")
@@ -84,7 +88,7 @@ def import_trace(
     """
     from planner.io.importers import read_trace
     from planner.io.json_traces import rumen_task_records
-    from planner.io.summary import workload_summary
+    from planner.io.summary import outliers, workload_summary
 
     if output is not None:
         _check_output(output)
@@ -93,7 +97,8 @@ def import_trace(
     not_a_folder(tasks_csv, "--tasks-csv")
     if tasks_csv is not None and trace.value != "rumen":  # before the trace is read
         raise InvalidInput("--tasks-csv", "only Rumen traces carry task attempts")
-    options = {"limit": limit, **_swim_settings(setting or []), "keep_failed": keep_failed or None}
+    options = {"limit": limit, **_swim_settings(setting or []), "keep_failed": keep_failed or None,
+               "window": parse_pair(window, "--window", float, "0,3600")}
     with working(f"importing {file.name}"):
         try:
             workload = read_trace(trace.value, file, **{k: v for k, v in options.items() if v is not None})
@@ -105,7 +110,9 @@ def import_trace(
         write_atomic(tasks_csv, csv_text(rumen_task_records(file), ("job", "kind", "start", "end")))
     if output is not None:
         workload.to_file(output)
-    emit([Section("workload", f"imported {file.name}", [workload_summary(workload)], one=True)], as_json=json_output)
+    emit([Section("workload", f"imported {file.name}", [workload_summary(workload)], one=True),
+          Section("outliers", "jobs to check (a task over an hour, or a map and a reduce over a day)",
+                  outliers(workload))], as_json=json_output)
 
 
 def fit(
@@ -180,8 +187,9 @@ def _fit_wave(file: Path, cluster: Path | None, kind: object, workload: Path | N
     machines = Cluster.from_file(cluster)
     profiled, derived = with_wave_profiles(Workload.from_file(file), machines)
     names = set(derived)
-    rows = [{"job": job.name, "a": job.profile.a_, "b": job.profile.b_, "F(1)": job.runtime(1),
-             f"F({machines.vms})": job.runtime(machines.vms)} for job in profiled if job.name in names]
+    rows = [{"job": job.name, "a": job.profile.a_, "b": job.profile.b_, "vms": machines.vms,
+             "runtime_1": job.runtime(1), "runtime_n": job.runtime(machines.vms)}
+            for job in profiled if job.name in names]
     emit([Section("profiles", f"wave-model profiles of {len(derived)} of {len(profiled)} jobs in {file.name}",
                   rows)], as_json=json_output)
     if output is not None:

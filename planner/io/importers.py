@@ -70,7 +70,7 @@ def read_trace(name: str, path: str | Path, **options: Any) -> Workload:
 
 
 register_importer(Importer("swim", "planner.io.swim", "read_swim", "SWIM workload traces (Facebook 2009/2010)",
-                           options=("limit", "pool", "intensity", *CONVERSION_SETTINGS)))
+                           options=("limit", "pool", "intensity", "window", *CONVERSION_SETTINGS)))
 register_importer(Importer("rumen", "planner.io.json_traces", "read_rumen", "Hadoop Rumen job histories",
                            options=("keep_failed",)))
 register_importer(Importer("sls", "planner.io.json_traces", "read_sls", "Hadoop SLS job files"))

@@ -34,6 +34,29 @@ def workload_summary(workload: Workload) -> dict[str, Any]:
     }
 
 
+#: A task longer than this (an hour), or a job whose longest map and reduce together take longer
+#: (a day), is flagged when a trace is imported: usually a conversion to check, not a real job.
+OUTLIER_TASK_SECONDS = 3_600.0
+OUTLIER_JOB_SECONDS = 86_400.0
+
+
+def outliers(workload: Workload) -> list[dict[str, Any]]:
+    """Jobs with a task over an hour or a critical path (a map then a reduce) over a day, one
+    record each: job, what, seconds, limit."""
+    found = []
+    for job in workload:
+        path = job.map_time + job.reduce_time
+        longest = max(job.map_time, job.reduce_time)
+        if path > OUTLIER_JOB_SECONDS:
+            found.append({"job": job.name, "what": "a map and a reduce take over a day", "seconds": path,
+                          "limit": OUTLIER_JOB_SECONDS})
+        elif longest > OUTLIER_TASK_SECONDS:
+            kind = "map" if job.map_time >= job.reduce_time else "reduce"
+            found.append({"job": job.name, "what": f"a {kind} task takes over an hour", "seconds": longest,
+                          "limit": OUTLIER_TASK_SECONDS})
+    return found
+
+
 def phase_records(workload: Workload) -> list[dict[str, Any]]:
     """Task counts and mean task times per job: the columns a phase profile fits."""
     return [

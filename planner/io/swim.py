@@ -94,12 +94,14 @@ def read_swim(
     limit: int | None = None,
     pool: str = "default",
     intensity: str = "balanced",
+    window: tuple[float, float] | None = None,
     **conversion: Any,
 ) -> Workload:
     """Import a SWIM workload trace (tab-separated, no header; see `SWIM_COLUMNS`).
 
     ``conversion`` overrides the `SwimConversion` parameters; ``limit`` keeps the
-    first jobs only.
+    first jobs only; ``window=(start, end)`` keeps the jobs submitted in [start, end)
+    seconds, their submit times counted from ``start`` (``limit`` counts kept jobs).
     """
     try:
         convert = SwimConversion(**conversion)
@@ -107,6 +109,7 @@ def read_swim(
         raise InvalidInput("conversion", str(error)) from None
     if limit is not None:
         limit = as_int(limit, "limit", minimum=1, maximum=MAX_JOBS)
+    start, end = _window(window)
     source = str(path)
     jobs: list[Job] = []
     seen: dict[str, int] = {}
@@ -132,13 +135,17 @@ def read_swim(
         seen[name] = number
         try:
             submit = as_float(_number(cells[1], "submit"), "submit", minimum=0.0, maximum=MAX_SECONDS)
+            if not start <= submit < end:
+                continue
+            submit -= start
             counts = [as_int(_number(cells[i], SWIM_COLUMNS[i]), SWIM_COLUMNS[i], minimum=0, maximum=MAX_BYTES)
                       for i in (3, 4, 5)]
             jobs.append(convert.job(name, submit, *counts, pool=pool, intensity=intensity))
         except InvalidInput as error:
             raise InvalidInput(f"{where}.{error.field}", error.problem, source=source) from None
     if not jobs:
-        raise InvalidInput("", "no jobs in the trace", source=source)
+        where = "" if window is None else f" submitted in the window [{start:g}, {end:g}) s"
+        raise InvalidInput("" if window is None else "window", f"no jobs in the trace{where}", source=source)
     return trace_workload(jobs, source, [f"line {line}" for line in seen.values()])
 
 
@@ -155,3 +162,16 @@ def _number(text: str, field: str) -> float | int:
         return float(cleaned)
     except ValueError:
         raise InvalidInput(field, f"must be a number, got {shown(text)}") from None
+
+
+def _window(window: object) -> tuple[float, float]:
+    """(start, end) seconds of a submit-time window; everything without one."""
+    if window is None:
+        return 0.0, math.inf
+    if not isinstance(window, (tuple, list)) or len(window) != 2:
+        raise InvalidInput("window", f"must be (start, end) in seconds, got {shown(window)}")
+    start = as_float(window[0], "window.start", minimum=0.0, maximum=MAX_SECONDS)
+    end = as_float(window[1], "window.end", minimum=0.0, maximum=MAX_SECONDS)
+    if end <= start:
+        raise InvalidInput("window", f"must end after it starts, got {start:g},{end:g}")
+    return start, end
