@@ -13,6 +13,7 @@ from planner.examples.demo import bundled
 from planner.io.swim import read_swim
 from planner.plans.plan import make_plan
 from planner.proof import plots
+from planner.proof.paired import paired_comparisons, verdict_text
 from planner.proof.report import FIGURES, render_figures, render_html, render_markdown, write_report
 from planner.proof.validate import example_run, validate
 
@@ -97,8 +98,15 @@ def test_markdown_names_plan_baselines_and_figures(slot_case, slot_files):
     assert "## Makespan vs map slots" in text
     summary = report.summary()
     assert summary["best_baseline"] in text.split("\n\n")[1]
-    verdict = "It beats every baseline." if summary["plan_wins"] else "It does not beat every baseline"
-    assert verdict in text
+    paired = paired_comparisons(report)
+    assert verdict_text(paired) in text.split("\n\n")[1]
+    if all(record["ci_low"] > 0 for record in paired):
+        assert "Run for run it beats every baseline" in text
+    else:
+        assert "beats every baseline" not in text
+    assert "## The plan against each baseline, run for run" in text
+    for record in paired:
+        assert f"| {record['baseline']} | {record['runs']} | {record['plan_wins']} |" in text
 
 
 def test_markdown_table_matches_the_records(slot_case, slot_files):

@@ -267,9 +267,7 @@ class ValidationReport:
     def summary(self) -> dict[str, Any]:
         plan, best = self.planned, self.best_baseline
         return {
-            "workload": self.workload,
-            "strategy": self.plan["strategy"],
-            "plan": plan["setup"],
+            "workload": self.workload, "strategy": self.plan["strategy"], "plan": plan["setup"],
             "predicted": plan["predicted"],
             "simulated_mean": plan["mean"],
             "p5": plan["p5"],
@@ -290,14 +288,16 @@ class ValidationReport:
         return [r for r in self.setups if r["role"] != "curve"]
 
     def brief(self) -> list[dict[str, Any]]:
-        """`table` narrowed to what fits a terminal: setup, predicted, mean, p5, p95, error,
-        fairness, node-local fraction."""
+        """`table` narrowed to a terminal: setup, predicted, mean, p5, p95, error, fairness, node-local."""
         keys = ("setup", "predicted", "mean", "p5", "p95", "error", "fairness", "node_local")
         return [{key: record[key] for key in keys} for record in self.table()]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"summary": self.summary(), "plan": self.plan, "kind": self.kind, "setups": self.setups,
-                "samples": self.samples, "curve": self.curve, "jobs": self.jobs, "cluster": self.cluster}
+        from planner.proof.paired import paired_comparisons
+
+        return {"summary": self.summary(), "plan": self.plan, "kind": self.kind, "setups": self.setups, "paired":
+                paired_comparisons(self), "samples": self.samples, "curve": self.curve, "jobs": self.jobs, "cluster":
+                self.cluster}
 
     def to_json(self) -> str:
         """Everything but the wall time is a function of the inputs and the seed."""
@@ -337,7 +337,6 @@ def validate(
     tonight = batch(workload)
     if plan.phases:
         from models.profiles.derived import with_wave_profiles  # jobs without a profile: planning's (deterministic)
-
         tonight = with_wave_profiles(tonight, cluster)[0]
         kind, setups, curve = "vms", vm_setups(plan, tonight, cluster), []
     else:
