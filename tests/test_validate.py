@@ -10,7 +10,8 @@ import pytest
 
 from models import Cluster, InvalidInput, Job, PowerLawProfile, Workload
 from planner.plans.plan import Plan, make_plan
-from planner.proof.validate import biased, example_run, run_setup, slot_setups, validate
+from planner.proof.setups import biased, run_setup, slot_setups
+from planner.proof.validate import example_run, validate
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -30,7 +31,8 @@ def test_a_plan_the_fluid_model_gets_right_validates_with_zero_error():
     every run is 20 s: mean = p5 = p95 = 20, error 0.
 
     Baselines on S = 8: Fair 1:3 = 2:6 slots: maps in two waves (0-20), reduce 20-30: 30 s;
-    Fair 2:2 = 4:4 and 3:1 = 6:2: 20 s; FIFO on the cluster's 4:4: 20 s."""
+    Fair 2:2 = 4:4 and 3:1 = 6:2: 20 s; Fair and FRESH dynamic on 8 containers: maps at once, then
+    the reduce: 20 s; FIFO on the cluster's 4:4: 20 s. Of the tied baselines FIFO's name sorts first."""
     workload = one_job()
     plan = make_plan(workload, FLAT, "slots", model="capped", k=1)
     assert (plan.map_slots, plan.reduce_slots, plan.predicted_makespan) == (4, 4, 20.0)
@@ -40,7 +42,8 @@ def test_a_plan_the_fluid_model_gets_right_validates_with_zero_error():
     assert planned["fairness"] == 1.0 and planned["node_local"] == 1.0
     baselines = {r["setup"]: (r["map_slots"], r["reduce_slots"], r["mean"]) for r in report.setup("baseline")}
     assert baselines == {"Fair 1:3 (2:6)": (2, 6, 30.0), "Fair 2:2 (4:4)": (4, 4, 20.0),
-                         "Fair 3:1 (6:2)": (6, 2, 20.0), "FIFO, submission order (4:4)": (4, 4, 20.0)}
+                         "Fair 3:1 (6:2)": (6, 2, 20.0), "Fair on containers (8)": (4, 4, 20.0),
+                         "FRESH dynamic (k=1, 8 containers)": (4, 4, 20.0), "FIFO, submission order (4:4)": (4, 4, 20.0)}
     summary = report.summary()
     assert summary["plan_wins"] and summary["gain"] == 0.0 and summary["best_baseline"] == "FIFO, submission order (4:4)"
 
@@ -76,11 +79,11 @@ def test_every_configuration_sees_the_same_biased_batch():
     report = validate(plan, workload, cluster, runs=4, noise=0.2, seed=5, curve_splits=2, executor="serial")
     setups = slot_setups(plan, workload, cluster, 2)
     assert [s.name for s in setups] == [r["setup"] for r in report.setups]
-    from planner.proof.validate import batch
+    from planner.proof.setups import batch
 
     sample = next(s for s in report.samples if s["setup"] == setups[3].name and s["run"] == 2)
     assert run_setup(setups[3], batch(workload), cluster, 0.2, 5, 2) == sample
-    assert len(report.samples) == 4 * 5 + 2 * 4
+    assert len(report.samples) == 4 * 7 + 2 * 4
     assert report.to_json() == validate(plan, workload, cluster, runs=4, noise=0.2, seed=5, curve_splits=2).to_json()
     single = example_run(plan, workload, cluster)
     assert all(job["submit"] == 0.0 for job in single.jobs)
@@ -217,11 +220,13 @@ def test_a_vm_plan_is_tied_to_the_profiles_it_was_made_from():
 
 
 def test_fair_ratios_that_round_to_one_split_run_once():
-    """On 1 node of 1 + 1 slots every ratio rounds to 1:1: one Fair baseline, then FIFO."""
+    """On 1 node of 1 + 1 slots every ratio rounds to 1:1: one Fair baseline, then the dynamic
+    ones on 2 containers, then FIFO."""
     workload, cluster = one_job(), Cluster(nodes=1, map_slots=1, reduce_slots=1)
     plan = make_plan(workload, cluster)
     report = validate(plan, workload, cluster, runs=2, curve_splits=0, executor="serial")
-    assert [r["setup"] for r in report.setup("baseline")] == ["Fair 1:3 (1:1)", "FIFO, submission order (1:1)"]
+    assert [r["setup"] for r in report.setup("baseline")] == [
+        "Fair 1:3 (1:1)", "Fair on containers (2)", "FRESH dynamic (k=5, 2 containers)", "FIFO, submission order (1:1)"]
 
 
 def test_robust_candidates_are_chosen_on_other_runs_than_validation():

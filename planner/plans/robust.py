@@ -29,8 +29,9 @@ from typing import Any
 import numpy as np
 
 from models import Cluster, Workload
+from planner.proof.setups import Setup, batch, plan_scheduler, run_setup
 from planner.proof.sweep import Progress, Spec, sweep
-from planner.proof.validate import Setup, batch, plan_scheduler, run_setup, statistics
+from planner.proof.validate import statistics
 from solvers import SLOT_MODELS, configure_slots
 from solvers.admission import job_names, johnson_admission, submission_order
 

@@ -20,7 +20,8 @@ from models.fileio import write_atomic
 from planner.proof import plots
 from planner.proof.formats import percent
 from planner.proof.paired import paired_comparisons, verdict_text
-from planner.proof.validate import CURVE_RUNS, FAIR_RATIOS
+from planner.proof.setups import FAIR_RATIOS
+from planner.proof.validate import CURVE_RUNS
 from planner.simulator import SimResult, VmResult
 
 if TYPE_CHECKING:

@@ -1,0 +1,178 @@
+"""The configurations a validation simulates: the plan, its baselines, its variants and the
+points of its makespan-vs-map-slots curve, and one biased run of one of them (`run_setup`).
+
+See `planner.proof.validate` for what the runs mean; this module holds what each setup is.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from models import Cluster, Job, Workload
+from planner.simulator import Fair, Fifo, Fresh, Scheduler, SimOptions, simulate, simulate_vms
+from solvers import configure_slots, fluid_makespan
+from solvers.admission import job_names, submission_order
+
+if TYPE_CHECKING:
+    from planner.plans.plan import Plan
+
+#: Fair baselines: map slots are this many quarters of the total.
+FAIR_RATIOS = ((1, 3), (2, 2), (3, 1))
+
+
+@dataclass(frozen=True)
+class ScaledProfile:
+    """A runtime profile times a constant factor (a biased job's F(n))."""
+
+    profile: Any
+    factor: float
+
+    def __call__(self, n: float) -> float:
+        return self.factor * float(self.profile(n))
+
+
+def batch(workload: Workload) -> Workload:
+    """The workload as tonight's batch: every job submitted at 0, in the file's order."""
+    return Workload([job.with_changes(submit=0.0) for job in workload], name=workload.name)
+
+
+def biased(workload: Workload, noise: float, seed: int, run: int, stream: int = 0) -> tuple[Workload, int]:
+    """Run ``run``'s batch (every job's times and profile times 1 + U[-noise, noise]) and its
+    simulation seed, both drawn from SeedSequence([seed, run]); another ``stream`` (> 0) draws
+    from SeedSequence([seed, run, stream]): independent runs for the same seed (robust plans
+    are chosen on stream 1, so that validating them on stream 0 is a fresh sample)."""
+    entropy = [seed, run] if stream == 0 else [seed, run, stream]
+    bias_sequence, simulation_sequence = np.random.SeedSequence(entropy).spawn(2)
+    factors = 1.0 + np.random.default_rng(bias_sequence).uniform(-noise, noise, len(workload))
+    jobs = [_scaled(job, float(factor)) for job, factor in zip(workload, factors, strict=True)]
+    return Workload(jobs, name=workload.name), int(simulation_sequence.generate_state(1)[0])
+
+
+def _scaled(job: Job, factor: float) -> Job:
+    profile = None if job.profile is None else ScaledProfile(job.profile, factor)
+    return job.with_changes(map_time=job.map_time * factor, reduce_time=job.reduce_time * factor, profile=profile)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """One configuration to simulate: the plan, a baseline, a variant or a point of the curve;
+    ``cluster`` and ``options``, when given, replace the validation's (the cluster as configured)."""
+
+    name: str
+    role: str
+    predicted: float | None
+    scheduler: Scheduler | None = None
+    slots: tuple[int, int] | None = None
+    groups: tuple[tuple[tuple[str, int, str], ...], ...] | None = None
+    backfill: bool = False
+    cluster: Cluster | None = None
+    options: SimOptions | None = None
+
+    def record(self) -> dict[str, Any]:
+        scheduler = self.scheduler.name if self.scheduler is not None else ("vm-backfill" if self.backfill else "vm")
+        return {"setup": self.name, "role": self.role, "scheduler": scheduler,
+                "map_slots": self.slots[0] if self.slots else None,
+                "reduce_slots": self.slots[1] if self.slots else None, "predicted": self.predicted}
+
+
+def run_setup(setup: Setup, workload: Workload, cluster: Cluster, noise: float, seed: int, run: int,
+              stream: int = 0) -> dict[str, Any]:
+    """Simulate ``setup`` on run ``run``'s biased batch (of ``stream``, `biased`): one flat record."""
+    jobs, simulation_seed = biased(workload, noise, seed, run, stream)
+    record: dict[str, Any] = {"setup": setup.name, "run": run}
+    if setup.groups is not None:
+        result = simulate_vms(jobs, cluster, setup.groups, seed=simulation_seed, backfill=setup.backfill)
+        finishes = [job["finish"] for job in result.jobs]
+        record.update(makespan=result.makespan, mean_response=sum(finishes) / len(finishes),
+                      fairness=None, node_local=None)
+    else:
+        # a private copy: runs of one setup may share a process (threads, serial)
+        result = simulate(jobs, setup.cluster or cluster, copy.deepcopy(setup.scheduler), seed=simulation_seed,
+                          slots=setup.slots, options=setup.options)
+        record.update(makespan=result.makespan, mean_response=result.mean_response,
+                      fairness=result.fairness, node_local=result.locality["node"])
+    return record
+
+
+def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: int) -> list[Setup]:
+    """The plan, the baselines and the curve points of a slot plan (module docstring)."""
+    jobs = list(workload)
+    total = plan.map_slots + plan.reduce_slots
+    curve = fluid_curve(plan, workload)
+    scheduler, label = plan_scheduler(plan.strategy, plan.k, plan.order)
+    setups = [Setup(f"plan ({label}, {plan.map_slots}:{plan.reduce_slots})", "plan", curve[plan.map_slots - 1],
+                    scheduler, (plan.map_slots, plan.reduce_slots))]
+    order = submission_order(workload)
+    splits = set()
+    for maps, reduces in FAIR_RATIOS:
+        map_slots = min(max(1, round(total * maps / (maps + reduces))), total - 1)
+        if map_slots in splits:  # on a few slots two ratios round to one split: run it once
+            continue
+        splits.add(map_slots)
+        predicted = fluid_makespan(jobs, map_slots, total - map_slots, len(jobs), order, plan.model)
+        setups.append(Setup(f"Fair {maps}:{reduces} ({map_slots}:{total - map_slots})", "baseline", predicted,
+                            Fair(), (map_slots, total - map_slots)))
+    # Dynamic schedulers on the same slots, untyped: what a static split gives up (no prediction:
+    # the fluid models are of static splits).
+    same = (plan.map_slots, plan.reduce_slots)
+    setups.append(Setup(f"Fair on containers ({total})", "baseline", None, Fair(), same,
+                        options=SimOptions(containers=True)))
+    setups.append(Setup(f"FRESH dynamic (k={plan.k}, {total} containers)", "baseline", None,
+                        Fresh(k=plan.k, dynamic=True, order=list(plan.order)), same))
+    cluster_split = (cluster.total_map_slots, cluster.total_reduce_slots)
+    predicted = fluid_makespan(jobs, *cluster_split, 1, order, plan.model)
+    setups.append(Setup(f"FIFO, submission order ({cluster_split[0]}:{cluster_split[1]})", "baseline", predicted,
+                        Fifo(order=job_names(workload, order)), cluster_split))
+    for map_slots in curve_points(total, plan.map_slots, curve_splits):
+        setups.append(Setup(f"curve {map_slots}:{total - map_slots}", "curve", curve[map_slots - 1], scheduler,
+                            (map_slots, total - map_slots)))
+    return setups
+
+
+def plan_scheduler(strategy: str, k: int, order: Sequence[str]) -> tuple[Scheduler, str]:
+    """The scheduler a slot plan runs under, and its label: FIFO in the plan's order for "johnson",
+    FRESH-static with the plan's k and order otherwise. Runs simulate with copies (`run_setup`),
+    so setups may share it."""
+    if strategy == "johnson":
+        return Fifo(order=list(order)), "FIFO, plan order"
+    return Fresh(k=k, dynamic=False, order=list(order)), f"FRESH-static k={k}"
+
+
+def fluid_curve(plan: Plan, workload: Workload) -> list[float]:
+    """The fluid prediction of the plan's runs for 1..S-1 map slots: the plan's own curve, except
+    for "johnson" plans, which run under FIFO (no admission limit): their curve is the same model
+    with k = 1, one job per phase at a time, the fluid form of FIFO."""
+    if plan.strategy != "johnson" and plan.curve:
+        return list(plan.curve)
+    jobs = list(workload)
+    index = {job.name: i for i, job in enumerate(jobs)}
+    k = 1 if plan.strategy == "johnson" else plan.k
+    solved = configure_slots(jobs, plan.map_slots + plan.reduce_slots, k, [index[n] for n in plan.order], plan.model)
+    return [float(v) for v in solved.makespans]
+
+
+def curve_points(total: int, planned: int, count: int) -> list[int]:
+    """``count`` map-slot counts spread over the middle of 1..total-1 (from an eighth of the
+    slots to seven eighths: the extremes take long to simulate and no plan picks them),
+    without the plan's own."""
+    if count <= 0 or total < 3:
+        return []
+    edge = max(1, total // 8)
+    points = {int(v) for v in np.rint(np.linspace(edge, total - edge, count))}
+    return sorted(points - {planned})
+
+
+def vm_setups(plan: Plan, workload: Workload, cluster: Cluster) -> list[Setup]:
+    groups = tuple(tuple(phase) for phase in plan.phases)
+    sequential = tuple(((name, cluster.vms, "primary"),) for name in job_names(workload, submission_order(workload)))
+    return [
+        Setup(f"plan ({plan.strategy}, {len(groups)} phases, barriers)", "plan", plan.predicted_makespan,
+              groups=groups),
+        Setup(f"plan ({plan.strategy}, backfill)", "variant", None, groups=groups, backfill=True),
+        Setup("sequential (each job alone on all VMs)", "baseline", plan.baseline_makespan, groups=sequential),
+    ]
