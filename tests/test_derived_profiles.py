@@ -15,7 +15,7 @@ from models.profiles.derived import vm_counts
 from planner import read_swim
 from planner.cli.main import app
 from planner.plans.plan import make_plan
-from planner.proof.validate import validate
+from planner.proof.validate import example_run, validate
 
 DATA = Path(__file__).parent / "data"
 
@@ -52,6 +52,7 @@ def test_pairs_and_packing_plan_an_imported_trace_and_validation_runs_it():
     assert packing.predicted_makespan <= pairs.predicted_makespan + 1e-6
     report = validate(pairs, jobs, cluster, runs=2, executor="serial")
     assert report.setups[0]["mean"] > 0
+    assert example_run(pairs, jobs, cluster).makespan > 0  # the Gantt chart's run derives them too
 
 
 def test_fit_wave_from_the_command_line(tmp_path):

@@ -96,6 +96,8 @@ def test_markdown_names_plan_baselines_and_figures(slot_case, slot_files):
         assert f"]({name}.png)" in text
     assert "## How this was measured" in text and "1 + U[-30%, +30%]" in text
     assert "## Makespan vs map slots" in text
+    whole_order = ", ".join(f"{i}. {name}" for i, name in enumerate(report.order, start=1))
+    assert len(report.order) == 8 and f"## Admission order\n\n{whole_order}\n" in text
     summary = report.summary()
     assert summary["best_baseline"] in text.split("\n\n")[1]
     paired = paired_comparisons(report)
@@ -161,6 +163,10 @@ def test_vm_report(vm_case, tmp_path):
     assert text.startswith("# VM night\n")
     assert "sequential (each job alone on all VMs)" in text and "plan (packing, backfill)" in text
     assert "## Makespan vs map slots" not in text and "phase barriers" in text
+    placements = [(p, name, vms, role) for p, phase in enumerate(report.phases) for name, vms, role in phase]
+    assert "## Phases (run one after another)" in text and len(placements) == 5
+    for p, name, vms, role in placements:
+        assert f"| {p} | {name} | {vms} | {role} |" in text
     html = paths["html"].read_text(encoding="utf-8")
     assert html.count("data:image/png;base64,") == 2
     with pytest.raises(InvalidInput, match="report"):

@@ -39,6 +39,8 @@ COLUMNS = (
     ("p95", "p95 (s)", "seconds"), ("error", "error", "error"), ("fairness", "fairness", "ratio"),
     ("node_local", "node-local", "share"),
 )
+PHASE_COLUMNS = (("phase", "phase", "count"), ("job", "job", "text"), ("vms", "VMs", "count"),
+                 ("role", "role", "text"))
 PAIRED_COLUMNS = (
     ("baseline", "baseline", "text"), ("runs", "runs", "count"), ("plan_wins", "plan faster in", "count"),
     ("win_rate", "win rate", "share"), ("median_difference", "median difference (s)", "seconds"),
@@ -116,6 +118,18 @@ def summary_text(report: ValidationReport) -> str:
             f"(seed {s['seed']}).")
 
 
+def order_blocks(report: ValidationReport) -> list[tuple[str, Any]]:
+    """The whole admission order (slot plans) or the phase table (VM plans)."""
+    if report.phases:
+        records = [{"phase": p, "job": name, "vms": vms, "role": role}
+                   for p, phase in enumerate(report.phases) for name, vms, role in phase]
+        return [("h2", "Phases (run one after another)"), ("table", table(records, PHASE_COLUMNS))]
+    if report.order:
+        return [("h2", "Admission order"),
+                ("p", ", ".join(f"{position}. {name}" for position, name in enumerate(report.order, start=1)))]
+    return []
+
+
 def plan_facts(report: ValidationReport) -> list[str]:
     p = report.plan
     facts = [f"strategy: {p['strategy']}, solver {p['solver']} ({p['status']})"]
@@ -188,6 +202,7 @@ def sections(report: ValidationReport, figures: dict[str, str]) -> list[tuple[st
     """The report's content as blocks ("h2" text, "p" text, "ul" items, "table" Table, "figure"
     (name, source, caption)), shared by the Markdown and HTML renderers."""
     blocks: list[tuple[str, Any]] = [("p", summary_text(report)), ("h2", "The plan"), ("ul", plan_facts(report)),
+                                     *order_blocks(report),
                                      ("h2", "Plan, variants and baselines"), ("table", table(report.table(), COLUMNS)),
                                      ("h2", "The plan against each baseline, run for run"),
                                      ("p", "In each run the plan and the baseline see the same biased batch and seed; "

@@ -103,6 +103,9 @@ class ValidationReport:
     workload: str | None = None
     jobs: int | None = None
     cluster: dict[str, Any] | None = None
+    #: The plan's whole admission order, and its phases as [(job, vms, role), ...] (VM plans).
+    order: list[str] = field(default_factory=list)
+    phases: list[list[tuple[str, int, str]]] = field(default_factory=list)
 
     def setup(self, role: str) -> list[dict[str, Any]]:
         return [record for record in self.setups if record["role"] == role]
@@ -149,7 +152,7 @@ class ValidationReport:
 
         return {"summary": self.summary(), "plan": self.plan, "kind": self.kind, "setups": self.setups, "paired":
                 paired_comparisons(self), "samples": self.samples, "curve": self.curve, "jobs": self.jobs, "cluster":
-                self.cluster}
+                self.cluster, "order": self.order, "phases": self.phases}
 
     def to_json(self) -> str:
         """Everything but the wall time is a function of the inputs and the seed."""
@@ -208,7 +211,8 @@ def validate(
         start += count
     return ValidationReport(plan=plan.summary(), kind=kind, runs=runs, noise=noise, seed=seed,
                             seconds=time.perf_counter() - clock, setups=records, samples=samples,
-                            curve=curve, workload=workload.name, jobs=len(workload), cluster=cluster.to_dict())
+                            curve=curve, workload=workload.name, jobs=len(workload), cluster=cluster.to_dict(),
+                            order=list(plan.order), phases=[[tuple(p) for p in phase] for phase in plan.phases])
 
 
 def check_noise(noise: object) -> float:
@@ -246,6 +250,8 @@ def example_run(plan: Plan, workload: Workload, cluster: Cluster, *, seed: int =
     check_plan(plan, workload, cluster)
     tonight, seed = batch(workload), as_int(seed, "seed", minimum=0)
     if plan.phases:
-        return simulate_vms(tonight, cluster, plan.phases, seed=seed)
+        from models.profiles.derived import with_wave_profiles  # as in validate
+
+        return simulate_vms(with_wave_profiles(tonight, cluster)[0], cluster, plan.phases, seed=seed)
     scheduler, _ = plan_scheduler(plan.strategy, plan.k, plan.order)
     return simulate(tonight, cluster, scheduler, seed=seed, slots=(plan.map_slots, plan.reduce_slots))
