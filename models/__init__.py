@@ -23,6 +23,7 @@ _PUBLIC = {
     "InfeasibleProblem": "models.errors",
     "SolverFailed": "models.errors",
     "ExtrapolationWarning": "models.errors",
+    "TaskFloorWarning": "models.errors",
     "NotFittedError": "models.profiles.base",
     "write_atomic": "models.fileio",
     "classify_intensity": "models.intensity",

@@ -67,3 +67,8 @@ class SolverFailed(PlannerError):
 class ExtrapolationWarning(UserWarning):
     """A profile was asked for a prediction outside the range it was fitted on."""
 
+
+class TaskFloorWarning(UserWarning):
+    """A plan predicts less time than one of its jobs needs for one map and then one reduce: the
+    fluid models divide work over slots and do not see a single long task."""
+

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from models import Cluster, InvalidInput, Job, Workload
+from models import Cluster, InvalidInput, Job, TaskFloorWarning, Workload
 from models.profiles import DerivedProfileWarning
 from planner.cli.main import app
 from planner.plans.plan import Plan, make_plan
@@ -180,3 +181,28 @@ def test_make_plan_is_served_by_the_package():
     assert planner.make_plan is planner.plans.plan.make_plan and planner.Plan is planner.plans.plan.Plan
     with pytest.raises(AttributeError, match="no_such_name"):
         planner.no_such_name  # noqa: B018
+
+
+def test_a_prediction_below_one_jobs_own_tasks_warns():
+    """Job "long" runs one 500 s map then one 100 s reduce: no schedule ends before 600 s. Ten
+    short jobs spread the fluid model's work over 16 slots, and it predicts less: a warning names
+    the job and its floor; a batch without such a job plans silently."""
+    short = [Job(f"s{i}", 8, 2, 10.0, 10.0) for i in range(10)]
+    cluster = Cluster(nodes=4)
+    with pytest.warns(TaskFloorWarning, match=r"job long alone needs at least 600 s \(a 500 s map, then a 100 s"):
+        plan = make_plan(Workload([*short, Job("long", 1, 1, 500.0, 100.0)]), cluster)
+    assert plan.predicted_makespan < 600
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TaskFloorWarning)
+        make_plan(Workload(short), cluster)
+
+
+def test_the_fb_2010_slice_warns_about_job53():
+    """docs/plans.md: the FB-2010 day's first 300 s (77 jobs) on 100 nodes in 4 racks: the plan
+    predicts 1,984 s, but job53 is one map of 4,959 s."""
+    from planner import read_swim
+
+    workload = read_swim(Path(__file__).parent / "data" / "FB-2010_samples_24_times_1hr_0_first300s.tsv")
+    assert len(workload) == 77
+    with pytest.warns(TaskFloorWarning, match=r"predicts 1,984 s, but job job53 alone needs at least 4,959 s"):
+        make_plan(workload, Cluster(nodes=100, racks=4))

@@ -9,6 +9,7 @@ and one JSON file format (reading it: `planner.plans.files`; the VM side:
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ import numpy as np
 
 from models import Cluster, InvalidInput, Workload
 from models.checks import as_float, as_int, as_str
+from models.errors import TaskFloorWarning
 from models.fileio import read_mapping, write_atomic
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_K, DEFAULT_NOISE, DEFAULT_TIME_LIMIT, ROBUST_RUNS
@@ -248,9 +250,9 @@ def make_plan(
     if solver is not None:
         raise InvalidInput("solver", f"applies to the {' and '.join(VM_STRATEGIES)} strategies only, not {strategy!r}")
     if robust:
-        return _robust_plan(workload, cluster, strategy, k=k, runs=as_int(runs, "runs", minimum=2, maximum=MAX_RUNS),
-                            noise=check_noise(noise), seed=seed, executor=executor,
-                            progress=progress)
+        return warn_task_floor(_robust_plan(workload, cluster, strategy, k=k, runs=as_int(runs, "runs", minimum=2,
+                                            maximum=MAX_RUNS), noise=check_noise(noise), seed=seed,
+                                            executor=executor, progress=progress), workload)
     jobs = list(workload)
     total = cluster.total_slots
     submitted = submission_order(workload)
@@ -265,7 +267,7 @@ def make_plan(
     else:
         map_slots, predicted = best.map_slots, best.makespan
         status, solver_name, seconds, bound, gap = str(best.status), best.solver, best.seconds, best.bound, best.gap
-    return Plan(
+    return warn_task_floor(Plan(
         strategy=strategy,
         model=model,
         k=k,
@@ -282,7 +284,26 @@ def make_plan(
         curve=tuple(float(v) for v in np.asarray(best.makespans)),
         bound=None if bound is None else float(bound),
         gap=None if gap is None else float(gap),
-    )
+    ), workload)
+
+
+def warn_task_floor(plan: Plan, workload: Workload) -> Plan:
+    """Warn (`TaskFloorWarning`) when a slot plan predicts less than a job needs for one map and
+    then one reduce: no schedule can end before that, whatever the slots."""
+    longest = max(workload, key=lambda job: (job.map_time + job.reduce_time, job.name))
+    floor = longest.map_time + longest.reduce_time
+    if plan.predicted_makespan < floor:
+        warnings.warn(
+            f"the plan predicts {plan.predicted_makespan:,.0f} s, but job {longest.name} alone needs at least "
+            f"{floor:,.0f} s ({_tasks(longest.map_time, longest.reduce_time)}): the fluid model divides work over "
+            "slots and cannot see one long task; expect validation to take longer",
+            TaskFloorWarning, stacklevel=3)
+    return plan
+
+
+def _tasks(map_time: float, reduce_time: float) -> str:
+    first = f"a {map_time:,.0f} s map"
+    return f"{first}, then a {reduce_time:,.0f} s reduce" if reduce_time > 0 else first
 
 
 def _vm_plan(
