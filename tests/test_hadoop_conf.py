@@ -189,6 +189,10 @@ def test_nested_queues_take_their_share_of_the_parents(tmp_path):
     ("<allocations><pool><weight>1</weight></pool></allocations>", "pool[0]: has no name attribute"),
     ('<allocations><pool name="p"><minMaps>two</minMaps></pool></allocations>',
      "pool[0] (p).minMaps: must be a number, got 'two'"),
+    ('<allocations><pool name="p"><minMaps>nan</minMaps></pool></allocations>',
+     "pool[0] (p).minMaps: must be a finite number"),
+    ("<configuration><property><name>mapred.tasktracker.map.tasks.maximum</name><value>2.5</value></property>"
+     "</configuration>", "property[0] (mapred.tasktracker.map.tasks.maximum): must be a whole number, got '2.5'"),
     ('<allocations><queue name="q"><minResources>lots</minResources></queue></allocations>',
      "queue q.minResources: must be 'N mb, M vcores'"),
     ("<settings/>", "settings: expected <configuration>"),

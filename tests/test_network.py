@@ -249,12 +249,7 @@ def test_copy_compute_splitting_gains_on_one_large_job_with_the_network():
     Copy-compute splitting (8 reducers per node, 4 computing) then takes 611 s: 21% faster (the
     paper: 11.8 minutes, 9%). Without the network the copies take no time and the split gains
     under 1% (489 s against 485 s)."""
-    cluster = Cluster(nodes=450, racks=34, map_slots=6, reduce_slots=4, rack_oversubscription=10.0)
-    job = Job("scan", 14624, 5000, 28.5, 97.0, input_bytes=1.8e12, shuffle_bytes=1.8e12)
-
-    def makespan(network: bool, split: tuple[int, int] | None) -> float:
-        options = SimOptions(network=network, reduce_slowstart=0.05, copy_compute=split)
-        return simulate([job], cluster, options=options).makespan
+    from benchmarks.fidelity_claims.zaharia import copy_compute_makespan as makespan  # the set-up, once
 
     plain, split = makespan(True, None), makespan(True, (8, 4))
     assert plain == pytest.approx(770, abs=1) and split == pytest.approx(611, abs=1)

@@ -182,12 +182,10 @@ def validate_command(
         from planner.proof.report import write_report
 
         write_report(report, output, example=example, title=f"Validation of {plan.name} on {workload.name}")
-    from planner.proof.paired import paired_comparisons
-
     emit([Section("validation", f"validation of {plan.name}", [report.summary()], one=True),
           Section("setups", "predicted against simulated makespan (seconds)", report.brief()),
           Section("paired", "the plan against each baseline, run for run (difference = baseline - plan, s)",
-                  paired_comparisons(report))],
+                  report.paired)],
          as_json=json_output)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,41 +79,50 @@ def read_rumen(path: str | Path, *, keep_failed: bool = False) -> Workload:
         jobs.append(_job(where, source, {"jobID": "name", "mapTasks": "map_tasks", "reduceTasks": "reduce_tasks",
                                          "submitTime": "submit"},
                          name, maps[0], reduces[0], maps[1], reduces[1], submit=head.submit,
-                         pool=head.pool, priority=head.priority, **rumen_bytes(job, reduces[0])))
+                         pool=head.pool, priority=head.priority, **rumen_bytes(job, reduces[0], where, source)))
         places.append(where)
     if not jobs:
         raise InvalidInput("", "no successful jobs in the trace", source=source)
     return trace_workload(jobs, source, places)
 
 
-def rumen_bytes(job: dict, reduces: int) -> dict[str, float]:
-    """The job's bytes where the trace records them for every task (Rumen writes -1 for
-    unknown): ``input_bytes`` from its maps' ``inputBytes``, ``shuffle_bytes`` from its
-    successful reduce attempts' ``reduceShuffleBytes`` (0 for a map-only job), ``output_bytes``
-    from the ``outputBytes`` of its reduces (of its maps for a map-only job)."""
-    maps = job.get("mapTasks") or []
-    reduce_tasks = job.get("reduceTasks") or []
+def rumen_bytes(job: dict, reduces: int, where: str, source: str) -> dict[str, float]:
+    """The job's bytes where the trace records them for every task (`byte_count`): ``input_bytes``
+    from its maps' ``inputBytes``, ``shuffle_bytes`` from its successful reduce attempts'
+    ``reduceShuffleBytes`` (0 for a map-only job), ``output_bytes`` from the ``outputBytes`` of
+    its reduces (of its maps for a map-only job)."""
+    maps = rumen_tasks(job, "mapTasks", f"{where}.mapTasks", source)
+    reduce_tasks = rumen_tasks(job, "reduceTasks", f"{where}.reduceTasks", source)
     found: dict[str, float] = {}
-    inputs = [task.get("inputBytes") for task in maps if isinstance(task, dict)]
-    if inputs and all(_counted(value) for value in inputs):
-        found["input_bytes"] = float(sum(inputs))
+    inputs = _counts(task.get("inputBytes") for task in maps if isinstance(task, dict))
+    if inputs is not None:
+        found["input_bytes"] = inputs
     if reduces == 0:
         found["shuffle_bytes"] = 0.0
     else:
-        shuffled = [attempt.get("reduceShuffleBytes") for task in reduce_tasks if isinstance(task, dict)
-                    for attempt in task.get("attempts") or [] if isinstance(attempt, dict)
-                    and attempt.get("result") == "SUCCESS"]
-        if len(shuffled) == reduces and all(_counted(value) for value in shuffled):
-            found["shuffle_bytes"] = float(sum(shuffled))
-    writers = reduce_tasks if reduces else maps
-    outputs = [task.get("outputBytes") for task in writers if isinstance(task, dict)]
-    if outputs and all(_counted(value) for value in outputs):
-        found["output_bytes"] = float(sum(outputs))
+        attempts = successful_attempts(reduce_tasks, f"{where}.reduceTasks", source)
+        shuffled = [attempt.get("reduceShuffleBytes") for _, attempt, _, _ in attempts]
+        if len(shuffled) == reduces and (total := _counts(shuffled)) is not None:
+            found["shuffle_bytes"] = total
+    outputs = _counts(task.get("outputBytes") for task in (reduce_tasks if reduces else maps)
+                      if isinstance(task, dict))
+    if outputs is not None:
+        found["output_bytes"] = outputs
     return found
 
 
-def _counted(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= MAX_BYTES
+def byte_count(value: object) -> int | None:
+    """A byte counter of a Rumen trace: a whole number in 0..`MAX_BYTES`; None where the trace
+    does not say (Rumen writes -1) or says nonsense."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_BYTES:
+        return None
+    return value
+
+
+def _counts(values: Iterable[object]) -> float | None:
+    """The sum of byte counters, None unless every one is known (and there is one at least)."""
+    counted = [byte_count(value) for value in values]
+    return float(sum(counted)) if counted and None not in counted else None
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from models import InvalidInput
-from planner.io.json_traces import RumenJob, rumen_jobs, rumen_tasks, successful_attempts
+from planner.io.json_traces import RumenJob, byte_count, rumen_jobs, rumen_tasks, successful_attempts
 
 #: The attempt counters kept, by the trace's own key (-1 or absent: the trace does not say).
 BYTE_COUNTERS = {"hdfsBytesRead": "hdfs_bytes_read", "hdfsBytesWritten": "hdfs_bytes_written",
@@ -123,7 +123,7 @@ def _attempts(head: RumenJob, key: str, kind: str, source: str) -> list[RumenAtt
             start=(start - origin) / 1000.0, finish=(finish - origin) / 1000.0,
             shuffle_finish=_moment(attempt.get("shuffleFinished"), origin) if kind == "reduce" else None,
             sort_finish=_moment(attempt.get("sortFinished"), origin) if kind == "reduce" else None,
-            **{field: _count(attempt.get(counter)) for counter, field in BYTE_COUNTERS.items()},
+            **{field: byte_count(attempt.get(counter)) for counter, field in BYTE_COUNTERS.items()},
         ))
     return found
 
@@ -141,9 +141,3 @@ def _moment(value: object, origin: float) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
         return None
     return (value - origin) / 1000.0
-
-
-def _count(value: object) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        return None
-    return value

@@ -28,7 +28,6 @@ from planner.plans.robust import choose_robust, robust_candidates
 from planner.plans.vm import (
     VM_STRATEGIES,
     Phases,
-    check_profiles,
     check_solver,
     derived_profiles,
     evaluate_plan_phases,
@@ -144,10 +143,8 @@ class Plan:
         """One flat record per placement (phase, job, vms, role), for tables and DataFrames; with the
         workload and cluster, also the job's predicted ``seconds`` there (alpha x F_j(vms) for hosts
         and extras). Phases are numbered from 0, as in the file (``phases[0]``)."""
-        if workload is not None and cluster is not None:  # jobs without a profile: the one planning derived
-            from models.profiles.derived import with_wave_profiles
-
-            workload = with_wave_profiles(workload, cluster)[0]
+        if workload is not None and cluster is not None:
+            workload = _profiled(workload, cluster)
         jobs = {job.name: job for job in workload} if workload is not None else {}
         records = []
         for p, phase in enumerate(self.phases):
@@ -161,9 +158,7 @@ class Plan:
     def evaluate_phases(self, workload: Workload, cluster: Cluster) -> float:
         """Check the phases against every rule of the packing model on ``cluster`` (capacity, hosts,
         roles, every job once; `InvalidPlan` naming the rule) and return their total length."""
-        from models.profiles.derived import with_wave_profiles
-
-        return evaluate_plan_phases(self.phases, with_wave_profiles(workload, cluster)[0], cluster)
+        return evaluate_plan_phases(self.phases, _profiled(workload, cluster), cluster)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -287,6 +282,13 @@ def make_plan(
     ), workload)
 
 
+def _profiled(workload: Workload, cluster: Cluster) -> Workload:
+    """Jobs without a runtime profile get the one planning derived for them (deterministic)."""
+    from models.profiles.derived import with_wave_profiles  # scikit-learn: only for VM plans
+
+    return with_wave_profiles(workload, cluster)[0]
+
+
 def warn_task_floor(plan: Plan, workload: Workload) -> Plan:
     """Warn (`TaskFloorWarning`) when a slot plan predicts less than a job needs for one map and
     then one reduce: no schedule can end before that, whatever the slots."""
@@ -313,7 +315,6 @@ def _vm_plan(
     if not len(workload):
         raise InvalidInput("jobs", "need at least one job")
     jobs = list(derived_profiles(workload, cluster))
-    check_profiles(jobs)
     schedule = solve_vm(jobs, cluster, strategy, solver, time_limit=time_limit, seed=seed)
     warn_extrapolation(schedule.phases, jobs)
     return Plan(

@@ -67,24 +67,13 @@ def derived_profiles(workload: Workload, cluster: Cluster) -> Workload:
     from models.profiles.derived import DerivedProfileWarning, with_wave_profiles
 
     profiled, derived = with_wave_profiles(workload, cluster)
-    if derived:
+    if derived:  # every job has a profile now: one of its own, or its tasks' (a job has one or the other)
         warnings.warn(
             f"{len(derived)} of {len(profiled)} jobs have no runtime profile; derived from their tasks by the "
             f"wave model (`planner fit WORKLOAD --wave -c CLUSTER -o OUT` writes them, to fit your own "
             f"instead): {', '.join(derived[:10])}{', ...' if len(derived) > 10 else ''}",
             DerivedProfileWarning, stacklevel=3)
     return profiled
-
-
-def check_profiles(jobs: Sequence[Job]) -> None:
-    """Every job needs a runtime profile; name all that lack one, not just the first."""
-    missing = [job.name for job in jobs if job.profile is None]
-    if missing:
-        raise InvalidInput(
-            f"{missing[0]}.profile",
-            f"VM-level planning needs a runtime profile on every job; {len(missing)} of {len(jobs)} have none: "
-            + ", ".join(missing),
-        )
 
 
 def warn_extrapolation(phases: Phases, jobs: Sequence[Job]) -> None:

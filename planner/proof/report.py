@@ -19,7 +19,7 @@ from models import InvalidInput
 from models.fileio import write_atomic
 from planner.proof import plots
 from planner.proof.formats import percent
-from planner.proof.paired import paired_comparisons, verdict_text
+from planner.proof.paired import verdict_text
 from planner.proof.setups import FAIR_RATIOS
 from planner.proof.validate import CURVE_RUNS
 from planner.simulator import SimResult, VmResult
@@ -109,7 +109,7 @@ def summary_text(report: ValidationReport) -> str:
     gain = s["gain"]
     versus = (f"{percent(gain, signed=False)} shorter than" if gain > 0 else
               f"{percent(-gain, signed=False)} longer than" if gain < 0 else "as long as")
-    verdict = verdict_text(paired_comparisons(report))
+    verdict = verdict_text(report.paired)
     # Setup names of plans read "plan (FRESH-static k=5, 48:32)": "The plan (...) was predicted ..."
     name = plan["setup"][len("plan "):] if plan["setup"].startswith("plan (") else f", {plan['setup']},"
     return (f"The plan {name} {prediction}. The best baseline, {s['best_baseline']}, took "
@@ -208,7 +208,7 @@ def sections(report: ValidationReport, figures: dict[str, str]) -> list[tuple[st
                                      ("p", "In each run the plan and the baseline see the same biased batch and seed; "
                                            "the difference is the baseline's makespan minus the plan's (positive: "
                                            "the plan was faster), with a bootstrap interval of its median."),
-                                     ("table", table(paired_comparisons(report), PAIRED_COLUMNS))]
+                                     ("table", table(report.paired, PAIRED_COLUMNS))]
     if report.kind != "vms":
         points = sorted([*report.setup("plan"), *report.setup("curve")], key=lambda r: r["map_slots"])
         blocks += [("h2", "Makespan vs map slots"),

@@ -41,6 +41,17 @@ def batch(workload: Workload) -> Workload:
     return Workload([job.with_changes(submit=0.0) for job in workload], name=workload.name)
 
 
+def tonight(plan: Plan, workload: Workload, cluster: Cluster) -> Workload:
+    """The batch a plan runs on (`batch`); for a VM plan, jobs without a runtime profile get the
+    one planning derived from their tasks (deterministic: `with_wave_profiles`)."""
+    night = batch(workload)
+    if not plan.phases:
+        return night
+    from models.profiles.derived import with_wave_profiles  # scikit-learn: only for VM plans
+
+    return with_wave_profiles(night, cluster)[0]
+
+
 def biased(workload: Workload, noise: float, seed: int, run: int, stream: int = 0) -> tuple[Workload, int]:
     """Run ``run``'s batch (every job's times and profile times 1 + U[-noise, noise]) and its
     simulation seed, both drawn from SeedSequence([seed, run]); another ``stream`` (> 0) draws

@@ -38,6 +38,7 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,7 +49,7 @@ from models.checks import as_float, as_int
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_NOISE, DEFAULT_RUNS
 from planner.limits import MAX_RUNS
-from planner.proof.setups import Setup, batch, fluid_curve, plan_scheduler, run_setup, slot_setups, vm_setups
+from planner.proof.setups import Setup, fluid_curve, plan_scheduler, run_setup, slot_setups, tonight, vm_setups
 from planner.proof.sweep import Progress, Spec, sweep
 from planner.simulator import hadoop_settings, simulate, simulate_vms
 
@@ -110,6 +111,13 @@ class ValidationReport:
     def setup(self, role: str) -> list[dict[str, Any]]:
         return [record for record in self.setups if record["role"] == role]
 
+    @cached_property
+    def paired(self) -> list[dict[str, Any]]:
+        """The plan against each baseline, run for run (`planner.proof.paired`), computed once."""
+        from planner.proof.paired import paired_comparisons
+
+        return paired_comparisons(self)
+
     @property
     def planned(self) -> dict[str, Any]:
         return self.setup("plan")[0]
@@ -148,10 +156,8 @@ class ValidationReport:
         return [{key: record[key] for key in keys} for record in self.table()]
 
     def to_dict(self) -> dict[str, Any]:
-        from planner.proof.paired import paired_comparisons
-
         return {"summary": self.summary(), "plan": self.plan, "kind": self.kind, "setups": self.setups, "paired":
-                paired_comparisons(self), "samples": self.samples, "curve": self.curve, "jobs": self.jobs, "cluster":
+                self.paired, "samples": self.samples, "curve": self.curve, "jobs": self.jobs, "cluster":
                 self.cluster, "order": self.order, "phases": self.phases}
 
     def to_json(self) -> str:
@@ -189,11 +195,9 @@ def validate(
     seed = as_int(seed, "seed", minimum=0)
     curve_splits = as_int(curve_splits, "curve_splits", minimum=0)
     check_plan(plan, workload, cluster)
-    tonight = batch(workload)
+    night = tonight(plan, workload, cluster)
     if plan.phases:
-        from models.profiles.derived import with_wave_profiles  # jobs without a profile: planning's (deterministic)
-        tonight = with_wave_profiles(tonight, cluster)[0]
-        kind, setups, curve = "vms", vm_setups(plan, tonight, cluster), []
+        kind, setups, curve = "vms", vm_setups(plan, night, cluster), []
     else:
         kind, setups, curve = "slots", slot_setups(plan, workload, cluster, curve_splits), fluid_curve(plan, workload)
         if hadoop_conf:
@@ -202,7 +206,7 @@ def validate(
                                    options=options))
     clock = time.perf_counter()
     counts = [min(runs, CURVE_RUNS) if setup.role == "curve" else runs for setup in setups]
-    specs = [Spec(run_setup, (setup, tonight, cluster, noise, seed, run), label=f"{setup.name} #{run}")
+    specs = [Spec(run_setup, (setup, night, cluster, noise, seed, run), label=f"{setup.name} #{run}")
              for setup, count in zip(setups, counts, strict=True) for run in range(count)]
     samples = sweep(specs, executor, progress=progress, description=f"validating ({len(specs)} runs)")
     records, start = [], 0
@@ -248,10 +252,8 @@ def example_run(plan: Plan, workload: Workload, cluster: Cluster, *, seed: int =
     """The plan simulated once on tonight's batch without bias (for Gantt charts and fairness over
     time): a `SimResult` for slot plans, a `VmResult` (phase barriers) for VM plans."""
     check_plan(plan, workload, cluster)
-    tonight, seed = batch(workload), as_int(seed, "seed", minimum=0)
+    night, seed = tonight(plan, workload, cluster), as_int(seed, "seed", minimum=0)
     if plan.phases:
-        from models.profiles.derived import with_wave_profiles  # as in validate
-
-        return simulate_vms(with_wave_profiles(tonight, cluster)[0], cluster, plan.phases, seed=seed)
+        return simulate_vms(night, cluster, plan.phases, seed=seed)
     scheduler, _ = plan_scheduler(plan.strategy, plan.k, plan.order)
-    return simulate(tonight, cluster, scheduler, seed=seed, slots=(plan.map_slots, plan.reduce_slots))
+    return simulate(night, cluster, scheduler, seed=seed, slots=(plan.map_slots, plan.reduce_slots))

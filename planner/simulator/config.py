@@ -226,12 +226,18 @@ def simulation_settings(
         base: SimOptions | None = None
     else:
         chosen, base = load_settings(config, scheduler, delay=delay)
+    return chosen, with_options(base, **options)
+
+
+def with_options(base: SimOptions | None, **options: Any) -> SimOptions:
+    """``base`` (default: `SimOptions()`) with the `SimOptions` fields given as keywords; None
+    values are ignored and an unknown name is refused."""
     changes = {key: value for key, value in options.items() if value is not None}
     unknown = sorted(set(changes) - set(_OPTION_KEYS))
     if unknown:
         raise InvalidInput(unknown[0], f"unknown option; known: {', '.join(_OPTION_KEYS)}")
     base = base if base is not None else SimOptions()
-    return chosen, dataclasses.replace(base, **changes) if changes else base
+    return dataclasses.replace(base, **changes) if changes else base
 
 
 def _entries(

@@ -21,10 +21,10 @@ from __future__ import annotations
 import math
 import re
 import xml.etree.ElementTree as ElementTree
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from models.checks import as_float, as_int
 from models.errors import InvalidInput
+from planner.simulator.hadoop_files import number_text
 from planner.simulator.schedulers.fair import Pool
 
 #: (memory MB, vcores) of one container, when the files do not say (YARN's minimum allocation).
@@ -88,7 +88,7 @@ def read_allocations(root: ElementTree.Element, source: str,
         leaves: list[tuple[Pool, float]] = []
         _yarn_level(queues, "", 1.0, context, found, leaves)
         nested = any("." in pool.name for pool, _ in leaves)
-        found.pools.extend(pool if not nested else _reweighted(pool, share) for pool, share in leaves)
+        found.pools.extend(pool if not nested else replace(pool, weight=share) for pool, share in leaves)
     names = [pool.name for pool in found.pools]
     duplicate = next((name for name in names if names.count(name) > 1), None)
     if duplicate is not None:
@@ -126,27 +126,28 @@ def _mrv1_pool(element: ElementTree.Element, where: str, context: _Context, foun
 def _yarn_level(queues: list[ElementTree.Element], parent: str, share: float, context: _Context,
                 found: Allocations, leaves: list[tuple[Pool, float]]) -> None:
     """Leaf queues of one level, with each one's share of the cluster by weight."""
-    weights = []
+    named = []
     for element in queues:
-        weight = element.find("weight")
-        weights.append(1.0 if weight is None else _number((weight.text or "").strip(), "weight", context.source,
-                                                          float))
-    total = sum(weights) or 1.0
-    for element, weight in zip(queues, weights, strict=True):
         name = _name(element, f"queue {parent or 'root'}", context.source)
+        path = f"{parent}.{name}" if parent else name
+        weight = element.find("weight")
+        named.append((element, name, path, 1.0 if weight is None else
+                      _number((weight.text or "").strip(), f"queue {path}.weight", context.source, float)))
+    total = sum(weight for *_, weight in named) or 1.0
+    for element, name, path, weight in named:
         if name == "root" and not parent:  # <queue name="root"> holds the top level
             _yarn_level(element.findall("queue"), "", share, context, found, leaves)
             continue
-        path = f"{parent}.{name}" if parent else name
         children = element.findall("queue")
         if children:
             _children(element, _YARN_QUEUE, f"queue {path}", found)
             _yarn_level(children, path, share * weight / total, context, found, leaves)
         else:
-            leaves.append((_yarn_queue(element, path, context, found), share * weight / total))
+            leaves.append((_yarn_queue(element, path, weight, context, found), share * weight / total))
 
 
-def _yarn_queue(element: ElementTree.Element, path: str, context: _Context, found: Allocations) -> Pool:
+def _yarn_queue(element: ElementTree.Element, path: str, weight: float, context: _Context,
+                found: Allocations) -> Pool:
     where = f"queue {path}"
     values = _children(element, _YARN_QUEUE, where, found)
     _timeouts(values, where, context.source, found)
@@ -155,10 +156,7 @@ def _yarn_queue(element: ElementTree.Element, path: str, context: _Context, foun
     max_running = values.get("maxRunningApps", context.max_running)
     mode = values.get("schedulingPolicy", values.get("schedulingMode"))
     # On containers a pool's min share and cap are map + reduce: the containers go in the map field.
-    return _pool(context.source, where, name=path,
-                 weight=_number(values["weight"], f"{where}.weight", context.source, float)
-                 if "weight" in values else 1.0,
-                 min_map=minimum or 0, max_map=maximum, max_reduce=None if maximum is None else 0,
+    return _pool(context.source, where, name=path, weight=weight, min_map=minimum or 0, max_map=maximum, max_reduce=None if maximum is None else 0,
                  max_running=None if max_running is None else _number(max_running, f"{where}.maxRunningApps",
                                                                       context.source, int),
                  mode=context.mode if mode is None else _mode(mode, f"{where}.schedulingPolicy", context.source,
@@ -228,18 +226,7 @@ def _mode(text: str, where: str, source: str, found: Allocations) -> str:
 
 
 def _number(text: str, where: str, source: str, kind: type) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise InvalidInput(where, f"must be a number, got {text!r}", source=source) from None
-    try:
-        if kind is int:
-            if value != int(value):
-                raise InvalidInput(where, f"must be a whole number, got {text!r}")
-            return as_int(int(value), where, minimum=0)
-        return as_float(value, where, minimum=0.0)
-    except InvalidInput as error:
-        raise InvalidInput(error.field, error.problem, source=source) from None
+    return number_text(text, where, source, whole=kind is int)
 
 
 def _pool(source: str, where: str, **fields: object) -> Pool:
@@ -247,8 +234,3 @@ def _pool(source: str, where: str, **fields: object) -> Pool:
         return Pool(**fields)
     except InvalidInput as error:
         raise InvalidInput(where, error.problem, source=source) from None
-
-
-def _reweighted(pool: Pool, share: float) -> Pool:
-    return Pool(pool.name, weight=share, min_map=pool.min_map, min_reduce=pool.min_reduce, mode=pool.mode,
-                max_running=pool.max_running, max_map=pool.max_map, max_reduce=pool.max_reduce)

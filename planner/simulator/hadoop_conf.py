@@ -28,8 +28,9 @@ from typing import Any
 
 from models import Cluster
 from models.errors import InvalidInput
+from planner.simulator.config import delay_from_value, with_options
 from planner.simulator.hadoop_allocations import DEFAULT_CONTAINER, Allocations, read_allocations
-from planner.simulator.hadoop_files import read_sls_nodes, read_xml, site_properties
+from planner.simulator.hadoop_files import number_text, read_sls_nodes, read_xml, site_properties
 from planner.simulator.options import SimOptions
 from planner.simulator.schedulers.base import Scheduler
 from planner.simulator.schedulers.capacity import Capacity, Queue
@@ -145,7 +146,7 @@ def read_hadoop_conf(paths: Iterable[str | Path], *, warn: bool = True) -> Hadoo
     if "assign_multiple" in site:
         options["assign_multiple"] = _site_flag(site, "assign_multiple")
     if "replication" in site:
-        cluster["replication"] = int(_site_number(site, "replication", 3))
+        cluster["replication"] = _site_number(site, "replication", 3, whole=True)
     scheduler = _scheduler(site, capacity, read, ignored)
     setup = HadoopSetup(scheduler, cluster, options, tuple(ignored), tuple(str(path) for path in files))
     if warn and ignored:
@@ -158,19 +159,12 @@ def hadoop_settings(paths: Iterable[str | Path], cluster: Cluster, *, delay: obj
     """What a run of ``cluster`` as Hadoop's files configure it uses: the cluster with the files'
     nodes, racks and slots, their scheduler (with ``delay`` scheduling when given), and their
     options with the `SimOptions` fields given as keywords on top (None values are ignored)."""
-    from planner.simulator.config import delay_from_value
-
     setup = read_hadoop_conf(paths)
     scheduler = setup.scheduler
     chosen_delay = delay_from_value(delay)
     if chosen_delay is not None:
         scheduler.delay = chosen_delay
-    changes = {key: value for key, value in options.items() if value is not None}
-    try:
-        sim_options = replace(setup.sim_options(), **changes)
-    except TypeError as error:
-        raise InvalidInput("options", str(error)) from None
-    return setup.on(cluster), scheduler, sim_options
+    return setup.on(cluster), scheduler, with_options(setup.sim_options(), **options)
 
 
 def _scheduler(site: dict, capacity: dict, read: list[Allocations], ignored: list[str]) -> Scheduler:
@@ -217,13 +211,7 @@ def capacity_queues(properties: dict[str, tuple[str, str, str]], ignored: list[s
         if entry is None:
             return default
         text, source, place = entry
-        try:
-            number = float(text)
-        except ValueError:
-            raise InvalidInput(place, f"must be a percentage, got {text!r}", source=source) from None
-        if not 0 <= number <= 100:
-            raise InvalidInput(place, f"must be a percentage in 0..100, got {text}", source=source)
-        return number / 100.0
+        return number_text(text, place, source, maximum=100.0) / 100.0
 
     queues: list[Queue] = []
 
@@ -257,7 +245,7 @@ def _slots(site: dict, container: tuple[float, float], *, yarn: bool) -> dict[st
     slots: dict[str, Any] = {}
     for kind in ("map_slots", "reduce_slots"):
         if kind in site:
-            slots[kind] = int(_site_number(site, kind, 1))
+            slots[kind] = _site_number(site, kind, 1, whole=True)
     if "node_memory" in site or "node_vcores" in site:
         memory = _site_number(site, "node_memory", 8192.0)
         vcores = _site_number(site, "node_vcores", 8.0)
@@ -273,17 +261,11 @@ def _slots(site: dict, container: tuple[float, float], *, yarn: bool) -> dict[st
     return slots
 
 
-def _site_number(site: dict, key: str, default: float) -> float:
+def _site_number(site: dict, key: str, default: float, *, whole: bool = False) -> float:
     if key not in site:
         return default
     value, source, place = site[key]
-    try:
-        number = float(value)
-    except ValueError:
-        raise InvalidInput(place, f"must be a number, got {value!r}", source=source) from None
-    if not math.isfinite(number) or number < 0:
-        raise InvalidInput(place, f"must be a number >= 0, got {value!r}", source=source)
-    return number
+    return number_text(value, place, source, whole=whole)
 
 
 def _site_flag(site: dict, key: str) -> bool:

@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
 from pathlib import Path
 
+from models.checks import as_float, as_int
 from models.errors import InvalidInput
 from models.fileio import iter_json_objects, read_text
 
@@ -48,9 +49,22 @@ def site_properties(root: ElementTree.Element, source: str) -> dict[str, tuple[s
     return found
 
 
-def child_text(element: ElementTree.Element, tag: str) -> str | None:
-    """The stripped text of ``element``'s child ``tag`` (None when absent)."""
-    return _text(element, tag)
+def number_text(text: str, where: str, source: str, *, whole: bool = False, maximum: float | None = None) -> float:
+    """A finite number >= 0 written in a Hadoop file (``whole``: an integer, returned as an int);
+    an error names the file and the place."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise InvalidInput(where, f"must be a number, got {text!r}", source=source) from None
+    try:
+        number = as_float(value, where, minimum=0.0, maximum=maximum)
+        if not whole:
+            return number
+        if number != int(number):
+            raise InvalidInput(where, f"must be a whole number, got {text!r}")
+        return as_int(int(number), where, minimum=0)
+    except InvalidInput as error:
+        raise InvalidInput(error.field, error.problem, source=source) from None
 
 
 def _text(element: ElementTree.Element, tag: str) -> str | None:

@@ -28,13 +28,18 @@ _DONE_FRACTION = 1e-9
 _DONE_SECONDS = 1e-6
 
 
+def node_bytes_per_second(cluster: Cluster) -> float:
+    """What a node's link carries each way: ``cluster.network_gbps`` in bytes per second."""
+    return cluster.network_gbps * 1e9 / 8
+
+
 def link_capacities(cluster: Cluster, layout: Layout) -> list[float]:
     """Bytes per second of every link: node ingress, node egress, rack down, rack up (in that order).
 
     A node's link carries ``cluster.network_gbps``; a rack's uplink carries its nodes' total
     divided by ``cluster.rack_oversubscription``.
     """
-    node = cluster.network_gbps * 1e9 / 8
+    node = node_bytes_per_second(cluster)
     per_node = [node] * layout.nodes
     racks = [float(size) * node / cluster.rack_oversubscription for size in layout.rack_size.tolist()]
     return per_node + per_node + racks + racks
@@ -166,12 +171,6 @@ class Network:
         self.sequence = 0
         self.moved = 0.0  # bytes moved over the network in all
 
-    def __len__(self) -> int:
-        return len(self.paths)
-
-    def __contains__(self, key: int) -> bool:
-        return key in self.paths
-
     def remaining(self, key: int, now: float) -> float:
         """Bytes flow ``key`` has left to move at ``now``."""
         return max(0.0, self.left[key] - self.rates[key] * (now - self.since[key]))
@@ -243,12 +242,12 @@ class Network:
                     stack.extend(other for other in paths[key] if other not in links)
         flows = sorted(component)  # the order of the computation: by key, whatever the history
         rates = max_min_rates(self.capacity, [paths[key] for key in flows], [self.caps[key] for key in flows])
-        ends, left, since, version, old = self.ends, self.left, self.since, self.version, self.rates
+        ends, left, since, version = self.ends, self.left, self.since, self.version
         for key, rate in zip(flows, rates, strict=True):
-            remaining = max(0.0, left[key] - old[key] * (now - since[key]))
+            remaining = self.remaining(key, now)  # at the old rate, which ends now
             left[key] = remaining
             since[key] = now
-            old[key] = rate
+            self.rates[key] = rate
             self.sequence += 1  # one number per allocation ever made: a key used again never matches old entries
             version[key] = self.sequence
             if rate > 0:

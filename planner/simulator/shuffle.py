@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from planner.simulator.engine import FINISH
 from planner.simulator.jobs import RACK_LOCAL, JobRun
-from planner.simulator.network import Links, Network, link_capacities
+from planner.simulator.network import Links, Network, link_capacities, node_bytes_per_second
 
 if TYPE_CHECKING:
     from planner.simulator.core import Simulation
@@ -85,7 +85,7 @@ class Transfers:
         if self.options.network:
             self.network = Network(link_capacities(self.cluster, self.layout))
             self.links = Links(self.layout)
-            self.node_rate = self.cluster.network_gbps * 1e9 / 8
+            self.node_rate = node_bytes_per_second(self.cluster)
 
     def _network_job(self: Simulation, job: JobRun) -> None:
         """Give an arriving job its bytes (when the network is on and the job knows them)."""
