@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from benchmarks.reference_slots import reference_makespans
@@ -12,6 +14,8 @@ from solvers.slots import PhaseWork
 
 FLOOR_SECONDS = 0.025
 FLOOR_SPEEDUP = 5.0
+#: The SWIM FB-2009 day; its first jobs' submit times are the release times of the release rows.
+FB_DAY = Path(__file__).resolve().parent.parent / "tests" / "data" / "FB-2009_samples_24_times_1hr_0.tsv"
 
 
 def batch(n: int, maps: int, reduces: int, seed: int = 0) -> list[Job]:
@@ -49,4 +53,24 @@ def slot_configuration(suite: str) -> list[Row]:
                         "optimal", 1 if suite == "quick" else 3, None, f"s_m={int(np.argmin(reference)) + 1}"))
         if not same_choice or difference > 1e-12:
             raise RuntimeError(f"{instance}: vectorized and reference disagree ({agreement})")
+    rows += release_rows(suite)
+    return rows
+
+
+def release_rows(suite: str) -> list[Row]:
+    """The whole curve on the FB-2009 day's first n jobs with their submit times as release times
+    (``releases="submit"``: each split runs its own map phase) against the same jobs all ready at 0."""
+    from planner.io.swim import read_swim  # the importer only for these rows
+
+    day = list(read_swim(FB_DAY))
+    total, k = 500, 5
+    repeats = 3 if suite == "quick" else 7
+    rows = []
+    for n in (100,) if suite == "quick" else (100, 500):
+        jobs = day[:n]
+        instance = f"FB-2009 first {n} jobs, S={total} k={k}"
+        for label, releases in (("vectorized, no releases", None), ("vectorized, releases=submit", "submit")):
+            seconds, plan = timed(lambda jobs=jobs, r=releases: configure_slots(jobs, total, k, releases=r), repeats)
+            rows.append(Row("slots", instance, label, plan.makespan, plan.bound, plan.gap, seconds, str(plan.status),
+                            repeats, None, f"s_m={plan.map_slots}; last release {max(j.submit for j in jobs):.0f} s"))
     return rows

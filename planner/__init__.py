@@ -26,6 +26,9 @@ _PUBLIC = {
     "read_sls": "planner.io.json_traces",
     "rumen_task_records": "planner.io.json_traces",
     "TraceWarning": "planner.io.json_traces",
+    "read_synth": "planner.io.synth",
+    "synth_cluster": "planner.io.synth",
+    "read_swf": "planner.io.swf",
     "IMPORTERS": "planner.io.importers",
     "read_trace": "planner.io.importers",
     "fit_runtimes": "planner.io.fitting",
@@ -37,6 +40,9 @@ _PUBLIC = {
     # plans
     "Plan": "planner.plans.plan",
     "make_plan": "planner.plans.plan",
+    "export_plan": "planner.plans.export",
+    "plan_run": "planner.proof.applied",
+    "submission_schedule": "planner.proof.applied",
     # proof
     "validate": "planner.proof.validate",
     "ValidationReport": "planner.proof.validate",

@@ -1,4 +1,4 @@
-"""Planning problems turned into solutions (slot configuration, ordering, packing).
+"""Planning problems turned into solutions (slot configuration, ordering, ordering with releases, packing).
 
 Imports `models` only, never `planner`. Every solution carries a `SolveStatus`,
 its objective, the best proven bound (or None), the gap, the solver and the
@@ -28,6 +28,11 @@ _PUBLIC = {
     "order_two_stage": "solvers.ordering",
     "stage_times": "solvers.ordering",
     "two_stage_makespan": "solvers.ordering",
+    "ReleaseOrderSolution": "solvers.ordering_release",
+    "ReleaseSchedule": "solvers.ordering_release",
+    "order_with_releases": "solvers.ordering_release",
+    "release_lower_bound": "solvers.ordering_release",
+    "release_schedule": "solvers.ordering_release",
     "PackingInstance": "solvers.packing",
     "PhaseSchedule": "solvers.packing",
     "Placement": "solvers.packing",

@@ -122,12 +122,10 @@ def _exhaustive(a: np.ndarray, b: np.ndarray, *, time_limit: float, seed: int, *
     return _solution(a, b, best, SolveStatus.OPTIMAL, "exhaustive", clock)
 
 
-def build_two_stage_model(a: np.ndarray, b: np.ndarray) -> pyo.ConcreteModel:
-    """Positional MILP: x[j, p] puts job j at position p; C1, C2 are stage completions by position."""
-    n = a.size
-    m = pyo.ConcreteModel(name="two_stage_flow_shop")
-    m.Jobs = pyo.RangeSet(0, n - 1)
-    m.Positions = pyo.RangeSet(0, n - 1)
+def add_positions(m: pyo.ConcreteModel) -> None:
+    """The positional model's variables and assignment rules on ``m`` (which holds the sets Jobs
+    and Positions): x[j, p] puts job j at position p, each job at one position and each position
+    holding one job; ``first`` and ``second`` are the stages' completions by position."""
     m.x = pyo.Var(m.Jobs, m.Positions, domain=pyo.Binary)
     m.first = pyo.Var(m.Positions, domain=pyo.NonNegativeReals)
     m.second = pyo.Var(m.Positions, domain=pyo.NonNegativeReals)
@@ -139,6 +137,15 @@ def build_two_stage_model(a: np.ndarray, b: np.ndarray) -> pyo.ConcreteModel:
     @m.Constraint(m.Positions)
     def one_job(m, p):
         return sum(m.x[j, p] for j in m.Jobs) == 1
+
+
+def build_two_stage_model(a: np.ndarray, b: np.ndarray) -> pyo.ConcreteModel:
+    """Positional MILP: x[j, p] puts job j at position p; C1, C2 are stage completions by position."""
+    n = a.size
+    m = pyo.ConcreteModel(name="two_stage_flow_shop")
+    m.Jobs = pyo.RangeSet(0, n - 1)
+    m.Positions = pyo.RangeSet(0, n - 1)
+    add_positions(m)
 
     def stage_time(times, p):
         return sum(float(times[j]) * m.x[j, p] for j in m.Jobs)

@@ -30,7 +30,8 @@ _METHODS: dict[tuple[str, str], Method] = {}
 #: The modules whose import registers the built-in methods. They are imported when methods are
 #: first looked up, not when `solvers` is: pyomo, SciPy and pyswarms load only for a solve.
 METHOD_MODULES = ("solvers.ordering", "solvers.pairs", "solvers.matching", "solvers.packing_methods",
-                  "solvers.packing_exact", "solvers.packing_pso", "solvers.packing_exhaustive")
+                  "solvers.packing_exact", "solvers.packing_pso", "solvers.packing_exhaustive",
+                  "solvers.ordering_release", "solvers.ordering_release_methods")
 
 
 def _load_methods() -> None:

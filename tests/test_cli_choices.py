@@ -29,7 +29,7 @@ def test_swim_settings_are_the_conversion_fields():
 
 
 def test_trace_formats_are_the_importers():
-    assert TRACE_FORMATS == ("swim", "rumen", "sls") == tuple(IMPORTERS)
+    assert TRACE_FORMATS == ("swim", "rumen", "sls", "synth", "swf") == tuple(IMPORTERS)
 
 
 @pytest.mark.parametrize("name", sorted(IMPORTERS))
@@ -43,7 +43,7 @@ def test_every_importer_keeps_the_contract(name, data_dir):
     for option in importer.options:
         assert option in parameters or (takes_more and option in SWIM_SETTINGS), option
     sample = {"swim": "FB-2009_samples_24_times_1hr_0_first50jobs.tsv", "rumen": "wordcount.json",
-              "sls": "inputsls.json"}[name]
+              "sls": "inputsls.json", "synth": "hadoop-conf/sls-synth.json", "swf": "sample.swf"}[name]
     workload = read_trace(name, data_dir / sample)
     assert isinstance(workload, Workload) and len(workload) > 0
 

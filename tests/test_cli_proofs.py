@@ -57,8 +57,8 @@ def test_validate_writes_the_report_and_prints_the_summary(plan_file, tmp_path):
     summary = data["validation"]
     assert (summary["runs"], summary["seed"], summary["strategy"]) == (3, 4, Plan.from_file(plan_file).strategy)
     rows = data["setups"]
-    assert [row["setup"].split(" (")[0] for row in rows] == ["plan", "Fair 1:3", "Fair 2:2", "Fair 3:1",
-                                                            "Fair on containers", "FRESH dynamic",
+    assert [row["setup"].split(" (")[0] for row in rows] == ["plan", "plan as exported", "Fair 1:3",
+                                                            "Fair 2:2", "Fair 3:1", "Fair on containers", "FRESH dynamic",
                                                             "FIFO, submission order"]
     assert summary["simulated_mean"] == rows[0]["mean"]
     for name in ("report.md", "report.html", "validation.json", "makespan_vs_map_slots.png", "gantt.png",
@@ -159,7 +159,7 @@ def test_demo_plans_validates_and_writes_the_report(tmp_path):
     assert (plan["map_slots"], plan["strategy"], plan["status"]) == (48, "slots+johnson", "optimal")
     summary = data["validation"]
     assert summary["runs"] == 3 and summary["best_baseline"]
-    assert len(data["setups"]) == 7
+    assert len(data["setups"]) == 8  # the plan, its Hadoop 1 export, six baselines
     assert (folder / "report.html").stat().st_size > 50_000
     assert {Path(row["file"]).name for row in data["report"]} >= {"report.html", "report.md", "gantt.png"}
 

@@ -33,6 +33,8 @@ COMMANDS = {
     "fit wave": ["fit", W, "--wave", "--cluster", C],
     "import rumen": ["import", "rumen", str(DATA / "2jobs2min-rumen-jh.json")],
     "import sls": ["import", "sls", str(DATA / "inputsls.json")],
+    "import synth": ["import", "synth", str(DATA / "hadoop-conf" / "sls-synth.json")],
+    "import swf": ["import", "swf", str(DATA / "sample.swf")],
     "fit runtimes": ["fit", str(EXAMPLES / "runtimes.csv")],
     "fit tasks": ["fit", str(EXAMPLES / "tasks.csv")],
     "plan slots": ["plan", W, "--cluster", C, "--strategy", "slots"],
@@ -81,8 +83,9 @@ def check_shape(parsed: dict, documented: dict[str, tuple[str, list[str]]]) -> N
 
 
 def test_every_command_is_documented():
-    assert set(SHAPES) == {"import", "fit", "plan", "simulate", "validate", "compare", "sweep", "replay", "demo"}
-    assert [len(tables) for tables in SHAPES.values()] == [1, 3, 1, 1, 1, 1, 1, 1, 1]
+    assert set(SHAPES) == {"import", "fit", "plan", "export", "simulate", "validate", "compare", "sweep", "replay",
+                           "demo"}
+    assert [len(tables) for tables in SHAPES.values()] == [1, 3, 1, 1, 1, 1, 1, 1, 1, 1]
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
@@ -94,6 +97,15 @@ def test_json_output_has_the_documented_keys(name, tmp_path):
     check_shape(parsed, documented)
     if name == "plan pairs milp":
         assert parsed["phases"] and parsed["plan"]["phases"] == len({r["phase"] for r in parsed["phases"]})
+
+
+def test_export_json_lists_the_files(tmp_path):
+    """A plan written to a file, exported for Hadoop 1: one record per file of the folder."""
+    _planner("plan", W, "--cluster", C, "-o", "plan.json", cwd=tmp_path)
+    parsed = json.loads(_planner("export", "plan.json", "--cluster", C, "-w", W, "--to", "mrv1", "-o", "conf",
+                                 "--json", cwd=tmp_path))
+    check_shape(parsed, SHAPES["export"][0])
+    assert sorted(row["file"] for row in parsed["files"]) == sorted(p.name for p in (tmp_path / "conf").iterdir())
 
 
 def test_validate_and_demo_json_parse(tmp_path):

@@ -23,7 +23,9 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 def batch() -> tuple[Workload, Cluster]:
     """Two jobs on one node of 1 map + 1 reduce slot (S = 2), submitted long-map first.
     Submission order a, b (k = 1): a maps 0-100, reduces 100-110 while b maps 100-110, b reduces
-    110-210: 210 s. Johnson on (100, 10) and (10, 100) puts b first: 120 s (see test_slots)."""
+    110-210: 210 s. Johnson on (100, 10) and (10, 100) puts b first: 120 s when both are ready
+    at 0 (see test_slots); b arrives at 5, so b maps 5-15 and reduces 15-115 while a maps 15-115,
+    then a reduces 115-125: 125 s with the arrivals."""
     workload = Workload([Job("a", 1, 1, 100, 10), Job("b", 1, 1, 10, 100, submit=5)], name="two")
     return workload, Cluster(nodes=1, map_slots=1, reduce_slots=1)
 
@@ -33,11 +35,14 @@ def test_strategies_by_hand():
     slots = make_plan(workload, cluster, "slots", k=1)
     assert slots.order == ("a", "b") and slots.predicted_makespan == 210.0 == slots.baseline_makespan
     johnson = make_plan(workload, cluster, "johnson", k=1)
-    assert johnson.order == ("b", "a") and johnson.predicted_makespan == 120.0
+    assert johnson.order == ("b", "a") and johnson.predicted_makespan == 125.0 and not johnson.ready_now
+    assert johnson.ordering["status"] == "optimal" and johnson.ordering["value"] == 125.0
     assert (johnson.map_slots, johnson.reduce_slots) == (1, 1)
     both = make_plan(workload, cluster, "slots+johnson", k=1)
-    assert both.order == ("b", "a") and both.predicted_makespan == 120.0
-    assert both.summary()["predicted_gain"] == pytest.approx(1 - 120 / 210)
+    assert both.order == ("b", "a") and both.predicted_makespan == 125.0
+    assert both.summary()["predicted_gain"] == pytest.approx(1 - 125 / 210)
+    now = make_plan(workload, cluster, "slots+johnson", k=1, ready_now=True)
+    assert now.order == ("b", "a") and now.predicted_makespan == 120.0 and now.ready_now and now.ordering is None
 
 
 def test_submission_order_sorts_by_submit_time():
@@ -50,7 +55,7 @@ def test_slots_plan_matches_configure_slots_on_a_real_trace(data_dir):
 
     workload = read_swim(data_dir / "FB-2009_samples_24_times_1hr_0_first50jobs.tsv")
     cluster = Cluster(nodes=20)
-    plan = make_plan(workload, cluster, "slots+johnson", k=5)
+    plan = make_plan(workload, cluster, "slots+johnson", k=5, ready_now=True)
     jobs = list(workload)
     # Johnson on the stage times of the cluster as configured (40 map and 40 reduce slots)
     expected_order = johnson_order([j.map_work / 40 for j in jobs], [j.reduce_work / 40 for j in jobs])
@@ -80,7 +85,7 @@ def test_plan_file_round_trip_and_fingerprints(tmp_path):
     ("change", "message"),
     [({"k": 0}, "k: must be >= 1"), ({"strategy": "magic"}, "strategy: must be one of"),
      ({"order": ["a", "a"]}, "order: names a job twice"), ({"extra": 1}, "extra: unknown key"),
-     ({"version": 9}, "version: this batchplan reads plan versions 1 to 3, got 9"),
+     ({"version": 9}, "version: this batchplan reads plan versions 1 to 4, got 9"),
      ({"phases": [["a", 1, "primary"]]}, r"phases\[0\]\[0\]: must be \[job, vms, role\], got 'a'"),
      ({"phases": [[["a", 1, "primary"], ["b", 1, "primary"]]]}, "phases: a slots\\+johnson plan has no phases")],
 )
@@ -130,7 +135,7 @@ def test_cli_plan_bad_cluster_exits_2(tmp_path):
 def test_slot_plans_carry_bound_and_gap():
     workload, cluster = batch()
     both = make_plan(workload, cluster, "slots+johnson", k=1)
-    assert (both.bound, both.gap, both.phases) == (120.0, 0.0, ())
+    assert (both.bound, both.gap, both.phases) == (125.0, 0.0, ())
     johnson = make_plan(workload, cluster, "johnson", k=1)
     assert (johnson.bound, johnson.gap) == (None, None)  # the split is the cluster's, not searched
     assert both.summary()["phases"] == 0 and both.phase_records() == []
@@ -198,11 +203,19 @@ def test_a_prediction_below_one_jobs_own_tasks_warns():
 
 
 def test_the_fb_2010_slice_warns_about_job53():
-    """docs/plans.md: the FB-2010 day's first 300 s (77 jobs) on 100 nodes in 4 racks: the plan
-    predicts 1,984 s, but job53 is one map of 4,959 s."""
+    """docs/plans.md: the FB-2010 day's first 300 s (77 jobs) on 100 nodes in 4 racks, imported
+    without the output split: the plan predicts 2,073 s (from the first arrival; 1,984 s all
+    ready at 0), but job53, map-only, writes 97 GiB from its one map of 4,959 s. Split (the
+    default), job53 has 775 maps of 11 s and nothing warns."""
     from planner import read_swim
 
-    workload = read_swim(Path(__file__).parent / "data" / "FB-2010_samples_24_times_1hr_0_first300s.tsv")
+    trace = Path(__file__).parent / "data" / "FB-2010_samples_24_times_1hr_0_first300s.tsv"
+    workload = read_swim(trace, split_output=False)
     assert len(workload) == 77
-    with pytest.warns(TaskFloorWarning, match=r"predicts 1,984 s, but job job53 alone needs at least 4,959 s"):
+    with pytest.warns(TaskFloorWarning, match=r"predicts 2,073 s, but job job53 alone needs at least 4,959 s"):
         make_plan(workload, Cluster(nodes=100, racks=4))
+    split = read_swim(trace)
+    assert next(job.map_tasks for job in split if job.name == "job53") == 775
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TaskFloorWarning)
+        make_plan(split, Cluster(nodes=100, racks=4))

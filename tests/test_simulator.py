@@ -252,16 +252,16 @@ def test_delay_wait_ending_at_an_inexact_float_time_does_not_livelock():
     ids=["fifo", "capacity"],
 )
 def test_delayed_maps_are_not_starved_by_their_own_reducers_in_containers(scheduler, heartbeat):
-    """Containers, slow-start 0, delay scheduling. 2 nodes in 2 racks, slots=(1, 1): node 0 holds
-    both containers (node 1 none). Job "a" (pool a): 1 map of 1 s whose only block is on node 1
-    (seed chosen so), 2 reduces of 1 s. The map can never be node-local; it may go rack-local after
+    """Containers, slow-start 0, delay scheduling. 3 nodes in 3 racks, slots=(1, 1): nodes 0 and 2
+    hold one container each (node 1 none). Job "a" (pool a): 1 map of 1 s whose only block is on
+    node 1 (seed chosen so), 2 reduces of 1 s. The map can never be node-local; it may go rack-local after
     5 s and off-rack after 5 + 5 = 10 s, running 1 * 1.5 (balanced off-rack factor) s. So the job
     must be done by 10 + 1.5 + 2 * 1 (both reduces one after the other) + 2 heartbeats.
     Queue a of the capacity scheduler may hold floor(0.5 * 2) = 1 container.
     If a skipped map lets its own job's reducers take the containers instead, the reducers wait
     for a map that can no longer get a container: the run stalls (SimulationStalled) or, with
     heartbeats and a capped queue, runs forever. Guarded by a 3 s alarm."""
-    cluster = Cluster(nodes=2, racks=2, map_slots=1, reduce_slots=1, heartbeat=heartbeat, replication=1)
+    cluster = Cluster(nodes=3, racks=3, map_slots=1, reduce_slots=1, heartbeat=heartbeat, replication=1)
     for seed in range(20):
         probe = Simulation([Job("a", 1, 0, 1.0)], cluster, Fifo(), seed=seed, slots=(1, 1))
         probe.run()
@@ -820,14 +820,14 @@ def test_lognormal_task_times():
 
 def test_slots_override():
     """3 nodes of 1 + 2 slots (9 in all); slots=(7, 2) gives map slots 3, 2, 2 and reduce slots
-    1, 1, 0. One job of 7 maps and 2 reduces of 10 s: maps all at 0-10, reduces 10-20: 20
+    0, 1, 1 (reduce slots fill from the last node: every node keeps its 3 slots). One job of 7 maps and 2 reduces of 10 s: maps all at 0-10, reduces 10-20: 20
     (without the override: 3 map slots, maps in 3 waves 0-30, reduces 30-40: 40)."""
     job = [Job("a", 7, 2, 10.0, 10.0)]
     result = simulate(job, flat(3, 1, 2), "fifo", slots=(7, 2))
     assert result.slots == 9 and result.makespan == 20.0
     maps = Counter(t["node"] for t in result.tasks if t["kind"] == "map")
     assert maps == {0: 3, 1: 2, 2: 2}
-    assert sorted(t["node"] for t in result.tasks if t["kind"] == "reduce") == [0, 1]
+    assert sorted(t["node"] for t in result.tasks if t["kind"] == "reduce") == [1, 2]
     assert simulate(job, flat(3, 1, 2), "fifo").makespan == 40.0
 
 

@@ -73,21 +73,24 @@ def mixed() -> Workload:
 
 def test_every_configuration_sees_the_same_biased_batch():
     """Run r of each setup is run_setup(setup, batch, cluster, noise, seed, r): re-running one
-    sample by hand gives the same record; every job of the batch starts from time 0."""
+    sample by hand gives the same record; jobs arrive at their submit times, and the plan submits
+    them in its order, never before they arrive (a plan made ready_now runs them all from 0)."""
     workload, cluster = mixed(), Cluster(nodes=4, racks=2)
     plan = make_plan(workload, cluster)
     report = validate(plan, workload, cluster, runs=4, noise=0.2, seed=5, curve_splits=2, executor="serial")
     setups = slot_setups(plan, workload, cluster, 2)
     assert [s.name for s in setups] == [r["setup"] for r in report.setups]
-    from planner.proof.setups import batch
-
     sample = next(s for s in report.samples if s["setup"] == setups[3].name and s["run"] == 2)
-    assert run_setup(setups[3], batch(workload), cluster, 0.2, 5, 2) == sample
-    assert len(report.samples) == 4 * 7 + 2 * 4
+    assert run_setup(setups[3], workload, cluster, 0.2, 5, 2) == sample
+    assert len(report.samples) == 4 * 8 + 2 * 4
     assert report.to_json() == validate(plan, workload, cluster, runs=4, noise=0.2, seed=5, curve_splits=2).to_json()
     single = example_run(plan, workload, cluster)
-    assert all(job["submit"] == 0.0 for job in single.jobs)
+    arrival = {job.name: job.submit for job in workload}
+    starts = [job["submit"] for job in sorted(single.jobs, key=lambda j: plan.order.index(j["name"]))]
+    assert starts == sorted(starts) and all(job["submit"] >= arrival[job["name"]] for job in single.jobs)
     assert single.scheduler["order"] == list(plan.order)
+    now = make_plan(workload, cluster, ready_now=True)
+    assert all(job["submit"] == 0.0 for job in example_run(now, workload, cluster).jobs)
 
 
 def test_johnson_plans_run_under_fifo_in_plan_order():
@@ -168,7 +171,7 @@ def test_robust_plan_picks_the_best_simulated_p90_and_says_so(tmp_path):
         assert c["predicted"] <= fluid.predicted_makespan * 1.05 + 1e-9
     plan.to_file(tmp_path / "plan.json")
     assert Plan.from_file(tmp_path / "plan.json") == plan
-    assert json.loads((tmp_path / "plan.json").read_text())["version"] == 3
+    assert json.loads((tmp_path / "plan.json").read_text())["version"] == 4
     again = make_plan(workload, cluster, robust=True, runs=4, seed=2)
     assert again.robust == plan.robust and again.order == plan.order
 
@@ -287,7 +290,8 @@ def test_a_robust_choice_off_the_optimum_is_feasible_with_its_gap(monkeypatch):
 
 def test_a_robust_johnson_plan_keeps_its_order_and_proves_no_bound():
     workload, cluster = mixed(), Cluster(nodes=4, racks=2)
-    plain = make_plan(workload, cluster, "johnson")
+    plain = make_plan(workload, cluster, "johnson", ready_now=True)  # robust plans take every job as ready now
     plan = make_plan(workload, cluster, "johnson", robust=True, runs=2, executor="serial")
+    assert plan.ready_now
     assert plan.order == plain.order and {c["order"] for c in plan.robust["candidates"]} == {"johnson"}
     assert (plan.status, plan.bound, plan.gap, plan.map_slots) == ("optimal", None, None, plain.map_slots)

@@ -80,6 +80,11 @@ def import_trace(
         bool, typer.Option("--keep-failed", help="Rumen: keep jobs whose outcome is not SUCCESS.")
     ] = False,
     tasks_csv: Annotated[Path | None, typer.Option(help="Rumen: also write every task attempt as CSV.")] = None,
+    split_output: Annotated[
+        bool, typer.Option("--split-output/--no-split-output",
+                           help="SWIM: a map-only job gets a map per block of its output (the default).")
+    ] = True,
+    seed: Annotated[int | None, typer.Option(help="SYNTH: the seed (default: the file's rand_seed).")] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Import a public trace as a workload file.
@@ -98,7 +103,8 @@ def import_trace(
     if tasks_csv is not None and trace.value != "rumen":  # before the trace is read
         raise InvalidInput("--tasks-csv", "only Rumen traces carry task attempts")
     options = {"limit": limit, **_swim_settings(setting or []), "keep_failed": keep_failed or None,
-               "window": parse_pair(window, "--window", float, "0,3600")}
+               "window": parse_pair(window, "--window", float, "0,3600"),
+               "split_output": None if split_output else False, "seed": seed}
     with working(f"importing {file.name}"):
         try:
             workload = read_trace(trace.value, file, **{k: v for k, v in options.items() if v is not None})

@@ -46,7 +46,7 @@ def _options(
 
 
 for _name, _function in (("import", inputs.import_trace), ("fit", inputs.fit), ("plan", planning.plan),
-                         ("replay", replay.replay_command)):
+                         ("export", planning.export), ("replay", replay.replay_command)):
     app.command(_name)(exits_cleanly(_function))
 proofs.register(app)
 

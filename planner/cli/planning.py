@@ -42,6 +42,12 @@ class Strategy(StrEnum):
     packing = "packing"
 
 
+class Objective(StrEnum):
+    makespan = "makespan"
+    max_lateness = "max_lateness"
+    late_jobs = "late_jobs"
+
+
 class SlotModel(StrEnum):
     fresh = "fresh"
     capped = "capped"
@@ -50,7 +56,8 @@ class SlotModel(StrEnum):
 #: make_plan's option fields as the command line spells them; other fields are the files'.
 _PLAN_OPTIONS = {"solver": "--solver", "time_limit": "--time-limit", "seed": "--seed", "k": "-k",
                  "model": "--model", "strategy": "--strategy", "robust": "--robust", "runs": "--runs",
-                 "noise": "--noise", "executor": "--executor"}
+                 "noise": "--noise", "executor": "--executor", "objective": "--objective",
+                 "ready_now": "--ready-now", "window": "--window"}
 
 
 def plan(
@@ -77,10 +84,24 @@ def plan(
         float, typer.Option(help="--robust: bias bound of each job's times (1 + U[-noise, noise]).")
     ] = DEFAULT_NOISE,
     executor: ExecutorOption = "local",
+    objective: Annotated[
+        Objective, typer.Option(help="Slot plans: what the order minimizes: makespan, max_lateness or late_jobs "
+                                     "(deadlines: the jobs', else --window).")
+    ] = Objective.makespan,
+    ready_now: Annotated[
+        bool, typer.Option("--ready-now", help="Every job is ready at the start: ignore the submit times.")
+    ] = False,
+    window: Annotated[
+        float | None, typer.Option(help="The batch window's end (s, like submit times): the due date of jobs "
+                                        "without a deadline.")
+    ] = None,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Plan file to write (.json).")] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Plan a batch: a slot plan or a VM plan, with the predicted makespan.
+
+    Slot plans use the jobs' arrivals (submit times) unless --ready-now; with arrivals or a
+    deadline objective the order is solved as a two-stage flow shop with release dates.
 
     Slot plans: the split of the slots, the admission order and limit. VM plans: phases of jobs
     on VMs. --robust picks, among near-optimal slot plans, the best simulated p90 makespan.
@@ -112,6 +133,7 @@ def plan(
                                      ("--executor", executor, "local")):
             if given != default:
                 raise InvalidInput(flag, "applies with --robust only")
+    timing = {"objective": objective.value, "ready_now": ready_now, "window": window}
     batch, machines = Workload.from_file(workload), Cluster.from_file(cluster)
     if robust and strategy.value in SLOT_STRATEGIES:
         heartbeats_fit(batch.jobs, machines, [None], cluster_file=cluster)
@@ -119,11 +141,11 @@ def plan(
         if robust:  # minutes of simulation: a progress bar, not a spinner
             made = make_plan(batch, machines, strategy.value, k=k, model=chosen_model, solver=solver,
                              time_limit=time_limit, seed=seed, robust=True, runs=runs, noise=noise,
-                             executor=executor_of(executor), progress=True)
+                             executor=executor_of(executor), progress=True, **timing)
         else:
             with working(f"planning {workload.name} ({strategy.value})"):
                 made = make_plan(batch, machines, strategy.value, k=k, model=chosen_model, solver=solver,
-                                 time_limit=time_limit, seed=seed)
+                                 time_limit=time_limit, seed=seed, **timing)
     except InvalidInput as error:
         raise attribute(error, _PLAN_OPTIONS, workload=workload, cluster=cluster) from None
     if output is not None:
@@ -134,3 +156,48 @@ def plan(
          as_json=json_output)
 
 
+
+
+class Target(StrEnum):
+    mrv1 = "mrv1"
+    yarn_fair = "yarn-fair"
+    yarn_capacity = "yarn-capacity"
+
+
+def export(
+    plan_file: Annotated[Path, typer.Argument(metavar="PLAN", help="Plan file (.json) from `planner plan`.")],
+    cluster: ClusterOption,
+    target: Annotated[Target, typer.Option("--to", help="mrv1 (Hadoop 1), yarn-fair or yarn-capacity.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Folder to write (new, or empty).")],
+    workload: Annotated[
+        Path | None, typer.Option("--workload", "-w", help="The plan's workload: submit jobs no earlier than "
+                                                           "their submit times (without it: all at once, in order).")
+    ] = None,
+    ready_now: Annotated[
+        bool, typer.Option("--ready-now", help="Every job is ready at the start: ignore the submit times.")
+    ] = False,
+    json_output: JsonFlag = False,
+) -> None:
+    """Write the Hadoop configuration that applies a plan: the scheduler's files, per-node slot
+    counts, a submission script in the plan's order, and a README saying what goes where.
+
+    Example: planner export plan.json --cluster examples/cluster.yaml -w examples/nightly.yaml --to mrv1 -o hadoop-conf/
+
+    Check it: planner simulate examples/nightly.yaml -c examples/cluster.yaml --hadoop-conf hadoop-conf/
+    gives the same result as planner simulate examples/nightly.yaml -c examples/cluster.yaml --plan plan.json
+    """
+    from models.cluster import Cluster
+    from models.workload import Workload
+    from planner.plans.export import export_plan
+    from planner.plans.plan import Plan
+
+    chosen = Plan.from_file(plan_file)
+    machines = Cluster.from_file(cluster)
+    batch = Workload.from_file(workload) if workload is not None else None
+    try:
+        names = export_plan(chosen, batch, machines, target.value, output, ready_now=ready_now)
+    except InvalidInput as error:
+        raise attribute(error, {"target": "--to", "ready_now": "--ready-now"}, workload=workload,
+                        cluster=cluster) from None
+    emit([Section("files", f"{target.value} configuration in {output}", [{"file": name} for name in names])],
+         as_json=json_output)

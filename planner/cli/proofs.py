@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -95,21 +95,35 @@ def simulate_command(
     heartbeat: HeartbeatOption = None,
     network: NetworkOption = False,
     hadoop_conf: HadoopConfOption = None,
+    plan: Annotated[
+        Path | None, typer.Option("--plan", "-p", help="Run this plan (.json) as its exported Hadoop files "
+                                                       "configure the cluster (see --target).")
+    ] = None,
+    target: Annotated[
+        str, typer.Option("--target", help="--plan: mrv1 (the default), yarn-fair or yarn-capacity.")
+    ] = "mrv1",
+    ready_now: Annotated[
+        bool, typer.Option("--ready-now", help="--plan: every job is ready at the start (submit times ignored).")
+    ] = False,
     seed: Annotated[int, typer.Option(help="Seed of block placement and task-time noise.")] = 0,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Result file to write (.json).")] = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """Simulate a workload task by task on a cluster under a scheduler.
+    """Simulate a workload task by task on a cluster under a scheduler, as Hadoop's files
+    configure it (--hadoop-conf, also a folder from `planner export`), or as a plan runs once
+    applied (--plan).
 
     Example: planner simulate examples/nightly.yaml --cluster examples/cluster.yaml --scheduler fair --delay 15,15 -o result.json
 
     Example: planner simulate examples/nightly.yaml --cluster examples/cluster.yaml --config pools.yaml --seed 1
 
     Example: planner simulate trace.yaml -c cluster.yaml --hadoop-conf yarn-site.xml --hadoop-conf fair-scheduler.xml
+
+    Example: planner simulate examples/nightly.yaml -c examples/cluster.yaml --plan plan.json --target mrv1
     """
     from models.cluster import Cluster
     from models.workload import Workload
-    from planner.simulator import hadoop_settings, simulate, simulation_settings
+    from planner.simulator import hadoop_run, simulate, simulation_settings
 
     if output is not None and output.suffix.lower() != ".json":
         raise InvalidInput("--output", "simulation results are written as .json", source=str(output))
@@ -122,22 +136,49 @@ def simulate_command(
         machines = chosen_options.on(machines)
         heartbeats_fit(batch.jobs, machines, [split], cluster_file=cluster,
                        flag="--heartbeat" if heartbeat is not None else None)
-        if hadoop_conf:
-            if scheduler is not None or config is not None:
-                raise InvalidInput("--hadoop-conf", "sets the scheduler; leave out --scheduler and --config")
-            machines, chosen, options = hadoop_settings(hadoop_conf, machines, delay=chosen_options.delay,
-                                                        **chosen_options.options)
+        if plan is not None or hadoop_conf:
+            given = [flag for flag, value in (("--scheduler", scheduler), ("--config", config), ("--slots", slots),
+                                              ("--hadoop-conf" if plan is not None else "", hadoop_conf or None))
+                     if flag and value is not None]
+            if given:
+                raise InvalidInput(given[0], f"{'--plan' if plan is not None else '--hadoop-conf'} sets the "
+                                             "scheduler and the slots; leave it out")
+            prepared = (_plan_run(plan, batch, machines, target, ready_now, chosen_options) if plan is not None
+                        else hadoop_run(hadoop_conf, batch, machines, delay=chosen_options.delay,
+                                        **chosen_options.options))
+            label = prepared.label
+            with working(f"simulating {workload.name} ({label})"):
+                result = prepared.simulate(seed)
         else:
+            if target != "mrv1" or ready_now:
+                raise InvalidInput("--target" if target != "mrv1" else "--ready-now", "applies with --plan only")
             chosen, options = simulation_settings(config, scheduler, delay=chosen_options.delay,
                                                   **chosen_options.options)
-        with working(f"simulating {workload.name} ({chosen.name})"):
-            result = simulate(batch, machines, chosen, seed=seed, slots=split, options=options)
+            label = chosen.name
+            with working(f"simulating {workload.name} ({label})"):
+                result = simulate(batch, machines, chosen, seed=seed, slots=split, options=options)
     except InvalidInput as error:
-        raise attribute(error, SIMULATION_FLAGS, workload=workload, cluster=cluster) from None
+        raise attribute(error, {**SIMULATION_FLAGS, "target": "--target"}, workload=workload,
+                        cluster=cluster) from None
     if output is not None:
         write_atomic(output, result.to_json())
-    emit([Section("result", f"simulation of {workload.name} ({chosen.name})", [result.summary()], one=True)],
+    emit([Section("result", f"simulation of {workload.name} ({label})", [result.summary()], one=True)],
          as_json=json_output)
+
+
+def _plan_run(path: Path, batch: Any, machines: Any, target: str, ready_now: bool, chosen_options: Any) -> Any:
+    """The run of the plan in ``path`` as its exported files configure the cluster."""
+    from planner.plans.plan import Plan
+    from planner.proof.applied import plan_run
+    from planner.simulator import with_options
+
+    chosen = Plan.from_file(path)
+    if not chosen.matches(batch, machines):
+        raise InvalidInput("--plan", "was made for another workload or cluster (fingerprints differ)")
+    if chosen_options.delay is not None:
+        raise InvalidInput("--delay", "a plan's exported scheduler has no delay scheduling")
+    return plan_run(chosen, batch, machines, target, ready_now=ready_now,
+                    options=with_options(None, **chosen_options.options))
 
 
 def validate_command(

@@ -70,7 +70,11 @@ def read_trace(name: str, path: str | Path, **options: Any) -> Workload:
 
 
 register_importer(Importer("swim", "planner.io.swim", "read_swim", "SWIM workload traces (Facebook 2009/2010)",
-                           options=("limit", "pool", "intensity", "window", *CONVERSION_SETTINGS)))
+                           options=("limit", "pool", "intensity", "window", "split_output", *CONVERSION_SETTINGS)))
 register_importer(Importer("rumen", "planner.io.json_traces", "read_rumen", "Hadoop Rumen job histories",
                            options=("keep_failed",)))
 register_importer(Importer("sls", "planner.io.json_traces", "read_sls", "Hadoop SLS job files"))
+register_importer(Importer("synth", "planner.io.synth", "read_synth", "Hadoop SLS synthetic workload descriptions",
+                           options=("seed", "limit")))
+register_importer(Importer("swf", "planner.io.swf", "read_swf", "Standard Workload Format logs (Parallel Workloads "
+                           "Archive)", options=("limit", "window", "pool_by")))

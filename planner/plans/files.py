@@ -19,11 +19,15 @@ from solvers.packing import ROLES
 
 SLOT_STRATEGIES = ("slots", "johnson", "slots+johnson")
 STRATEGIES = SLOT_STRATEGIES + VM_STRATEGIES
-PLAN_VERSION = 3
+PLAN_VERSION = 4
 #: Keys an older file cannot hold (strict reading: a typo must not pass as an old file).
 NEW_IN_V2 = ("phases", "bound", "gap")
 NEW_IN_V3 = ("robust",)
-OPTIONAL = ("curve", "version", *NEW_IN_V2, *NEW_IN_V3)
+NEW_IN_V4 = ("objective", "ready_now", "window", "ordering")
+OPTIONAL = ("curve", "version", *NEW_IN_V2, *NEW_IN_V3, *NEW_IN_V4)
+#: What a plan minimizes (`make_plan(objective=...)`): its jobs' completion times against their deadlines.
+OBJECTIVES = ("makespan", "max_lateness", "late_jobs")
+ORDERING_KEYS = ("problem", "method", "objective", "status", "value", "bound", "gap", "seconds")
 ROBUST_KEYS = ("runs", "noise", "seed", "statistic", "chosen", "p90", "mean", "candidates")
 CANDIDATE_KEYS = ("model", "order", "map_slots", "predicted", "mean", "p90")
 
@@ -107,13 +111,35 @@ def read_robust(value: object, field: str = "robust") -> dict[str, Any] | None:
             "candidates": candidates}
 
 
+def _flag(value: object, field: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidInput(field, f"must be true or false, got {shown(value)}")
+    return value
+
+
+def read_ordering(value: object, field: str = "ordering") -> dict[str, Any] | None:
+    """How a plan's order was solved with release times or deadlines (`make_plan`), key by key."""
+    if value is None:
+        return None
+    data = as_mapping(value, field)
+    check_keys(data, ORDERING_KEYS, field, required=ORDERING_KEYS)
+    return {"problem": as_str(data["problem"], f"{field}.problem"), "method": as_str(data["method"], f"{field}.method"),
+            "objective": as_str(data["objective"], f"{field}.objective", choices=OBJECTIVES),
+            "status": as_str(data["status"], f"{field}.status"),
+            "value": as_float(data["value"], f"{field}.value"),
+            "bound": None if data["bound"] is None else as_float(data["bound"], f"{field}.bound"),
+            "gap": _optional_float(data["gap"], f"{field}.gap"),
+            "seconds": as_float(data["seconds"], f"{field}.seconds", minimum=0.0)}
+
+
 def plan_fields(data: object, names: tuple[str, ...]) -> dict[str, Any]:
     """The checked constructor arguments of a `Plan` (field names ``names``) from parsed JSON."""
     mapping = as_mapping(data, "")
     version = as_int(mapping.get("version", PLAN_VERSION), "version", minimum=1)
     if not 1 <= version <= PLAN_VERSION:
         raise InvalidInput("version", f"this batchplan reads plan versions 1 to {PLAN_VERSION}, got {version}")
-    newer = (NEW_IN_V2 if version < 2 else ()) + (NEW_IN_V3 if version < 3 else ())
+    newer = ((NEW_IN_V2 if version < 2 else ()) + (NEW_IN_V3 if version < 3 else ())
+             + (NEW_IN_V4 if version < 4 else ()))
     allowed = tuple(n for n in names if n not in newer)
     check_keys(mapping, allowed, "", required=tuple(n for n in allowed if n not in OPTIONAL))
     strategy = as_str(mapping["strategy"], "strategy", choices=STRATEGIES if version >= 2 else SLOT_STRATEGIES)
@@ -144,6 +170,11 @@ def plan_fields(data: object, names: tuple[str, ...]) -> dict[str, Any]:
         "bound": _optional_float(mapping.get("bound"), "bound"),
         "gap": _optional_float(mapping.get("gap"), "gap"),
         "robust": read_robust(mapping.get("robust")),
+        "objective": as_str(mapping.get("objective", "makespan"), "objective", choices=OBJECTIVES),
+        # plans before version 4 treated every job as ready at 0
+        "ready_now": _flag(mapping.get("ready_now", version < 4), "ready_now"),
+        "window": _optional_float(mapping.get("window"), "window"),
+        "ordering": read_ordering(mapping.get("ordering")),
         # read into the current schema, so writing it back gives a current file
         "version": PLAN_VERSION,
     }

@@ -9,8 +9,7 @@ and one JSON file format (reading it: `planner.plans.files`; the VM side:
 from __future__ import annotations
 
 import json
-import warnings
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +17,12 @@ import numpy as np
 
 from models import Cluster, InvalidInput, Workload
 from models.checks import as_float, as_int, as_str
-from models.errors import TaskFloorWarning
 from models.fileio import read_mapping, write_atomic
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_K, DEFAULT_NOISE, DEFAULT_TIME_LIMIT, ROBUST_RUNS
 from planner.limits import MAX_RUNS
-from planner.plans.files import PLAN_VERSION, SLOT_STRATEGIES, STRATEGIES, plan_fields
+from planner.plans import arrivals
+from planner.plans.files import OBJECTIVES, PLAN_VERSION, SLOT_STRATEGIES, STRATEGIES, plan_fields
 from planner.plans.robust import choose_robust, robust_candidates
 from planner.plans.vm import (
     VM_STRATEGIES,
@@ -95,6 +94,10 @@ class Plan:
     bound: float | None = None
     gap: float | None = None
     robust: dict[str, Any] | None = None
+    objective: str = "makespan"
+    ready_now: bool = False
+    window: float | None = None
+    ordering: dict[str, Any] | None = None
     version: int = PLAN_VERSION
 
     def node_map_slots(self, nodes: int) -> list[int]:
@@ -128,6 +131,10 @@ class Plan:
             "gap": self.gap,
             "phases": len(self.phases),
             "selection": self.selection,
+            "objective": self.objective,
+            "ready_now": self.ready_now,
+            "window": self.window,
+            "ordering_status": None if self.ordering is None else self.ordering["status"],
             "order": shown,
         }
 
@@ -202,6 +209,9 @@ def make_plan(
     noise: float = DEFAULT_NOISE,
     executor: Any = None,
     progress: Progress = False,
+    objective: str = "makespan",
+    ready_now: bool = False,
+    window: float | None = None,
 ) -> Plan:
     """A plan for the batch.
 
@@ -228,6 +238,14 @@ def make_plan(
     percentile makespan over ``runs`` runs on batches biased by up to
     ``noise`` (seeded by ``seed``; `executor` and `progress` go to `sweep`).
     The plan says so in ``robust`` and `selection`.
+
+    Time (slot strategies; `planner.plans.arrivals`): jobs are released at their ``submit``
+    times unless ``ready_now``; ``window`` is the batch window's end (absolute seconds), the due
+    date of jobs without a ``deadline``; ``objective`` ("makespan", "max_lateness" or
+    "late_jobs") is what the order minimizes. With releases or a deadline objective the order
+    ("johnson", "slots+johnson") comes from the two-stage flow shop with release dates, solved
+    within ``time_limit`` (the plan's ``ordering`` records the solve); "slots" keeps submission
+    order. VM plans and robust plans treat every job as ready at 0 and say so (``ready_now``).
     """
     strategy = as_str(strategy, "strategy", choices=STRATEGIES)
     model = as_str(model, "model", choices=SLOT_MODELS)
@@ -236,24 +254,43 @@ def make_plan(
     seed = as_int(seed, "seed", minimum=0)
     if not isinstance(robust, bool):
         raise InvalidInput("robust", f"must be true or false, got {robust!r}")
+    if not isinstance(ready_now, bool):
+        raise InvalidInput("ready_now", f"must be true or false, got {ready_now!r}")
+    objective = as_str(objective, "objective", choices=OBJECTIVES)
+    window = arrivals.check_window(window)
+    timing = {"objective": objective, "window": window}
     if strategy in VM_STRATEGIES:
         if robust:
             raise InvalidInput("robust", f"applies to the slot strategies ({', '.join(SLOT_STRATEGIES)}), "
                                f"not {strategy!r}")
-        return _vm_plan(workload, cluster, strategy, k=k, model=model, solver=check_solver(strategy, solver),
-                        time_limit=time_limit, seed=seed)
+        arrivals.makespan_only(objective, strategy)
+        arrivals.warn_vm_arrivals(workload, ready_now)
+        return replace(_vm_plan(workload, cluster, strategy, k=k, model=model, solver=check_solver(strategy, solver),
+                                time_limit=time_limit, seed=seed), ready_now=True, **timing)
     if solver is not None:
         raise InvalidInput("solver", f"applies to the {' and '.join(VM_STRATEGIES)} strategies only, not {strategy!r}")
     if robust:
-        return warn_task_floor(_robust_plan(workload, cluster, strategy, k=k, runs=as_int(runs, "runs", minimum=2,
-                                            maximum=MAX_RUNS), noise=check_noise(noise), seed=seed,
-                                            executor=executor, progress=progress), workload)
+        arrivals.makespan_only(objective, "--robust")
+        arrivals.warn_vm_arrivals(workload, ready_now, "robust plans")
+        return replace(arrivals.warn_task_floor(_robust_plan(workload, cluster, strategy, k=k, runs=as_int(
+            runs, "runs", minimum=2, maximum=MAX_RUNS), noise=check_noise(noise), seed=seed, executor=executor,
+            progress=progress), workload), ready_now=True, **timing)
     jobs = list(workload)
     total = cluster.total_slots
     submitted = submission_order(workload)
-    baseline = fluid_makespan(jobs, cluster.total_map_slots, cluster.total_reduce_slots, k, submitted, model)
-    order = submitted if strategy == "slots" else johnson_admission(workload, cluster)
-    best = configure_slots(jobs, total, k, order, model)
+    releases = arrivals.releases_of(workload, ready_now)
+    due = arrivals.due_dates(workload, window, ready_now)
+    baseline = fluid_makespan(jobs, cluster.total_map_slots, cluster.total_reduce_slots, k, submitted, model,
+                              releases=releases)
+    ordering = None
+    if strategy == "slots":
+        order = submitted
+    elif releases is None and objective == "makespan":
+        order = johnson_admission(workload, cluster)
+    else:
+        order, ordering = arrivals.release_order(workload, cluster, releases=releases, due=due, objective=objective,
+                                        time_limit=time_limit, seed=seed)
+    best = configure_slots(jobs, total, k, order, model, releases=releases)
     if strategy == "johnson":
         map_slots = cluster.total_map_slots
         predicted = float(best.makespans[map_slots - 1])
@@ -262,7 +299,7 @@ def make_plan(
     else:
         map_slots, predicted = best.map_slots, best.makespan
         status, solver_name, seconds, bound, gap = str(best.status), best.solver, best.seconds, best.bound, best.gap
-    return warn_task_floor(Plan(
+    return arrivals.warn_task_floor(Plan(
         strategy=strategy,
         model=model,
         k=k,
@@ -279,6 +316,9 @@ def make_plan(
         curve=tuple(float(v) for v in np.asarray(best.makespans)),
         bound=None if bound is None else float(bound),
         gap=None if gap is None else float(gap),
+        ready_now=ready_now,
+        ordering=ordering,
+        **timing,
     ), workload)
 
 
@@ -287,25 +327,6 @@ def _profiled(workload: Workload, cluster: Cluster) -> Workload:
     from models.profiles.derived import with_wave_profiles  # scikit-learn: only for VM plans
 
     return with_wave_profiles(workload, cluster)[0]
-
-
-def warn_task_floor(plan: Plan, workload: Workload) -> Plan:
-    """Warn (`TaskFloorWarning`) when a slot plan predicts less than a job needs for one map and
-    then one reduce: no schedule can end before that, whatever the slots."""
-    longest = max(workload, key=lambda job: (job.map_time + job.reduce_time, job.name))
-    floor = longest.map_time + longest.reduce_time
-    if plan.predicted_makespan < floor:
-        warnings.warn(
-            f"the plan predicts {plan.predicted_makespan:,.0f} s, but job {longest.name} alone needs at least "
-            f"{floor:,.0f} s ({_tasks(longest.map_time, longest.reduce_time)}): the fluid model divides work over "
-            "slots and cannot see one long task; expect validation to take longer",
-            TaskFloorWarning, stacklevel=3)
-    return plan
-
-
-def _tasks(map_time: float, reduce_time: float) -> str:
-    first = f"a {map_time:,.0f} s map"
-    return f"{first}, then a {reduce_time:,.0f} s reduce" if reduce_time > 0 else first
 
 
 def _vm_plan(

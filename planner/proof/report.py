@@ -39,6 +39,9 @@ COLUMNS = (
     ("p95", "p95 (s)", "seconds"), ("error", "error", "error"), ("fairness", "fairness", "ratio"),
     ("node_local", "node-local", "share"),
 )
+#: Added when the plan has a window or a job a deadline: misses per run, runs done by the window.
+DEADLINE_COLUMNS = (("deadline_misses", "deadline misses per run", "ratio"), ("by_window", "runs by the window",
+                                                                                 "share"))
 PHASE_COLUMNS = (("phase", "phase", "count"), ("job", "job", "text"), ("vms", "VMs", "count"),
                  ("role", "role", "text"))
 PAIRED_COLUMNS = (
@@ -198,12 +201,19 @@ def caption(name: str, report: ValidationReport) -> str:
     raise InvalidInput("figures", f"unknown figure {name!r}; known: {', '.join(FIGURES)}")
 
 
+def deadline_columns(report: ValidationReport) -> tuple[tuple[str, str, str], ...]:
+    """The deadline columns when deadlines mean something for this report (a window, or a miss)."""
+    due = report.plan.get("window") is not None or any(r.get("deadline_misses") for r in report.setups)
+    return DEADLINE_COLUMNS if due else ()
+
+
 def sections(report: ValidationReport, figures: dict[str, str]) -> list[tuple[str, Any]]:
     """The report's content as blocks ("h2" text, "p" text, "ul" items, "table" Table, "figure"
     (name, source, caption)), shared by the Markdown and HTML renderers."""
     blocks: list[tuple[str, Any]] = [("p", summary_text(report)), ("h2", "The plan"), ("ul", plan_facts(report)),
                                      *order_blocks(report),
-                                     ("h2", "Plan, variants and baselines"), ("table", table(report.table(), COLUMNS)),
+                                     ("h2", "Plan, variants and baselines"),
+                                     ("table", table(report.table(), COLUMNS + deadline_columns(report))),
                                      ("h2", "The plan against each baseline, run for run"),
                                      ("p", "In each run the plan and the baseline see the same biased batch and seed; "
                                            "the difference is the baseline's makespan minus the plan's (positive: "

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from models import Cluster, Job, Workload
+from planner.proof.applied import PLAN_POOL, plan_run, submission_schedule
 from planner.simulator import Fair, Fifo, Fresh, Scheduler, SimOptions, simulate, simulate_vms
 from solvers import configure_slots, fluid_makespan
 from solvers.admission import job_names, submission_order
@@ -42,9 +43,11 @@ def batch(workload: Workload) -> Workload:
 
 
 def tonight(plan: Plan, workload: Workload, cluster: Cluster) -> Workload:
-    """The batch a plan runs on (`batch`); for a VM plan, jobs without a runtime profile get the
-    one planning derived from their tasks (deterministic: `with_wave_profiles`)."""
-    night = batch(workload)
+    """The batch a plan runs on: the jobs as they arrive, or all at 0 (`batch`) when the plan
+    takes every job as ready now (``plan.ready_now``: plans made so, VM and robust plans, and
+    plan files before version 4); for a VM plan, jobs without a runtime profile get the one
+    planning derived from their tasks (deterministic: `with_wave_profiles`)."""
+    night = batch(workload) if plan.ready_now else workload
     if not plan.phases:
         return night
     from models.profiles.derived import with_wave_profiles  # scikit-learn: only for VM plans
@@ -83,6 +86,12 @@ class Setup:
     backfill: bool = False
     cluster: Cluster | None = None
     options: SimOptions | None = None
+    #: Submit times replacing the batch's, in its job order (the plan's strict submission schedule).
+    submits: tuple[float, ...] | None = None
+    #: The batch window's end: the due date of jobs without a deadline, for counting misses.
+    window: float | None = None
+    #: Every job submitted into this pool at the default priority (an exported plan's run).
+    pool: str | None = None
 
     def record(self) -> dict[str, Any]:
         scheduler = self.scheduler.name if self.scheduler is not None else ("vm-backfill" if self.backfill else "vm")
@@ -95,6 +104,13 @@ def run_setup(setup: Setup, workload: Workload, cluster: Cluster, noise: float, 
               stream: int = 0) -> dict[str, Any]:
     """Simulate ``setup`` on run ``run``'s biased batch (of ``stream``, `biased`): one flat record."""
     jobs, simulation_seed = biased(workload, noise, seed, run, stream)
+    # Makespans count from the batch's first arrival, whenever a setup submits its first job.
+    origin = min((job.submit for job in jobs), default=0.0)
+    if setup.submits is not None or setup.pool is not None:
+        submits = setup.submits or tuple(job.submit for job in jobs)
+        pooled = {} if setup.pool is None else {"pool": setup.pool, "priority": 0}
+        jobs = Workload([job.with_changes(submit=at, **pooled) for job, at in zip(jobs, submits, strict=True)],
+                        name=jobs.name)
     record: dict[str, Any] = {"setup": setup.name, "run": run}
     if setup.groups is not None:
         result = simulate_vms(jobs, cluster, setup.groups, seed=simulation_seed, backfill=setup.backfill)
@@ -105,9 +121,23 @@ def run_setup(setup: Setup, workload: Workload, cluster: Cluster, noise: float, 
         # a private copy: runs of one setup may share a process (threads, serial)
         result = simulate(jobs, setup.cluster or cluster, copy.deepcopy(setup.scheduler), seed=simulation_seed,
                           slots=setup.slots, options=setup.options)
-        record.update(makespan=result.makespan, mean_response=result.mean_response,
-                      fairness=result.fairness, node_local=result.locality["node"])
+        record.update(makespan=max(job["finish"] for job in result.jobs) - origin if result.jobs else 0.0,
+                      mean_response=result.mean_response, fairness=result.fairness,
+                      node_local=result.locality["node"])
+    finish = {job["name"]: job["finish"] for job in result.jobs}
+    record["last_finish"] = max(finish.values(), default=0.0)
+    due = {job.name: job.deadline if job.deadline is not None else setup.window for job in jobs}
+    record["deadline_misses"] = sum(1 for name, at in due.items() if at is not None and finish[name] > at)
     return record
+
+
+def plan_submits(plan: Plan, workload: Workload) -> tuple[float, ...] | None:
+    """The plan's strict submission schedule (`planner.proof.applied.submission_schedule`) as submit
+    times in the batch's job order; None for a plan that takes every job as ready now."""
+    if plan.ready_now:
+        return None
+    at = {s.job: s.at for s in submission_schedule(plan, workload)}
+    return tuple(at[job.name] for job in workload)
 
 
 def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: int) -> list[Setup]:
@@ -116,8 +146,12 @@ def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: 
     total = plan.map_slots + plan.reduce_slots
     curve = fluid_curve(plan, workload)
     scheduler, label = plan_scheduler(plan.strategy, plan.k, plan.order)
+    submits = plan_submits(plan, workload)
     setups = [Setup(f"plan ({label}, {plan.map_slots}:{plan.reduce_slots})", "plan", curve[plan.map_slots - 1],
-                    scheduler, (plan.map_slots, plan.reduce_slots))]
+                    scheduler, (plan.map_slots, plan.reduce_slots), submits=submits)]
+    exported = exported_setup(plan, workload, cluster)
+    if exported is not None:
+        setups.append(exported)
     order = submission_order(workload)
     splits = set()
     for maps, reduces in FAIR_RATIOS:
@@ -141,8 +175,21 @@ def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: 
                         Fifo(order=job_names(workload, order)), cluster_split))
     for map_slots in curve_points(total, plan.map_slots, curve_splits):
         setups.append(Setup(f"curve {map_slots}:{total - map_slots}", "curve", curve[map_slots - 1], scheduler,
-                            (map_slots, total - map_slots)))
+                            (map_slots, total - map_slots), submits=submits))
     return setups
+
+
+def exported_setup(plan: Plan, workload: Workload, cluster: Cluster) -> Setup | None:
+    """The plan as its Hadoop 1 export runs it (`planner.proof.applied.plan_run`, "mrv1"): a fair
+    scheduler pool in FIFO mode with at most k running jobs, submitted in the plan's order; None
+    for "johnson" plans, whose export is the FIFO run the plan itself is."""
+    if plan.strategy == "johnson":
+        return None
+    prepared = plan_run(plan, batch(workload) if plan.ready_now else workload, cluster, "mrv1")
+    at = {job.name: job.submit for job in prepared.workload}
+    return Setup(f"plan as exported (mrv1: Fair pool, <= {plan.k} running jobs)", "variant", None,
+                 prepared.scheduler, prepared.slots, options=prepared.options,
+                 submits=tuple(at[job.name] for job in workload), pool=PLAN_POOL)
 
 
 def plan_scheduler(strategy: str, k: int, order: Sequence[str]) -> tuple[Scheduler, str]:

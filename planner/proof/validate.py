@@ -10,8 +10,15 @@ biased batch (common random numbers: run r of every configuration sees the
 same biases and the same simulation seed, so their differences are the
 configurations' own).
 
-The batch is tonight's: every job is ready at time 0, as the fluid models
-assume (submit times in the workload only order the baselines).
+The batch is tonight's: the jobs arrive at their submit times, as the plan
+assumed, and the plan (and its curve points) submits them by its strict
+schedule (`planner.proof.applied.submission_schedule`: in its order, never
+before a job's arrival); a plan made with ``ready_now`` (and VM plans, robust
+plans, plan files before version 4) runs every job from time 0. Each run
+counts the jobs that finish after their deadline (or the batch window's end,
+``plan.window``), and each configuration reports the mean of those misses and
+the fraction of runs whose last job finishes by the window. Makespans count from
+the batch's first arrival, however late a setup submits its first job.
 
 - Slot plans ("slots", "slots+johnson") run under FRESH-static with the
   plan's split, admission order and k; "johnson" plans under FIFO in the
@@ -37,7 +44,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -49,7 +56,16 @@ from models.checks import as_float, as_int
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_NOISE, DEFAULT_RUNS
 from planner.limits import MAX_RUNS
-from planner.proof.setups import Setup, fluid_curve, plan_scheduler, run_setup, slot_setups, tonight, vm_setups
+from planner.proof.setups import (
+    Setup,
+    fluid_curve,
+    plan_scheduler,
+    plan_submits,
+    run_setup,
+    slot_setups,
+    tonight,
+    vm_setups,
+)
 from planner.proof.sweep import Progress, Spec, sweep
 from planner.simulator import hadoop_settings, simulate, simulate_vms
 
@@ -80,7 +96,9 @@ def summarize(setup: Setup, samples: list[dict[str, Any]]) -> dict[str, Any]:
     predicted = setup.predicted
     record["error"] = None if predicted is None or stats["mean"] <= 0 else (predicted - stats["mean"]) / stats["mean"]
     record.update(mean_response=_mean(samples, "mean_response"), fairness=_mean(samples, "fairness"),
-                  node_local=_mean(samples, "node_local"))
+                  node_local=_mean(samples, "node_local"), deadline_misses=_mean(samples, "deadline_misses"),
+                  by_window=None if setup.window is None else
+                  sum(1 for s in samples if s["last_finish"] <= setup.window) / len(samples))
     return record
 
 
@@ -151,8 +169,10 @@ class ValidationReport:
         return [r for r in self.setups if r["role"] != "curve"]
 
     def brief(self) -> list[dict[str, Any]]:
-        """`table` narrowed to a terminal: setup, predicted, mean, p5, p95, error, fairness, node-local."""
-        keys = ("setup", "predicted", "mean", "p5", "p95", "error", "fairness", "node_local")
+        """`table` narrowed to a terminal: setup, predicted, mean, p5, p95, error, fairness, node-local,
+        deadline misses (mean per run) and the fraction of runs done by the window (None without one)."""
+        keys = ("setup", "predicted", "mean", "p5", "p95", "error", "fairness", "node_local", "deadline_misses",
+                "by_window")
         return [{key: record[key] for key in keys} for record in self.table()]
 
     def to_dict(self) -> dict[str, Any]:
@@ -202,8 +222,9 @@ def validate(
         kind, setups, curve = "slots", slot_setups(plan, workload, cluster, curve_splits), fluid_curve(plan, workload)
         if hadoop_conf:
             machines, scheduler, options = hadoop_settings(hadoop_conf, cluster)
-            setups.insert(1, Setup("the cluster as configured", "baseline", None, scheduler, cluster=machines,
+            setups.insert(2 if setups[1].role == "variant" else 1, Setup("the cluster as configured", "baseline", None, scheduler, cluster=machines,
                                    options=options))
+    setups = [replace(setup, window=plan.window) for setup in setups]
     clock = time.perf_counter()
     counts = [min(runs, CURVE_RUNS) if setup.role == "curve" else runs for setup in setups]
     specs = [Spec(run_setup, (setup, night, cluster, noise, seed, run), label=f"{setup.name} #{run}")
@@ -255,5 +276,9 @@ def example_run(plan: Plan, workload: Workload, cluster: Cluster, *, seed: int =
     night, seed = tonight(plan, workload, cluster), as_int(seed, "seed", minimum=0)
     if plan.phases:
         return simulate_vms(night, cluster, plan.phases, seed=seed)
+    submits = plan_submits(plan, night)
+    if submits is not None:
+        night = Workload([job.with_changes(submit=at) for job, at in zip(night, submits, strict=True)],
+                         name=night.name)
     scheduler, _ = plan_scheduler(plan.strategy, plan.k, plan.order)
     return simulate(night, cluster, scheduler, seed=seed, slots=(plan.map_slots, plan.reduce_slots))

@@ -19,11 +19,13 @@ from planner.simulator.config import (
     options_from_dict,
     scheduler_from_dict,
     simulation_settings,
+    with_options,
 )
 from planner.simulator.core import Simulation, SimulationStalled
-from planner.simulator.hadoop_conf import HadoopSetup, IgnoredSetting, hadoop_settings, read_hadoop_conf
+from planner.simulator.hadoop_conf import HadoopSetup, IgnoredSetting, hadoop_run, hadoop_settings, read_hadoop_conf
 from planner.simulator.locality import DelayScheduling
 from planner.simulator.options import OFF_RACK_FACTOR, RACK_FACTOR, SimOptions
+from planner.simulator.prepared import PreparedRun
 from planner.simulator.result import SimResult, overall_fairness
 from planner.simulator.schedulers import (
     SCHEDULERS,
@@ -57,6 +59,7 @@ __all__ = [
     "Natjam",
     "Pool",
     "Preemption",
+    "PreparedRun",
     "Queue",
     "Scheduler",
     "SimOptions",
@@ -68,6 +71,7 @@ __all__ = [
     "VmResult",
     "check_vm_groups",
     "fair_shares",
+    "hadoop_run",
     "hadoop_settings",
     "load_scheduler",
     "load_settings",
@@ -78,6 +82,7 @@ __all__ = [
     "register",
     "scheduler_from_dict",
     "simulate",
+    "with_options",
     "simulate_vms",
     "simulation_settings",
 ]

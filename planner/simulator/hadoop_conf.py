@@ -9,7 +9,11 @@
 - mapred-site.xml and yarn-site.xml (any ``<configuration>`` file): the settings in
   `SITE_SETTINGS` (slots or containers per node, reduce slow-start, assign-multiple, preemption,
   the scheduler class, block replication);
-- SLS's nodes file (JSON): the nodes and racks.
+- SLS's nodes file (JSON): the nodes and racks;
+- what `planner export` writes beside them (`hadoop_plan_files`): per-host slot groups
+  (``NAME.xml`` with ``NAME.hosts``), ``submissions.tsv`` and ``phases.tsv``.
+
+A folder stands for the files in it (sorted by name); its README.md and submit.sh are skipped.
 
 The scheduler is the one the site files name, else the one the files configure (an allocation
 file: fair; capacity properties: capacity), else FIFO. A setting the simulator does not model
@@ -30,7 +34,16 @@ from models import Cluster
 from models.errors import InvalidInput
 from planner.simulator.config import delay_from_value, with_options
 from planner.simulator.hadoop_allocations import DEFAULT_CONTAINER, Allocations, read_allocations
-from planner.simulator.hadoop_files import number_text, read_sls_nodes, read_xml, site_properties
+from planner.simulator.hadoop_files import Topology, number_text, read_sls_nodes, read_xml, site_properties
+from planner.simulator.hadoop_plan_files import (
+    SlotGroup,
+    Submission,
+    group_slots,
+    read_hosts,
+    read_phases,
+    read_submissions,
+    submitted,
+)
 from planner.simulator.options import SimOptions
 from planner.simulator.schedulers.base import Scheduler
 from planner.simulator.schedulers.capacity import Capacity, Queue
@@ -79,7 +92,9 @@ class HadoopSetup:
 
     ``scheduler`` is ready to simulate with; ``cluster`` holds the `Cluster` fields the files
     set (apply them with `on`), ``options`` the `SimOptions` fields (`sim_options`); ``ignored``
-    lists the settings read but not modelled, ``sources`` the files read.
+    lists the settings read but not modelled, ``sources`` the files read. ``slots`` are the map
+    and reduce slot totals per-host slot groups configure (None without groups),
+    ``submissions`` the submission schedule (apply it with `submit`), ``phases`` a VM plan's.
     """
 
     scheduler: Scheduler
@@ -87,6 +102,14 @@ class HadoopSetup:
     options: dict[str, Any] = field(default_factory=dict)
     ignored: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
+    slots: tuple[int, int] | None = None
+    submissions: tuple[Submission, ...] = ()
+    phases: tuple[tuple[tuple[str, int, str], ...], ...] = ()
+    schedule_source: str = ""
+
+    def submit(self, workload: Any) -> Any:
+        """``workload`` as the submission schedule submits it (unchanged without one)."""
+        return submitted(workload, self.submissions, self.schedule_source) if self.submissions else workload
 
     def on(self, cluster: Cluster) -> Cluster:
         """``cluster`` with the files' nodes, racks, slots and replication."""
@@ -100,7 +123,7 @@ class HadoopSetup:
 def read_hadoop_conf(paths: Iterable[str | Path], *, warn: bool = True) -> HadoopSetup:
     """Read Hadoop's files (see the module docstring) into a `HadoopSetup`; with ``warn``, an
     `IgnoredSetting` warning lists what is not modelled."""
-    files = [Path(path) for path in paths]
+    files = _expand(paths)
     if not files:
         raise InvalidInput("hadoop_conf", "give at least one file")
     site: dict[str, tuple[str, str, str]] = {}  # setting -> (value, file, place)
@@ -108,9 +131,28 @@ def read_hadoop_conf(paths: Iterable[str | Path], *, warn: bool = True) -> Hadoo
     allocations: list[tuple[Any, str]] = []
     cluster: dict[str, Any] = {}
     ignored: list[str] = []
+    groups: list[SlotGroup] = []
+    topology: Topology | None = None
+    extra: dict[str, Any] = {}
+    hosts_files = {path.with_suffix(""): path for path in files if path.suffix.lower() == ".hosts"}
     for path in files:
         source = str(path)
-        if path.suffix.lower() == ".json":
+        suffix = path.suffix.lower()
+        if suffix == ".hosts":
+            if path.with_suffix(".xml") not in files:
+                raise InvalidInput("", f"a hosts file needs its slot group's {path.with_suffix('.xml').name}",
+                                   source=source)
+            continue
+        if suffix == ".tsv":
+            if path.name == "phases.tsv":
+                extra["phases"] = read_phases(path)
+            else:
+                extra["submissions"], extra["schedule_source"] = read_submissions(path), source
+            continue
+        if suffix == ".xml" and path.with_suffix("") in hosts_files:
+            groups.append(_group(path, read_hosts(hosts_files[path.with_suffix("")]), ignored))
+            continue
+        if suffix == ".json":
             topology = read_sls_nodes(path)
             cluster["nodes"], cluster["racks"] = topology.nodes, len(topology.racks)
             sizes = sorted({len(hosts) for hosts in topology.racks.values()})
@@ -147,11 +189,43 @@ def read_hadoop_conf(paths: Iterable[str | Path], *, warn: bool = True) -> Hadoo
         options["assign_multiple"] = _site_flag(site, "assign_multiple")
     if "replication" in site:
         cluster["replication"] = _site_number(site, "replication", 3, whole=True)
+    if groups:
+        extra["slots"] = group_slots(groups, topology)
     scheduler = _scheduler(site, capacity, read, ignored)
-    setup = HadoopSetup(scheduler, cluster, options, tuple(ignored), tuple(str(path) for path in files))
+    setup = HadoopSetup(scheduler, cluster, options, tuple(ignored), tuple(str(path) for path in files), **extra)
     if warn and ignored:
         warnings.warn(f"not modelled, ignored: {'; '.join(ignored)}", IgnoredSetting, stacklevel=2)
     return setup
+
+
+def _expand(paths: Iterable[str | Path]) -> list[Path]:
+    """The files given, a folder standing for the files in it (sorted; not its README or script)."""
+    files: list[Path] = []
+    for path in (Path(p) for p in paths):
+        if path.is_dir():
+            files.extend(sorted(p for p in path.iterdir() if p.is_file() and p.name not in ("README.md", "submit.sh")))
+        else:
+            files.append(path)
+    return files
+
+
+def _group(path: Path, hosts: tuple[str, ...], ignored: list[str]) -> SlotGroup:
+    """A slot group's site file: its map and reduce slot maxima (both required)."""
+    source = str(path)
+    root = read_xml(path)
+    if root.tag != "configuration":
+        raise InvalidInput(root.tag, "a slot group's file must be a <configuration> site file", source=source)
+    slots: dict[str, int] = {}
+    for name, (value, place) in site_properties(root, source).items():
+        kind = SITE_SETTINGS.get(name)
+        if kind in ("map_slots", "reduce_slots"):
+            slots[kind] = int(number_text(value, place, source, whole=True))
+        else:
+            ignored.append(f"{source}: {name} = {value} (a slot group sets slots only)")
+    for kind in ("map_slots", "reduce_slots"):
+        if kind not in slots:
+            raise InvalidInput(kind, "is missing: a slot group's file sets both slot maxima", source=source)
+    return SlotGroup(hosts, slots["map_slots"], slots["reduce_slots"], source)
 
 
 def hadoop_settings(paths: Iterable[str | Path], cluster: Cluster, *, delay: object = None,
@@ -159,12 +233,32 @@ def hadoop_settings(paths: Iterable[str | Path], cluster: Cluster, *, delay: obj
     """What a run of ``cluster`` as Hadoop's files configure it uses: the cluster with the files'
     nodes, racks and slots, their scheduler (with ``delay`` scheduling when given), and their
     options with the `SimOptions` fields given as keywords on top (None values are ignored)."""
-    setup = read_hadoop_conf(paths)
+    return _settings(read_hadoop_conf(paths), cluster, delay, options)
+
+
+def _settings(setup: HadoopSetup, cluster: Cluster, delay: object, options: dict[str, Any]
+              ) -> tuple[Cluster, Scheduler, SimOptions]:
     scheduler = setup.scheduler
     chosen_delay = delay_from_value(delay)
     if chosen_delay is not None:
         scheduler.delay = chosen_delay
     return setup.on(cluster), scheduler, with_options(setup.sim_options(), **options)
+
+
+def hadoop_run(paths: Iterable[str | Path], workload: Any, cluster: Cluster, *, delay: object = None,
+               **options: Any) -> Any:
+    """A `PreparedRun` of ``workload`` on ``cluster`` as the files configure it (`hadoop_settings`),
+    with their per-host slot groups, their submission schedule, and a VM plan's phases (whose jobs
+    without a runtime profile get the one planning derives, `with_wave_profiles`)."""
+    from planner.simulator.prepared import PreparedRun
+
+    setup = read_hadoop_conf(paths)
+    machines, scheduler, chosen = _settings(setup, cluster, delay, options)
+    if setup.phases:
+        from models.profiles.derived import with_wave_profiles  # scikit-learn: only for VM plans
+
+        return PreparedRun(with_wave_profiles(workload, machines)[0], machines, None, phases=setup.phases)
+    return PreparedRun(setup.submit(workload), machines, scheduler, setup.slots, chosen)
 
 
 def _scheduler(site: dict, capacity: dict, read: list[Allocations], ignored: list[str]) -> Scheduler:

@@ -76,7 +76,11 @@ def build_layout(
         reduces = [cluster.reduce_slots] * nodes
     else:
         total_map, total_reduce = check_slots(cluster, slots, containers=containers)
-        maps, reduces = spread(total_map, nodes), spread(total_reduce, nodes)
+        # Reduce slots fill from the last node, so that the nodes with an extra map slot are the
+        # ones short of a reduce slot: a split of the cluster's own slots keeps every node at its
+        # hardware's slot count (48:32 on 20 nodes of 4: 8 nodes 3+1, 12 nodes 2+2), as a
+        # TaskTracker configuration can (`planner export`).
+        maps, reduces = spread(total_map, nodes), spread(total_reduce, nodes)[::-1]
     if reducers_per_node is not None:
         reduces = [reducers_per_node] * nodes
     slot_node: list[int] = []

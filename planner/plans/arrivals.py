@@ -1,0 +1,157 @@
+"""What slot plans know of time: the jobs' arrivals, their deadlines and the batch window.
+
+A plan uses the arrivals it is given: job j cannot start before its ``submit`` (its release
+r_j), unless the plan is made with ``ready_now`` (every job ready at 0, said so in the plan).
+Its due date is its ``deadline``, else the batch window's end when one is given, else none.
+
+The order of a plan with releases or a deadline objective is solved as a two-stage flow shop
+with release dates (`solvers.order_with_releases`, exact branch and bound within the time
+limit) on the stage times of the cluster as configured (map_work / total map slots, reduce_work
+/ total reduce slots, as Johnson's order is); the split is then FRESH's best for that order,
+with the releases (`configure_slots(..., releases=...)`). Without releases and for the makespan
+Johnson's rule is optimal for that model, and plans are exactly what they were.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from models import Cluster, Workload
+from models.checks import as_float
+from models.errors import InvalidInput, TaskFloorWarning
+from models.limits import MAX_SECONDS
+
+
+class ArrivalsWarning(UserWarning):
+    """A plan's model cannot use the jobs' arrivals (VM and robust plans start every job at 0)."""
+
+
+def releases_of(workload: Workload, ready_now: bool) -> np.ndarray | None:
+    """The jobs' releases, their submit times counted from the first (a plan's makespan counts
+    from the batch's first arrival, as the simulator's does), or None when every job is ready
+    at the start."""
+    if ready_now or not len(workload):
+        return None
+    releases = np.array([job.submit for job in workload], dtype=np.float64)
+    releases -= releases.min()
+    return releases if np.any(releases > 0) else None
+
+
+def due_dates(workload: Workload, window: float | None, ready_now: bool = False) -> np.ndarray | None:
+    """Each job's deadline, else the window's end, else inf, on the releases' clock (counted from
+    the first arrival, `releases_of`); None when no job has either. The window must end after
+    every arrival (a job that arrives after it cannot be in the batch)."""
+    submits = [job.submit for job in workload]
+    if window is not None and not ready_now and submits and max(submits) >= window:
+        late = int(np.argmax(submits))
+        raise InvalidInput("window", f"ends at {window:,.0f} s, before job {workload[late].name} arrives "
+                                     f"({submits[late]:,.0f} s); give a later window or --ready-now")
+    origin = 0.0 if ready_now or not submits else min(submits)
+    due = np.array([job.deadline if job.deadline is not None else (window if window is not None else np.inf)
+                    for job in workload], dtype=np.float64) - origin
+    return due if np.any(np.isfinite(due)) else None
+
+
+def check_window(window: object) -> float | None:
+    """The batch window's end (absolute seconds, like submit times), > 0; None for none."""
+    return None if window is None else as_float(window, "window", above=0.0, maximum=MAX_SECONDS)
+
+
+def release_order(workload: Workload, cluster: Cluster, *, releases: np.ndarray | None, due: np.ndarray | None,
+                  objective: str, time_limit: float, seed: int) -> tuple[list[int], dict[str, Any]]:
+    """The admission order the two-stage release model finds best for ``objective`` (module
+    docstring), and the record of that solve (the plan's ``ordering``)."""
+    from solvers import order_with_releases
+    from solvers.ordering import stage_times
+
+    jobs = list(workload)
+    a, b = stage_times(jobs, cluster.total_map_slots, cluster.total_reduce_slots)
+    r = releases if releases is not None else np.zeros(len(jobs))
+    if objective != "makespan" and due is None:
+        raise InvalidInput("objective", f"{objective} needs deadlines: give jobs a deadline or the batch a window")
+    solved = order_with_releases(a, b, r, due, objective=objective, time_limit=time_limit, seed=seed)
+    order = earliest_among_equals(a, b, r, due, objective, solved.order)
+    record = {"problem": "two_stage_release", "method": solved.solver, "objective": objective,
+              "status": str(solved.status), "value": float(solved.objective),
+              "bound": None if solved.bound is None else float(solved.bound),
+              "gap": None if solved.gap is None else float(solved.gap), "seconds": float(solved.seconds)}
+    return [int(i) for i in order], record
+
+
+#: The polish of `earliest_among_equals`: at most this many passes, on at most this many jobs (a
+#: pass evaluates n^2 orders of n jobs: 0.05 s for 77 jobs). Counted, not timed: plans are
+#: deterministic.
+POLISH_PASSES = 10
+POLISH_JOBS = 300
+
+
+def earliest_among_equals(a: np.ndarray, b: np.ndarray, r: np.ndarray, due: np.ndarray | None, objective: str,
+                          order: np.ndarray) -> np.ndarray:
+    """``order``, or an order with the same objective value and a smaller sum of completion times.
+
+    Many orders share the best makespan when jobs arrive over the night: an exact method may hold
+    back jobs that arrived early behind one that arrives late, at no cost to the makespan (on
+    FB-2009's first 50 jobs, every submission waited until 2,228 s). Moving a job to an earlier
+    position whenever that keeps the objective and lowers the total completion time (the best
+    such move per job, `POLISH_PASSES` passes at most, batches of up to `POLISH_JOBS` jobs)
+    keeps the solve's value, status and bound."""
+    from solvers.ordering_release import completions_by_position, keys, release_instance
+
+    n, best = len(order), np.asarray(order, dtype=np.int64)
+    if n > POLISH_JOBS:
+        return best
+    inst = release_instance(a, b, r, due, objective)
+    value = float(keys(inst, best[None, :])[0][0])
+    total = float(completions_by_position(inst, best[None, :]).sum())
+    slack = 1e-9 * max(1.0, abs(value))
+    for _ in range(POLISH_PASSES):
+        improved = False
+        for i in range(1, n):
+            job, rest = best[i], np.delete(best, i)
+            candidates = np.array([np.insert(rest, j, job) for j in range(i)], dtype=np.int64)
+            primary = keys(inst, candidates)[0]
+            sums = completions_by_position(inst, candidates).sum(axis=1)
+            fine = np.flatnonzero((np.abs(primary - value) <= slack) & (sums < total - slack))
+            if fine.size:
+                pick = int(fine[np.argmin(sums[fine])])
+                best, total, improved = candidates[pick], float(sums[pick]), True
+        if not improved:
+            break
+    return best
+
+
+def warn_task_floor(plan: Any, workload: Workload) -> Any:
+    """Warn (`TaskFloorWarning`) when a slot plan predicts less than a job needs for one map and
+    then one reduce: no schedule can end before that, whatever the slots."""
+    longest = max(workload, key=lambda job: (job.map_time + job.reduce_time, job.name))
+    floor = longest.map_time + longest.reduce_time
+    if plan.predicted_makespan < floor:
+        warnings.warn(
+            f"the plan predicts {plan.predicted_makespan:,.0f} s, but job {longest.name} alone needs at least "
+            f"{floor:,.0f} s ({_tasks(longest.map_time, longest.reduce_time)}): the fluid model divides work over "
+            "slots and cannot see one long task; expect validation to take longer",
+            TaskFloorWarning, stacklevel=3)
+    return plan
+
+
+def _tasks(map_time: float, reduce_time: float) -> str:
+    first = f"a {map_time:,.0f} s map"
+    return f"{first}, then a {reduce_time:,.0f} s reduce" if reduce_time > 0 else first
+
+
+def warn_vm_arrivals(workload: Workload, ready_now: bool, what: str = "VM plans") -> None:
+    """VM plans (and robust plans) treat every job as ready at 0: say so when jobs arrive later."""
+    first = min((job.submit for job in workload), default=0.0)
+    late = [job for job in workload if job.submit > first]
+    if late and not ready_now:
+        warnings.warn(f"{what} treat every job as ready at 0; {len(late)} job(s) arrive later, "
+                      f"e.g. {late[0].name} at {late[0].submit:,.0f} s: the plan treats them as ready now",
+                      ArrivalsWarning, stacklevel=3)
+
+
+def makespan_only(objective: str, what: str) -> None:
+    if objective != "makespan":
+        raise InvalidInput("objective", f"{what} plans minimize the makespan; {objective} applies to slot plans")

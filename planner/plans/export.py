@@ -1,0 +1,251 @@
+"""A plan as the files an operator copies onto a Hadoop cluster (`export_plan`).
+
+Every target gets the scheduler's files, hdfs-site.xml (replication), topology.json (SLS's
+nodes file: hosts ``node001``... in rack order, as the simulator numbers them),
+``submissions.tsv`` and ``submit.sh`` (the schedule of `planner.proof.applied`), and a README
+saying what goes where and what the target cannot enforce (`target_notes`). "mrv1" adds one
+TaskTracker site file per group of nodes with the same slot counts (``tasktracker-N.xml`` and the
+hosts it is for, ``tasktracker-N.hosts``): a split that is not a multiple of the nodes is laid
+out exactly, extra map slots on the first nodes and extra reduce slots on the last, so that
+every node keeps its own number of slots. VM plans export ``phases.tsv`` and a script that runs
+the phases one after another.
+
+Reading the folder back (`planner.simulator.hadoop_run`, ``planner simulate --hadoop-conf
+FOLDER``) prepares the same run as the plan itself (`plan_run`); tests check the results are
+byte-identical. The folder is written whole or not at all: into a temporary folder beside it,
+renamed into place; an existing folder is refused unless it is empty.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape
+
+from models import Cluster, InvalidInput, Workload
+from models.checks import as_str
+from models.fingerprints import cluster_fingerprint, workload_fingerprint
+from planner.proof.applied import PLAN_POOL, SUBMIT_GAP, TARGETS, submission_schedule, target_notes
+from planner.simulator import SimOptions
+from planner.simulator.hadoop_plan_files import PHASES_COLUMNS, SUBMISSIONS_COLUMNS
+from planner.simulator.layout import spread
+
+_FAIR_MRV1 = "org.apache.hadoop.mapred.FairScheduler"
+_FIFO_MRV1 = "org.apache.hadoop.mapred.JobQueueTaskScheduler"
+_FAIR_YARN = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler"
+_CAPACITY_YARN = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler"
+#: One container (MB, vcores): YARN's minimum allocation, which the reader assumes too.
+CONTAINER = (1024, 1)
+
+
+def host_names(cluster: Cluster) -> list[list[str]]:
+    """Hosts per rack, as the simulator numbers nodes: node001... spread evenly over the racks."""
+    names, first = [], 0
+    for size in spread(cluster.nodes, cluster.racks):
+        names.append([f"node{first + i + 1:03d}" for i in range(size)])
+        first += size
+    return names
+
+
+def site_xml(properties: dict[str, object], comment: str) -> str:
+    lines = ['<?xml version="1.0"?>', f"<!-- {escape(comment)} -->", "<configuration>"]
+    for name, value in properties.items():
+        text = str(value).lower() if isinstance(value, bool) else f"{value:g}" if isinstance(value, float) else value
+        lines.append(f"  <property><name>{escape(name)}</name><value>{escape(str(text))}</value></property>")
+    return "\n".join([*lines, "</configuration>", ""])
+
+
+def export_files(plan: Any, workload: Workload | None, cluster: Cluster, target: str, *, ready_now: bool = False,
+                 options: SimOptions | None = None) -> dict[str, str]:
+    """The exported folder's files, name -> content (`export_plan` writes them). Without the
+    workload the schedule submits every job at once, in order (its submit times are unknown)."""
+    target = as_str(target, "target", choices=TARGETS)
+    if plan.cluster_fingerprint != cluster_fingerprint(cluster):
+        raise InvalidInput("cluster", "is not the cluster the plan was made for (fingerprints differ)")
+    if workload is not None and plan.workload_fingerprint != workload_fingerprint(workload):
+        raise InvalidInput("workload", "is not the workload the plan was made for (fingerprints differ)")
+    options = options or SimOptions()
+    racks = host_names(cluster)
+    files = {"topology.json": "".join(json.dumps({"rack": f"rack{r + 1}", "nodes": [{"node": h} for h in hosts]})
+                                      + "\n" for r, hosts in enumerate(racks)),
+             "hdfs-site.xml": site_xml({"dfs.replication": cluster.replication}, "HDFS: block replication")}
+    if plan.phases:
+        rows = [f"{p}\t{name}\t{vms}\t{role}" for p, phase in enumerate(plan.phases) for name, vms, role in phase]
+        files["phases.tsv"] = "\n".join(["\t".join(PHASES_COLUMNS), *rows, ""])
+        files["submit.sh"] = _phases_script()
+    else:
+        schedule = submission_schedule(plan, workload, ready_now=ready_now)
+        rows = [f"{p}\t{s.job}\t{s.at!r}\t{s.pool}" for p, s in enumerate(schedule)]
+        files["submissions.tsv"] = "\n".join(["\t".join(SUBMISSIONS_COLUMNS), *rows, ""])
+        files["submit.sh"] = _submit_script(target)
+        files.update(_mrv1(plan, cluster, options) if target == "mrv1" else _yarn(plan, cluster, options, target))
+    files["README.md"] = _readme(plan, cluster, target, sorted(files))
+    return files
+
+
+def export_plan(plan: Any, workload: Workload | None, cluster: Cluster, target: str, folder: str | Path, *,
+                ready_now: bool = False, options: SimOptions | None = None) -> list[str]:
+    """Write the exported files into ``folder`` (module docstring); returns their names."""
+    files = export_files(plan, workload, cluster, target, ready_now=ready_now, options=options)
+    folder = Path(folder)
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise InvalidInput("(output)", "exists and is not an empty folder", source=str(folder))
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name[:100]}.", dir=folder.parent))
+    except OSError as error:
+        raise InvalidInput("(output)", f"cannot write here: {error.strerror}", source=str(folder)) from None
+    try:
+        for name, content in files.items():
+            (staging / name).write_text(content)
+        (staging / "submit.sh").chmod(0o755)
+        if folder.exists():
+            folder.rmdir()  # empty (checked above)
+        os.replace(staging, folder)
+    except OSError as error:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise InvalidInput("(output)", f"cannot write here: {error.strerror}", source=str(folder)) from None
+    return sorted(files)
+
+
+def _fair_site(prefix: str, fair: bool, options: SimOptions) -> dict[str, object]:
+    """The fair scheduler's site settings (preemption off: plans do not preempt); the reader takes
+    assign-multiple from this property whatever the scheduler, so other schedulers write it only
+    when it is off."""
+    if not fair:
+        return {} if options.assign_multiple else {f"{prefix}.assignmultiple": False}
+    return {f"{prefix}.allocation.file": "fair-scheduler.xml", f"{prefix}.preemption": False,
+            f"{prefix}.assignmultiple": options.assign_multiple}
+
+
+def _mrv1(plan: Any, cluster: Cluster, options: SimOptions) -> dict[str, str]:
+    fair = plan.strategy != "johnson"
+    site: dict[str, object] = {"mapred.jobtracker.taskScheduler": _FAIR_MRV1 if fair else _FIFO_MRV1,
+                               "mapred.reduce.slowstart.completed.maps": float(options.reduce_slowstart)}
+    site.update(_fair_site("mapred.fairscheduler", fair, options))
+    files = {"mapred-site.xml": site_xml(site, "JobTracker: the scheduler and reduce slow-start")}
+    if fair:
+        files["fair-scheduler.xml"] = (
+            f'<?xml version="1.0"?>\n<!-- the plan\'s pool: FIFO in submission order, at most k = {plan.k} '
+            f'running jobs -->\n<allocations>\n  <pool name="{PLAN_POOL}">\n    <schedulingMode>fifo'
+            f'</schedulingMode>\n    <maxRunningJobs>{plan.k}</maxRunningJobs>\n  </pool>\n</allocations>\n')
+    hosts = [host for rack in host_names(cluster) for host in rack]
+    maps = spread(plan.map_slots, cluster.nodes)
+    reduces = spread(plan.reduce_slots, cluster.nodes)[::-1]
+    groups: dict[tuple[int, int], list[str]] = {}
+    for host, pair in zip(hosts, zip(maps, reduces, strict=True), strict=True):
+        groups.setdefault(pair, []).append(host)
+    for number, ((map_slots, reduce_slots), members) in enumerate(groups.items(), start=1):
+        files[f"tasktracker-{number}.xml"] = site_xml(
+            {"mapred.tasktracker.map.tasks.maximum": map_slots, "mapred.tasktracker.reduce.tasks.maximum":
+             reduce_slots}, f"TaskTracker mapred-site.xml for the hosts in tasktracker-{number}.hosts")
+        files[f"tasktracker-{number}.hosts"] = "\n".join(members) + "\n"
+    return files
+
+
+def _yarn(plan: Any, cluster: Cluster, options: SimOptions, target: str) -> dict[str, str]:
+    per_node = cluster.map_slots + cluster.reduce_slots
+    fair = target == "yarn-fair"
+    site: dict[str, object] = {
+        "yarn.resourcemanager.scheduler.class": _FAIR_YARN if fair else _CAPACITY_YARN,
+        "yarn.nodemanager.resource.memory-mb": per_node * CONTAINER[0],
+        "yarn.nodemanager.resource.cpu-vcores": per_node * CONTAINER[1],
+        "yarn.scheduler.minimum-allocation-mb": CONTAINER[0],
+        "yarn.scheduler.minimum-allocation-vcores": CONTAINER[1]}
+    site.update(_fair_site("yarn.scheduler.fair", fair, options))
+    files = {"yarn-site.xml": site_xml(site, "ResourceManager and NodeManagers: scheduler and containers"),
+             "mapred-site.xml": site_xml({"mapreduce.job.reduce.slowstart.completedmaps":
+                                          float(options.reduce_slowstart)}, "MapReduce jobs: reduce slow-start")}
+    if fair:
+        limit = "" if plan.strategy == "johnson" else f"\n    <maxRunningApps>{plan.k}</maxRunningApps>"
+        files["fair-scheduler.xml"] = (
+            f'<?xml version="1.0"?>\n<!-- the plan\'s queue: FIFO in submission order -->\n<allocations>\n'
+            f'  <queue name="{PLAN_POOL}">\n    <schedulingPolicy>fifo</schedulingPolicy>{limit}\n  </queue>\n'
+            "</allocations>\n")
+    else:
+        files["capacity-scheduler.xml"] = site_xml(
+            {"yarn.scheduler.capacity.root.queues": PLAN_POOL,
+             f"yarn.scheduler.capacity.root.{PLAN_POOL}.capacity": 100,
+             f"yarn.scheduler.capacity.root.{PLAN_POOL}.maximum-capacity": 100},
+            "the plan's queue: the whole cluster, FIFO in submission order")
+    return files
+
+
+def _submit_script(target: str) -> str:
+    pool = "-Dmapred.fairscheduler.pool" if target == "mrv1" else "-Dmapreduce.job.queuename"
+    return f"""#!/bin/sh
+# Submits the plan's jobs in its order at the times in submissions.tsv (seconds from the start).
+# SUBMIT is your command that submits one job by name with extra -D options, e.g. a wrapper
+# around `hadoop jar`: SUBMIT=./submit-job sh submit.sh
+set -eu
+: "${{SUBMIT:?set SUBMIT to the command that submits one job: \\$SUBMIT NAME -D...}}"
+cd "$(dirname "$0")"
+start=$(date +%s)
+tail -n +2 submissions.tsv | while IFS="$(printf '\\t')" read -r position job at pool; do
+  wait_until=$(awk -v s="$start" -v a="$at" 'BEGIN {{ printf "%d", s + a }}')
+  now=$(date +%s)
+  if [ "$wait_until" -gt "$now" ]; then sleep $((wait_until - now)); fi
+  echo "submitting $position: $job"
+  $SUBMIT "$job" {pool}="$pool" -Dmapreduce.job.priority=NORMAL
+done
+"""
+
+
+def _phases_script() -> str:
+    return """#!/bin/sh
+# Runs the plan's phases one after another (phases.tsv): every job of a phase is started on its
+# number of VMs, and the next phase starts when all have finished.
+# RUN is your command that runs one job by name on a number of VMs in a role and returns when it
+# has finished, e.g. RUN=./run-job sh submit.sh
+set -eu
+: "${RUN:?set RUN to the command that runs one job: \\$RUN NAME VMS ROLE}"
+cd "$(dirname "$0")"
+for phase in $(tail -n +2 phases.tsv | cut -f1 | uniq); do
+  echo "phase $phase"
+  tail -n +2 phases.tsv | awk -F '\\t' -v p="$phase" '$1 == p' | while IFS="$(printf '\\t')" read -r _ job vms role; do
+    $RUN "$job" "$vms" "$role" &
+  done
+  wait
+done
+"""
+
+
+def _readme(plan: Any, cluster: Cluster, target: str, names: list[str]) -> str:
+    where = {
+        "mapred-site.xml": "the JobTracker's (mrv1) or every job's (YARN) configuration folder",
+        "yarn-site.xml": "the ResourceManager's and every NodeManager's configuration folder",
+        "fair-scheduler.xml": "beside the scheduler's site file; point the allocation-file property at its path",
+        "capacity-scheduler.xml": "the ResourceManager's configuration folder",
+        "hdfs-site.xml": "every node's configuration folder (block replication)",
+        "topology.json": "for `planner simulate --hadoop-conf`; map its host names to yours",
+        "submissions.tsv": "read by submit.sh: position, job, submit_at (s from the start), pool",
+        "phases.tsv": "read by submit.sh: phase, job, vms, role",
+        "submit.sh": "run it when the batch starts (see its first lines)",
+    }
+    kind = ("a VM plan" if plan.phases else f"{plan.map_slots} map and {plan.reduce_slots} reduce slots, "
+            f"admission limit k = {plan.k}, {len(plan.order)} jobs in order")
+    lines = [f"# The plan as {target} configuration", "",
+             f"Made by `planner export` from a {plan.strategy} plan ({kind}) for {cluster.nodes} nodes in "
+             f"{cluster.racks} rack(s). Predicted makespan: {plan.predicted_makespan:,.0f} s.", "",
+             "| file | where it goes |", "|---|---|"]
+    for name in names:
+        if name.startswith("tasktracker-") and name.endswith(".xml"):
+            text = f"mapred-site.xml of the TaskTrackers listed in {name[:-4]}.hosts (their slot counts)"
+        elif name.endswith(".hosts"):
+            text = "the hosts its .xml is for"
+        else:
+            text = where.get(name, "")
+        lines.append(f"| {name} | {text} |")
+    lines += ["", "## What this target enforces", ""]
+    notes = target_notes(plan, target)
+    lines += [f"- {note}" for note in notes] or ["- The split, the order and the admission limit as planned."]
+    lines += ["", f"Jobs are submitted one at a time in the plan's order, {SUBMIT_GAP * 1000:g} ms apart at least; "
+              "a job is never submitted before its submit time in the workload.",
+              "", "Check it before applying: `planner simulate WORKLOAD -c CLUSTER --hadoop-conf THIS_FOLDER` "
+              "gives the same result as `planner simulate WORKLOAD -c CLUSTER --plan PLAN --target "
+              f"{target}`.", ""]
+    return "\n".join(lines)

@@ -1,0 +1,180 @@
+"""The files `planner export` writes beside Hadoop's own, read back: per-node slot groups, the
+submission schedule and a VM plan's phases.
+
+- A slot group is a site file ``NAME.xml`` (a TaskTracker's mapred-site.xml) with a hosts file
+  ``NAME.hosts`` beside it (one host per line, ``#`` comments): the group's map and reduce slot
+  maxima hold on those hosts only. Groups need the nodes file (SLS's topology) that names every
+  host, and every host in exactly one group. The simulator lays a split of the slots out evenly
+  (extra map slots on the first nodes, extra reduce slots on the last: `layout.build_layout`);
+  groups laid out otherwise are refused with the reason, never approximated.
+- ``submissions.tsv``: ``position, job, submit_at, pool`` (tab-separated, a header line): the
+  order and the second at which the submission script submits each job, and its pool or queue.
+- ``phases.tsv``: ``phase, job, vms, role``: a VM plan's phases, run one after another.
+
+A malformed line is one `InvalidInput` naming the file, the line and the column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from models import Workload
+from models.checks import as_float, as_int, as_str
+from models.errors import InvalidInput
+from models.fileio import read_text
+from models.limits import MAX_JOBS, MAX_SECONDS
+from planner.simulator.hadoop_files import Topology
+from planner.simulator.layout import spread
+
+SUBMISSIONS_COLUMNS = ("position", "job", "submit_at", "pool")
+PHASES_COLUMNS = ("phase", "job", "vms", "role")
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One job of the submission schedule: its name, when it is submitted (s) and its pool."""
+
+    job: str
+    at: float
+    pool: str
+
+
+@dataclass(frozen=True)
+class SlotGroup:
+    """Hosts sharing one TaskTracker configuration: their map and reduce slot maxima."""
+
+    hosts: tuple[str, ...]
+    map_slots: int
+    reduce_slots: int
+    source: str
+
+
+def read_hosts(path: str | Path) -> tuple[str, ...]:
+    """A hosts file: one host name per line; blank lines and ``#`` comments are skipped."""
+    hosts: list[str] = []
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        name = line.split("#", 1)[0].strip()
+        if not name:
+            continue
+        if any(c.isspace() for c in name):
+            raise InvalidInput(f"line {number}", f"must be one host name, got {name!r}", source=str(path))
+        if name in hosts:
+            raise InvalidInput(f"line {number}", f"host {name!r} is listed twice", source=str(path))
+        hosts.append(name)
+    if not hosts:
+        raise InvalidInput("", "lists no hosts", source=str(path))
+    return tuple(hosts)
+
+
+def _rows(path: str | Path, columns: Sequence[str]) -> list[tuple[int, list[str]]]:
+    lines = read_text(path).splitlines()
+    if not lines or lines[0].split("\t") != list(columns):
+        raise InvalidInput("line 1", f"must be the header {chr(9).join(columns)!r} (tab-separated)", source=str(path))
+    rows = []
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        cells = line.split("\t")
+        if len(cells) != len(columns):
+            raise InvalidInput(f"line {number}", f"has {len(cells)} columns, expected {len(columns)}",
+                               source=str(path))
+        rows.append((number, cells))
+        if len(rows) > MAX_JOBS:
+            raise InvalidInput(f"line {number}", f"more than {MAX_JOBS:,} rows", source=str(path))
+    return rows
+
+
+def read_submissions(path: str | Path) -> tuple[Submission, ...]:
+    """``submissions.tsv``: rows in position order 0, 1, ...; times never decreasing."""
+    submissions: list[Submission] = []
+    seen: set[str] = set()
+    for number, (position, job, at, pool) in _rows(path, SUBMISSIONS_COLUMNS):
+        try:
+            if as_int(int(position) if position.strip().isdigit() else position, "position") != len(submissions):
+                raise InvalidInput("position", f"must be {len(submissions)} (rows in order), got {position}")
+            name = as_str(job.strip(), "job")
+            if name in seen:
+                raise InvalidInput("job", f"{name!r} is submitted twice")
+            seconds = as_float(_number(at, "submit_at"), "submit_at", minimum=0.0, maximum=MAX_SECONDS)
+            if submissions and seconds < submissions[-1].at:
+                raise InvalidInput("submit_at", f"{seconds:g} is before the previous row's {submissions[-1].at:g}")
+            submissions.append(Submission(name, seconds, as_str(pool.strip(), "pool")))
+            seen.add(name)
+        except InvalidInput as error:
+            raise InvalidInput(f"line {number}.{error.field}", error.problem, source=str(path)) from None
+    return tuple(submissions)
+
+
+def read_phases(path: str | Path) -> tuple[tuple[tuple[str, int, str], ...], ...]:
+    """``phases.tsv``: (job, vms, role) per phase, phases numbered 0, 1, ... in order."""
+    phases: list[list[tuple[str, int, str]]] = []
+    for number, (phase, job, vms, role) in _rows(path, PHASES_COLUMNS):
+        try:
+            index = as_int(_number(phase, "phase"), "phase", minimum=0)
+            if index not in (len(phases) - 1, len(phases)):
+                raise InvalidInput("phase", f"must be {max(len(phases) - 1, 0)} or {len(phases)}, got {phase}")
+            if index == len(phases):
+                phases.append([])
+            phases[index].append((as_str(job.strip(), "job"), as_int(_number(vms, "vms"), "vms", minimum=1),
+                                  as_str(role.strip(), "role")))
+        except InvalidInput as error:
+            raise InvalidInput(f"line {number}.{error.field}", error.problem, source=str(path)) from None
+    if not phases:
+        raise InvalidInput("", "lists no phases", source=str(path))
+    return tuple(tuple(phase) for phase in phases)
+
+
+def _number(text: str, field: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise InvalidInput(field, f"must be a number, got {text!r}") from None
+    return int(value) if value.is_integer() else value
+
+
+def group_slots(groups: Sequence[SlotGroup], topology: Topology | None) -> tuple[int, int]:
+    """The cluster's map and reduce slot totals the groups configure, after checking that they
+    cover every host once and are laid out as the simulator lays a split out (module docstring)."""
+    first = groups[0].source
+    if topology is None:
+        raise InvalidInput("hosts", "slot groups need the nodes file (topology.json) that names every host",
+                           source=first)
+    hosts = [host for rack in topology.racks.values() for host in rack]
+    per_host: dict[str, tuple[int, int]] = {}
+    for group in groups:
+        for host in group.hosts:
+            if host not in hosts:
+                raise InvalidInput("hosts", f"host {host!r} is not in the nodes file", source=group.source)
+            if host in per_host:
+                raise InvalidInput("hosts", f"host {host!r} is in two slot groups", source=group.source)
+            per_host[host] = (group.map_slots, group.reduce_slots)
+    missing = [host for host in hosts if host not in per_host]
+    if missing:
+        raise InvalidInput("hosts", f"{len(missing)} host(s) in no slot group, e.g. {missing[0]!r}", source=first)
+    maps = [per_host[host][0] for host in hosts]
+    reduces = [per_host[host][1] for host in hosts]
+    total_map, total_reduce = sum(maps), sum(reduces)
+    if maps != spread(total_map, len(hosts)) or reduces != spread(total_reduce, len(hosts))[::-1]:
+        raise InvalidInput("hosts", f"per-host slots the simulator cannot lay out: it spreads {total_map} map and "
+                                    f"{total_reduce} reduce slots evenly over the {len(hosts)} hosts in the nodes "
+                                    "file's order, extra map slots on the first hosts and extra reduce slots on "
+                                    "the last", source=first)
+    return total_map, total_reduce
+
+
+def submitted(workload: Workload, submissions: Sequence[Submission], source: str) -> Workload:
+    """``workload`` as the schedule submits it: every job at its time, in its pool, at the default
+    priority (the script submits at NORMAL); the jobs in the schedule's order."""
+    jobs = {job.name: job for job in workload}
+    named = {s.job for s in submissions}
+    unknown = [s.job for s in submissions if s.job not in jobs]
+    if unknown:
+        raise InvalidInput("job", f"{unknown[0]!r} is not a job of {workload.name or 'the workload'}", source=source)
+    left = [name for name in jobs if name not in named]
+    if left:
+        raise InvalidInput("job", f"{len(left)} job(s) of the workload are never submitted, e.g. {left[0]!r}",
+                           source=source)
+    return Workload([jobs[s.job].with_changes(submit=s.at, pool=s.pool, priority=0) for s in submissions],
+                    name=workload.name)

@@ -1,0 +1,375 @@
+"""The fluid model's event loops, vectorized across map-slot splits (`solvers.slots` has the model).
+
+Every state variable is an array with one row (or column) per split s_m, and each loop
+iteration advances every split by its own next event: a phase completion or, with release
+times, the release of the job at the head of the admission order when only its release keeps it
+out of M. The loops run at most about 3n times whatever S is.
+
+Release times enter as *gates* in admission order: ``gate[p]`` is the earliest time the job at
+position p may enter M, the running maximum of the releases (the order is strict, so a job
+cannot enter before any job ahead of it: gate[p] = max(release[p], gate[p - 1])). ``None``
+means every gate is 0, and then every loop runs exactly the arithmetic it ran before release
+times existed, so the numbers stay the same bit for bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from models import Job
+
+#: Completions within this relative distance of the next event count as simultaneous.
+SIMULTANEOUS = 1e-9
+#: A remaining work this close above a whole number of tasks counts as that number.
+TASK_EPSILON = 1e-9
+
+
+@dataclass(frozen=True)
+class PhaseWork:
+    """The fluid model's view of a batch, in admission order.
+
+    ``release`` is each job's release time in admission order (None: all ready at 0).
+    """
+
+    map_work: np.ndarray
+    reduce_work: np.ndarray
+    map_time: np.ndarray
+    reduce_time: np.ndarray
+    release: np.ndarray | None = None
+
+    @classmethod
+    def from_jobs(cls, jobs: Sequence[Job], order: np.ndarray, releases: np.ndarray | None = None) -> PhaseWork:
+        """``releases`` is in the jobs' order (one per job); it is put in admission order here."""
+        picked = [jobs[i] for i in order]
+        return cls(
+            np.array([j.map_work for j in picked], dtype=np.float64),
+            np.array([j.reduce_work for j in picked], dtype=np.float64),
+            np.array([j.map_time for j in picked], dtype=np.float64),
+            np.array([j.reduce_time if j.reduce_tasks else 1.0 for j in picked], dtype=np.float64),
+            None if releases is None else np.asarray(releases, dtype=np.float64)[np.asarray(order)],
+        )
+
+    def gates(self) -> np.ndarray | None:
+        """The earliest time each position may enter M (module docstring), or None."""
+        return None if self.release is None else np.maximum.accumulate(self.release)
+
+
+def waterfill(caps: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """Per row, rates min(cap, level) summing to ``total`` (or every cap when they sum to less).
+
+    ``caps`` has +inf in empty places; those get rate 0.
+    """
+    occupied = np.isfinite(caps)
+    ordered = np.sort(caps, axis=1)
+    finite = np.where(np.isfinite(ordered), ordered, 0.0)
+    before = np.zeros_like(finite)
+    before[:, 1:] = np.cumsum(finite, axis=1)[:, :-1]
+    count = occupied.sum(axis=1)
+    remaining = count[:, None] - np.arange(caps.shape[1])[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        levels = (total[:, None] - before) / remaining
+    fits = (remaining > 0) & (levels <= ordered)
+    first = np.argmax(fits, axis=1)
+    level = np.where(fits.any(axis=1), levels[np.arange(len(first)), first], np.inf)
+    return np.where(occupied, np.minimum(caps, level[:, None]), 0.0)
+
+
+def _rates(slot_job, work, slots, task_time, model):
+    occupied = slot_job >= 0
+    if model == "fresh":
+        share = slots / np.maximum(occupied.sum(axis=1), 1)
+        return np.where(occupied, share[:, None], 0.0)
+    times = task_time[np.maximum(slot_job, 0)]
+    caps = np.where(occupied, np.ceil(work / times - TASK_EPSILON), np.inf)
+    return waterfill(np.maximum(caps, 1.0), slots)
+
+
+def fluid_makespans(
+    phases: PhaseWork, total_slots: int, k: int, map_slots: np.ndarray, model: str = "fresh"
+) -> np.ndarray:
+    """Makespan of the batch (in admission order, with ``phases.release`` if any) for each
+    map-slot count in ``map_slots``, measured from t = 0."""
+    gates = phases.gates()
+    if gates is not None and not gates.any():
+        # All released at 0: the release-free loops give the same numbers bit for bit (tested)
+        # and "fresh" runs its map phase once for all splits instead of once per split.
+        gates = None
+    if model == "fresh":
+        return _fresh_makespans(phases, total_slots, k, map_slots, gates)
+    return _general_makespans(phases, total_slots, k, map_slots, model, gates)
+
+
+def unit_map_phase(map_work: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Map-phase completion times with one map slot, and the completion order.
+
+    Under equal sharing the map phase never waits for reduces, and every rate
+    scales with s_m: with s_m slots each job finishes its maps at time / s_m,
+    in the same order. Simultaneous completions are ordered by position.
+    """
+    n = map_work.size
+    finish = np.empty(n)
+    completion_order: list[int] = []
+    active = {p: float(map_work[p]) for p in range(min(k, n))}
+    upcoming = len(active)
+    clock = 0.0
+    while active:
+        share = 1.0 / len(active)
+        step = min(active.values()) / share
+        cutoff = step * (1.0 + SIMULTANEOUS)
+        done = sorted(p for p, left in active.items() if left / share <= cutoff)
+        clock += step
+        for p in active:
+            active[p] -= share * step
+        for p in done:
+            del active[p]
+            finish[p] = clock
+            completion_order.append(p)
+        while len(active) < k and upcoming < n:
+            active[upcoming] = float(map_work[upcoming])
+            upcoming += 1
+    return finish, np.asarray(completion_order, dtype=np.int64)
+
+
+def unit_map_phases(map_work: np.ndarray, k: int, gates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`unit_map_phase` for many splits at once, with release gates: row c of ``gates`` is the
+    gates times row c's s_m (releases do not scale with s_m, so each split has its own map phase).
+
+    Time is kept in unit-slot seconds (seconds times s_m) and every step is the arithmetic of
+    `unit_map_phase`, so with zero gates each row is its result exactly. Returns the finish
+    times (configs x n, unit-slot seconds, by position) and each row's completion order.
+    """
+    configs, n = gates.shape
+    width = min(k, n)
+    rows = np.arange(configs)[:, None]
+    every_row = np.broadcast_to(rows, (configs, width))
+    job = np.full((configs, width), -1, dtype=np.int64)
+    left = np.zeros((configs, width))
+    upcoming = np.zeros(configs, dtype=np.int64)
+    clock = np.zeros(configs)
+    finish = np.zeros((configs, n))
+    completion = np.zeros((configs, n), dtype=np.int64)
+    completed = np.zeros(configs, dtype=np.int64)
+    job, left, upcoming = _enter(job, left, upcoming, clock, gates, map_work, rows)
+    while True:
+        alive = completed < n
+        if not alive.any():
+            return finish, completion
+        occupied = job >= 0
+        count = occupied.sum(axis=1)
+        share = 1.0 / np.maximum(count, 1)
+        ttf = np.where(occupied, left / share[:, None], np.inf)
+        # the head of the admission order, when only its release keeps it out (M is never full
+        # here while it waits: `_enter` ran at the last event)
+        blocked = (count < width) & (upcoming < n)
+        release_gap = np.where(blocked, gates[rows[:, 0], np.minimum(upcoming, n - 1)] - clock, np.inf)
+        step = np.where(alive, np.minimum(ttf.min(axis=1), release_gap), 0.0)
+        done = occupied & (ttf <= (step * (1.0 + SIMULTANEOUS))[:, None])
+        clock = clock + step
+        left = left - share[:, None] * step[:, None]
+        if done.any():  # else a release only
+            row, column = np.nonzero(done)
+            finish[row, job[row, column]] = clock[row]
+            ended = np.sort(np.where(done, job, n), axis=1)  # by position, as `unit_map_phase`
+            valid = ended < n
+            place = completed[:, None] + np.cumsum(valid, axis=1) - 1
+            completion[every_row[valid], place[valid]] = ended[valid]
+            completed = completed + valid.sum(axis=1)
+            job = np.where(done, -1, job)
+        job, left, upcoming = _enter(job, left, upcoming, clock, gates, map_work, rows)
+
+
+def _enter(
+    job: np.ndarray, left: np.ndarray, upcoming: np.ndarray, clock: np.ndarray, gates: np.ndarray | None,
+    work: np.ndarray, rows: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Fill M's empty places from the admission order, each job once its gate has passed.
+
+    ``gates`` is per row (configs x n) or shared (n) or None (all 0). Gates grow along the
+    order, so the jobs admitted are a prefix of the ones waiting, as the strict order requires.
+    """
+    n = work.size
+    empty = job < 0
+    candidate = upcoming[:, None] + np.cumsum(empty, axis=1) - 1
+    admit = empty & (candidate < n)
+    if gates is not None:
+        # a release within a relative SIMULTANEOUS of the clock has happened (rounding of
+        # clock + gap must not keep a released job out)
+        gate = gates[np.minimum(candidate, n - 1)] if gates.ndim == 1 else gates[rows, np.minimum(candidate, n - 1)]
+        admit &= gate <= (clock * (1.0 + SIMULTANEOUS))[:, None]
+    job = np.where(admit, candidate, job)
+    left = np.where(admit, work[np.minimum(candidate, n - 1)], left)
+    return job, left, upcoming + admit.sum(axis=1)
+
+
+def _fresh_makespans(
+    phases: PhaseWork, total_slots: int, k: int, map_slots: np.ndarray, gate: np.ndarray | None
+) -> np.ndarray:
+    """The "fresh" model for many splits: the map phase, then reduce phases in lockstep.
+
+    Without releases one scalar map phase serves every split (`unit_map_phase`); with them
+    each split has its own (`unit_map_phases`). Reduce-bearing jobs reach R' in their
+    map-completion order; per split, R holds at most k of them sharing s_r equally.
+    """
+    smap = map_slots.astype(np.float64)
+    configs = smap.size
+    has_reduce = phases.reduce_work > 0
+    m = int(has_reduce.sum())
+    if gate is None:
+        finish, completion_order = unit_map_phase(phases.map_work, k)
+        queue = completion_order[has_reduce[completion_order]]
+        arrival = np.append(finish[queue], np.inf)
+        work = phases.reduce_work[queue]
+        map_only = completion_order[~has_reduce[completion_order]]
+        last_map_only = finish[map_only].max() / smap if map_only.size else np.zeros_like(smap)
+    else:
+        finish, completion = unit_map_phases(phases.map_work, k, gate[None, :] * smap[:, None])
+        # every row holds the same m reduce-bearing jobs, in its own completion order
+        queue = completion[has_reduce[completion]].reshape(configs, m)
+        arrival = np.hstack([np.take_along_axis(finish, queue, axis=1), np.full((configs, 1), np.inf)])
+        work = phases.reduce_work[queue]
+        last_map_only = finish[:, ~has_reduce].max(axis=1) / smap if m < has_reduce.size else np.zeros_like(smap)
+    return _reduce_lockstep(arrival, work, float(total_slots) - smap, smap, min(k, max(m, 1)), last_map_only)
+
+
+def _reduce_lockstep(
+    arrival: np.ndarray, work: np.ndarray, sred: np.ndarray, smap: np.ndarray, width: int, last_map_only: np.ndarray
+) -> np.ndarray:
+    """Reduce phases of every split under equal sharing; ``arrival`` (unit-slot seconds, +inf
+    padded) and ``work`` are in R' order, shared by all splits (1-D) or one row per split.
+
+    Each loop iteration moves every split to its next event: a completion in R, or an arrival
+    while R has room (arrivals to a full R only queue, so they are taken in bulk at the next
+    completion).
+    """
+    shared = arrival.ndim == 1
+    m = arrival.shape[-1] - 1
+    configs = smap.size
+    columns = np.arange(configs)
+    # Equal sharing drains every job in R alike, so track the service each R job
+    # has had as one "virtual time" per split: a job entering at virtual time v
+    # with work w leaves when it reaches v + w (its finish mark).
+    finish_mark = np.full((width, configs), np.inf)
+    virtual = np.zeros(configs)
+    busy = np.zeros(configs, dtype=np.int64)
+    arrived = np.zeros(configs, dtype=np.int64)
+    entered = np.zeros(configs, dtype=np.int64)
+    finished = np.zeros(configs, dtype=np.int64)
+    clock = np.zeros(configs)
+    makespan = np.zeros(configs)
+    inverse_smap = 1.0 / smap
+    while True:
+        alive = finished < m
+        if not alive.any():
+            return np.maximum(makespan, last_map_only)
+        share = sred / np.maximum(busy, 1)
+        completion = clock + (finish_mark.min(axis=0) - virtual) / share
+        next_arrival = (arrival[arrived] if shared else arrival[columns, arrived]) * inverse_smap
+        event = np.where(busy < width, np.minimum(next_arrival, completion), completion)
+        event = np.where(alive, event, clock)
+        virtual = virtual + share * (event - clock)
+        clock = event
+        done = finish_mark <= virtual * (1.0 + SIMULTANEOUS)
+        count = done.sum(axis=0)
+        if count.any():
+            finished = finished + count
+            busy = busy - count
+            finish_mark[done] = np.inf
+            makespan = np.where(alive & (finished == m), clock, makespan)
+        threshold = event * smap * (1.0 + SIMULTANEOUS)
+        if shared:
+            arrived = np.searchsorted(arrival[:m], threshold, side="right")
+        else:
+            arrived = _count_at_most(arrival, threshold, arrived, m)
+        entering = np.minimum(width - busy, arrived - entered)
+        for rank in range(int(entering.max())):
+            need = np.flatnonzero(entering > rank)
+            slot = np.argmax(finish_mark[:, need], axis=0)  # an empty slot holds +inf
+            finish_mark[slot, need] = virtual[need] + (work[entered[need]] if shared else work[need, entered[need]])
+            entered[need] += 1
+            busy[need] += 1
+
+
+def _count_at_most(rows: np.ndarray, threshold: np.ndarray, low: np.ndarray, m: int) -> np.ndarray:
+    """Per row, how many of the first m (sorted) entries are <= threshold: searchsorted(side="right")
+    row by row, as a binary search all rows take together, starting from ``low`` (known <=)."""
+    low = low.copy()
+    high = np.full_like(low, m)
+    columns = np.arange(low.size)
+    while (searching := low < high).any():
+        middle = (low + high) // 2
+        below = rows[columns, np.minimum(middle, m - 1)] <= threshold
+        low = np.where(searching & below, middle + 1, low)
+        high = np.where(searching & ~below, middle, high)
+    return low
+
+
+def _general_makespans(
+    phases: PhaseWork, total_slots: int, k: int, map_slots: np.ndarray, model: str, gate: np.ndarray | None
+) -> np.ndarray:
+    """Any sharing model: maps and reduces advance together, one event per split per iteration."""
+    n = phases.map_work.size
+    configs = map_slots.size
+    smap = map_slots.astype(np.float64)
+    sred = float(total_slots) - smap
+    width = min(k, n)
+    rows = np.arange(configs)[:, None]
+    big = n + 1
+    has_reduce = phases.reduce_work > 0
+    clock = np.zeros(configs)
+    map_job, map_left, next_map = _enter(
+        np.full((configs, width), -1, dtype=np.int64), np.zeros((configs, width)),
+        np.zeros(configs, dtype=np.int64), clock, gate, phases.map_work, rows)
+    red_job = np.full((configs, width), -1, dtype=np.int64)
+    red_left = np.zeros((configs, width))
+    waiting = np.zeros((configs, n), dtype=np.int64)  # map-completion order: R' and all that entered R
+    waiting_len = np.zeros(configs, dtype=np.int64)
+    next_reduce = np.zeros(configs, dtype=np.int64)
+    left = np.full(configs, n, dtype=np.int64)
+    makespan = np.full(configs, np.nan)
+    while True:
+        alive = left > 0
+        if not alive.any():
+            return makespan
+        map_rate = _rates(map_job, map_left, smap, phases.map_time, model)
+        red_rate = _rates(red_job, red_left, sred, phases.reduce_time, model)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            map_ttf = np.where(map_job >= 0, map_left / map_rate, np.inf)
+            red_ttf = np.where(red_job >= 0, red_left / red_rate, np.inf)
+        step = np.minimum(map_ttf.min(axis=1), red_ttf.min(axis=1))
+        if gate is not None:
+            # the head of the admission order waits for its release only (M has room): an
+            # event; with nothing running this jumps the clock to the release
+            blocked = ((map_job >= 0).sum(axis=1) < width) & (next_map < n)
+            step = np.minimum(step, np.where(blocked, gate[np.minimum(next_map, n - 1)] - clock, np.inf))
+        step = np.where(alive, step, 0.0)
+        cutoff = (step * (1.0 + SIMULTANEOUS))[:, None]
+        map_done = (map_job >= 0) & (map_ttf <= cutoff) & alive[:, None]
+        red_done = (red_job >= 0) & (red_ttf <= cutoff) & alive[:, None]
+        map_left = np.where(map_done, 0.0, map_left - map_rate * step[:, None])
+        red_left = np.where(red_done, 0.0, red_left - red_rate * step[:, None])
+        clock = clock + step
+        # maps done: by admission position, reduce-bearing jobs join the wait list
+        finished = np.sort(np.where(map_done, map_job, big), axis=1)
+        valid = finished < big
+        to_reduce = valid & has_reduce[np.minimum(finished, n - 1)]
+        slot = waiting_len[:, None] + np.cumsum(to_reduce, axis=1) - 1
+        waiting[np.broadcast_to(rows, slot.shape)[to_reduce], slot[to_reduce]] = finished[to_reduce]
+        waiting_len = waiting_len + to_reduce.sum(axis=1)
+        left = left - (valid & ~to_reduce).sum(axis=1) - red_done.sum(axis=1)
+        # refill M from the admission order (released jobs only)
+        map_job, map_left, next_map = _enter(
+            np.where(map_done, -1, map_job), map_left, next_map, clock, gate, phases.map_work, rows)
+        # refill R from the head of the wait list
+        red_job = np.where(red_done, -1, red_job)
+        empty = red_job < 0
+        candidate = next_reduce[:, None] + np.cumsum(empty, axis=1) - 1
+        admit = empty & (candidate < waiting_len[:, None])
+        entering = waiting[rows, np.minimum(candidate, n - 1)]
+        red_job = np.where(admit, entering, red_job)
+        red_left = np.where(admit, phases.reduce_work[entering], red_left)
+        next_reduce = next_reduce + admit.sum(axis=1)
+        ended = alive & (left == 0)
+        makespan = np.where(ended, clock, makespan)
