@@ -28,5 +28,16 @@ def johnson_admission(workload: Workload, cluster: Cluster) -> list[int]:
     return [submitted[i] for i in order_two_stage(a, b, "johnson").order]
 
 
+def release_times(workload: Workload, ready_now: bool = False) -> list[float] | None:
+    """The jobs' releases: their submit times counted from the first arrival (a plan's makespan
+    counts from the batch's first arrival, as validation's do), or None when every job is ready at
+    the start (``ready_now``, or all submitted together)."""
+    if ready_now or not len(workload):
+        return None
+    first = min(job.submit for job in workload)
+    releases = [job.submit - first for job in workload]
+    return releases if any(r > 0 for r in releases) else None
+
+
 def job_names(workload: Workload, order: list[int]) -> list[str]:
     return [workload[i].name for i in order]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from planner.proof.applied import submission_schedule
 from planner.proof.report import deadline_columns, sections
 
 ONE_NODE = Cluster(nodes=1, map_slots=1, reduce_slots=1)
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def two_jobs(deadline: float | None = 115.0) -> Workload:
@@ -142,3 +144,32 @@ def test_plan_from_the_command_line_with_an_objective(tmp_path):
     assert plan["order"] == "a, b"
     bad = CliRunner().invoke(app, ["plan", str(path), "-c", str(cluster), "--window", "-5"])
     assert bad.exit_code == 2 and "--window" in bad.output
+
+
+def test_the_task_floor_counts_from_the_arrival():
+    """examples/nightly.yaml: train-ctr arrives 600 s after the first job and needs a 90 s map and a
+    200 s reduce, so nothing ends before 890 s; the fluid model predicts 655 s and is told so."""
+    from models import TaskFloorWarning
+
+    workload = Workload.from_file(ROOT / "examples" / "nightly.yaml")
+    cluster = Cluster.from_file(ROOT / "examples" / "cluster.yaml")
+    with pytest.warns(TaskFloorWarning, match=r"train-ctr alone needs at least 290 s .* after it arrives at 600 s, "
+                                              r"so nothing ends before 890 s"):
+        make_plan(workload, cluster)
+
+
+def test_large_batches_are_ordered_by_the_list_rule_and_slots_keeps_submission_order():
+    """Over 200 jobs the exact search is not tried (it grows as n^3): Johnson's rule among the
+    released jobs, status feasible; "slots" minimizes only the makespan."""
+    from planner.plans.arrivals import EXACT_ORDER_JOBS
+
+    rng = np.random.default_rng(0)
+    day = Workload([Job(f"j{i}", int(rng.integers(1, 50)), int(rng.integers(0, 10)), float(rng.uniform(5, 60)),
+                        float(rng.uniform(5, 60)), submit=float(rng.uniform(0, 3600)))
+                    for i in range(EXACT_ORDER_JOBS + 50)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plan = make_plan(day, Cluster(nodes=100, racks=4), "johnson", time_limit=5)
+    assert plan.ordering["status"] == "feasible" and "johnson-list" in plan.ordering["method"]
+    with pytest.raises(InvalidInput, match="objective: \"slots\" \\(submission order\\) plans minimize the makespan"):
+        make_plan(two_jobs(), ONE_NODE, "slots", objective="max_lateness")

@@ -19,7 +19,7 @@ from planner import make_plan, read_swim
 from planner.cli.main import app
 from planner.plans.export import export_files, export_plan, host_names
 from planner.proof.applied import SUBMIT_GAP, TARGETS, plan_run, submission_schedule
-from planner.simulator import hadoop_run, read_hadoop_conf
+from planner.simulator import hadoop_run, hadoop_settings, read_hadoop_conf
 from planner.simulator.layout import build_layout
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -174,3 +174,79 @@ def test_the_command_line_round_trip(tmp_path):
     assert both.exit_code == 2 and "--scheduler: --plan sets the scheduler" in both.output
     alone = runner.invoke(app, ["simulate", *common, "-s", "fair", "--target", "yarn-fair"])
     assert alone.exit_code == 2 and "--target: applies with --plan only" in alone.output
+
+
+def test_a_ready_now_plan_goes_out_ready_now_and_needs_no_workload(tmp_path):
+    """A plan made ready_now (or an old plan file, read so) submits every job from 0, exported or
+    run, as validation runs it; a plan on arrivals needs its workload for the submit times."""
+    workload = read_swim(DATA / "FB-2009_samples_24_times_1hr_0_first50jobs.tsv")
+    cluster = Cluster(nodes=20)
+    plan = _plan(workload, cluster, "slots+johnson").__class__(**{**_plan(workload, cluster, "slots+johnson").__dict__})
+    now = make_plan(workload, cluster, "slots+johnson", ready_now=True)
+    assert max(s.at for s in submission_schedule(now, workload)) < 1.0
+    files = export_files(now, None, cluster, "mrv1")
+    assert all(float(line.split("\t")[2]) < 1.0 for line in files["submissions.tsv"].splitlines()[1:])
+    with pytest.raises(InvalidInput, match=r"workload: the plan uses the jobs' arrivals: give its workload \(-w\)"):
+        export_files(plan, None, cluster, "mrv1")
+    direct, read_back = _round_trip(now, workload, cluster, "mrv1", tmp_path / "now")
+    assert direct.to_json() == read_back.to_json()
+
+
+def test_validation_refuses_an_export_folder_as_the_cluster_as_configured(tmp_path):
+    workload, cluster = Workload.from_file(NIGHTLY), Cluster.from_file(CLUSTER)
+    plan = _plan(workload, cluster, "slots+johnson")
+    export_plan(plan, workload, cluster, "mrv1", tmp_path / "out")
+    with pytest.raises(InvalidInput, match="holds a plan's export"):
+        hadoop_settings([tmp_path / "out"], cluster)
+
+
+def test_hand_edited_folders_are_refused_not_misread(tmp_path):
+    workload, cluster = Workload.from_file(NIGHTLY), Cluster.from_file(CLUSTER)
+    folder = tmp_path / "out"
+    export_plan(_plan(workload, cluster, "slots+johnson"), workload, cluster, "mrv1", folder)
+    (folder / "zz.tsv").write_text("position\tjob\tsubmit_at\tpool\n")
+    with pytest.raises(InvalidInput, match=r"zz\.tsv: file: is not a file Hadoop or `planner export` writes"):
+        read_hadoop_conf([folder], warn=False)
+    (folder / "zz.tsv").unlink()
+    (folder / ".DS_Store").write_bytes(b"\x00\x01")  # hidden files are not configuration
+    (folder / "phases.tsv").write_text("phase\tjob\tvms\trole\n0\tgrep-logs\t1\tprimary\n")
+    with pytest.raises(InvalidInput, match="not both"):
+        read_hadoop_conf([folder], warn=False)
+    (folder / "phases.tsv").unlink()
+    (folder / "submissions.tsv").write_text("position\tjob\tsubmit_at\tpool\n")
+    with pytest.raises(InvalidInput, match=r"submissions\.tsv: file: submits no job"):
+        read_hadoop_conf([folder], warn=False)
+    (folder / "submissions.tsv").unlink()
+    for hosts in folder.glob("*.hosts"):
+        hosts.unlink()
+    with pytest.raises(InvalidInput, match=r"tasktracker-1\.xml: file: a slot group needs its hosts file"):
+        read_hadoop_conf([folder], warn=False)
+
+
+def test_our_own_topology_reads_back_without_a_warning(tmp_path):
+    """7 nodes in 3 racks are laid out 3, 2, 2: the nodes file says so and nothing is ignored."""
+    workload, cluster = Workload.from_file(NIGHTLY), Cluster(nodes=7, racks=3)
+    plan = _plan(workload, cluster, "slots+johnson")
+    direct, read_back = _round_trip(plan, workload, cluster, "mrv1", tmp_path / "out")  # warnings are errors
+    assert direct.to_json() == read_back.to_json()
+
+
+def test_simulate_flags_that_do_not_go_together(tmp_path):
+    runner = CliRunner()
+    common = [str(NIGHTLY), "-c", str(CLUSTER)]
+    assert runner.invoke(app, ["plan", *common, "-o", str(tmp_path / "plan.json")]).exit_code == 0
+    assert runner.invoke(app, ["export", str(tmp_path / "plan.json"), "-c", str(CLUSTER), "-w", str(NIGHTLY),
+                               "--to", "mrv1", "-o", str(tmp_path / "conf")]).exit_code == 0
+    target = runner.invoke(app, ["simulate", *common, "--hadoop-conf", str(tmp_path / "conf"), "--target",
+                                 "yarn-fair"])
+    assert target.exit_code == 2 and "--target: does not go with --hadoop-conf" in target.output
+    slots = runner.invoke(app, ["simulate", *common, "--hadoop-conf", str(tmp_path / "conf"), "--slots", "40,40"])
+    assert slots.exit_code == 2 and "--slots: the folder's slot groups set the slots" in slots.output
+    site = tmp_path / "hdfs-site.xml"
+    site.write_text((tmp_path / "conf" / "hdfs-site.xml").read_text())
+    plain = runner.invoke(app, ["simulate", *common, "--hadoop-conf", str(site), "--slots", "40,40"])
+    assert plain.exit_code == 0, plain.output
+    beat = runner.invoke(app, ["simulate", *common, "--plan", str(tmp_path / "plan.json"), "--heartbeat", "1"])
+    assert beat.exit_code == 0, beat.output
+    typed = runner.invoke(app, ["simulate", *common, "--plan", str(tmp_path / "plan.json"), "--containers"])
+    assert typed.exit_code == 2 and "--containers: Hadoop 1" in typed.output

@@ -109,7 +109,8 @@ def import_trace(
         try:
             workload = read_trace(trace.value, file, **{k: v for k, v in options.items() if v is not None})
         except InvalidInput as error:  # an option the format does not take
-            flag = "--set " + error.field if error.field in SWIM_SETTINGS else f"--{error.field.replace('_', '-')}"
+            flag = ("--set " + error.field if error.field in SWIM_SETTINGS else "--no-split-output"
+                    if error.field == "split_output" else f"--{error.field.replace('_', '-')}")
             raise (InvalidInput(flag, f"{trace.value} traces take no such option") if error.field in options
                    else error) from None
     if tasks_csv is not None:

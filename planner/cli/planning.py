@@ -197,7 +197,8 @@ def export(
     try:
         names = export_plan(chosen, batch, machines, target.value, output, ready_now=ready_now)
     except InvalidInput as error:
-        raise attribute(error, {"target": "--to", "ready_now": "--ready-now"}, workload=workload,
+        raise attribute(error, {"target": "--to", "ready_now": "--ready-now", "workload": "--workload"},
+                        workload=workload,
                         cluster=cluster) from None
     emit([Section("files", f"{target.value} configuration in {output}", [{"file": name} for name in names])],
          as_json=json_output)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -131,21 +132,31 @@ def simulate_command(
     check_seed(seed)
     split = parse_slots(slots)
     chosen_options = Simulation.of(config, delay, slowstart, task_time_cv, containers, heartbeat, network)
-    batch, machines = Workload.from_file(workload), Cluster.from_file(cluster)
+    batch, given_cluster = Workload.from_file(workload), Cluster.from_file(cluster)
     try:
-        machines = chosen_options.on(machines)
+        machines = chosen_options.on(given_cluster)
         heartbeats_fit(batch.jobs, machines, [split], cluster_file=cluster,
                        flag="--heartbeat" if heartbeat is not None else None)
         if plan is not None or hadoop_conf:
-            given = [flag for flag, value in (("--scheduler", scheduler), ("--config", config), ("--slots", slots),
-                                              ("--hadoop-conf" if plan is not None else "", hadoop_conf or None))
+            sets = "--plan" if plan is not None else "--hadoop-conf"
+            given = [flag for flag, value in (("--scheduler", scheduler), ("--config", config),
+                                              ("--slots", slots if plan is not None else None),
+                                              ("--hadoop-conf" if plan is not None else "", hadoop_conf or None),
+                                              ("--target" if plan is None and target != "mrv1" else "", target),
+                                              ("--ready-now" if plan is None and ready_now else "", ready_now))
                      if flag and value is not None]
             if given:
-                raise InvalidInput(given[0], f"{'--plan' if plan is not None else '--hadoop-conf'} sets the "
-                                             "scheduler and the slots; leave it out")
-            prepared = (_plan_run(plan, batch, machines, target, ready_now, chosen_options) if plan is not None
-                        else hadoop_run(hadoop_conf, batch, machines, delay=chosen_options.delay,
-                                        **chosen_options.options))
+                raise InvalidInput(given[0], f"does not go with {sets}" if given[0] in ("--target", "--ready-now")
+                                   else f"{sets} sets the scheduler and the slots; leave it out")
+            if plan is not None:
+                prepared = _plan_run(plan, batch, given_cluster, machines, target, ready_now, chosen_options)
+            else:
+                prepared = hadoop_run(hadoop_conf, batch, machines, delay=chosen_options.delay,
+                                      **chosen_options.options)
+                if split is not None:
+                    if prepared.slots is not None:
+                        raise InvalidInput("--slots", "the folder's slot groups set the slots; leave it out")
+                    prepared = replace(prepared, slots=split)
             label = prepared.label
             with working(f"simulating {workload.name} ({label})"):
                 result = prepared.simulate(seed)
@@ -166,17 +177,21 @@ def simulate_command(
          as_json=json_output)
 
 
-def _plan_run(path: Path, batch: Any, machines: Any, target: str, ready_now: bool, chosen_options: Any) -> Any:
-    """The run of the plan in ``path`` as its exported files configure the cluster."""
+def _plan_run(path: Path, batch: Any, given: Any, machines: Any, target: str, ready_now: bool,
+              chosen_options: Any) -> Any:
+    """The run of the plan in ``path`` as its exported files configure the cluster (``given``, the
+    cluster file's, is the one the plan was made for; ``machines`` has the flags' changes)."""
     from planner.plans.plan import Plan
     from planner.proof.applied import plan_run
     from planner.simulator import with_options
 
     chosen = Plan.from_file(path)
-    if not chosen.matches(batch, machines):
+    if not chosen.matches(batch, given):
         raise InvalidInput("--plan", "was made for another workload or cluster (fingerprints differ)")
     if chosen_options.delay is not None:
         raise InvalidInput("--delay", "a plan's exported scheduler has no delay scheduling")
+    if target == "mrv1" and chosen_options.options.get("containers"):
+        raise InvalidInput("--containers", "Hadoop 1 (--target mrv1) has typed slots; YARN targets run containers")
     return plan_run(chosen, batch, machines, target, ready_now=ready_now,
                     options=with_options(None, **chosen_options.options))
 

@@ -68,6 +68,9 @@ def export_files(plan: Any, workload: Workload | None, cluster: Cluster, target:
         raise InvalidInput("cluster", "is not the cluster the plan was made for (fingerprints differ)")
     if workload is not None and plan.workload_fingerprint != workload_fingerprint(workload):
         raise InvalidInput("workload", "is not the workload the plan was made for (fingerprints differ)")
+    if workload is None and not (ready_now or plan.ready_now or plan.phases):
+        raise InvalidInput("workload", "the plan uses the jobs' arrivals: give its workload (-w) for their submit "
+                                       "times, or --ready-now to submit every job at the start")
     options = options or SimOptions()
     racks = host_names(cluster)
     files = {"topology.json": "".join(json.dumps({"rack": f"rack{r + 1}", "nodes": [{"node": h} for h in hosts]})

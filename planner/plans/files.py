@@ -11,7 +11,7 @@ from typing import Any
 
 from models import InvalidInput
 from models.checks import as_float, as_int, as_mapping, as_str, check_keys, shown
-from models.limits import MAX_JOBS, MAX_TOTAL_SLOTS, MAX_VMS
+from models.limits import MAX_JOBS, MAX_SECONDS, MAX_TOTAL_SLOTS, MAX_VMS
 from planner.limits import MAX_K, MAX_RUNS, MAX_SEED
 from planner.plans.vm import VM_STRATEGIES, Phases
 from solvers import SLOT_MODELS
@@ -173,7 +173,8 @@ def plan_fields(data: object, names: tuple[str, ...]) -> dict[str, Any]:
         "objective": as_str(mapping.get("objective", "makespan"), "objective", choices=OBJECTIVES),
         # plans before version 4 treated every job as ready at 0
         "ready_now": _flag(mapping.get("ready_now", version < 4), "ready_now"),
-        "window": _optional_float(mapping.get("window"), "window"),
+        "window": None if mapping.get("window") is None else as_float(mapping["window"], "window", above=0.0,
+                                                                        maximum=MAX_SECONDS),
         "ordering": read_ordering(mapping.get("ordering")),
         # read into the current schema, so writing it back gives a current file
         "version": PLAN_VERSION,

@@ -282,14 +282,16 @@ def make_plan(
     due = arrivals.due_dates(workload, window, ready_now)
     baseline = fluid_makespan(jobs, cluster.total_map_slots, cluster.total_reduce_slots, k, submitted, model,
                               releases=releases)
-    ordering = None
     if strategy == "slots":
-        order = submitted
+        arrivals.makespan_only(objective, "\"slots\" (submission order)")
+        order, ordering = submitted, None
     elif releases is None and objective == "makespan":
-        order = johnson_admission(workload, cluster)
+        order, ordering = johnson_admission(workload, cluster), None
     else:
         order, ordering = arrivals.release_order(workload, cluster, releases=releases, due=due, objective=objective,
-                                        time_limit=time_limit, seed=seed)
+                                                 time_limit=time_limit, seed=seed)
+        order, ordering = arrivals.no_worse_than_submission(order, ordering, submitted, jobs, total, k, model,
+                                                            releases)
     best = configure_slots(jobs, total, k, order, model, releases=releases)
     if strategy == "johnson":
         map_slots = cluster.total_map_slots

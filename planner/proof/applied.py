@@ -47,7 +47,9 @@ PLAN_POOL = "plan"
 def submission_schedule(plan: Any, workload: Workload | None, *, ready_now: bool = False,
                         gap: float = SUBMIT_GAP) -> tuple[Submission, ...]:
     """When each job of the plan's order is submitted (module docstring); without the workload
-    (or with ``ready_now``) every job is ready at 0."""
+    (or with ``ready_now``, or for a plan that takes every job as ready now) every job is ready
+    at 0."""
+    ready_now = ready_now or bool(getattr(plan, "ready_now", False))
     jobs = {job.name: job for job in workload} if workload is not None else {}
     missing = [name for name in plan.order if name not in jobs]
     if workload is not None and missing:
@@ -108,6 +110,9 @@ def target_notes(plan: Any, target: str) -> Sequence[str]:
         notes.append(f"YARN's containers are untyped: the plan's split of {plan.map_slots} map and "
                      f"{plan.reduce_slots} reduce slots cannot be enforced; each node offers its slots as "
                      "containers to either kind.")
+        notes.append("Each YARN job also holds a container for its ApplicationMaster (and the schedulers cap "
+                     "those at maxAMShare or maximum-am-resource-percent, 10% by default for capacity), which "
+                     "the simulation does not model: fewer jobs may run at once than simulated.")
     if plan.strategy != "johnson":
         if target == "yarn-capacity":
             notes.append(f"The capacity scheduler has no running-application limit: the plan's admission limit "

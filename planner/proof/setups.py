@@ -17,7 +17,7 @@ from models import Cluster, Job, Workload
 from planner.proof.applied import PLAN_POOL, plan_run, submission_schedule
 from planner.simulator import Fair, Fifo, Fresh, Scheduler, SimOptions, simulate, simulate_vms
 from solvers import configure_slots, fluid_makespan
-from solvers.admission import job_names, submission_order
+from solvers.admission import job_names, release_times, submission_order
 
 if TYPE_CHECKING:
     from planner.plans.plan import Plan
@@ -153,13 +153,15 @@ def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: 
     if exported is not None:
         setups.append(exported)
     order = submission_order(workload)
+    releases = release_times(workload, plan.ready_now)  # the baselines see the arrivals the plan saw
     splits = set()
     for maps, reduces in FAIR_RATIOS:
         map_slots = min(max(1, round(total * maps / (maps + reduces))), total - 1)
         if map_slots in splits:  # on a few slots two ratios round to one split: run it once
             continue
         splits.add(map_slots)
-        predicted = fluid_makespan(jobs, map_slots, total - map_slots, len(jobs), order, plan.model)
+        predicted = fluid_makespan(jobs, map_slots, total - map_slots, len(jobs), order, plan.model,
+                                   releases=releases)
         setups.append(Setup(f"Fair {maps}:{reduces} ({map_slots}:{total - map_slots})", "baseline", predicted,
                             Fair(), (map_slots, total - map_slots)))
     # Dynamic schedulers on the same slots, untyped: what a static split gives up (no prediction:
@@ -170,7 +172,7 @@ def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: 
     setups.append(Setup(f"FRESH dynamic (k={plan.k}, {total} containers)", "baseline", None,
                         Fresh(k=plan.k, dynamic=True, order=list(plan.order)), same))
     cluster_split = (cluster.total_map_slots, cluster.total_reduce_slots)
-    predicted = fluid_makespan(jobs, *cluster_split, 1, order, plan.model)
+    predicted = fluid_makespan(jobs, *cluster_split, 1, order, plan.model, releases=releases)
     setups.append(Setup(f"FIFO, submission order ({cluster_split[0]}:{cluster_split[1]})", "baseline", predicted,
                         Fifo(order=job_names(workload, order)), cluster_split))
     for map_slots in curve_points(total, plan.map_slots, curve_splits):
@@ -210,7 +212,8 @@ def fluid_curve(plan: Plan, workload: Workload) -> list[float]:
     jobs = list(workload)
     index = {job.name: i for i, job in enumerate(jobs)}
     k = 1 if plan.strategy == "johnson" else plan.k
-    solved = configure_slots(jobs, plan.map_slots + plan.reduce_slots, k, [index[n] for n in plan.order], plan.model)
+    solved = configure_slots(jobs, plan.map_slots + plan.reduce_slots, k, [index[n] for n in plan.order], plan.model,
+                             releases=release_times(workload, plan.ready_now))
     return [float(v) for v in solved.makespans]
 
 

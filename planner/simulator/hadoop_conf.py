@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from models import Cluster
-from models.errors import InvalidInput
+from models.errors import InvalidInput, InvalidPlan
 from planner.simulator.config import delay_from_value, with_options
 from planner.simulator.hadoop_allocations import DEFAULT_CONTAINER, Allocations, read_allocations
 from planner.simulator.hadoop_files import Topology, number_text, read_sls_nodes, read_xml, site_properties
@@ -44,6 +44,7 @@ from planner.simulator.hadoop_plan_files import (
     read_submissions,
     submitted,
 )
+from planner.simulator.layout import spread
 from planner.simulator.options import SimOptions
 from planner.simulator.schedulers.base import Scheduler
 from planner.simulator.schedulers.capacity import Capacity, Queue
@@ -140,23 +141,33 @@ def read_hadoop_conf(paths: Iterable[str | Path], *, warn: bool = True) -> Hadoo
         suffix = path.suffix.lower()
         if suffix == ".hosts":
             if path.with_suffix(".xml") not in files:
-                raise InvalidInput("", f"a hosts file needs its slot group's {path.with_suffix('.xml').name}",
+                raise InvalidInput("file", f"a hosts file needs its slot group's {path.with_suffix('.xml').name}",
                                    source=source)
             continue
         if suffix == ".tsv":
             if path.name == "phases.tsv":
-                extra["phases"] = read_phases(path)
-            else:
+                extra["phases"], extra["schedule_source"] = read_phases(path), source
+            elif path.name == "submissions.tsv":
                 extra["submissions"], extra["schedule_source"] = read_submissions(path), source
+            else:
+                raise InvalidInput("file", "is not a file Hadoop or `planner export` writes (submissions.tsv and "
+                                       "phases.tsv are)", source=source)
+            if "phases" in extra and "submissions" in extra:
+                raise InvalidInput("file", "a folder holds a slot plan's submissions.tsv or a VM plan's phases.tsv, "
+                                       "not both", source=source)
             continue
         if suffix == ".xml" and path.with_suffix("") in hosts_files:
             groups.append(_group(path, read_hosts(hosts_files[path.with_suffix("")]), ignored))
             continue
+        if suffix == ".xml" and path.name.startswith("tasktracker-"):
+            raise InvalidInput("file", f"a slot group needs its hosts file {path.with_suffix('.hosts').name}",
+                               source=source)
         if suffix == ".json":
             topology = read_sls_nodes(path)
             cluster["nodes"], cluster["racks"] = topology.nodes, len(topology.racks)
             sizes = sorted({len(hosts) for hosts in topology.racks.values()})
-            if len(sizes) > 1:
+            laid_out = spread(topology.nodes, len(topology.racks))
+            if [len(hosts) for hosts in topology.racks.values()] != laid_out:
                 ignored.append(f"{source}: racks of {sizes[0]}-{sizes[-1]} nodes (the simulator splits "
                                f"{topology.nodes} nodes evenly over {len(topology.racks)} racks)")
             continue
@@ -203,10 +214,12 @@ def _expand(paths: Iterable[str | Path]) -> list[Path]:
     files: list[Path] = []
     for path in (Path(p) for p in paths):
         if path.is_dir():
-            files.extend(sorted(p for p in path.iterdir() if p.is_file() and p.name not in ("README.md", "submit.sh")))
+            files.extend(sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")
+                                and p.name not in ("README.md", "submit.sh")))
         else:
             files.append(path)
-    return files
+    unique = {path.resolve(): path for path in reversed(files)}  # a file given twice is read once
+    return [path for path in files if unique.get(path.resolve()) is path]
 
 
 def _group(path: Path, hosts: tuple[str, ...], ignored: list[str]) -> SlotGroup:
@@ -233,7 +246,12 @@ def hadoop_settings(paths: Iterable[str | Path], cluster: Cluster, *, delay: obj
     """What a run of ``cluster`` as Hadoop's files configure it uses: the cluster with the files'
     nodes, racks and slots, their scheduler (with ``delay`` scheduling when given), and their
     options with the `SimOptions` fields given as keywords on top (None values are ignored)."""
-    return _settings(read_hadoop_conf(paths), cluster, delay, options)
+    setup = read_hadoop_conf(paths)
+    if setup.slots is not None or setup.submissions or setup.phases:
+        raise InvalidInput("hadoop_conf", "holds a plan's export (slot groups, a submission schedule or phases), "
+                                          "which only `planner simulate --hadoop-conf` runs whole; give the "
+                                          "cluster's own files here", source=setup.schedule_source or None)
+    return _settings(setup, cluster, delay, options)
 
 
 def _settings(setup: HadoopSetup, cluster: Cluster, delay: object, options: dict[str, Any]
@@ -256,8 +274,16 @@ def hadoop_run(paths: Iterable[str | Path], workload: Any, cluster: Cluster, *, 
     machines, scheduler, chosen = _settings(setup, cluster, delay, options)
     if setup.phases:
         from models.profiles.derived import with_wave_profiles  # scikit-learn: only for VM plans
+        from planner.simulator.vms import check_vm_groups
 
-        return PreparedRun(with_wave_profiles(workload, machines)[0], machines, None, phases=setup.phases)
+        jobs = with_wave_profiles(workload, machines)[0]
+        try:
+            check_vm_groups(jobs, machines, setup.phases)
+        except InvalidInput as error:
+            raise InvalidInput(error.field, error.problem, source=setup.schedule_source) from None
+        except InvalidPlan as error:  # a rule of the packing model: still the file's problem
+            raise InvalidInput("phases", str(error), source=setup.schedule_source) from None
+        return PreparedRun(jobs, machines, None, phases=setup.phases)
     return PreparedRun(setup.submit(workload), machines, scheduler, setup.slots, chosen)
 
 

@@ -39,6 +39,7 @@ class Submission:
     job: str
     at: float
     pool: str
+    line: int = 0  # where a file gave it (0: made in memory)
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ def read_hosts(path: str | Path) -> tuple[str, ...]:
             raise InvalidInput(f"line {number}", f"host {name!r} is listed twice", source=str(path))
         hosts.append(name)
     if not hosts:
-        raise InvalidInput("", "lists no hosts", source=str(path))
+        raise InvalidInput("file", "lists no hosts", source=str(path))
     return tuple(hosts)
 
 
@@ -100,10 +101,12 @@ def read_submissions(path: str | Path) -> tuple[Submission, ...]:
             seconds = as_float(_number(at, "submit_at"), "submit_at", minimum=0.0, maximum=MAX_SECONDS)
             if submissions and seconds < submissions[-1].at:
                 raise InvalidInput("submit_at", f"{seconds:g} is before the previous row's {submissions[-1].at:g}")
-            submissions.append(Submission(name, seconds, as_str(pool.strip(), "pool")))
+            submissions.append(Submission(name, seconds, as_str(pool.strip(), "pool"), number))
             seen.add(name)
         except InvalidInput as error:
             raise InvalidInput(f"line {number}.{error.field}", error.problem, source=str(path)) from None
+    if not submissions:
+        raise InvalidInput("file", "submits no job", source=str(path))
     return tuple(submissions)
 
 
@@ -122,7 +125,7 @@ def read_phases(path: str | Path) -> tuple[tuple[tuple[str, int, str], ...], ...
         except InvalidInput as error:
             raise InvalidInput(f"line {number}.{error.field}", error.problem, source=str(path)) from None
     if not phases:
-        raise InvalidInput("", "lists no phases", source=str(path))
+        raise InvalidInput("file", "lists no phases", source=str(path))
     return tuple(tuple(phase) for phase in phases)
 
 
@@ -169,9 +172,11 @@ def submitted(workload: Workload, submissions: Sequence[Submission], source: str
     priority (the script submits at NORMAL); the jobs in the schedule's order."""
     jobs = {job.name: job for job in workload}
     named = {s.job for s in submissions}
-    unknown = [s.job for s in submissions if s.job not in jobs]
+    unknown = [s for s in submissions if s.job not in jobs]
     if unknown:
-        raise InvalidInput("job", f"{unknown[0]!r} is not a job of {workload.name or 'the workload'}", source=source)
+        where = f"line {unknown[0].line}.job" if unknown[0].line else "job"
+        raise InvalidInput(where, f"{unknown[0].job!r} is not a job of {workload.name or 'the workload'}",
+                           source=source)
     left = [name for name in jobs if name not in named]
     if left:
         raise InvalidInput("job", f"{len(left)} job(s) of the workload are never submitted, e.g. {left[0]!r}",
