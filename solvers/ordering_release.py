@@ -8,9 +8,9 @@ Objectives: "makespan" (C_max), "max_lateness" (L_max = max C_j - d_j over the j
 "late_jobs" (the number of jobs with C_j > d_j). The heuristics and "exhaustive" break ties of the objective by the
 smaller makespan; the exact methods guarantee the objective only.
 
-This module holds the instance, the evaluation, the lower bound and the method "johnson" (list rules plus local
-search); `solvers.ordering_release_methods` holds "milp", "branch_and_bound", "pso" and "exhaustive". All are
-registered for the problem "two_stage_release".
+This module holds the instance, the evaluation and the lower bound; `solvers.ordering_release_search` the list
+rules, the local search and the method "johnson"; `solvers.ordering_release_methods` "milp", "branch_and_bound",
+"pso" and "exhaustive". All are registered for the problem "two_stage_release".
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from solvers.base import Solution, SolveStatus, Stopwatch, check_time_limit, rel
 from solvers.certify import Claim, certified, proven_bound
 from solvers.ordering import _permutation, _stages, johnson_order
 from solvers.registry import method as find_method
-from solvers.registry import register_method
 
 PROBLEM = "two_stage_release"
 OBJECTIVES = ("makespan", "max_lateness", "late_jobs")
@@ -125,7 +124,6 @@ def release_instance(stage1, stage2, releases, due=None, objective: str = "makes
     if objective != "makespan" and a.size and not np.any(np.isfinite(d)):
         raise InvalidInput("due", f"objective {objective} needs at least one due date")
     return ReleaseInstance(a, b, r, d, objective)
-
 
 
 def completions_by_position(inst: ReleaseInstance, orders: np.ndarray) -> np.ndarray:
@@ -279,85 +277,6 @@ def release_lower_bound(stage1, stage2, releases, due=None, *, objective: str = 
     return root_bound(release_instance(stage1, stage2, releases, due, objective))
 
 
-def list_rule(inst: ReleaseInstance, priority: np.ndarray) -> np.ndarray:
-    """Whenever stage 1 frees, admit the released job of smallest ``priority`` (or the next one)."""
-    pending = sorted(range(inst.n), key=lambda j: (inst.r[j], priority[j], j))
-    t, i, order, ready = 0.0, 0, [], []  # ready: (priority, job) of the released jobs waiting
-    while len(order) < inst.n:
-        if not ready:
-            t = max(t, float(inst.r[pending[i]]))
-        while i < inst.n and inst.r[pending[i]] <= t:
-            heapq.heappush(ready, (float(priority[pending[i]]), pending[i]))
-            i += 1
-        _, job = heapq.heappop(ready)
-        order.append(job)
-        t = max(t, float(inst.r[job])) + float(inst.a[job])
-    return np.array(order, dtype=np.int64)
-
-
-def starting_orders(inst: ReleaseInstance) -> list[np.ndarray]:
-    """Johnson's order; the list rule by Johnson's rank, by release, by due date and by d_j - b_j;
-    the due-date order."""
-    rank = np.empty(inst.n)
-    rank[johnson_order(inst.a, inst.b)] = np.arange(inst.n)
-    due = np.where(np.isfinite(inst.d), inst.d, inst.horizon + inst.d.size)
-    rules = [rank, inst.r + rank / (inst.n + 1), due, due - inst.b]
-    return [johnson_order(inst.a, inst.b), *(list_rule(inst, p) for p in rules),
-            np.lexsort((rank, due)).astype(np.int64)]
-
-
-def _better(inst: ReleaseInstance, new: tuple[float, float], old: tuple[float, float]) -> bool:
-    tiny = 1e-12 * inst.scale  # round-off is no improvement (and would let the descent cycle)
-    return new[0] < old[0] - tiny or (new[0] <= old[0] + tiny and new[1] < old[1] - tiny)
-
-
-def _best_row(inst: ReleaseInstance, orders: np.ndarray) -> tuple[np.ndarray, tuple[float, float]]:
-    primary, secondary = keys(inst, orders)
-    row = int(np.lexsort((secondary, primary))[0])
-    return orders[row], (float(primary[row]), float(secondary[row]))
-
-
-def local_search(inst: ReleaseInstance, order: np.ndarray, *, deadline: float = math.inf,
-                 clock: Stopwatch | None = None) -> np.ndarray:
-    """Best-improvement descent over moving one job elsewhere (for each job in turn) and swapping any
-    two, on (objective, makespan), for at most `LOCAL_PASSES` passes or until ``deadline`` seconds."""
-    n, clock = inst.n, clock or Stopwatch()
-    if n < 2:
-        return order
-    current = _best_row(inst, order[None, :])[1]
-    slots = np.arange(n)
-    left, right = np.triu_indices(n, 1)
-    for _ in range(LOCAL_PASSES):
-        improved = False
-        for job in order.copy():
-            if clock.seconds > deadline:
-                return order
-            rest = order[order != job]
-            moved = np.where(slots[None, :] < slots[:, None], rest[np.minimum(slots, n - 2)][None, :],
-                             rest[np.maximum(slots - 1, 0)][None, :])
-            moved[slots, slots] = job
-            candidate, value = _best_row(inst, moved)
-            if _better(inst, value, current):
-                order, current, improved = candidate, value, True
-        swapped = np.repeat(order[None, :], left.size, axis=0)
-        rows = np.arange(left.size)
-        swapped[rows, left], swapped[rows, right] = order[right], order[left]
-        candidate, value = _best_row(inst, swapped)
-        if _better(inst, value, current):
-            order, current, improved = candidate, value, True
-        if not improved:
-            break
-    return order
-
-
-def heuristic_order(inst: ReleaseInstance, *, deadline: float = math.inf,
-                    clock: Stopwatch | None = None) -> np.ndarray:
-    """The best of `starting_orders`, each improved by `local_search` (deterministic)."""
-    clock = clock or Stopwatch()
-    found = [local_search(inst, start, deadline=deadline, clock=clock) for start in starting_orders(inst)]
-    return _best_row(inst, np.array(found, dtype=np.int64).reshape(len(found), inst.n))[0]
-
-
 def solution(inst: ReleaseInstance, order: np.ndarray, status: SolveStatus, solver: str, clock: Stopwatch,
              bound: float | None = None) -> ReleaseOrderSolution:
     schedule = schedule_of(inst, order)
@@ -373,15 +292,6 @@ def own_status(inst: ReleaseInstance, order: np.ndarray, lower: float) -> tuple[
     """A heuristic's status: optimal only when the lower bound meets its objective, else feasible."""
     value = value_of(inst, schedule_of(inst, order))
     return certified(Claim(SolveStatus.FEASIBLE, value, lower), value, lower=lower)
-
-
-@register_method(PROBLEM, "johnson", exact=False)
-def _johnson(inst: ReleaseInstance, *, time_limit: float, seed: int, **_: object) -> ReleaseOrderSolution:
-    """Johnson-based list rules adapted to release dates, the best improved by local search."""
-    clock = Stopwatch()
-    order = heuristic_order(inst, deadline=HEURISTIC_SHARE * time_limit, clock=clock)
-    status, bound = own_status(inst, order, root_bound(inst))
-    return solution(inst, order, status, "johnson-list", clock, bound)
 
 
 def order_with_releases(

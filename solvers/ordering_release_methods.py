@@ -26,10 +26,7 @@ from solvers.ordering_release import (
     PROBLEM,
     ReleaseInstance,
     ReleaseOrderSolution,
-    _best_row,
-    heuristic_order,
     keys,
-    local_search,
     node_bound,
     own_status,
     root_bound,
@@ -37,6 +34,7 @@ from solvers.ordering_release import (
     solution,
     value_of,
 )
+from solvers.ordering_release_search import _best_row, heuristic_order, local_search
 from solvers.pso import PsoOptions, minimize, random_keys
 from solvers.registry import register_method
 

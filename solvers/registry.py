@@ -31,7 +31,7 @@ _METHODS: dict[tuple[str, str], Method] = {}
 #: first looked up, not when `solvers` is: pyomo, SciPy and pyswarms load only for a solve.
 METHOD_MODULES = ("solvers.ordering", "solvers.pairs", "solvers.matching", "solvers.packing_methods",
                   "solvers.packing_exact", "solvers.packing_pso", "solvers.packing_exhaustive",
-                  "solvers.ordering_release", "solvers.ordering_release_methods")
+                  "solvers.ordering_release", "solvers.ordering_release_search", "solvers.ordering_release_methods")
 
 
 def _load_methods() -> None:

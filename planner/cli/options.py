@@ -59,7 +59,11 @@ HadoopConfOption = Annotated[
     list[Path] | None,
     typer.Option("--hadoop-conf", help="Hadoop configuration file, repeatable: mapred-site.xml, yarn-site.xml, a fair "
                                        "scheduler allocation file, capacity-scheduler.xml, SLS's nodes .json. "
-                                       "Simulates the cluster as configured (its scheduler, slots, nodes).")
+                                       "Simulates the cluster as configured (its scheduler, slots, nodes); "
+                                       "a folder from `planner export` too.")
+]
+ReadyNowOption = Annotated[
+    bool, typer.Option("--ready-now", help="Every job is ready at the start: ignore the submit times.")
 ]
 NetworkOption = Annotated[
     bool, typer.Option("--network", help="Move jobs' bytes over the cluster's links (remote reads, the shuffle).")

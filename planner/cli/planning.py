@@ -25,6 +25,7 @@ from planner.cli.console import (
 from planner.cli.options import (
     ClusterOption,
     ExecutorOption,
+    ReadyNowOption,
     WorkloadArgument,
     check_runs,
     check_seed,
@@ -88,9 +89,7 @@ def plan(
         Objective, typer.Option(help="Slot plans: what the order minimizes: makespan, max_lateness or late_jobs "
                                      "(deadlines: the jobs', else --window).")
     ] = Objective.makespan,
-    ready_now: Annotated[
-        bool, typer.Option("--ready-now", help="Every job is ready at the start: ignore the submit times.")
-    ] = False,
+    ready_now: ReadyNowOption = False,
     window: Annotated[
         float | None, typer.Option(help="The batch window's end (s, like submit times): the due date of jobs "
                                         "without a deadline.")
@@ -173,9 +172,7 @@ def export(
         Path | None, typer.Option("--workload", "-w", help="The plan's workload: submit jobs no earlier than "
                                                            "their submit times (without it: all at once, in order).")
     ] = None,
-    ready_now: Annotated[
-        bool, typer.Option("--ready-now", help="Every job is ready at the start: ignore the submit times.")
-    ] = False,
+    ready_now: ReadyNowOption = False,
     json_output: JsonFlag = False,
 ) -> None:
     """Write the Hadoop configuration that applies a plan: the scheduler's files, per-node slot

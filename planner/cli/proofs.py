@@ -38,6 +38,7 @@ from planner.cli.options import (
     HeartbeatOption,
     NetworkOption,
     NoiseOption,
+    ReadyNowOption,
     RunsOption,
     SchedulersOption,
     SeedOption,
@@ -103,9 +104,7 @@ def simulate_command(
     target: Annotated[
         str, typer.Option("--target", help="--plan: mrv1 (the default), yarn-fair or yarn-capacity.")
     ] = "mrv1",
-    ready_now: Annotated[
-        bool, typer.Option("--ready-now", help="--plan: every job is ready at the start (submit times ignored).")
-    ] = False,
+    ready_now: ReadyNowOption = False,
     seed: Annotated[int, typer.Option(help="Seed of block placement and task-time noise.")] = 0,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Result file to write (.json).")] = None,
     json_output: JsonFlag = False,
@@ -139,15 +138,14 @@ def simulate_command(
                        flag="--heartbeat" if heartbeat is not None else None)
         if plan is not None or hadoop_conf:
             sets = "--plan" if plan is not None else "--hadoop-conf"
-            given = [flag for flag, value in (("--scheduler", scheduler), ("--config", config),
-                                              ("--slots", slots if plan is not None else None),
-                                              ("--hadoop-conf" if plan is not None else "", hadoop_conf or None),
-                                              ("--target" if plan is None and target != "mrv1" else "", target),
-                                              ("--ready-now" if plan is None and ready_now else "", ready_now))
-                     if flag and value is not None]
-            if given:
-                raise InvalidInput(given[0], f"does not go with {sets}" if given[0] in ("--target", "--ready-now")
-                                   else f"{sets} sets the scheduler and the slots; leave it out")
+            setting = [("--scheduler", scheduler is not None), ("--config", config is not None)]
+            setting += ([("--slots", slots is not None), ("--hadoop-conf", bool(hadoop_conf))] if plan is not None
+                        else [])
+            foreign = [] if plan is not None else [("--target", target != "mrv1"), ("--ready-now", ready_now)]
+            for flag, given in setting + foreign:
+                if given:
+                    raise InvalidInput(flag, f"does not go with {sets}" if (flag, given) in foreign
+                                       else f"{sets} sets the scheduler and the slots; leave it out")
             if plan is not None:
                 prepared = _plan_run(plan, batch, given_cluster, machines, target, ready_now, chosen_options)
             else:

@@ -20,7 +20,7 @@ from models.checks import as_int, shown
 from models.fileio import read_text
 from models.limits import MAX_BYTES, MAX_JOBS, MAX_NUMBER_CHARS, MAX_SECONDS, MAX_TASKS, MIN_TASK_SECONDS
 from planner.io.json_traces import TraceWarning, trace_workload
-from planner.io.swim import _window
+from planner.io.swim import submit_window
 
 __all__ = ["POOL_SOURCES", "SKIP_REASONS", "SWF_FIELDS", "SWF_IGNORED", "read_swf"]
 
@@ -76,7 +76,7 @@ def read_swf(
         limit = as_int(limit, "limit", minimum=1, maximum=MAX_JOBS)
     if pool_by not in POOL_SOURCES:
         raise InvalidInput("pool_by", f"must be one of {', '.join(POOL_SOURCES)}; got {shown(pool_by)}")
-    start, end = _window(window)
+    start, end = submit_window(window)
     source = str(path)
     kept: list[tuple[int, dict[str, float]]] = []
     seen: dict[int, int] = {}

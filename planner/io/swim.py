@@ -119,7 +119,7 @@ def read_swim(
         raise InvalidInput("conversion", str(error)) from None
     if limit is not None:
         limit = as_int(limit, "limit", minimum=1, maximum=MAX_JOBS)
-    start, end = _window(window)
+    start, end = submit_window(window)
     source = str(path)
     jobs: list[Job] = []
     seen: dict[str, int] = {}
@@ -174,7 +174,7 @@ def _number(text: str, field: str) -> float | int:
         raise InvalidInput(field, f"must be a number, got {shown(text)}") from None
 
 
-def _window(window: object) -> tuple[float, float]:
+def submit_window(window: object) -> tuple[float, float]:
     """(start, end) seconds of a submit-time window; everything without one."""
     if window is None:
         return 0.0, math.inf

@@ -63,6 +63,7 @@ def release_order(workload: Workload, cluster: Cluster, *, releases: np.ndarray 
     docstring), and the record of that solve (the plan's ``ordering``)."""
     from solvers import order_with_releases
     from solvers.ordering import stage_times
+    from solvers.ordering_release_search import earliest_among_equals
 
     jobs = list(workload)
     a, b = stage_times(jobs, cluster.total_map_slots, cluster.total_reduce_slots)
@@ -89,14 +90,12 @@ def _list_order(a: np.ndarray, b: np.ndarray, r: np.ndarray, due: np.ndarray | N
                 ) -> tuple[list[int], dict[str, Any]]:
     """Johnson's rule among the jobs released when the map stage frees (O(n log n)), no bound."""
     from solvers.base import Stopwatch
-    from solvers.ordering import johnson_order
-    from solvers.ordering_release import list_rule, release_instance, release_schedule
+    from solvers.ordering_release import release_instance, release_schedule
+    from solvers.ordering_release_search import johnson_rank, list_rule
 
     clock = Stopwatch()
     inst = release_instance(a, b, r, due, objective)
-    rank = np.empty(len(a))
-    rank[johnson_order(a, b)] = np.arange(len(a))
-    order = list_rule(inst, rank)
+    order = list_rule(inst, johnson_rank(inst))
     done = release_schedule(a, b, r, order, due)
     value = {"makespan": done.makespan, "max_lateness": done.max_lateness, "late_jobs": done.late_jobs}[objective]
     return [int(i) for i in order], {
@@ -118,48 +117,6 @@ def no_worse_than_submission(order: list[int], ordering: dict[str, Any], submitt
     if configure_slots(jobs, total, k, submitted, model, releases=releases).makespan < chosen:
         return submitted, {**ordering, "method": f"submission order (predicted shorter than {ordering['method']})"}
     return order, ordering
-
-
-#: The polish of `earliest_among_equals`: at most this many passes, on at most this many jobs (a
-#: pass evaluates n^2 orders of n jobs: 0.05 s for 77 jobs). Counted, not timed: plans are
-#: deterministic.
-POLISH_PASSES = 10
-POLISH_JOBS = 300
-
-
-def earliest_among_equals(a: np.ndarray, b: np.ndarray, r: np.ndarray, due: np.ndarray | None, objective: str,
-                          order: np.ndarray) -> np.ndarray:
-    """``order``, or an order with the same objective value and a smaller sum of completion times.
-
-    Many orders share the best makespan when jobs arrive over the night: an exact method may hold
-    back jobs that arrived early behind one that arrives late, at no cost to the makespan (on
-    FB-2009's first 50 jobs, every submission waited until 2,228 s). Moving a job to an earlier
-    position whenever that keeps the objective and lowers the total completion time (the best
-    such move per job, `POLISH_PASSES` passes at most, batches of up to `POLISH_JOBS` jobs)
-    keeps the solve's value, status and bound."""
-    from solvers.ordering_release import completions_by_position, keys, release_instance
-
-    n, best = len(order), np.asarray(order, dtype=np.int64)
-    if n > POLISH_JOBS:
-        return best
-    inst = release_instance(a, b, r, due, objective)
-    value = float(keys(inst, best[None, :])[0][0])
-    total = float(completions_by_position(inst, best[None, :]).sum())
-    slack = 1e-9 * max(1.0, abs(value))
-    for _ in range(POLISH_PASSES):
-        improved = False
-        for i in range(1, n):
-            job, rest = best[i], np.delete(best, i)
-            candidates = np.array([np.insert(rest, j, job) for j in range(i)], dtype=np.int64)
-            primary = keys(inst, candidates)[0]
-            sums = completions_by_position(inst, candidates).sum(axis=1)
-            fine = np.flatnonzero((np.abs(primary - value) <= slack) & (sums < total - slack))
-            if fine.size:
-                pick = int(fine[np.argmin(sums[fine])])
-                best, total, improved = candidates[pick], float(sums[pick]), True
-        if not improved:
-            break
-    return best
 
 
 def warn_task_floor(plan: Any, workload: Workload) -> Any:

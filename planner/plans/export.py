@@ -32,7 +32,7 @@ from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.proof.applied import PLAN_POOL, SUBMIT_GAP, TARGETS, submission_schedule, target_notes
 from planner.simulator import SimOptions
 from planner.simulator.hadoop_plan_files import PHASES_COLUMNS, SUBMISSIONS_COLUMNS
-from planner.simulator.layout import spread
+from planner.simulator.layout import node_slots, spread
 
 _FAIR_MRV1 = "org.apache.hadoop.mapred.FairScheduler"
 _FIFO_MRV1 = "org.apache.hadoop.mapred.JobQueueTaskScheduler"
@@ -137,8 +137,7 @@ def _mrv1(plan: Any, cluster: Cluster, options: SimOptions) -> dict[str, str]:
             f'running jobs -->\n<allocations>\n  <pool name="{PLAN_POOL}">\n    <schedulingMode>fifo'
             f'</schedulingMode>\n    <maxRunningJobs>{plan.k}</maxRunningJobs>\n  </pool>\n</allocations>\n')
     hosts = [host for rack in host_names(cluster) for host in rack]
-    maps = spread(plan.map_slots, cluster.nodes)
-    reduces = spread(plan.reduce_slots, cluster.nodes)[::-1]
+    maps, reduces = node_slots(plan.map_slots, plan.reduce_slots, cluster.nodes)
     groups: dict[tuple[int, int], list[str]] = {}
     for host, pair in zip(hosts, zip(maps, reduces, strict=True), strict=True):
         groups.setdefault(pair, []).append(host)

@@ -36,6 +36,7 @@ from planner.plans.vm import (
 )
 from planner.proof.sweep import Progress
 from planner.proof.validate import check_noise
+from planner.simulator.layout import node_slots
 from solvers import SLOT_MODELS, configure_slots, fluid_makespan
 from solvers.admission import johnson_admission, submission_order
 from solvers.base import Stopwatch
@@ -101,8 +102,7 @@ class Plan:
     version: int = PLAN_VERSION
 
     def node_map_slots(self, nodes: int) -> list[int]:
-        base, extra = divmod(self.map_slots, nodes)
-        return [base + (1 if i < extra else 0) for i in range(nodes)]
+        return node_slots(self.map_slots, self.reduce_slots, nodes)[0]
 
     def matches(self, workload: Workload, cluster: Cluster) -> bool:
         """Whether the plan was made for exactly this workload and cluster."""

@@ -187,7 +187,7 @@ def exported_setup(plan: Plan, workload: Workload, cluster: Cluster) -> Setup | 
     for "johnson" plans, whose export is the FIFO run the plan itself is."""
     if plan.strategy == "johnson":
         return None
-    prepared = plan_run(plan, batch(workload) if plan.ready_now else workload, cluster, "mrv1")
+    prepared = plan_run(plan, workload, cluster, "mrv1")  # a ready-now plan's schedule starts at 0
     at = {job.name: job.submit for job in prepared.workload}
     return Setup(f"plan as exported (mrv1: Fair pool, <= {plan.k} running jobs)", "variant", None,
                  prepared.scheduler, prepared.slots, options=prepared.options,

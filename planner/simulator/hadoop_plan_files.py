@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from models import Workload
-from models.checks import as_float, as_int, as_str
+from models.checks import as_int, as_str
 from models.errors import InvalidInput
 from models.fileio import read_text
 from models.limits import MAX_JOBS, MAX_SECONDS
-from planner.simulator.hadoop_files import Topology
-from planner.simulator.layout import spread
+from planner.simulator.hadoop_files import Topology, number_text
+from planner.simulator.layout import node_slots
 
 SUBMISSIONS_COLUMNS = ("position", "job", "submit_at", "pool")
 PHASES_COLUMNS = ("phase", "job", "vms", "role")
@@ -89,16 +89,17 @@ def _rows(path: str | Path, columns: Sequence[str]) -> list[tuple[int, list[str]
 
 def read_submissions(path: str | Path) -> tuple[Submission, ...]:
     """``submissions.tsv``: rows in position order 0, 1, ...; times never decreasing."""
+    source = str(path)
     submissions: list[Submission] = []
     seen: set[str] = set()
     for number, (position, job, at, pool) in _rows(path, SUBMISSIONS_COLUMNS):
         try:
-            if as_int(int(position) if position.strip().isdigit() else position, "position") != len(submissions):
+            if number_text(position, "position", source, whole=True) != len(submissions):
                 raise InvalidInput("position", f"must be {len(submissions)} (rows in order), got {position}")
             name = as_str(job.strip(), "job")
             if name in seen:
                 raise InvalidInput("job", f"{name!r} is submitted twice")
-            seconds = as_float(_number(at, "submit_at"), "submit_at", minimum=0.0, maximum=MAX_SECONDS)
+            seconds = number_text(at, "submit_at", source, maximum=MAX_SECONDS)
             if submissions and seconds < submissions[-1].at:
                 raise InvalidInput("submit_at", f"{seconds:g} is before the previous row's {submissions[-1].at:g}")
             submissions.append(Submission(name, seconds, as_str(pool.strip(), "pool"), number))
@@ -112,29 +113,22 @@ def read_submissions(path: str | Path) -> tuple[Submission, ...]:
 
 def read_phases(path: str | Path) -> tuple[tuple[tuple[str, int, str], ...], ...]:
     """``phases.tsv``: (job, vms, role) per phase, phases numbered 0, 1, ... in order."""
+    source = str(path)
     phases: list[list[tuple[str, int, str]]] = []
     for number, (phase, job, vms, role) in _rows(path, PHASES_COLUMNS):
         try:
-            index = as_int(_number(phase, "phase"), "phase", minimum=0)
+            index = number_text(phase, "phase", source, whole=True)
             if index not in (len(phases) - 1, len(phases)):
                 raise InvalidInput("phase", f"must be {max(len(phases) - 1, 0)} or {len(phases)}, got {phase}")
             if index == len(phases):
                 phases.append([])
-            phases[index].append((as_str(job.strip(), "job"), as_int(_number(vms, "vms"), "vms", minimum=1),
-                                  as_str(role.strip(), "role")))
+            phases[index].append((as_str(job.strip(), "job"), as_int(number_text(vms, "vms", source, whole=True), "vms",
+                                                                      minimum=1), as_str(role.strip(), "role")))
         except InvalidInput as error:
             raise InvalidInput(f"line {number}.{error.field}", error.problem, source=str(path)) from None
     if not phases:
         raise InvalidInput("file", "lists no phases", source=str(path))
     return tuple(tuple(phase) for phase in phases)
-
-
-def _number(text: str, field: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise InvalidInput(field, f"must be a number, got {text!r}") from None
-    return int(value) if value.is_integer() else value
 
 
 def group_slots(groups: Sequence[SlotGroup], topology: Topology | None) -> tuple[int, int]:
@@ -159,7 +153,7 @@ def group_slots(groups: Sequence[SlotGroup], topology: Topology | None) -> tuple
     maps = [per_host[host][0] for host in hosts]
     reduces = [per_host[host][1] for host in hosts]
     total_map, total_reduce = sum(maps), sum(reduces)
-    if maps != spread(total_map, len(hosts)) or reduces != spread(total_reduce, len(hosts))[::-1]:
+    if (maps, reduces) != node_slots(total_map, total_reduce, len(hosts)):
         raise InvalidInput("hosts", f"per-host slots the simulator cannot lay out: it spreads {total_map} map and "
                                     f"{total_reduce} reduce slots evenly over the {len(hosts)} hosts in the nodes "
                                     "file's order, extra map slots on the first hosts and extra reduce slots on "

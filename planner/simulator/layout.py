@@ -47,6 +47,14 @@ def spread(total: int, nodes: int) -> list[int]:
     return [base + (1 if node < extra else 0) for node in range(nodes)]
 
 
+def node_slots(total_map: int, total_reduce: int, nodes: int) -> tuple[list[int], list[int]]:
+    """Map and reduce slots per node of a split. Reduce slots fill from the last node, so that the
+    nodes with an extra map slot are the ones short of a reduce slot: a split of the cluster's own
+    slots keeps every node at its hardware's slot count (48:32 on 20 nodes of 4: 8 nodes 3+1, 12
+    nodes 2+2), as a TaskTracker configuration can (`planner export` writes it so)."""
+    return spread(total_map, nodes), spread(total_reduce, nodes)[::-1]
+
+
 def check_slots(cluster: Cluster, slots: object, *, containers: bool = False) -> tuple[int, int]:
     """``slots = (map, reduce)``: totals that replace the cluster's, a split of its slots (never
     more than it has), with a map slot at least unless slots are containers."""
@@ -76,11 +84,7 @@ def build_layout(
         reduces = [cluster.reduce_slots] * nodes
     else:
         total_map, total_reduce = check_slots(cluster, slots, containers=containers)
-        # Reduce slots fill from the last node, so that the nodes with an extra map slot are the
-        # ones short of a reduce slot: a split of the cluster's own slots keeps every node at its
-        # hardware's slot count (48:32 on 20 nodes of 4: 8 nodes 3+1, 12 nodes 2+2), as a
-        # TaskTracker configuration can (`planner export`).
-        maps, reduces = spread(total_map, nodes), spread(total_reduce, nodes)[::-1]
+        maps, reduces = node_slots(total_map, total_reduce, nodes)
     if reducers_per_node is not None:
         reduces = [reducers_per_node] * nodes
     slot_node: list[int] = []
