@@ -90,6 +90,9 @@ class Simulation(Offers, Ends, Transfers):
         self.counts = {"suspensions": 0, "kills": 0}
         self.overhead_seconds = 0.0  # slot-seconds of suspend and resume overheads
         self.hears_ends = scheduler.hears_ends
+        # Jobs whose running or pending tasks changed, for schedulers that keep jobs ranked
+        # (`schedulers.ranked`; they set it in `bind`): None costs the others nothing.
+        self.changed: list[JobRun] | None = None
         self.slot_busy = [0.0] * count
         # Free slots by node and kind (kept with a heartbeat only: heartbeat 0 uses fresh/idle).
         self.node_free: list[list[list[int]]] = [[[], [], []] for _ in range(nodes)]

@@ -27,6 +27,8 @@ class Ends:
             self.computing[node] += 1
         job, _, task, _, _ = self.slot_run[slot]
         left = job.left.pop((REDUCE, task), None) if job.left else None
+        if left is not None and self.changed is not None:
+            self.changed.append(job)  # a suspended reducer resumed: its job's rank may change
         self._end_at(now + (job.reduce_times[task] if left is None else left), slot)
 
     def _end_at(self, end: float, slot: int) -> None:
@@ -67,6 +69,8 @@ class Ends:
             job, kind, task, start, locality = self.slot_run[slot]
             self.log.extend((job.index, kind, task, self.slot_node[slot], slot, start, now, locality, DONE_FATE))
             job.running[kind] -= 1
+            if self.changed is not None:
+                self.changed.append(job)
             self.slot_run[slot] = None
             self.slot_gen[slot] += 1
             self.slot_busy[slot] += now - start
@@ -117,6 +121,7 @@ class Ends:
             job.reduces_open = True
             if job.pending_reduces:
                 self.pending[REDUCE] += job.pending_reduces
+                self.scheduler.job_has_work(job)
                 self._work_appeared()
         if done == job.maps:
             job.map_done = now
@@ -150,6 +155,8 @@ class Ends:
         slot_kind = self.slot_kind[slot]
         self.log.extend((job.index, kind, task, node, slot, start, now, locality, fate))
         job.running[kind] -= 1
+        if self.changed is not None:
+            self.changed.append(job)
         self.slot_run[slot] = None
         self.slot_gen[slot] += 1  # a pending end event of this attempt is now stale
         self.slot_busy[slot] += now - start

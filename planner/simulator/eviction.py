@@ -74,4 +74,5 @@ def _pending_again(sim: Simulation, job, kind: int, task: int) -> None:
         job.pending_reduces += 1
         if job.reduces_open:
             sim.pending[REDUCE] += 1
+    sim.scheduler.job_has_work(job)
     sim._work_appeared()

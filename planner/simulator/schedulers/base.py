@@ -63,6 +63,10 @@ class Scheduler:
     def job_finished(self, job: JobRun, now: float) -> None:
         """A job's last task ended."""
 
+    def job_has_work(self, job: JobRun) -> None:
+        """``job`` has tasks to launch again: its reduces opened, or an attempt of it was
+        evicted (its task is pending again)."""
+
     def pick(self, node: int, kind: int, now: float) -> Launch | None:
         """The task to launch on a free slot of ``kind`` on ``node``, or None to leave it idle."""
         raise NotImplementedError

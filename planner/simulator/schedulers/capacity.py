@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 import math
 from dataclasses import dataclass
 
@@ -11,6 +10,7 @@ from models.errors import InvalidInput
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, KIND_NAMES, MAP, REDUCE
 from planner.simulator.schedulers.base import Launch, Scheduler, fifo_key, register
+from planner.simulator.schedulers.ranked import Changes, RankedJobs
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class Capacity(Scheduler):
             raise InvalidInput("queues", "needs at least one queue")
         if sum(queue.capacity for queue in self.queues) > 1.0 + 1e-9:
             raise InvalidInput("queues", "capacities add up to more than 1")
-        self.members: dict[str, list[JobRun]] = {}
+        self.members: dict[str, list[JobRun]] = {}  # by queue, in arrival order
         self._limits: dict[str, list[tuple[float, float]]] = {}
 
     def __repr__(self) -> str:
@@ -82,6 +82,13 @@ class Capacity(Scheduler):
                 )
         totals = [sim.layout.count(MAP), sim.layout.count(REDUCE), sim.layout.count(ANY)]
         self.members = {queue.name: [] for queue in self.queues}
+        # Kept as jobs change (`ranked`): per queue and kind the jobs with a task for it (FIFO)
+        # and the running tasks, so that a decision costs O(queues + log jobs).
+        self._changes = Changes(self._refresh)
+        sim.changed = self._changes.jobs
+        self._ranked = {(q.name, kind): RankedJobs(fifo_key) for q in self.queues for kind in sim.kinds_present}
+        self._running = {q.name: [0, 0, 0] for q in self.queues}
+        self._seen: dict[int, list[int]] = {}  # job -> running tasks by kind, as counted
         # Per queue and slot kind: (guaranteed slots, most slots it may hold).
         self._limits = {
             q.name: [(q.capacity * total, math.floor(q.max_capacity * total + 1e-9)) for total in totals]
@@ -97,30 +104,46 @@ class Capacity(Scheduler):
                     )
 
     def job_arrived(self, job: JobRun, now: float) -> None:
-        members = self.members[job.pool]
-        members.insert(bisect.bisect([fifo_key(other) for other in members], fifo_key(job)), job)
+        self.members[job.pool].append(job)
+        self._refresh(job)
 
     def job_finished(self, job: JobRun, now: float) -> None:
         self.members[job.pool].remove(job)
+        seen = self._seen.pop(job.index, (0, 0, 0))
+        for kind in self.sim.kinds_present:
+            self._running[job.pool][kind] -= seen[kind]
+            self._ranked[(job.pool, kind)].update(job, False)
+
+    def _refresh(self, job: JobRun) -> None:
+        seen = self._seen.get(job.index)
+        if seen is None:
+            seen = self._seen[job.index] = [0, 0, 0]
+        running = self._running[job.pool]
+        for kind in self.sim.kinds_present:
+            now_running = job.running_of(kind)
+            running[kind] += now_running - seen[kind]
+            seen[kind] = now_running
+            self._ranked[(job.pool, kind)].update(job, job.pending(kind) > 0)
 
     def pick(self, node: int, kind: int, now: float) -> Launch | None:
+        if self._changes.jobs:
+            self._changes.drain()
         ranked = []
         for queue in self.queues:
-            jobs = self.members[queue.name]
-            if not any(job.pending(kind) for job in jobs):
+            jobs = self._ranked[(queue.name, kind)]
+            if jobs.first() is None:  # no job of the queue has a task for this kind
                 continue
-            used = sum(job.running_of(kind) for job in jobs)
+            used = self._running[queue.name][kind]
             guaranteed, most = self._limits[queue.name][kind]
             if used >= most:
                 continue
             ranked.append((used / guaranteed if guaranteed > 0 else math.inf, queue.name, jobs))
         ranked.sort(key=lambda item: item[:2])
         for _, _, jobs in ranked:
-            for job in jobs:
-                if job.pending(kind):
-                    launch = self.take(job, node, kind, now)
-                    if launch is not None:
-                        return launch
+            launch = jobs.scan(lambda job: self.take(job, node, kind, now))
+            if launch is not None:
+                self._changes.jobs.append(launch[0])
+                return launch
         return None
 
 

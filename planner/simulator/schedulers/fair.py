@@ -3,17 +3,19 @@ FRESH's admission limit (at most k jobs in their map phase and k in their reduce
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
 from typing import Any
 
 from models.checks import as_float, as_int, as_str, check_keys
 from models.errors import InvalidInput
-from planner.simulator.jobs import JobRun
+from planner.simulator.jobs import OFF_RACK, JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
 from planner.simulator.schedulers.admission import AdmissionLimit
 from planner.simulator.schedulers.base import Launch, Scheduler, fifo_key, register
 from planner.simulator.schedulers.preemption import Preemption, Preemptor
+from planner.simulator.schedulers.ranked import Changes, RankedJobs
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,16 @@ class Fair(Scheduler):
         self.members = {}
         self.runnable = {}
         self._known = dict(self.pools)
+        # Kept as jobs change (`ranked`): per (pool, kind) the jobs with a task for that kind in
+        # the pool's order, and per pool the running and pending tasks by kind.
+        self._changes = Changes(self._refresh)
+        sim.changed = self._changes.jobs
+        self._ranked: dict[tuple[str, int], RankedJobs] = {}
+        self._running: dict[str, list[int]] = {}
+        self._pending: dict[str, list[int]] = {}
+        self._seen: dict[int, list[int]] = {}  # job -> its counts in the totals
+        self._runnable_ids: set[int] = set()
+        self._rack_of = sim.layout.rack_of
         self.preemptor = Preemptor(self, self.preemption, sim) if self.preemption is not None else None
         self.preempt_due = math.inf  # when the preemptor's next timeout expires (as of the last settle)
         self._phases()
@@ -150,18 +162,21 @@ class Fair(Scheduler):
     def job_arrived(self, job: JobRun, now: float) -> None:
         if job.pool not in self._known:
             self._known[job.pool] = Pool(job.pool)
+        if job.pool not in self._running:
+            self._new_pool(job.pool)
         members = self.members.setdefault(job.pool, [])
-        members.append(job)
-        members.sort(key=fifo_key)
+        bisect.insort(members, job, key=fifo_key)
         self._limit(job.pool)
         if self.k is not None:
             self.admission.arrived(job)
             self._admit(now)
+        self._changes.jobs.append(job)
         if self.preemptor is not None:
             self.preemptor.pool_seen(job.pool, now, was_empty=len(members) == 1)
 
     def job_finished(self, job: JobRun, now: float) -> None:
         self.members[job.pool].remove(job)
+        self._forget(job)
         self._limit(job.pool)
         if self.k is not None:
             self.admission.finished(job)
@@ -176,7 +191,9 @@ class Fair(Scheduler):
     def _admit(self, now: float) -> None:
         """Admit what the limit allows; slots declined meanwhile are offered again."""
         admitted = self.admission.admit()
+        before = self.admitted
         self.admitted = (set(self.admission.map_phase), set(self.admission.reduce_phase))
+        self._changes.jobs.extend(job for kind in (MAP, REDUCE) for job in before[kind] ^ self.admitted[kind])
         if admitted:
             for pool in self.members:  # a running-job limit starts admitted jobs first
                 if self._known[pool].max_running is not None:
@@ -207,22 +224,84 @@ class Fair(Scheduler):
         if cap is None:
             self.runnable[pool] = members
             return
+        before = self.runnable.get(pool, [])
         started = [job for job in members if job.start is not None]
         waiting = [job for job in members if job.start is None]
         if self.k is not None:  # with the admission limit, jobs it admitted go first (else both wait forever)
             waiting.sort(key=lambda job: job not in self.admitted[MAP] and job not in self.admitted[REDUCE])
         waiting = waiting[: max(cap - len(started), 0)]
         self.runnable[pool] = sorted(started + waiting, key=fifo_key)
+        # O(members) per arrival and finish, only for pools with a running-job limit.
+        now_ids = {job.index for job in self.runnable[pool]}
+        for job in before:
+            if job.index not in now_ids:
+                self._runnable_ids.discard(job.index)
+                self._changes.jobs.append(job)
+        for job in self.runnable[pool]:
+            if job.index not in self._runnable_ids:
+                self._runnable_ids.add(job.index)
+                self._changes.jobs.append(job)
+
+    # -- the totals and orders, kept as jobs change ------------------------------------------
+    def _new_pool(self, name: str) -> None:
+        self._running[name] = [0, 0, 0]
+        self._pending[name] = [0, 0, 0]
+        fair = self._known[name].mode == "fair"
+        for kind in self.sim.kinds_present:
+            if fair:
+                def key(job: JobRun, kind: int = kind) -> tuple[float, float, str]:
+                    return (job.running_of(kind) / job_weight(job), job.submit, job.name)
+            else:
+                key = fifo_key
+            self._ranked[(name, kind)] = RankedJobs(key)
+
+    def _refresh(self, job: JobRun) -> None:
+        """Bring ``job``'s place in its pool's orders and its counts in the pool's totals up to date
+        (once per launch and per end: the common case is inlined)."""
+        pool = job.pool
+        index = job.index
+        runnable = self._known[pool].max_running is None or index in self._runnable_ids
+        seen = self._seen.get(index)
+        if seen is None:
+            seen = self._seen[index] = [0] * 6  # running tasks by kind, then pending tasks by kind
+        running_total, pending_total = self._running[pool], self._pending[pool]
+        maps, reduces = job.running
+        fair = self._known[pool].mode == "fair"
+        for kind in self.sim.kinds_present:
+            running = maps if kind == MAP else reduces if kind == REDUCE else maps + reduces
+            if not runnable:
+                pending = 0
+            elif self.k is None:
+                pending = job.pending(kind)
+            else:
+                pending = self._pending_of(job, kind)
+            if running == seen[kind] and pending == seen[3 + kind]:
+                continue  # nothing this kind's order or totals depend on has changed
+            running_total[kind] += running - seen[kind]
+            pending_total[kind] += pending - seen[3 + kind]
+            seen[kind], seen[3 + kind] = running, pending
+            key = (running / (job.weight * 2.0**job.priority), job.submit, job.name) if fair and pending else None
+            self._ranked[(pool, kind)].update(job, pending > 0, key)
+
+    def _forget(self, job: JobRun) -> None:
+        seen = self._seen.pop(job.index, None)
+        for kind in self.sim.kinds_present:
+            if seen is not None:
+                self._running[job.pool][kind] -= seen[kind]
+                self._pending[job.pool][kind] -= seen[3 + kind]
+            self._ranked[(job.pool, kind)].update(job, False)
 
     def pool_loads(self, kind: int) -> list[tuple[str, int, int]]:
         """(pool, running tasks, demand) of every pool with jobs, for slots of ``kind``; a
         pool's demand stops at its cap."""
+        if self._changes.jobs:
+            self._changes.drain()
         loads = []
         for name, members in self.members.items():
             if not members:
                 continue
-            running = sum(job.running_of(kind) for job in members)
-            demand = running + sum(self._pending_of(job, kind) for job in self.runnable[name])
+            running = self._running[name][kind]
+            demand = running + self._pending[name][kind]
             cap = self._known[name].max_share(kind) if self.capped else None
             if cap is not None:
                 demand = max(min(demand, cap), min(running, demand))
@@ -230,42 +309,37 @@ class Fair(Scheduler):
         return loads
 
     def pick(self, node: int, kind: int, now: float) -> Launch | None:
-        occupied = [name for name, members in self.members.items() if members]
-        if len(occupied) > 1 or self.capped:
-            ranked = []
-            for name, running, demand in self.pool_loads(kind):
-                if demand <= running:  # nothing to launch, or at its cap
-                    continue
-                pool = self._known[name]
-                floor = min(pool.min_share(kind), demand)
-                key = (0, running / floor) if running < floor else (1, running / pool.weight)
-                ranked.append((*key, self.members[name][0].submit, name))
+        if self._changes.jobs:
+            self._changes.drain()
+        ranked = []
+        for name, members in self.members.items():
+            if not members:
+                continue
+            running = self._running[name][kind]
+            demand = running + self._pending[name][kind]
+            if self.capped:
+                cap = self._known[name].max_share(kind)
+                if cap is not None:
+                    demand = max(min(demand, cap), min(running, demand))
+            if demand <= running:  # nothing to launch, or at its cap
+                continue
+            pool = self._known[name]
+            floor = min(pool.min_share(kind), demand)
+            key = (0, running / floor) if running < floor else (1, running / pool.weight)
+            ranked.append((*key, members[0].submit, name))
+        if len(ranked) > 1:
             ranked.sort()
-            occupied = [name for *_, name in ranked]
-        for name in occupied:
-            launch = self._pick_in_pool(name, node, kind, now)
+        for *_, name in ranked:
+            jobs = self._ranked[(name, kind)]
+            job = jobs.first()
+            if job is not None and self.delay is None and kind == MAP:
+                # The common case, as in `take`: the neediest job launches a map, as local as it can.
+                task, locality = job.take_map(node, self._rack_of[node], OFF_RACK)
+                launch = job, MAP, task, locality
+            else:
+                launch = jobs.scan(lambda job: self.take(job, node, self._kind_of(job, kind), now))
             if launch is not None:
-                return launch
-        return None
-
-    def _pick_in_pool(self, name: str, node: int, kind: int, now: float) -> Launch | None:
-        candidates = [job for job in self.runnable[name] if self._pending_of(job, kind)]
-        if not candidates:
-            return None
-        if self._known[name].mode == "fair":
-            def key(job: JobRun) -> tuple[float, float, str]:
-                return (job.running_of(kind) / job_weight(job), job.submit, job.name)
-
-            # Usually the neediest job launches: find it in one pass, sort only if it declines.
-            first = min(candidates, key=key)
-            launch = self.take(first, node, self._kind_of(first, kind), now)
-            if launch is not None:
-                return launch
-            candidates.remove(first)
-            candidates.sort(key=key)
-        for job in candidates:
-            launch = self.take(job, node, self._kind_of(job, kind), now)
-            if launch is not None:
+                self._changes.jobs.append(launch[0])
                 return launch
         return None
 

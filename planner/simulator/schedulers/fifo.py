@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 
 from planner.simulator.jobs import OFF_RACK, JobRun
@@ -16,6 +15,7 @@ from planner.simulator.schedulers.base import (
     order_rank,
     register,
 )
+from planner.simulator.schedulers.ranked import RankedJobs
 
 
 @register
@@ -33,8 +33,7 @@ class Fifo(Scheduler):
     def __init__(self, delay=None, order: Sequence[str] | None = None) -> None:
         super().__init__(delay)
         self.ranks = as_order(order)
-        self.queue: list[JobRun] = []
-        self._keys: list[tuple] = []
+        self._ranked: dict[int, RankedJobs] = {}
         self._rack_of: tuple[int, ...] = ()
 
     def __repr__(self) -> str:
@@ -50,33 +49,36 @@ class Fifo(Scheduler):
     def bind(self, sim) -> None:
         super().bind(sim)
         check_order_names(self.ranks, sim)
-        self.queue, self._keys = [], []
+        # Per slot kind, the jobs that may have a task for it, in order. A job found without
+        # one is dropped (`RankedJobs.scan`) and comes back in `job_has_work`: so a decision
+        # never walks past the jobs whose maps are done but whose reduces wait.
+        self._ranked = {kind: RankedJobs(self._key) for kind in sim.kinds_present}
         self._rack_of = sim.layout.rack_of
 
+    def _key(self, job: JobRun) -> tuple:
+        return (order_rank(self.ranks, job), *fifo_key(job))
+
     def job_arrived(self, job: JobRun, now: float) -> None:
-        key = (order_rank(self.ranks, job), *fifo_key(job))
-        position = bisect.bisect(self._keys, key)
-        self._keys.insert(position, key)
-        self.queue.insert(position, job)
+        self.job_has_work(job)
+
+    def job_has_work(self, job: JobRun) -> None:
+        for kind, ranked in self._ranked.items():
+            if job.pending(kind) and job not in ranked:
+                ranked.update(job, True)
 
     def job_finished(self, job: JobRun, now: float) -> None:
-        position = self.queue.index(job)
-        del self.queue[position]
-        del self._keys[position]
+        for ranked in self._ranked.values():
+            ranked.update(job, False)
 
     def pick(self, node: int, kind: int, now: float) -> Launch | None:
+        ranked = self._ranked[kind]
         if kind == MAP and self.delay is None:
             # The hot path of large FIFO runs: the first job with a pending map takes the slot.
-            rack = self._rack_of[node]
-            for job in self.queue:
+            while (job := ranked.first()) is not None:
                 if job.pending_maps:
-                    task, locality = job.take_map(node, rack, OFF_RACK)
+                    task, locality = job.take_map(node, self._rack_of[node], OFF_RACK)
                     return job, MAP, task, locality
+                ranked.update(job, False)
             return None
         take = self.take
-        for job in self.queue:
-            if job.pending(kind):
-                launch = take(job, node, kind, now)
-                if launch is not None:
-                    return launch
-        return None
+        return ranked.scan(lambda job: take(job, node, kind, now), keep=lambda job: job.pending(kind))

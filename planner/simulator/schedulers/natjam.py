@@ -13,19 +13,19 @@ from models.errors import InvalidInput
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
 from planner.simulator.schedulers.base import Launch, Scheduler, fifo_key, register
+from planner.simulator.schedulers.natjam_laxity import PRODUCTION, LaxityRules, Victims
+from planner.simulator.schedulers.ranked import Changes, RankedJobs
 
 JOB_POLICIES = ("MR", "LR", "PR")
 TASK_POLICIES = ("SRT", "LRT", "random")
 DEADLINE_POLICIES = ("MDF", "MLF")
-#: Jobs of this priority level or above are production jobs; the others research.
-PRODUCTION = 1
 #: The shortest protection from eviction (seconds): with none, an attempt evicted for a job that
 #: then declines the container (delay scheduling) is relaunched and evicted again in the same instant.
 MIN_RUN = 0.01
 
 
 @register
-class Natjam(Scheduler):
+class Natjam(LaxityRules, Scheduler):
     """Dual-priority eviction on containers.
 
     Production jobs (``Job.priority >= 1``) come first, FIFO; then research
@@ -130,6 +130,7 @@ class Natjam(Scheduler):
         self._extra: dict[int, float] = {}
         self._running: dict[int, float] = {}
         self._protected_until = math.inf
+        self._wanted = 0  # containers still to take back in this settle
 
     def __repr__(self) -> str:
         return (f"Natjam(job_eviction={self.job_eviction!r}, task_eviction={self.task_eviction!r}, "
@@ -148,16 +149,43 @@ class Natjam(Scheduler):
             raise InvalidInput("options.containers", "Natjam schedules containers: use SimOptions(containers=True)")
         self.jobs = []
         self._owed, self._outranks = {}, {}
+        # Except under MLF (laxities move with the clock), jobs with a task to launch are kept
+        # in rank order as they change (`ranked`), with the production jobs' pending tasks.
+        self._changes = Changes(self._refresh)
+        self._order = RankedJobs(self._rank_key)
+        self._urgent_pending = 0
+        self._seen: dict[int, int] = {}  # job -> its pending tasks, as counted
+        if self.deadline_policy != "MLF":
+            sim.changed = self._changes.jobs
         self.rng = np.random.default_rng([sim.seed, 0x4E4A])  # PR draws: seeded, apart from the placement streams
 
     def job_arrived(self, job: JobRun, now: float) -> None:
         self.jobs.append(job)
+        if self.deadline_policy != "MLF":
+            self._changes.jobs.append(job)
 
     def job_finished(self, job: JobRun, now: float) -> None:
         self.jobs.remove(job)
+        self._order.update(job, False)
+        if job.priority >= PRODUCTION:
+            self._urgent_pending -= self._seen.get(job.index, 0)
+        self._seen.pop(job.index, None)
         self._owed.pop(job.index, None)  # its kills stay in _outranks: rule 3's order is over the whole run
 
     # -- order ---------------------------------------------------------------------------
+    def _rank_key(self, job: JobRun) -> tuple:
+        """A job's place in `ranked` (all policies but MLF, whose order moves with the clock)."""
+        if self.deadline_policy == "MDF":
+            return (_deadline(job), job.submit, job.name)
+        return (job.priority < PRODUCTION, job.priority < PRODUCTION and not job.left, *fifo_key(job))
+
+    def _refresh(self, job: JobRun) -> None:
+        pending = job.pending(ANY)
+        if job.priority >= PRODUCTION:
+            self._urgent_pending += pending - self._seen.get(job.index, 0)
+        self._seen[job.index] = pending
+        self._order.update(job, pending > 0)
+
     def ranked(self, now: float) -> list[JobRun]:
         """Every unfinished job, most important first."""
         if self.deadline_policy == "MDF":
@@ -168,54 +196,25 @@ class Natjam(Scheduler):
         return sorted(self.jobs, key=lambda job: (job.priority < PRODUCTION, job.priority < PRODUCTION
                                                   and not job.left, *fifo_key(job)))
 
-    def laxity(self, job: JobRun, now: float, running_left: dict[int, float] | None = None,
-               extra: float = 0.0) -> float:
-        """Deadline minus projected completion: the job's remaining work (plus ``extra`` seconds,
-        what evictions would put back) at the rate it has progressed so far (at least its even
-        share of the containers)."""
-        if job.deadline is None:
-            return math.inf
-        if running_left is None:
-            running_left = self._running_left(now)
-        spec = job.job
-        left = (job.pending_maps * spec.map_time + job.pending_reduces * spec.reduce_time
-                + running_left.get(job.index, 0.0) + extra)
-        for (kind, _), seconds in job.left.items():  # suspended tasks: their work left, not a whole task
-            left += seconds - (spec.map_time if kind == MAP else spec.reduce_time)
-        total = job.maps * spec.map_time + job.reduces * spec.reduce_time
-        elapsed = now - job.start if job.start is not None else 0.0
-        # A job that has not run long has no rate of its own yet: count on its even share of the cluster.
-        share = self.sim.layout.slots / max(len(self.jobs), 1)
-        rate = max((total - left) / elapsed if elapsed > 0 else 0.0, share)
-        return job.deadline - (now + left / rate)
-
-    def _running_left(self, now: float) -> dict[int, float]:
-        sim = self.sim
-        left: dict[int, float] = {}
-        for slot in sim.running_slots():
-            job = sim.slot_run[slot][0]
-            left[job.index] = left.get(job.index, 0.0) + self._remaining(slot, now)
-        return left
-
-    def _remaining(self, slot: int, now: float) -> float:
-        """Seconds the attempt on ``slot`` has left (a reducer still copying: its whole compute)."""
-        sim = self.sim
-        job, kind, task, _, _ = sim.slot_run[slot]
-        if kind == REDUCE and (slot in job.copying or slot in sim.compute_queue[sim.slot_node[slot]]):
-            return job.reduce_times[task]
-        return max(sim.slot_end[slot] - now, 0.0)
-
     # -- assignment ---------------------------------------------------------------------------
     def pick(self, node: int, kind: int, now: float) -> Launch | None:
-        for job in self.ranked(now):
-            if job.pending(kind):
-                launch = self._resume_here(job, node) or self.take(job, node, kind, now)
-                if launch is not None:
-                    owed = self._owed.get(job.index)
-                    if owed:  # rule 1: a container taken back for this job is used
-                        self._owed[job.index] = owed - 1
-                    return launch
-        return None
+        def attempt(job: JobRun) -> Launch | None:
+            return self._resume_here(job, node) or self.take(job, node, kind, now)
+
+        if self.deadline_policy == "MLF":
+            launch = next((launch for job in self.ranked(now) if job.pending(kind) and (launch := attempt(job))), None)
+        else:
+            if self._changes.jobs:
+                self._changes.drain()
+            launch = self._order.scan(attempt)
+        if launch is not None:
+            job = launch[0]
+            if self.deadline_policy != "MLF":
+                self._changes.jobs.append(job)
+            owed = self._owed.get(job.index)
+            if owed:  # rule 1: a container taken back for this job is used
+                self._owed[job.index] = owed - 1
+        return launch
 
     def _resume_here(self, job: JobRun, node: int) -> Launch | None:
         """A suspended reduce of ``job`` that was suspended on ``node``, if any (its checkpoint is there)."""
@@ -231,55 +230,81 @@ class Natjam(Scheduler):
     # -- eviction -------------------------------------------------------------------------------
     def settle(self, now: float) -> float | None:
         sim = self.sim
-        order = self.ranked(now)
-        if self.deadline_policy is None:
-            urgent = [job for job in order if job.priority >= PRODUCTION]
-            victims = [job for job in order if job.priority < PRODUCTION]
+        if self.deadline_policy != "MLF":
+            if self._changes.jobs:
+                self._changes.drain()
+            if self.deadline_policy is None:
+                if self._urgent_pending <= sim.free_count[ANY] + len(sim.suspending):
+                    return None  # the usual case: no production task waits for a container
+                urgent = None  # the production jobs in rank order, met one by one (below)
+                victims = Victims(lambda job: job.priority < PRODUCTION, self._rank_key)
+            else:
+                head = self._order.first()
+                if head is None:
+                    return None
+                urgent, head_key = [head], self._rank_key(head)
+                victims = Victims(lambda job: self._rank_key(job) > head_key, self._rank_key)
         else:
+            order = self.ranked(now)
             head = next((job for job in order if job.pending(ANY)), None)
             if head is None:
                 return None
             position = order.index(head)
-            urgent, victims = [head], order[position + 1 :]
+            urgent, victims = [head], Victims.listed(order[position + 1 :])
             if self.deadline_policy == "MLF":
                 self._running = running_left = self._running_left(now)
                 self._head_key = (self.laxity(head, now, running_left), head.submit, head.name)
-                self._laxities = {job.index: self.laxity(job, now, running_left) for job in victims}
+                self._laxities = {job.index: self.laxity(job, now, running_left) for job in victims.jobs}
                 self._extra = {}
-        wanted = sum(job.pending(ANY) for job in urgent) - sim.free_count[ANY] - len(sim.suspending)
+        pending = self._urgent_pending if urgent is None else urgent[0].pending(ANY)
+        self._wanted = pending - sim.free_count[ANY] - len(sim.suspending)
         self._protected_until = math.inf
-        for job in urgent:
-            # Rule 1: no more containers taken back for a job than it has pending tasks not yet
-            # covered by containers already taken back for it.
-            for _ in range(min(wanted, job.pending(ANY) - self._owed.get(job.index, 0))):
-                slot = self._victim(job, victims, now)
-                if slot is None:
-                    # Look again when a protected attempt has run min_run (and, rule 4, banked enough):
-                    # nothing else may happen then.
-                    return None if self._protected_until == math.inf else self._protected_until
-                if self.mode == "kill":
-                    if self.deadline_policy == "MLF":
-                        self._outranks.setdefault(job.index, set()).add(sim.slot_run[slot][0].index)
-                    sim.kill(slot, now)
-                else:
-                    sim.suspend(slot, now, self.suspend_overhead, self.resume_overhead)
-                self._owed[job.index] = self._owed.get(job.index, 0) + 1
-                wanted -= 1
-        return None
+        if urgent is None:
+            # The production jobs in rank order, as far as the evictions go (the first job left
+            # without a victim ends the round): never a walk over every waiting job.
+            stop = self._order.scan(lambda job: self._take_back(job, victims, now) if job.priority >= PRODUCTION
+                                    else math.inf)
+        else:
+            stop = self._take_back(urgent[0], victims, now)
+        # Look again when a protected attempt has run min_run (and, rule 4, banked enough):
+        # nothing else may happen then.
+        return None if stop is None or stop == math.inf else stop
 
-    def _victim(self, head: JobRun, victims: list[JobRun], now: float) -> int | None:
+    def _take_back(self, job: JobRun, victims: Victims, now: float) -> float | None:
+        """Evict for ``job`` up to the containers still wanted; None to go on to the next job, or
+        the time to look again (inf: never) when the round is over."""
+        sim = self.sim
+        # Rule 1: no more containers taken back for a job than it has pending tasks not yet
+        # covered by containers already taken back for it.
+        for _ in range(min(self._wanted, job.pending(ANY) - self._owed.get(job.index, 0))):
+            slot = self._victim(job, victims, now)
+            if slot is None:
+                return self._protected_until
+            if self.mode == "kill":
+                if self.deadline_policy == "MLF":
+                    self._outranks.setdefault(job.index, set()).add(sim.slot_run[slot][0].index)
+                sim.kill(slot, now)
+            else:
+                sim.suspend(slot, now, self.suspend_overhead, self.resume_overhead)
+            self._owed[job.index] = self._owed.get(job.index, 0) + 1
+            self._wanted -= 1
+        return math.inf if self._wanted <= 0 else None
+
+    def _victim(self, head: JobRun, victims: Victims, now: float) -> int | None:
         sim = self.sim
         held: dict[int, list[int]] = {}
+        holders: dict[int, JobRun] = {}
         for slot in sim.running_slots():
             run = sim.slot_run[slot]
-            if slot in sim.suspending or run[0] not in victims or (run[1] == MAP and not self.evict_maps):
+            if slot in sim.suspending or (run[1] == MAP and not self.evict_maps) or not victims.includes(run[0]):
                 continue  # a map ends soon on its own (the paper evicts reduces only)
             ready = self._evictable_at(slot)
             if now >= ready:  # the very sum settle asks to be woken at
-                held.setdefault(sim.slot_run[slot][0].index, []).append(slot)
+                held.setdefault(run[0].index, []).append(slot)
+                holders[run[0].index] = run[0]
             else:
                 self._protected_until = min(self._protected_until, ready)
-        candidates = [job for job in victims if held.get(job.index)]
+        candidates = sorted(holders.values(), key=victims.rank)  # in rank order, as the victims were
         if self.deadline_policy == "MLF":
             candidates = [job for job in candidates if self._laxities[job.index] > self._head_key[0]]
             if self.mode == "kill":  # rule 3: never kill for head a task of a job ranked above it by kills
@@ -309,55 +334,6 @@ class Natjam(Scheduler):
             self._extra[job.index] = self._extra.get(job.index, 0.0) + self._work_back(chosen, now)
             return chosen
         return self._by_task_policy(slots, now)
-
-    def _evictable_at(self, slot: int) -> float:
-        """When the attempt on ``slot`` may first be evicted: once it has run ``min_run``; under MLF
-        with suspensions, also once it has computed ``banks`` seconds (rule 4; never while copying)."""
-        sim = self.sim
-        job, kind, _, start, _ = sim.slot_run[slot]
-        ready = start + self.min_run
-        if self.deadline_policy != "MLF" or self.mode == "kill":
-            return ready
-        if kind == MAP:
-            return max(ready, start + self.banks)
-        if slot in job.copying or job.map_done is None:
-            return math.inf  # it computes once the job's last map ends: an event settle will see
-        return max(ready, max(start, job.map_done) + self.banks)
-
-    def _kills_ranked(self, above: int, below: int) -> bool:
-        """Whether kills made for job ``above`` reach job ``below`` (rule 3), directly or through others."""
-        seen, stack = {above}, [above]
-        while stack:
-            for job in self._outranks.get(stack.pop(), ()):
-                if job == below:
-                    return True
-                if job not in seen:
-                    seen.add(job)
-                    stack.append(job)
-        return False
-
-    def _work_back(self, slot: int, now: float) -> float:
-        """Seconds of work evicting the attempt on ``slot`` puts back into its job's laxity: killed,
-        its task is pending again (counted at the job's mean task time) instead of its remaining
-        time; suspended, it resumes with the resume overhead added."""
-        if self.mode == "suspend":
-            return self.resume_overhead
-        job, kind, _, _, _ = self.sim.slot_run[slot]
-        spec = job.job
-        return (spec.map_time if kind == MAP else spec.reduce_time) - self._remaining(slot, now)
-
-    def _key_after(self, job: JobRun, slot: int, now: float) -> tuple[float, float, str]:
-        """``job``'s rank key (as in `ranked`) once the attempt on ``slot`` is evicted (rule 2)."""
-        extra = self._extra.get(job.index, 0.0) + self._work_back(slot, now)
-        return self.laxity(job, now, self._running, extra), job.submit, job.name
-
-    def _eviction_cost(self, slot: int, now: float) -> float:
-        """The margin (MLF) evicting the attempt on ``slot`` must leave its job above the head: its
-        remaining time plus the overheads when suspended, plus the work thrown away when killed.
-        A margin, not the exact change of laxity (rule 2 checks the ranking itself)."""
-        if self.mode == "kill":
-            return self._remaining(slot, now) + (now - self.sim.slot_run[slot][3])
-        return self._remaining(slot, now) + self.suspend_overhead + self.resume_overhead
 
     def _by_task_policy(self, slots: list[int], now: float) -> int:
         if self.task_eviction == "random":

@@ -1,0 +1,108 @@
+"""How each scheduler's cost grows with the number of waiting jobs (issue 18).
+
+The workload: ``n`` Set-A-shaped jobs (`planner.examples.workloads.set_a_batch`: wordcount-like
+80 maps x 30 s + 10 reduces x 20 s and terasort-like 40 x 20 s + 40 x 60 s, alternating), all
+submitted at t = 0, on 40 slots (10 nodes x (2 map + 2 reduce), heartbeat 3 s), so thousands of
+jobs wait at once. Job i is in pool/queue ``p{i % 4}``; for Natjam every fifth job is a production
+job (priority 1) and job i has the deadline 3,600 (1 + i mod 7) + 50 i seconds.
+
+Schedulers: FIFO; Fair with four pools (weights 1-4, a minimum share of 2 map slots each);
+Capacity with four queues (25% each, at most 50%); FRESH with dynamic slots (k = 5); Natjam
+suspend MR/SRT, kill LR/LRT and suspend PR/random; Natjam-R MDF and MLF.
+
+Floors: from 1,000 to 5,000 jobs each scheduler's CPU time grows with an exponent of at most 1.2,
+and at 5,000 jobs it is within 3x of FIFO's in the same run. The 5,000-job row carries both as
+``floor_seconds = min(3 x FIFO's seconds, seconds at 1,000 x 5^1.2)``. MLF ranks the jobs by
+laxity from scratch at each decision (laxities move with the clock; see docs/schedulers.md) and
+takes minutes at 1,000 jobs, so it is measured at 100 and 200 jobs under the same rule, scaled:
+its rows show the floor it does not meet. Seconds are CPU seconds of `simulate` (one run each).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import math
+import time
+from collections.abc import Callable
+
+from benchmarks.registry import Row, register
+from models import Cluster, Job
+from planner.examples.workloads import set_a_batch
+from planner.simulator import Capacity, Fair, Fifo, Fresh, Natjam, Pool, Queue, SimOptions, SimResult, simulate
+
+NAME = "scale"
+CLUSTER = Cluster(nodes=10, map_slots=2, reduce_slots=2)
+SIZES = {"quick": (100, 500), "full": (1_000, 5_000)}
+MLF_SIZES = {"quick": (20, 40), "full": (100, 200)}
+EXPONENT = 1.2
+FIFO_FACTOR = 3.0
+CONTAINERS = SimOptions(containers=True)
+
+
+def workload(count: int, *, pools: bool = False, natjam: bool = False) -> list[Job]:
+    """The module docstring's jobs."""
+    jobs = []
+    for i, job in enumerate(set_a_batch(count)):
+        changes: dict = {}
+        if pools:
+            changes["pool"] = f"p{i % 4}"
+        if natjam:
+            changes["priority"] = 1 if i % 5 == 0 else 0
+            changes["deadline"] = 3_600.0 * (1 + i % 7) + 50.0 * i
+        jobs.append(dataclasses.replace(job, **changes))
+    return jobs
+
+
+#: method -> (jobs of a size, a new scheduler, options or None)
+CASES: dict[str, tuple[Callable[[int], list[Job]], Callable[[], object], SimOptions | None]] = {
+    "FIFO": (workload, Fifo, None),
+    "Fair, 4 pools": (lambda n: workload(n, pools=True),
+                      lambda: Fair(pools=[Pool(f"p{k}", weight=1 + k, min_map=2) for k in range(4)]), None),
+    "Capacity, 4 queues": (lambda n: workload(n, pools=True),
+                           lambda: Capacity([Queue(f"p{k}", 0.25, 0.5) for k in range(4)]), None),
+    "FRESH dynamic, k=5": (workload, lambda: Fresh(k=5), None),
+    "Natjam suspend, MR/SRT": (lambda n: workload(n, natjam=True), Natjam, CONTAINERS),
+    "Natjam kill, LR/LRT": (lambda n: workload(n, natjam=True),
+                            lambda: Natjam(mode="kill", job_eviction="LR", task_eviction="LRT"), CONTAINERS),
+    "Natjam suspend, PR/random": (lambda n: workload(n, natjam=True),
+                                  lambda: Natjam(job_eviction="PR", task_eviction="random"), CONTAINERS),
+    "Natjam-R MDF": (lambda n: workload(n, natjam=True), lambda: Natjam(deadline_policy="MDF"), CONTAINERS),
+    "Natjam-R MLF": (lambda n: workload(n, natjam=True), lambda: Natjam(deadline_policy="MLF"), CONTAINERS),
+}
+
+
+def _cpu(method: str, count: int) -> tuple[float, SimResult]:
+    make_jobs, make_scheduler, options = CASES[method]
+    jobs = make_jobs(count)
+    gc.collect()
+    start = time.process_time()
+    result = simulate(jobs, CLUSTER, make_scheduler(), options=options)
+    return time.process_time() - start, result
+
+
+@register(NAME)
+def run(suite: str) -> list[Row]:
+    """Scheduler cost from 1,000 to 5,000 jobs waiting at once: growth exponent and ratio to FIFO."""
+    rows: list[Row] = []
+    for method in CASES:
+        small, large = MLF_SIZES[suite] if method == "Natjam-R MLF" else SIZES[suite]
+        fifo_large = _cpu("FIFO", large)[0] if method == "Natjam-R MLF" else None
+        measured = []
+        for count in (small, large):
+            seconds, result = _cpu(method, count)
+            measured.append((count, seconds, result.makespan, len(result.log) // 9))
+            del result
+        (_, small_seconds, _, _), (_, large_seconds, makespan, attempts) = measured
+        if method == "FIFO":
+            fifo_seconds = large_seconds
+        reference = fifo_large if fifo_large is not None else fifo_seconds
+        exponent = math.log(large_seconds / small_seconds) / math.log(large / small)
+        floor = min(FIFO_FACTOR * reference, small_seconds * (large / small) ** EXPONENT)
+        instance = f"{large:,} Set-A-shaped jobs at t = 0 on 40 slots (from {small:,})"
+        detail = (f"objective = makespan (s); CPU seconds {small_seconds:.2f} at {small:,} jobs, "
+                  f"{large_seconds:.2f} at {large:,}: growth exponent {exponent:.2f} (floor {EXPONENT}); "
+                  f"{large_seconds / reference:.2f}x FIFO's {reference:.2f} s (floor {FIFO_FACTOR:g}x); "
+                  f"{attempts:,} attempts")
+        rows.append(Row(NAME, instance, method, makespan, None, None, large_seconds, "ok", 1, floor, detail))
+    return rows
