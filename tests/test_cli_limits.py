@@ -222,10 +222,23 @@ def test_ctrl_c_while_starting_exits_130_without_a_traceback(tmp_path):
     # seconds after, so the interrupt lands while it starts or works, never after it is done.
     (tmp_path / "big.yaml").write_text("jobs:\n  - {name: big, map_tasks: 1000000, map_time: 1}\n")
     process = _start("simulate", tmp_path / "big.yaml", "-c", CLUSTER)
-    time.sleep(0.4)
+    _wait_until_our_code_runs(process.pid)
     os.killpg(process.pid, signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130 and "Traceback" not in stderr, stderr
+
+
+def _wait_until_our_code_runs(pid: int) -> None:
+    """Until the command runs our code (numpy's core is mapped in: `simulate` imports it once its
+    options are read), at most 30 s. A fixed sleep is not enough on a loaded machine: a Ctrl-C
+    that lands while the interpreter itself starts kills it (by the signal, or as a fatal error
+    in its site import) before any of our code can answer it."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError):
+            if "_multiarray_umath" in Path(f"/proc/{pid}/maps").read_text():
+                return
+        time.sleep(0.01)
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
