@@ -243,3 +243,76 @@ def solve_arrays(
     else:
         status = SolveStatus.FEASIBLE if has_solution else SolveStatus.ERROR
     return ArrayOutcome(status, objective, bound, relative_gap(objective, bound), seconds, text, values, duals)
+
+
+class WarmLp:
+    """An LP kept in one HiGHS instance, for column generation: columns are added between solves
+    and each solve starts from the last basis (primal simplex: added columns keep it feasible).
+
+    Costs reach HiGHS in units of ``unit`` (HiGHS's tolerances are absolute, see `solve_arrays`);
+    objective and duals come back in the original units."""
+
+    def __init__(self, row_lower: np.ndarray, row_upper: np.ndarray, *, unit: float, seed: int = 0) -> None:
+        import highspy
+
+        silence_highs()
+        self.unit = float(unit) if unit > 0 and np.isfinite(unit) else 1.0
+        self.rows = int(np.asarray(row_lower).size)
+        self.highs = highspy.Highs()
+        for name, value in (
+            ("output_flag", False),
+            ("threads", 1),
+            ("random_seed", as_int(seed, "seed", minimum=0)),
+            ("simplex_strategy", 4),
+        ):
+            self.highs.setOptionValue(name, value)
+        self.highs.addRows(
+            self.rows,
+            np.asarray(row_lower, float),
+            np.asarray(row_upper, float),
+            0,
+            np.zeros(self.rows, dtype=np.int32),
+            np.zeros(0, dtype=np.int32),
+            np.zeros(0),
+        )
+        self.columns = 0
+
+    def add_columns(self, cost: np.ndarray, columns: sparse.csc_matrix, lower: np.ndarray, upper: np.ndarray) -> None:
+        columns = sparse.csc_matrix(columns)
+        if columns.shape[1] == 0:
+            return
+        self.highs.addCols(
+            columns.shape[1],
+            np.asarray(cost, float) / self.unit,
+            np.asarray(lower, float),
+            np.asarray(upper, float),
+            columns.nnz,
+            columns.indptr[:-1].astype(np.int32),
+            columns.indices.astype(np.int32),
+            columns.data.astype(np.float64),
+        )
+        self.columns += columns.shape[1]
+
+    def solve(self, time_limit: float) -> ArrayOutcome:
+        """Minimize; status optimal with values, row duals and objective, or the status HiGHS ended with."""
+        import highspy
+
+        time_limit = as_float(time_limit, "time_limit", above=0.0)
+        # HiGHS compares its limit with the object's run time over every run() so far, not this one's.
+        self.highs.setOptionValue("time_limit", self.highs.getRunTime() + time_limit)
+        clock = Stopwatch()
+        self.highs.run()
+        status = self.highs.getModelStatus()
+        text = self.highs.modelStatusToString(status)
+        if status != highspy.HighsModelStatus.kOptimal:
+            stopped = status in (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kIterationLimit)
+            ended = SolveStatus.INFEASIBLE if status == highspy.HighsModelStatus.kInfeasible else SolveStatus.ERROR
+            return ArrayOutcome(
+                SolveStatus.TIME_LIMIT if stopped else ended, None, None, None, clock.seconds, text, None, None
+            )
+        solution = self.highs.getSolution()
+        objective = float(self.highs.getInfo().objective_function_value) * self.unit
+        duals = np.asarray(solution.row_dual) * self.unit if solution.dual_valid else None
+        return ArrayOutcome(
+            SolveStatus.OPTIMAL, objective, objective, 0.0, clock.seconds, text, np.asarray(solution.col_value), duals
+        )

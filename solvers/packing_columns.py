@@ -175,28 +175,40 @@ def best_by_level(tables: LevelTables, weights: np.ndarray, jobs: list[int] | No
 
 def best_phase(tables: LevelTables, weights: np.ndarray, level: int, jobs: list[int] | None = None) -> list[Placement]:
     """The placements achieving `best_by_level` at one level (traced back through the knapsack)."""
+    return best_phases(tables, weights, [level], jobs)[0]
+
+
+def best_phases(
+    tables: LevelTables, weights: np.ndarray, levels: list[int], jobs: list[int] | None = None
+) -> list[list[Placement]]:
+    """`best_phase` at each of ``levels`` (indices into tables.levels), from one knapsack over
+    them all (`restricted`): one pass for a round's columns instead of one per column."""
     jobs = [j for j in range(weights.size) if weights[j] > 0] if jobs is None else jobs
     n = tables.vms
-    value = _empty((), n)
+    ks = np.unique(np.asarray(levels, dtype=np.int64))
+    part = restricted(tables, ks)
+    value = _empty((ks.size,), n)
     history = []
     for job in jobs:
-        moves = tables.moves_at(job, level)
-        history.append((job, moves, value))
-        value = _step(value, moves, float(weights[job]), single=True)
+        history.append(value)
+        value = _step(value, part.moves[job], float(weights[job]), single=False)
     masked = np.where(_fits(n), value, -np.inf)
-    u, x = (int(i) for i in np.unravel_index(np.argmax(masked), masked.shape))
-    placements = []
-    for job, moves, before in reversed(history):
-        target, value = value[u, x], before
-        if target == value[u, x]:
-            continue
-        placement = _trace(moves, value, u, x, float(weights[job]), target)
-        if placement is None:  # pragma: no cover - every knapsack value comes from one move
-            raise RuntimeError("knapsack trace-back lost its way")
-        role, vms, du, dx = placement
-        placements.append(Placement(job, vms, role))
-        u, x = u - du, x - dx
-    return placements
+    phases = {}
+    for t, k in enumerate(ks.tolist()):
+        u, x = (int(i) for i in np.unravel_index(np.argmax(masked[t]), masked[t].shape))
+        after, placements = value[t], []
+        for job, before in zip(reversed(jobs), reversed(history), strict=True):
+            target, after = after[u, x], before[t]
+            if target == after[u, x]:
+                continue
+            placement = _trace(part.moves_at(job, t), after, u, x, float(weights[job]), target)
+            if placement is None:  # pragma: no cover - every knapsack value comes from one move
+                raise RuntimeError("knapsack trace-back lost its way")
+            role, vms, du, dx = placement
+            placements.append(Placement(job, vms, role))
+            u, x = u - du, x - dx
+        phases[k] = placements
+    return [phases[int(k)] for k in levels]
 
 
 def _trace(moves: list[Move], value: np.ndarray, u: int, x: int, weight: float,

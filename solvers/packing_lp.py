@@ -9,9 +9,9 @@ import numpy as np
 from scipy import sparse
 
 from solvers.base import SolveStatus, Stopwatch
-from solvers.milp import solve_arrays
+from solvers.milp import WarmLp
 from solvers.packing import PackingInstance, PhaseSchedule, Placement, phase_total
-from solvers.packing_columns import LevelTables, best_by_level, best_phase, restricted
+from solvers.packing_columns import LevelTables, best_by_level, best_phases, restricted
 from solvers.packing_methods import pair_phases
 
 COLUMNS_PER_ROUND = 24
@@ -43,6 +43,8 @@ class ColumnPool:
         self.costs: list[float] = []
         self.masks: list[int] = []
         self._known: set[tuple[int, float]] = set()
+        self._entries: tuple[list[int], list[int]] = ([], [])  # (job, column) of every placement
+        self._offsets: list[int] = []  # where each column's entries start
 
     def add(self, phase: list[Placement], length: float | None = None) -> bool:
         mask = sum(1 << p.job for p in phase)
@@ -51,15 +53,20 @@ class ColumnPool:
         if (mask, cost) in self._known:
             return False
         self._known.add((mask, cost))
+        self._offsets.append(len(self._entries[0]))
+        self._entries[0].extend(p.job for p in phase)
+        self._entries[1].extend(len(self.phases) for _ in phase)
         self.phases.append(list(phase))
         self.costs.append(cost)
         self.masks.append(mask)
         return True
 
-    def matrix(self) -> sparse.csc_matrix:
-        rows = [p.job for phase in self.phases for p in phase]
-        cols = [c for c, phase in enumerate(self.phases) for _ in phase]
-        return sparse.csc_matrix((np.ones(len(rows)), (rows, cols)), shape=(self.instance.jobs, len(self.phases)))
+    def matrix(self, start: int = 0) -> sparse.csc_matrix:
+        """Job-by-column incidence of the columns from ``start`` on."""
+        begin = self._offsets[start] if start < len(self._offsets) else len(self._entries[0])
+        rows, cols = self._entries[0][begin:], np.array(self._entries[1][begin:], dtype=np.int64) - start
+        shape = (self.instance.jobs, len(self.phases) - start)
+        return sparse.csc_matrix((np.ones(len(rows)), (rows, cols)), shape=shape)
 
     def cheapest(self) -> tuple[np.ndarray, np.ndarray]:
         """The index of the cheapest column of each job set, by its real length (declared lengths
@@ -108,44 +115,72 @@ class LpBound:
     rows: tuple[CountRow, ...]
 
 
-def _covering_lp(pool: ColumnPool, rows: tuple[CountRow, ...], levels: np.ndarray, seed: int, time_limit: float):
-    n, size = pool.instance.jobs, len(pool.costs)
-    costs = np.array(pool.costs)
-    columns = pool.matrix()
-    lower, upper = np.ones(n), np.full(n, np.inf)
-    if rows:
-        counts = sparse.csr_matrix(np.array([costs >= row.threshold for row in rows], dtype=np.float64))
+class _CoveringLp:
+    """The covering LP with the count ``rows`` over the pool, kept in one HiGHS instance
+    (`solvers.milp.WarmLp`) while column generation adds columns: each round starts from the
+    last basis instead of from scratch."""
+
+    def __init__(self, pool: ColumnPool, rows: tuple[CountRow, ...], levels: np.ndarray, seed: int) -> None:
+        n = pool.instance.jobs
+        self.pool, self.rows, self.levels, self.size = pool, rows, levels, 0
+        lower = np.append(np.ones(n), [row.lower for row in rows])
+        upper = np.append(np.full(n, np.inf), [row.upper for row in rows])
         # Elastic count rows: surplus and slack columns at a price above any schedule keep the LP
         # feasible while the pool lacks phases of the wanted lengths. Extra columns only lower
         # the LP, so its value still bounds every schedule that obeys the rows.
-        elastic = sparse.hstack([sparse.identity(len(rows)), -sparse.identity(len(rows))])
-        columns = sparse.bmat([[columns, None], [counts, elastic]]).tocsc()
-        lower = np.append(lower, [row.lower for row in rows])
-        upper = np.append(upper, [row.upper for row in rows])
-        costs = np.append(costs, np.full(2 * len(rows), 2.0 * pool.instance.sequential + 1.0))
-    outcome = solve_arrays(costs, columns, lower, upper, np.zeros(costs.size), np.full(costs.size, np.inf),
-                           integer=False, time_limit=time_limit, seed=seed)
-    if outcome.status is not SolveStatus.OPTIMAL or outcome.duals is None or outcome.objective is None:
-        return None
-    duals = np.maximum(outcome.duals[:n], 0.0)
-    shift = np.zeros(levels.size)
-    lagrange = float(duals.sum())
-    for t, row in enumerate(rows):
-        nu = float(outcome.duals[n + t])
-        if not np.isfinite(row.upper):
-            nu = max(nu, 0.0)  # an at-least row has a nonnegative dual; below 0 is round-off
-        shift += nu * (levels >= row.threshold)
-        lagrange += min(nu * row.lower, nu * row.upper) if np.isfinite(row.upper) or nu >= 0 else -np.inf
-    return outcome.objective, duals, shift, lagrange, outcome.values[:size]
+        price = 2.0 * pool.instance.sequential + 1.0
+        self.lp = WarmLp(lower, upper, unit=price if rows else float(levels[-1]), seed=seed)
+        self.offset = 2 * len(rows)
+        if rows:
+            identity = sparse.identity(len(rows))
+            elastic = sparse.bmat([[sparse.csc_matrix((n, 2 * len(rows)))], [sparse.hstack([identity, -identity])]])
+            self.lp.add_columns(
+                np.full(self.offset, price), elastic, np.zeros(self.offset), np.full(self.offset, np.inf)
+            )
+
+    def _add_new(self) -> None:
+        start, size = self.size, len(self.pool.costs)
+        if size == start:
+            return
+        costs = np.array(self.pool.costs[start:])
+        columns = self.pool.matrix(start)
+        if self.rows:
+            counts = sparse.csr_matrix(np.array([costs >= row.threshold for row in self.rows], dtype=np.float64))
+            columns = sparse.vstack([columns, counts]).tocsc()
+        self.lp.add_columns(costs, columns, np.zeros(costs.size), np.full(costs.size, np.inf))
+        self.size = size
+
+    def solve(self, time_limit: float):
+        """(objective, duals per job, shift per level, Lagrangian value, values over the pool's
+        columns), or None when the LP did not solve to optimality."""
+        n = self.pool.instance.jobs
+        self._add_new()
+        outcome = self.lp.solve(time_limit)
+        if outcome.status is not SolveStatus.OPTIMAL or outcome.duals is None or outcome.objective is None:
+            return None
+        duals = np.maximum(outcome.duals[:n], 0.0)
+        shift = np.zeros(self.levels.size)
+        lagrange = float(duals.sum())
+        for t, row in enumerate(self.rows):
+            nu = float(outcome.duals[n + t])
+            if not np.isfinite(row.upper):
+                nu = max(nu, 0.0)  # an at-least row has a nonnegative dual; below 0 is round-off
+            shift += nu * (self.levels >= row.threshold)
+            lagrange += min(nu * row.lower, nu * row.upper) if np.isfinite(row.upper) or nu >= 0 else -np.inf
+        return outcome.objective, duals, shift, lagrange, outcome.values[self.offset : self.offset + self.size]
 
 
 def _add_best(pool: ColumnPool, tables: LevelTables, duals: np.ndarray, reduced: np.ndarray, tolerance: float) -> int:
-    """Add the phases of the most negative reduced costs (one per length), declared at that length."""
+    """Add the phases of the most negative reduced costs (one per length), declared at that length;
+    up to `COLUMNS_PER_ROUND` new ones, traced back a round's worth at a time (`best_phases`)."""
+    order = np.argsort(reduced, kind="stable")
+    order = order[reduced[order] < -tolerance].tolist()
     added = 0
-    for k in np.argsort(reduced, kind="stable"):
-        if reduced[k] >= -tolerance or added >= COLUMNS_PER_ROUND:
-            break
-        added += pool.add(best_phase(tables, duals, int(k)), float(tables.levels[k]))
+    while order and added < COLUMNS_PER_ROUND:
+        batch, order = order[:COLUMNS_PER_ROUND], order[COLUMNS_PER_ROUND:]
+        for k, phase in zip(batch, best_phases(tables, duals, batch), strict=True):
+            if added < COLUMNS_PER_ROUND:
+                added += pool.add(phase, float(tables.levels[k]))
     return added
 
 
@@ -178,20 +213,23 @@ def generate_columns(instance: PackingInstance, pool: ColumnPool, tables: LevelT
     scale = float(tables.levels[-1])
     tolerance = 1e-9 * scale
     size = tables.levels.size
-    sample = None
+    sample, cached = None, None
     if size > 8 * PARTIAL_LEVELS:
         sample = np.linspace(0, size - 1, PARTIAL_LEVELS).astype(np.int64)
     state = LpBound(0.0, None, None, False, None, rows)
     unpriced = None  # the last LP's duals when only a sample of lengths was priced with them
     pace = None  # seconds one full pricing took
     estimate = 0.0  # what one would take, from the sampled pricings, before one is timed
+    lp = _CoveringLp(pool, rows, tables.levels, seed)
     while clock.seconds < deadline:
-        solved = _covering_lp(pool, rows, tables.levels, seed, max(1e-3, deadline - clock.seconds))
+        solved = lp.solve(max(1e-3, deadline - clock.seconds))
         if solved is None:
             break
         _, duals, shift, lagrange, values = solved
         if sample is not None:
-            part = restricted(tables, sample)
+            if cached is None or not np.array_equal(cached[0], sample):
+                cached = (sample, restricted(tables, sample))  # the sample changes only after a full pricing
+            part = cached[1]
             part_shift = shift[np.unique(sample)]
             started = clock.seconds
             part_held = best_by_level(part, duals)

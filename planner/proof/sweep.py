@@ -11,19 +11,26 @@ Executors (`sweep(..., executor=...)`):
   or a machine with one core, runs in this process);
 - "serial": this process, one spec after another;
 - "dask://HOST:PORT" (or "tcp://HOST:PORT"): the Dask scheduler at that address
-  (needs ``batchplan[distributed]``); the client is closed afterwards;
+  (needs ``batchplan[distributed]``, and batchplan on the scheduler and every worker); the
+  client is closed afterwards;
 - a `distributed.Client`: that client (left open);
 - any `concurrent.futures.Executor`: that executor (left open).
 
 The local pool's workers end with the sweep: when the parent is killed (SIGTERM, SIGKILL) they
 are told by the kernel (Linux) or notice within a second (elsewhere) and exit, and Ctrl-C
 reaches the parent only, which cancels the runs not yet started.
+
+On Dask a sweep never waits forever: when the scheduler stops answering for
+`DASK_CONNECT_SECONDS`, or has had no worker for `DASK_NO_WORKERS_SECONDS` (none started yet, or
+all gone: a worker that cannot import batchplan dies at its first run), it fails with
+`InvalidInput` naming the executor, and the runs not yet done are cancelled.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import signal
 import sys
 import threading
@@ -36,8 +43,12 @@ from typing import Any
 from models import InvalidInput
 from models.checks import shown
 
-#: How long to keep trying to reach a Dask scheduler given by address.
+#: How long to keep trying to reach a Dask scheduler given by address, or one lost during a sweep.
 DASK_CONNECT_SECONDS = 10.0
+#: How long a Dask sweep waits for a worker when the scheduler has none (workers may join late).
+DASK_NO_WORKERS_SECONDS = 60.0
+#: How often a Dask sweep that sees no run finish checks on the scheduler and its workers.
+DASK_CHECK_SECONDS = 1.0
 #: How often a local worker checks that its parent still lives (where the kernel cannot tell it).
 PARENT_CHECK_SECONDS = 1.0
 
@@ -98,8 +109,9 @@ def sweep(
         if executor == "serial" or (executor is None and _local_workers(workers, len(specs)) == 1):
             return _serial(specs, report)
         if executor is None:
-            pool = ProcessPoolExecutor(max_workers=_local_workers(workers, len(specs)),
-                                       initializer=_worker_started, initargs=(os.getpid(),))
+            pool = ProcessPoolExecutor(
+                max_workers=_local_workers(workers, len(specs)), initializer=_worker_started, initargs=(os.getpid(),)
+            )
             try:
                 return _on_executor(pool, specs, report)
             except BaseException as error:
@@ -111,13 +123,14 @@ def sweep(
         if isinstance(executor, str):
             client = _dask_client(executor)
             try:
-                return _on_dask(client, specs, report)
-            finally:
-                client.close()
+                return _on_dask(client, specs, report, executor)
+            finally:  # bounded: a lost scheduler must not hold the sweep's own error back
+                with contextlib.suppress(Exception):
+                    client.close(timeout=DASK_CONNECT_SECONDS)
         if isinstance(executor, Executor):
             return _on_executor(executor, specs, report)
         if _is_dask_client(executor):
-            return _on_dask(executor, specs, report)
+            return _on_dask(executor, specs, report, str(getattr(executor.scheduler, "address", executor)))
         raise InvalidInput(
             "executor",
             f"must be None, 'serial', 'dask://HOST:PORT', a distributed.Client or an Executor; got {shown(executor)}",
@@ -205,7 +218,7 @@ def _on_executor(pool: Executor, specs: Sequence[Spec], report: Callable[[int | 
 def _dask_client(address: str) -> Any:
     for scheme in ("dask://", "tcp://"):
         if address.startswith(scheme):
-            target = "tcp://" + address[len(scheme):]
+            target = "tcp://" + address[len(scheme) :]
             break
     else:
         raise InvalidInput("executor", f"must be 'serial' or a Dask address 'dask://HOST:PORT', got {shown(address)}")
@@ -214,7 +227,8 @@ def _dask_client(address: str) -> Any:
     except ImportError:
         raise InvalidInput("executor", "Dask is not installed: pip install 'batchplan[distributed]'") from None
     try:
-        return Client(target, timeout=f"{DASK_CONNECT_SECONDS}s")
+        # set_as_default=False: a sweep does not become the default scheduler of dask.compute.
+        return Client(target, timeout=f"{DASK_CONNECT_SECONDS}s", set_as_default=False)
     except (OSError, ValueError) as error:  # ValueError: 'dask://host' without a port
         raise InvalidInput("executor", f"cannot reach the Dask scheduler at {address}: {error}") from None
 
@@ -224,15 +238,73 @@ def _is_dask_client(value: Any) -> bool:
     return module is not None and isinstance(value, module.Client)
 
 
-def _on_dask(client: Any, specs: Sequence[Spec], report: Callable[[int | None], None]) -> list[Any]:
-    from distributed import as_completed as dask_completed
-
+def _on_dask(client: Any, specs: Sequence[Spec], report: Callable[[int | None], None], where: str) -> list[Any]:
     # pure=False: equal specs are still separate runs (a sweep may repeat one on purpose).
     futures = [client.submit(_run, spec, pure=False) for spec in specs]
-    for _ in dask_completed(futures):
-        report(1)
-    # gather raises the first failed run's own error, in spec order.
-    return list(client.gather(futures))
+    finished: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    try:
+        for future in futures:
+            future.add_done_callback(finished.put)  # called in a thread of the client's
+        watch = _DaskWatch(client, where)
+        for _ in futures:
+            while True:
+                try:
+                    future = finished.get(timeout=DASK_CHECK_SECONDS)
+                    break
+                except queue.Empty:  # nothing finished lately: is anyone still there?
+                    watch.check()
+            if future.status == "cancelled":  # the client lost the scheduler and dropped its runs
+                raise InvalidInput("executor", f"lost the Dask scheduler at {where}: its runs were cancelled")
+            report(1)
+        # gather raises the first failed run's own error, in spec order.
+        return list(client.gather(futures))
+    except BaseException:  # our error, a lost scheduler or Ctrl-C: runs not yet done never start
+        if client.status == "running":
+            with contextlib.suppress(Exception):
+                client.cancel(futures)
+        raise
+
+
+class _DaskWatch:
+    """What a Dask sweep checks while no run finishes: the scheduler still answers (Dask's own
+    client can wait forever for a scheduler that died), and it has a worker to run on."""
+
+    def __init__(self, client: Any, where: str) -> None:
+        self.client, self.where = client, where
+        self.silent_since: float | None = None
+        self.idle_since: float | None = None
+
+    def check(self) -> None:
+        now = time.monotonic()
+        workers = self._workers()
+        if workers is None:
+            self.silent_since = now if self.silent_since is None else self.silent_since
+            if now - self.silent_since >= DASK_CONNECT_SECONDS:
+                raise InvalidInput(
+                    "executor", f"lost the Dask scheduler at {self.where}: no answer for {DASK_CONNECT_SECONDS:g} s"
+                )
+            return
+        self.silent_since = None
+        if workers:
+            self.idle_since = None
+            return
+        self.idle_since = now if self.idle_since is None else self.idle_since
+        if now - self.idle_since >= DASK_NO_WORKERS_SECONDS:
+            raise InvalidInput(
+                "executor",
+                f"the Dask scheduler at {self.where} has had no worker for "
+                f"{DASK_NO_WORKERS_SECONDS:g} s; start workers where batchplan is "
+                f"installed (one that cannot import it dies at its first run)",
+            )
+
+    def _workers(self) -> int | None:
+        """The scheduler's workers, or None when it does not answer."""
+        if self.client.status != "running":  # reconnecting, or closed
+            return None
+        try:
+            return len(self.client.nthreads())
+        except Exception:  # CommClosedError, OSError, a time-out: silence all the same
+            return None
 
 
 def _reporter(progress: Progress, total: int, description: str) -> Callable[[int | None], None]:
@@ -255,8 +327,14 @@ def _reporter(progress: Progress, total: int, description: str) -> Callable[[int
     console = Console(stderr=True)
     if not console.is_terminal:
         return lambda step: None
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   console=console, transient=True)
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
     task = bar.add_task(description, total=total)
     bar.start()
 
