@@ -24,7 +24,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse.csgraph import connected_components
 
 from solvers.base import SolverFailed, Stopwatch
-from solvers.milp import silence_highs
+from solvers.milp import quiet_highs, run_for
 
 START_NEIGHBOURS = 10
 #: Seconds per nodes^3 SciPy's assignment takes on pair costs (measured 0.7e-9 on 2 busy cores:
@@ -75,14 +75,9 @@ class _GrowingLp:
     """The matching LP kept in one HiGHS instance, so that added columns and cuts warm-start."""
 
     def __init__(self, matrix: np.ndarray) -> None:
-        import highspy
-
         self.matrix = matrix
         self.nodes = matrix.shape[0]
-        silence_highs()
-        self.highs = highspy.Highs()
-        for name, value in (("output_flag", False), ("threads", 1), ("random_seed", 0)):
-            self.highs.setOptionValue(name, value)
+        self.highs = quiet_highs(threads=1, random_seed=0)
         ones = np.ones(self.nodes)
         self.highs.addRows(
             self.nodes, ones, ones, 0, np.zeros(self.nodes, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0)
@@ -138,9 +133,7 @@ class _GrowingLp:
     def solve(self, time_limit: float) -> tuple[float, np.ndarray, np.ndarray]:
         import highspy
 
-        # HiGHS compares its limit with the object's run time over every run() so far, not this one's.
-        self.highs.setOptionValue("time_limit", self.highs.getRunTime() + max(1e-3, time_limit))
-        self.highs.run()
+        run_for(self.highs, max(1e-3, time_limit))
         if self.highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             raise SolverFailed(f"the matching LP ended {self.highs.modelStatusToString(self.highs.getModelStatus())}")
         solution = self.highs.getSolution()

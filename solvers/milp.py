@@ -58,6 +58,26 @@ def silence_highs() -> None:
         _banner_printed[0] = True
 
 
+def quiet_highs(**options: object) -> Any:
+    """A `highspy.Highs` that prints nothing (`silence_highs`), with ``output_flag`` off and ``options`` set."""
+    import highspy
+
+    silence_highs()
+    highs = highspy.Highs()
+    highs.setOptionValue("output_flag", False)
+    for name, value in options.items():
+        highs.setOptionValue(name, value)
+    return highs
+
+
+def run_for(highs: Any, seconds: float) -> None:
+    """Run ``highs`` for at most ``seconds`` more. HiGHS compares its limit with the object's run
+    time over every run() so far, not this one's: an instance solved again and again (column
+    generation) needs its limit moved on each time."""
+    highs.setOptionValue("time_limit", highs.getRunTime() + seconds)
+    highs.run()
+
+
 def _flush_c_stdout() -> None:
     # C's stdio buffer may still hold the banner (stdout is a pipe): flush it into /dev/null.
     # No C library to ask (not on Linux or macOS): nothing is buffered there either.
@@ -253,19 +273,9 @@ class WarmLp:
     objective and duals come back in the original units."""
 
     def __init__(self, row_lower: np.ndarray, row_upper: np.ndarray, *, unit: float, seed: int = 0) -> None:
-        import highspy
-
-        silence_highs()
         self.unit = float(unit) if unit > 0 and np.isfinite(unit) else 1.0
         self.rows = int(np.asarray(row_lower).size)
-        self.highs = highspy.Highs()
-        for name, value in (
-            ("output_flag", False),
-            ("threads", 1),
-            ("random_seed", as_int(seed, "seed", minimum=0)),
-            ("simplex_strategy", 4),
-        ):
-            self.highs.setOptionValue(name, value)
+        self.highs = quiet_highs(threads=1, random_seed=as_int(seed, "seed", minimum=0), simplex_strategy=4)
         self.highs.addRows(
             self.rows,
             np.asarray(row_lower, float),
@@ -298,10 +308,8 @@ class WarmLp:
         import highspy
 
         time_limit = as_float(time_limit, "time_limit", above=0.0)
-        # HiGHS compares its limit with the object's run time over every run() so far, not this one's.
-        self.highs.setOptionValue("time_limit", self.highs.getRunTime() + time_limit)
         clock = Stopwatch()
-        self.highs.run()
+        run_for(self.highs, time_limit)
         status = self.highs.getModelStatus()
         text = self.highs.modelStatusToString(status)
         if status != highspy.HighsModelStatus.kOptimal:

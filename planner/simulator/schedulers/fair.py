@@ -309,24 +309,14 @@ class Fair(Scheduler):
         return loads
 
     def pick(self, node: int, kind: int, now: float) -> Launch | None:
-        if self._changes.jobs:
-            self._changes.drain()
         ranked = []
-        for name, members in self.members.items():
-            if not members:
-                continue
-            running = self._running[name][kind]
-            demand = running + self._pending[name][kind]
-            if self.capped:
-                cap = self._known[name].max_share(kind)
-                if cap is not None:
-                    demand = max(min(demand, cap), min(running, demand))
+        for name, running, demand in self.pool_loads(kind):
             if demand <= running:  # nothing to launch, or at its cap
                 continue
             pool = self._known[name]
             floor = min(pool.min_share(kind), demand)
             key = (0, running / floor) if running < floor else (1, running / pool.weight)
-            ranked.append((*key, members[0].submit, name))
+            ranked.append((*key, self.members[name][0].submit, name))
         if len(ranked) > 1:
             ranked.sort()
         for *_, name in ranked:
