@@ -14,7 +14,7 @@ from models.fileio import csv_text, write_atomic
 
 RESULTS = Path(__file__).resolve().parent / "results"
 COLUMNS = ("instance", "method", "objective", "bound", "gap", "seconds", "status", "floor_seconds", "floor_gap",
-           "meets_floor")
+           "floor_objective", "meets_floor")
 
 
 def load_all() -> None:

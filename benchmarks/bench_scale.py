@@ -12,10 +12,8 @@ suspend MR/SRT, kill LR/LRT and suspend PR/random; Natjam-R MDF and MLF.
 
 Floors: from 1,000 to 5,000 jobs each scheduler's CPU time grows with an exponent of at most 1.2,
 and at 5,000 jobs it is within 3x of FIFO's in the same run. The 5,000-job row carries both as
-``floor_seconds = min(3 x FIFO's seconds, seconds at 1,000 x 5^1.2)``. MLF ranks the jobs by
-laxity from scratch at each decision (laxities move with the clock; see docs/schedulers.md) and
-takes minutes at 1,000 jobs, so it is measured at 100 and 200 jobs under the same rule, scaled:
-its rows show the floor it does not meet. Seconds are CPU seconds of `simulate` (one run each).
+``floor_seconds = min(3 x FIFO's seconds, seconds at 1,000 x 5^1.2)``. Seconds are CPU seconds of
+`simulate` (one run each).
 """
 
 from __future__ import annotations
@@ -34,7 +32,6 @@ from planner.simulator import Capacity, Fair, Fifo, Fresh, Natjam, Pool, Queue, 
 NAME = "scale"
 CLUSTER = Cluster(nodes=10, map_slots=2, reduce_slots=2)
 SIZES = {"quick": (100, 500), "full": (1_000, 5_000)}
-MLF_SIZES = {"quick": (20, 40), "full": (100, 200)}
 EXPONENT = 1.2
 FIFO_FACTOR = 3.0
 CONTAINERS = SimOptions(containers=True)
@@ -86,17 +83,16 @@ def run(suite: str) -> list[Row]:
     """Scheduler cost from 1,000 to 5,000 jobs waiting at once: growth exponent and ratio to FIFO."""
     rows: list[Row] = []
     for method in CASES:
-        small, large = MLF_SIZES[suite] if method == "Natjam-R MLF" else SIZES[suite]
-        fifo_large = _cpu("FIFO", large)[0] if method == "Natjam-R MLF" else None
+        small, large = SIZES[suite]
         measured = []
         for count in (small, large):
             seconds, result = _cpu(method, count)
-            measured.append((count, seconds, result.makespan, len(result.log) // 9))
+            measured.append((count, seconds, result.makespan, result.attempt_count))
             del result
         (_, small_seconds, _, _), (_, large_seconds, makespan, attempts) = measured
         if method == "FIFO":
             fifo_seconds = large_seconds
-        reference = fifo_large if fifo_large is not None else fifo_seconds
+        reference = fifo_seconds
         exponent = math.log(large_seconds / small_seconds) / math.log(large / small)
         floor = min(FIFO_FACTOR * reference, small_seconds * (large / small) ** EXPONENT)
         instance = f"{large:,} Set-A-shaped jobs at t = 0 on 40 slots (from {small:,})"

@@ -164,7 +164,7 @@ def _fresh(suite: str) -> list[Row]:
             seconds, repeats, result = _measure(
                 lambda jobs=jobs, scheduler=scheduler, typed=typed: simulate(jobs, FRESH_CLUSTER, scheduler(),
                                                                               slots=typed), REPEATS[suite])
-            attempts = len(result.log) // 9
+            attempts = result.attempt_count
             detail = (f"objective = makespan (s), bound = task work / {slots} slots; {_speed(attempts, seconds)}; "
                       f"overall fairness {result.fairness:.3f}; utilization {result.utilization:.1%}; "
                       f"mean response {result.mean_response:,.0f} s")
@@ -195,7 +195,7 @@ def _natjam(suite: str) -> list[Row]:
     rows = []
     for method, run in cases:
         seconds, repeats, result = _measure(run, REPEATS[suite])
-        attempts = len(result.log) // 9
+        attempts = result.attempt_count
         response = {"production": [], "research": []}
         for spec, record in zip(jobs, result.jobs, strict=True):
             response["production" if spec.priority >= 1 else "research"].append(record["response"])

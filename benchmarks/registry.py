@@ -34,12 +34,16 @@ class Row:
     floor_seconds: float | None = None
     detail: str = ""
     floor_gap: float | None = None
+    #: The most the objective may be (a floor on something other than time, e.g. peak memory).
+    floor_objective: float | None = None
 
     @property
     def meets_floor(self) -> bool:
         in_time = self.floor_seconds is None or self.seconds <= self.floor_seconds
         close_enough = self.floor_gap is None or (self.gap is not None and self.gap <= self.floor_gap + 1e-12)
-        return in_time and close_enough
+        small_enough = self.floor_objective is None or (
+            self.objective is not None and self.objective <= self.floor_objective)
+        return in_time and close_enough and small_enough
 
     def record(self) -> dict[str, Any]:
         return {**asdict(self), "meets_floor": self.meets_floor}

@@ -14,9 +14,9 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import yaml
 
@@ -275,8 +275,9 @@ def dump_mapping(data: dict, path: str | Path) -> None:
     write_atomic(path, dumps(data, file_format(path)))
 
 
-def write_atomic(path: str | Path, content: str | bytes) -> None:
-    """Write ``content`` to ``path`` through a temporary file and a rename.
+def write_atomic(path: str | Path, content: str | bytes | Callable[[TextIO], None]) -> None:
+    """Write ``content`` to ``path`` through a temporary file and a rename. ``content`` may be
+    a function that writes text to the stream it is given (a large file, a part at a time).
 
     A path that cannot take a file (a folder is there, a parent is a file, no permission, a full
     disk) raises `InvalidInput` naming it, and nothing is left behind."""
@@ -292,7 +293,10 @@ def write_atomic(path: str | Path, content: str | bytes) -> None:
     mode = "wb" if isinstance(content, bytes) else "w"
     try:
         with os.fdopen(handle, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as stream:
-            stream.write(content)
+            if callable(content):
+                content(stream)
+            else:
+                stream.write(content)
             stream.flush()
             os.fsync(stream.fileno())
         os.chmod(temp_name, 0o644)

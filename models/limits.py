@@ -11,9 +11,9 @@ from __future__ import annotations
 # Jobs and workloads.
 #: Tasks of one phase (map or reduce) of one job; the busiest FB-2009 job has 56,262 maps.
 MAX_TASKS = 1_000_000
-#: Map plus reduce tasks of a whole workload (a simulation keeps every task in memory:
-#: about 10 s and 600 MB at this size); the whole FB-2009 day has 227,608.
-MAX_WORKLOAD_TASKS = 2_000_000
+#: Map plus reduce tasks of a whole workload. A simulation logs 35 bytes per attempt and keeps
+#: the per-task state of unfinished jobs only; the whole FB-2010 day has 8,853,238 tasks.
+MAX_WORKLOAD_TASKS = 10_000_000
 #: Jobs in a workload.
 MAX_JOBS = 100_000
 #: Seconds: task times, submit times, deadlines, delays and timeouts (about 31.7 years).

@@ -24,7 +24,14 @@ def test_floor_is_judged_on_the_median():
     missed = Row("b", "i", "m", 1.0, None, None, 2.5, "ok", 3, floor_seconds=2.0)
     free = Row("b", "i", "m", 1.0, None, None, 99.0, "ok", 3)
     assert (met.meets_floor, missed.meets_floor, free.meets_floor) == (True, False, True)
-    assert "| i | m | 1 | - | - | 2.5 | ok | 2 | - | False |" in markdown("b", "d", "quick", [missed])
+    assert "| i | m | 1 | - | - | 2.5 | ok | 2 | - | - | False |" in markdown("b", "d", "quick", [missed])
+
+
+def test_an_objective_floor_caps_the_objective():
+    """Peak memory as the objective: 900 MB under a 1,024 MB floor is met, 1,100 MB is not."""
+    under = Row("b", "i", "m", 900.0, None, None, 50.0, "ok", 1, floor_seconds=120.0, floor_objective=1024.0)
+    over = Row("b", "i", "m", 1100.0, None, None, 50.0, "ok", 1, floor_seconds=120.0, floor_objective=1024.0)
+    assert (under.meets_floor, over.meets_floor) == (True, False)
 
 
 def test_gap_floor_needs_a_gap_within_it():

@@ -79,7 +79,11 @@ def check_capacity(scheduler: Capacity, kind: int) -> None:
 
 def check_natjam(scheduler: Natjam, now: float) -> None:
     if scheduler.deadline_policy == "MLF":
-        return  # MLF ranks from scratch at every decision: nothing is kept
+        # MLF keeps its own order (`schedulers.laxity_order`): listed in full, a sort by laxity.
+        if scheduler._laxity_order is not None:
+            order = [job for job in scheduler.ranked(now) if job.pending(ANY)]
+            assert scheduler._laxity_order.listed(now) == order
+        return
     if scheduler._changes.jobs:
         scheduler._changes.drain()
     order = [job for job in scheduler.ranked(now) if job.pending(ANY)]

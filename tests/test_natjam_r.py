@@ -103,43 +103,46 @@ def test_figure_10_mdf_against_mlf(sweep):
     deadlines", MLF "misses all deadlines" (the jobs' laxities converge and they alternately
     preempt each other) and "takes longer to finish all jobs, i.e., 239 s compared to MDF's 175 s".
 
-    Ours at the default min_run (10.46 s), Hadoop's slow-start: MDF ends j2, j1, j0 at 111.71,
-    149.57, 200.86 (13 suspensions): j0 misses by 0.86 s, so "all met" does not hold; MLF ends them
-    at 224.86, 216.71, 215.14 (115 suspensions): all three missed, the batch 24 s later. With
-    slow-start 1.0, MDF meets all three (113.71, 140.57, 182.0) and MLF misses all three (ends
-    219.71). With min_run at its floor (the paper has none) MLF ends at 242.57 (slow-start 0.05) or
-    236.29 (1.0) against the paper's 239; MDF at 206.00 or 189.14 against 175."""
+    Ours at the default min_run (10.46 s), Hadoop's slow-start: MDF ends j2, j1, j0 at 111.86,
+    149.71, 201.0 (13 suspensions): j0 misses by 1 s, so "all met" does not hold; MLF ends them
+    at 225.29, 227.0, 215.14 (130 suspensions): all three missed, the batch 26 s later. With
+    slow-start 1.0, MDF meets all three (113.71, 140.43, 189.0) and MLF misses all three (ends
+    223.57). With min_run at its floor (the paper has none) MLF ends at 231.43 (slow-start 0.05) or
+    241.86 (1.0) against the paper's 239; MDF at 206.00 or 189.0 against 175. (Heartbeats at 1 s
+    on 7 nodes tick at k + n/7 s: a task ending at its node's tick is seen by that tick or by the
+    next one as the floating-point sums fall, so these numbers move by a tick when tick times are
+    computed differently; see docs/fidelity.md.)"""
     mdf, mlf = sweep[(HADOOP_SLOWSTART, None, "MDF")], sweep[(HADOOP_SLOWSTART, None, "MLF")]
     for result in (mdf, mlf):
         check_invariants(result, deadline_jobs(HADOOP_SLOWSTART))
         assert all(t["kind"] == "reduce" for t in result.tasks if t["fate"] == "suspended")
-    assert [record["finish"] for record in mdf.jobs] == pytest.approx([200.86, 149.57, 111.71], abs=0.01)
+    assert [record["finish"] for record in mdf.jobs] == pytest.approx([201.0, 149.71, 111.86], abs=0.01)
     assert [record["margin"] < 0 for record in mdf.jobs] == [True, False, False] and mdf.suspensions == 13
-    assert [record["finish"] for record in mlf.jobs] == pytest.approx([224.86, 216.71, 215.14], abs=0.01)
-    assert mlf.deadline_misses == 3 and mlf.suspensions == 115
+    assert [record["finish"] for record in mlf.jobs] == pytest.approx([225.29, 227.0, 215.14], abs=0.01)
+    assert mlf.deadline_misses == 3 and mlf.suspensions == 130
     plain_mdf, plain_mlf = sweep[(1.0, None, "MDF")], sweep[(1.0, None, "MLF")]
-    assert [record["finish"] for record in plain_mdf.jobs] == pytest.approx([182.0, 140.57, 113.71], abs=0.01)
+    assert [record["finish"] for record in plain_mdf.jobs] == pytest.approx([189.0, 140.43, 113.71], abs=0.01)
     assert plain_mdf.deadline_misses == 0 and plain_mlf.deadline_misses == 3
-    assert plain_mlf.makespan == pytest.approx(219.71, abs=0.01)
-    for slowstart, mlf_end, mdf_end in ((HADOOP_SLOWSTART, 242.57, 206.00), (1.0, 236.29, 189.14)):
+    assert plain_mlf.makespan == pytest.approx(223.57, abs=0.01)
+    for slowstart, mlf_end, mdf_end in ((HADOOP_SLOWSTART, 231.43, 206.00), (1.0, 241.86, 189.0)):
         assert sweep[(slowstart, 0.01, "MLF")].makespan == pytest.approx(mlf_end, abs=0.01)
         assert sweep[(slowstart, 0.01, "MDF")].makespan == pytest.approx(mdf_end, abs=0.01)
 
 
 #: (slow-start, min_run) -> MDF (misses, makespan, suspensions), MLF (misses, makespan, suspensions).
 SENSITIVITY = {
-    (HADOOP_SLOWSTART, 0.01): ((1, 206.00, 16), (3, 242.57, 163)),
-    (HADOOP_SLOWSTART, 5.0): ((1, 205.86, 15), (3, 240.57, 156)),
-    (HADOOP_SLOWSTART, None): ((1, 200.86, 13), (3, 224.86, 115)),
-    (HADOOP_SLOWSTART, 15.0): ((0, 195.86, 13), (3, 216.43, 87)),
-    (HADOOP_SLOWSTART, 20.92): ((0, 188.00, 2), (1, 187.86, 0)),
-    (HADOOP_SLOWSTART, 52.3): ((0, 187.86, 0), (1, 187.86, 0)),
-    (1.0, 0.01): ((0, 189.14, 29), (3, 236.29, 197)),
-    (1.0, 5.0): ((0, 187.86, 29), (3, 225.71, 160)),
-    (1.0, None): ((0, 182.00, 29), (3, 219.71, 156)),
-    (1.0, 15.0): ((0, 183.00, 29), (3, 213.00, 120)),
-    (1.0, 20.92): ((0, 181.86, 0), (1, 181.86, 0)),
-    (1.0, 52.3): ((0, 181.86, 0), (1, 181.86, 0)),
+    (HADOOP_SLOWSTART, 0.01): ((1, 206.00, 16), (3, 231.43, 128)),
+    (HADOOP_SLOWSTART, 5.0): ((1, 206.00, 15), (3, 239.14, 157)),
+    (HADOOP_SLOWSTART, None): ((1, 201.00, 13), (3, 227.00, 130)),
+    (HADOOP_SLOWSTART, 15.0): ((0, 196.14, 13), (3, 223.29, 105)),
+    (HADOOP_SLOWSTART, 20.92): ((0, 188.14, 2), (1, 188.00, 0)),
+    (HADOOP_SLOWSTART, 52.3): ((0, 188.00, 0), (1, 188.00, 0)),
+    (1.0, 0.01): ((0, 189.00, 26), (3, 241.86, 231)),
+    (1.0, 5.0): ((0, 188.86, 26), (3, 241.57, 213)),
+    (1.0, None): ((0, 189.00, 26), (3, 223.57, 161)),
+    (1.0, 15.0): ((0, 189.29, 26), (3, 207.00, 94)),
+    (1.0, 20.92): ((0, 182.00, 0), (0, 182.00, 0)),
+    (1.0, 52.3): ((0, 182.00, 0), (0, 182.00, 0)),
 }
 
 
@@ -147,19 +150,20 @@ def test_natjam_r_orderings_over_min_run(sweep):
     """Figure 10 for min_run at its floor, 5 s, the default 10.46 s, 15 s, 2x and 5x the default,
     with both slow-starts (the table in docs/fidelity.md).
 
-    For every value: MDF misses fewer deadlines than MLF, meets the two most urgent deadlines and
-    ends the jobs in deadline order (j2, j1, j0); MLF misses at least one. While min_run is shorter
-    than the reduces (18.4-18.7 s), so that there is anything to evict: MLF misses all three, ends
-    the batch later than MDF and suspends more. From 2x the default on, nothing is ever old enough
-    to evict: MLF is then LLF selection alone and misses one deadline, MDF/EDF none, and the batch
-    ends at the same time (within 0.14 s). MDF meets all three at every min_run with slow-start
-    1.0; with Hadoop's 0.05 only from 15 s on (below, j0 misses by 0.86-6.00 s: reducers of the
-    later-deadline jobs launched early are suspended and resumed with the resume overhead)."""
+    For every value: MDF misses no more deadlines than MLF, meets the two most urgent deadlines
+    and ends the jobs in deadline order (j2, j1, j0). While min_run is shorter than the reduces
+    (18.4-18.7 s), so that there is anything to evict: MLF misses all three, ends the batch later
+    than MDF and suspends more. From 2x the default on, nothing is ever old enough to evict: MLF
+    is then LLF selection alone (one miss with slow-start 0.05, none with 1.0), MDF/EDF misses
+    none, and the batch ends at the same time (within 0.14 s). MDF meets all three at every
+    min_run with slow-start 1.0; with Hadoop's 0.05 only from 15 s on (below, j0 misses by 1-6 s:
+    reducers of the later-deadline jobs launched early are suspended and resumed with the resume
+    overhead)."""
     for (slowstart, min_run), expected in SENSITIVITY.items():
         mdf, mlf = sweep[(slowstart, min_run, "MDF")], sweep[(slowstart, min_run, "MLF")]
         ours = [value for r in (mdf, mlf) for value in (r.deadline_misses, r.makespan, r.suspensions)]
         assert ours == pytest.approx([*expected[0], *expected[1]], abs=0.01), (slowstart, min_run)
-        assert mdf.deadline_misses < mlf.deadline_misses and mlf.deadline_misses >= 1
+        assert mdf.deadline_misses <= mlf.deadline_misses
         finishes = {record["name"]: record["finish"] for record in mdf.jobs}
         assert finishes["j2"] <= DEADLINES[2] and finishes["j1"] <= DEADLINES[1]
         assert finishes["j2"] < finishes["j1"] < finishes["j0"]
@@ -174,7 +178,7 @@ def test_natjam_r_orderings_over_min_run(sweep):
 
 def test_mdf_evicting_maps_too_meets_every_deadline_at_every_min_run():
     """With Hadoop's slow-start, MDF evicting reduces only lets j0 miss below min_run 15 s; evicting
-    maps too (``evict_maps=True``) it meets all three at every min_run, j0 ending at 185.86-198.43."""
+    maps too (``evict_maps=True``) it meets all three at every min_run, j0 ending at 186.0-198.43."""
     ends = []
     for min_run in MIN_RUNS:
         result = simulate(deadline_jobs(HADOOP_SLOWSTART), CLUSTER_21,
@@ -183,4 +187,4 @@ def test_mdf_evicting_maps_too_meets_every_deadline_at_every_min_run():
         check_invariants(result, deadline_jobs(HADOOP_SLOWSTART))
         assert result.deadline_misses == 0
         ends.append(result.job("j0")["finish"])
-    assert (min(ends), max(ends)) == pytest.approx((185.86, 198.43), abs=0.01)
+    assert (min(ends), max(ends)) == pytest.approx((186.0, 198.43), abs=0.01)

@@ -213,7 +213,7 @@ def _synth_change(data: dict, change: str) -> None:
     elif change == "chance above 1":
         job_class["chance_of_reservation"] = 1.5
     elif change == "too many tasks":
-        data["num_jobs"] = 3_000
+        data["num_jobs"] = 12_000
         job_class["mtasks_avg"] = 1_000
 
 
@@ -228,7 +228,7 @@ SYNTH_ERRORS = [
     ("no maps", r"job_classes\[0\]\.mtasks_avg: must be > 0"),
     ("reduces without a time", r"job_classes\[0\]\.rtime_avg: must be > 0 when rtasks_avg is"),
     ("chance above 1", r"job_classes\[0\]\.chance_of_reservation: must be <= 1"),
-    ("too many tasks", r"num_jobs: the 3,000 jobs drawn have .* tasks; a workload has at most 2,000,000"),
+    ("too many tasks", r"num_jobs: the 12,000 jobs drawn have .* tasks; a workload has at most 10,000,000"),
 ]
 
 

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from models.job import Job
+    from planner.simulator.progress import Progress
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -94,6 +95,34 @@ def working(message: str) -> Iterator[None]:
         return
     with console.status(message):
         yield
+
+
+#: Off a terminal, a long run's progress is a line on stderr at most this often (wall seconds).
+PROGRESS_LINE_SECONDS = 60.0
+
+
+@contextmanager
+def progress_shown(message: str, every: float = PROGRESS_LINE_SECONDS) -> Iterator[Callable[[Progress], None]]:
+    """A spinner on stderr whose text follows a simulation's `Progress` (simulated time, share
+    of tasks done, ETA); off a terminal (a log file) a line every ``every`` seconds instead,
+    the first after ``every`` seconds, so short runs and tests print nothing."""
+    import time
+
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        last = [time.perf_counter()]
+
+        def line(progress: Progress) -> None:
+            if time.perf_counter() - last[0] >= every:
+                last[0] = time.perf_counter()
+                print(f"{message}: {progress.describe()}", file=sys.stderr, flush=True)
+
+        yield line
+        return
+    with console.status(message) as status:
+        yield lambda progress: status.update(f"{message}: {progress.describe()}")
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from planner.simulator.hadoop_conf import HadoopSetup, IgnoredSetting, hadoop_ru
 from planner.simulator.locality import DelayScheduling
 from planner.simulator.options import OFF_RACK_FACTOR, RACK_FACTOR, SimOptions
 from planner.simulator.prepared import PreparedRun
+from planner.simulator.progress import Progress
 from planner.simulator.result import SimResult, overall_fairness
 from planner.simulator.schedulers import (
     SCHEDULERS,
@@ -60,6 +61,7 @@ __all__ = [
     "Pool",
     "Preemption",
     "PreparedRun",
+    "Progress",
     "Queue",
     "Scheduler",
     "SimOptions",

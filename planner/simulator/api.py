@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from models import Cluster, Job, Workload
 from models.checks import as_int
 from models.errors import InvalidInput
 from planner.limits import check_heartbeats
+from planner.simulator.attempt_log import CHUNK
 from planner.simulator.core import Simulation
 from planner.simulator.options import SimOptions
+from planner.simulator.progress import Progress
 from planner.simulator.result import SimResult
 from planner.simulator.schedulers.base import Scheduler, make_scheduler
 
@@ -23,6 +25,8 @@ def simulate(
     seed: int = 0,
     slots: tuple[int, int] | None = None,
     options: SimOptions | None = None,
+    progress: Callable[[Progress], None] | None = None,
+    progress_every: int = CHUNK,
 ) -> SimResult:
     """Simulate ``workload`` on ``cluster`` task by task and report what happened.
 
@@ -33,7 +37,8 @@ def simulate(
     placement and task-time noise: the same inputs and seed give the same
     result, byte for byte. A scheduler that types slots itself
     (``wants_containers``, e.g. FRESH with dynamic slots) runs on containers:
-    ``options.containers`` is switched on for it.
+    ``options.containers`` is switched on for it. ``progress`` (a function of a
+    `Progress`) hears how far the run has got every ``progress_every`` ended attempts.
     """
     jobs = workload if isinstance(workload, Workload) else Workload(list(workload))
     chosen = make_scheduler(scheduler)
@@ -52,6 +57,8 @@ def simulate(
         seed=as_int(seed, "seed", minimum=0),
         slots=slots,
         options=options,
+        progress=progress,
+        progress_every=progress_every,
     )
     # A run whose heartbeats alone would take hours is refused before it starts (MAX_HEARTBEATS).
     check_heartbeats(jobs.jobs, cluster, tuple(slots) if slots is not None else None)

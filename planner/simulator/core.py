@@ -5,12 +5,16 @@ from __future__ import annotations
 import gc
 import heapq
 import math
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from models import Cluster, Job, Workload
+from models.checks import as_int
 from models.errors import InvalidInput
+from planner.simulator.attempt_log import CHUNK, MAX_CHUNK, AttemptLog
 from planner.simulator.ends import Ends
 from planner.simulator.engine import ARRIVAL, ARRIVE, ENDS, HEARTBEAT, WAKE, WAKE_UP, EventQueue
 from planner.simulator.eviction import evict
@@ -18,6 +22,7 @@ from planner.simulator.jobs import PENDING, JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE, build_layout
 from planner.simulator.offers import Offers, SimulationStalled
 from planner.simulator.options import SimOptions
+from planner.simulator.progress import Progress
 from planner.simulator.shuffle import NETWORK, Transfers
 
 if TYPE_CHECKING:
@@ -39,7 +44,8 @@ class Simulation(Offers, Ends, Transfers):
     """
 
     def __init__(self, jobs: Workload | list[Job], cluster: Cluster, scheduler: Scheduler, *, seed: int = 0,
-                 slots: tuple[int, int] | None = None, options: SimOptions | None = None) -> None:
+                 slots: tuple[int, int] | None = None, options: SimOptions | None = None,
+                 progress: Callable[[Progress], None] | None = None, progress_every: int = CHUNK) -> None:
         self.options = options if options is not None else SimOptions()
         if not isinstance(self.options, SimOptions):
             raise InvalidInput("options", f"must be a SimOptions, got {type(self.options).__name__}")
@@ -100,9 +106,17 @@ class Simulation(Offers, Ends, Transfers):
             self.node_free[layout.slot_node[slot]][layout.slot_kind[slot]].append(slot)
         self.free_count = [layout.count(MAP), layout.count(REDUCE), layout.count(ANY)]
         self.pending = [0, 0]  # pending maps; launchable reduces (over all submitted jobs)
-        # Ended attempts, flat: nine values each (see `records.Attempt`). A flat list of
-        # numbers is one object to the garbage collector; a million tuples are a million.
-        self.log: list[float] = []
+        # Ended attempts, nine values each (see `records.Attempt`), appended to a flat list (one
+        # object to the garbage collector, where a million tuples are a million) that moves
+        # into typed columns every `attempt_log.CHUNK` attempts.
+        self.progress = progress
+        if progress is not None and not callable(progress):
+            raise InvalidInput("progress", f"must be a function of a Progress, got {type(progress).__name__}")
+        self.attempt_log = AttemptLog(as_int(progress_every, "progress_every", minimum=1, maximum=MAX_CHUNK))
+        self.log: list[float] = self.attempt_log.buffer
+        self.log_limit = self.attempt_log.limit
+        self.tasks_total = sum(job.map_tasks + job.reduce_tasks for job in self.workload)
+        self.started_at = 0.0  # wall clock at `run`
         self.jobs: list[JobRun] = []  # in order of arrival
         self._runs: list[JobRun | None] = [None] * len(self.workload)
         self.active: dict[str, JobRun] = {}
@@ -112,7 +126,11 @@ class Simulation(Offers, Ends, Transfers):
         self.compute_queue: list[list[int]] = [[] for _ in range(nodes)]
         self.heartbeat = cluster.heartbeat
         self.awake = bytearray(nodes)
-        self.sleeping: dict[int, None] = {}  # nodes with a free slot and no heartbeat scheduled
+        self.node_tick = [0] * nodes  # the number of each node's last scheduled report
+        # With a heartbeat: per slot kind, flags of the nodes with a free slot of that kind
+        # and no report due (`offers.Offers`), and how many are flagged.
+        self.asleep = [bytearray(nodes) for _ in range(3)]
+        self.asleep_count = [0, 0, 0]
         self.fresh: list[int] = []  # heartbeat 0: slots freed since the last dispatch
         self.idle: dict[int, None] = {}  # heartbeat 0: free slots declined since work last appeared
         self.reoffer = False
@@ -123,7 +141,9 @@ class Simulation(Offers, Ends, Transfers):
         if self.heartbeat == 0:
             self.idle = dict.fromkeys(range(count))
         else:
-            self.sleeping = dict.fromkeys(range(nodes))
+            for kind in self.kinds_present:
+                self.asleep[kind] = bytearray(b"\x01" * nodes)
+                self.asleep_count[kind] = nodes
         self._network_init()
 
     # -- used by schedulers ------------------------------------------------------------
@@ -159,6 +179,7 @@ class Simulation(Offers, Ends, Transfers):
     def run(self) -> None:
         # The attempt log grows to millions of tuples; the cyclic collector would
         # rescan it again and again (nothing in the loop makes reference cycles).
+        self.started_at = time.perf_counter()
         collecting = gc.isenabled()
         gc.disable()
         try:
@@ -221,6 +242,13 @@ class Simulation(Offers, Ends, Transfers):
             names = ", ".join(list(self.active)[:3])
             raise SimulationStalled(f"simulation ended with unfinished jobs ({names}); no slot can run them")
 
+    def _log_full(self) -> None:
+        """The attempt log's buffer is full: move it into columns, and report progress."""
+        self.attempt_log.flush()
+        if self.progress is not None:
+            done = len(self.attempt_log) - self.counts["kills"] - self.counts["suspensions"]
+            self.progress(Progress(self.events.now, done, self.tasks_total, time.perf_counter() - self.started_at))
+
     # -- arrivals and offers ----------------------------------------------------------------
     def _arrive(self, index: int, now: float) -> None:
         options = self.options
@@ -238,7 +266,7 @@ class Simulation(Offers, Ends, Transfers):
         self.pending[MAP] += job.pending_maps
         self.pending[REDUCE] += job.launchable_reduces
         self.scheduler.job_arrived(job, now)
-        self._work_appeared()
+        self._work_appeared(MAP if not job.launchable_reduces else None)
 
     def _offer(self, slot: int, node: int, kind: int, now: float) -> bool:
         """Offer a free slot to the scheduler; launch what it picks."""

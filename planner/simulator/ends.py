@@ -67,7 +67,10 @@ class Ends:
             job, kind, task, _, _ = self._release(slot, now, DONE_FATE)
         else:
             job, kind, task, start, locality = self.slot_run[slot]
-            self.log.extend((job.index, kind, task, self.slot_node[slot], slot, start, now, locality, DONE_FATE))
+            log = self.log
+            log.extend((job.index, kind, task, self.slot_node[slot], slot, start, now, locality, DONE_FATE))
+            if len(log) >= self.log_limit:
+                self._log_full()
             job.running[kind] -= 1
             if self.changed is not None:
                 self.changed.append(job)
@@ -122,11 +125,11 @@ class Ends:
             if job.pending_reduces:
                 self.pending[REDUCE] += job.pending_reduces
                 self.scheduler.job_has_work(job)
-                self._work_appeared()
+                self._work_appeared(REDUCE)
         if done == job.maps:
             job.map_done = now
             if self.max_computing and job.pending_reduces:
-                self._work_appeared()  # the per-node limit on copying reducers is lifted
+                self._work_appeared(REDUCE)  # the per-node limit on copying reducers is lifted
             if job.copying and job.shuffle is None:  # with the network, copies end with their transfers
                 copying, job.copying = job.copying, []
                 job.copying_on.clear()
@@ -139,6 +142,7 @@ class Ends:
             job.finish = now
             del self.active[job.name]
             self.scheduler.job_finished(job, now)
+            job.drop_tasks()
             if self.pending[0] or self.pending[1]:
                 self._work_appeared()  # a job waiting for a running-job limit may start
 
@@ -153,7 +157,10 @@ class Ends:
         job, kind, task, start, locality = run
         node = self.slot_node[slot]
         slot_kind = self.slot_kind[slot]
-        self.log.extend((job.index, kind, task, node, slot, start, now, locality, fate))
+        log = self.log
+        log.extend((job.index, kind, task, node, slot, start, now, locality, fate))
+        if len(log) >= self.log_limit:
+            self._log_full()
         job.running[kind] -= 1
         if self.changed is not None:
             self.changed.append(job)
@@ -170,9 +177,5 @@ class Ends:
             return run
         self.node_free[node][slot_kind].append(slot)
         if not self.awake[node]:
-            if self.pending[0] or self.pending[1]:
-                self.sleeping.pop(node, None)
-                self._schedule_heartbeat(node, now)
-            else:
-                self.sleeping[node] = None
+            self._slot_freed(node, slot_kind, now)
         return run

@@ -6,11 +6,13 @@ the same simulation, byte for byte."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from models import Cluster, Workload
 from planner.simulator.api import simulate
 from planner.simulator.options import SimOptions
+from planner.simulator.progress import Progress
 from planner.simulator.result import SimResult
 from planner.simulator.schedulers.base import Scheduler
 from planner.simulator.vms import VmResult, simulate_vms
@@ -34,9 +36,10 @@ class PreparedRun:
     def label(self) -> str:
         return "vm phases" if self.phases else self.scheduler.name if self.scheduler is not None else "?"
 
-    def simulate(self, seed: int = 0) -> SimResult | VmResult:
-        """Run it (on a copy of the scheduler: a prepared run can run again)."""
+    def simulate(self, seed: int = 0, progress: Callable[[Progress], None] | None = None) -> SimResult | VmResult:
+        """Run it (on a copy of the scheduler: a prepared run can run again); ``progress`` as
+        in `simulate` (not heard by runs of VM phases)."""
         if self.phases:
             return simulate_vms(self.workload, self.cluster, self.phases, seed=seed)
         return simulate(self.workload, self.cluster, copy.deepcopy(self.scheduler), seed=seed, slots=self.slots,
-                        options=self.options)
+                        options=self.options, progress=progress)

@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from planner.simulator.attempt_log import AttemptLog
 from planner.simulator.jobs import NODE_LOCAL, OFF_RACK, RACK_LOCAL
 from planner.simulator.layout import ANY, MAP, REDUCE
-from planner.simulator.records import DONE_FATE, KILLED_FATE, Attempt, attempt_records
+from planner.simulator.records import DONE_FATE, KILLED_FATE, Attempt, task_records, write_result_json
 
 if TYPE_CHECKING:
     from planner.simulator.core import Simulation
@@ -45,7 +47,7 @@ class SimResult:
     jobs: list[dict[str, Any]]
     makespan: float
     busy_slot_seconds: float
-    log: list[float] = field(repr=False)
+    attempt_log: AttemptLog = field(repr=False)
     job_names: list[str] = field(repr=False)
     options: dict[str, Any] = field(repr=False, default_factory=dict)
     cluster: dict[str, Any] = field(repr=False, default_factory=dict)
@@ -78,7 +80,7 @@ class SimResult:
             jobs=jobs,
             makespan=max(run.finish for run in runs) - min(run.submit for run in runs),
             busy_slot_seconds=float(sum(sim.slot_busy)),
-            log=sim.log,
+            attempt_log=sim.attempt_log,
             job_names=[job.name for job in sim.workload],
             options=sim.options.to_dict(),
             cluster={**sim.cluster.to_dict(), "map_slots_total": sim.layout.count(MAP),
@@ -92,18 +94,23 @@ class SimResult:
 
     @cached_property
     def attempts(self) -> list[Attempt]:
-        """Every task attempt as an `Attempt` tuple, in the order they ended."""
-        values = iter(self.log)
-        return [Attempt(*row) for row in zip(*[values] * 9, strict=True)]
+        """Every task attempt as an `Attempt` tuple, in the order they ended (built on first
+        use from the columns: a million attempts take about 200 MB as tuples)."""
+        return [Attempt(*row) for row in self.attempt_log.rows()]
 
-    @cached_property
-    def _columns(self) -> np.ndarray:
-        return np.array(self.log, dtype=float).reshape(-1, 9)
+    @property
+    def attempt_count(self) -> int:
+        return len(self.attempt_log)
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """The attempts' fields as numpy arrays (job, kind, task, node, slot, start, end,
+        locality, fate; codes as in `Attempt`), in the order the attempts ended."""
+        return self.attempt_log.columns()
 
     @cached_property
     def locality(self) -> dict[str, float]:
-        table = self._columns
-        maps = table[(table[:, 1] == MAP) & (table[:, 8] == DONE_FATE), 7]
+        table = self.columns()
+        maps = table["locality"][(table["kind"] == MAP) & (table["fate"] == DONE_FATE)]
         total = max(len(maps), 1)
         return {
             name: float(np.count_nonzero(maps == level)) / total
@@ -116,15 +123,15 @@ class SimResult:
 
     @cached_property
     def fairness(self) -> float:
-        table = self._columns
+        table = self.columns()
         # Job records follow the workload's order, so an attempt's job index is its record's position.
-        return overall_fairness(self.jobs, table[:, 0].astype(np.int64), table[:, 5], table[:, 6])
+        return overall_fairness(self.jobs, table["job"], table["start"], table["end"])
 
     def fairness_over_time(self) -> list[dict[str, float]]:
         """FRESH's overall fairness at each job completion: records (time, fairness, jobs_in_system)
         with time measured from the first submission."""
-        table = self._columns
-        samples, jain = fairness_timeline(self.jobs, table[:, 0].astype(np.int64), table[:, 5], table[:, 6])
+        table = self.columns()
+        samples, jain = fairness_timeline(self.jobs, table["job"], table["start"], table["end"])
         first = min(job["submit"] for job in self.jobs)
         submit = np.array([job["submit"] for job in self.jobs])[:, None]
         finish = np.array([job["finish"] for job in self.jobs])[:, None]
@@ -134,13 +141,13 @@ class SimResult:
 
     @cached_property
     def killed_work(self) -> float:
-        table = self._columns
-        return float((table[:, 6] - table[:, 5])[table[:, 8] == KILLED_FATE].sum())
+        table = self.columns()
+        return float((table["end"] - table["start"])[table["fate"] == KILLED_FATE].sum())
 
     @cached_property
     def tasks(self) -> list[dict[str, Any]]:
-        """One flat record per task attempt, in order of start time."""
-        return attempt_records(self.attempts, self.job_names)
+        """One flat record per task attempt, in order of start time (then slot, then end)."""
+        return task_records(self.attempt_log.rows(self.attempt_log.start_order()), self.job_names)
 
     def job(self, name: str) -> dict[str, Any]:
         for record in self.jobs:
@@ -157,7 +164,7 @@ class SimResult:
         return {
             "scheduler": self.scheduler["name"],
             "jobs": len(self.jobs),
-            "attempts": len(self.log) // 9,
+            "attempts": len(self.attempt_log),
             "makespan": self.makespan,
             "mean_response": self.mean_response,
             "node_local": self.locality["node"],
@@ -182,7 +189,8 @@ class SimResult:
         """Jobs that finished after their deadline."""
         return sum(1 for job in self.jobs if job["margin"] is not None and job["margin"] < 0)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, tasks: bool = True) -> dict[str, Any]:
+        """The result as plain data; ``tasks=False`` leaves out the attempts' records."""
         data = {
             "summary": self.summary(),
             "scheduler": self.scheduler,
@@ -192,15 +200,22 @@ class SimResult:
             "workload": self.workload,
             "options": self.options,
             "jobs": self.jobs,
-            "tasks": self.tasks,
         }
+        if tasks:
+            data["tasks"] = self.tasks
         if self.network_bytes is not None:  # with the network model only: other files stay as they were
             data["network_bytes"] = self.network_bytes
         return data
 
-    def to_json(self) -> str:
+    def to_json(self, *, tasks: bool = True) -> str:
         """The whole result as JSON text: same inputs and seed give the same bytes."""
-        return json.dumps(self.to_dict(), indent=1, sort_keys=True)
+        return json.dumps(self.to_dict(tasks=tasks), indent=1, sort_keys=True)
+
+    def write_json(self, path: str | Path, *, tasks: bool = True) -> None:
+        """Write `to_json`'s text to ``path`` atomically, the task records a chunk at a time
+        (`records.write_result_json`): the file of a day of eight million attempts is written
+        without holding its records in memory."""
+        write_result_json(path, self, tasks=tasks)
 
     def plot_gantt(self, ax: Any = None, *, max_slots: int | None = 200) -> Any:
         """Task attempts as bars by slot (see `planner.simulator.gantt.plot_gantt`)."""

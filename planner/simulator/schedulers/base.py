@@ -17,6 +17,7 @@ from planner.simulator.locality import DelayScheduling, as_delay
 
 if TYPE_CHECKING:
     from planner.simulator.core import Simulation
+    from planner.simulator.schedulers.declines import DeclineMemo
 
 #: (job, kind, task, locality): what a scheduler launches on the offered slot.
 Launch = tuple[JobRun, int, int, int]
@@ -51,11 +52,14 @@ class Scheduler:
     def __init__(self, delay: DelayScheduling | tuple[float, float] | None = None) -> None:
         self.delay = as_delay(delay)
         self.sim: Simulation | None = None
+        #: Set in `bind` by schedulers that can tell a repeated decline (`declines.DeclineMemo`).
+        self.memo: DeclineMemo | None = None
 
     # -- hooks the simulation calls ------------------------------------------------
     def bind(self, sim: Simulation) -> None:
         """Attach to a simulation before it starts (a scheduler serves one run at a time)."""
         self.sim = sim
+        self.memo = None
 
     def job_arrived(self, job: JobRun, now: float) -> None:
         """A job was submitted."""
@@ -100,14 +104,26 @@ class Scheduler:
         sim = self.sim
         if kind != REDUCE and job.pending_maps:
             delay = self.delay
-            level = OFF_RACK if delay is None else delay.allowed(job, now)
+            memo = self.memo
+            if delay is None:
+                level = OFF_RACK
+            else:
+                before = job.level
+                level = delay.allowed(job, now)
+                if memo is not None and job.level != before:
+                    memo.escalated(job)
             task, locality = job.take_map(node, sim.layout.rack_of[node], level)
             if task >= 0:
                 if delay is not None:
                     delay.launched(job, locality)
+                    if memo is not None:
+                        memo.launched(job)
                 return job, MAP, task, locality
             if delay is not None:
+                started = job.wait_since is None
                 sim.request_wake(delay.skipped(job, now))
+                if memo is not None:
+                    memo.skipped(job, started)
             if kind == ANY:
                 # A container goes to a job's reducers only once its maps have all launched:
                 # reducers holding every container would wait forever for a map that waits for one.

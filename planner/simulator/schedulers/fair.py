@@ -14,6 +14,7 @@ from planner.simulator.jobs import OFF_RACK, JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
 from planner.simulator.schedulers.admission import AdmissionLimit
 from planner.simulator.schedulers.base import Launch, Scheduler, fifo_key, register
+from planner.simulator.schedulers.declines import DeclineMemo
 from planner.simulator.schedulers.preemption import Preemption, Preemptor
 from planner.simulator.schedulers.ranked import Changes, RankedJobs
 
@@ -150,6 +151,10 @@ class Fair(Scheduler):
         self.preemptor = Preemptor(self, self.preemption, sim) if self.preemption is not None else None
         self.preempt_due = math.inf  # when the preemptor's next timeout expires (as of the last settle)
         self._phases()
+        # Delay scheduling's repeated declines of a node's map slot, told without asking every job
+        # (`declines`): not with caps on running tasks or k, whose declines end unannounced.
+        if self.delay is not None and not self.capped and self.k is None and not sim.max_computing:
+            self.memo = DeclineMemo(sim, self.delay)
 
     def _phases(self) -> None:
         """The admission limit's phases (used only with ``k``), empty; waiting jobs in FIFO order."""
@@ -171,6 +176,8 @@ class Fair(Scheduler):
             self.admission.arrived(job)
             self._admit(now)
         self._changes.jobs.append(job)
+        if self.memo is not None:
+            self.memo.arrived(job)
         if self.preemptor is not None:
             self.preemptor.pool_seen(job.pool, now, was_empty=len(members) == 1)
 
@@ -181,6 +188,10 @@ class Fair(Scheduler):
         if self.k is not None:
             self.admission.finished(job)
             self._admit(now)
+
+    def job_has_work(self, job: JobRun) -> None:
+        if self.memo is not None and job.retry:  # a map evicted (not only reduces opening)
+            self.memo.evicted()
 
     def attempt_ended(self, job: JobRun, kind: int, task: int, start: float, end: float) -> None:
         """With ``k``: a job whose last map completes leaves the map phase (the simulation
@@ -241,6 +252,8 @@ class Fair(Scheduler):
             if job.index not in self._runnable_ids:
                 self._runnable_ids.add(job.index)
                 self._changes.jobs.append(job)
+                if self.memo is not None:
+                    self.memo.arrived(job)  # it may run now
 
     # -- the totals and orders, kept as jobs change ------------------------------------------
     def _new_pool(self, name: str) -> None:
@@ -309,6 +322,17 @@ class Fair(Scheduler):
         return loads
 
     def pick(self, node: int, kind: int, now: float) -> Launch | None:
+        memo = self.memo
+        if memo is not None and kind == MAP:
+            if memo.declines_again(node, now):
+                return None
+            launch = self._pick(node, kind, now)
+            if launch is None:
+                memo.declined_now(node)
+            return launch
+        return self._pick(node, kind, now)
+
+    def _pick(self, node: int, kind: int, now: float) -> Launch | None:
         ranked = []
         for name, running, demand in self.pool_loads(kind):
             if demand <= running:  # nothing to launch, or at its cap

@@ -34,12 +34,20 @@ submission (completed attempts plus the elapsed time of running ones) over
 slots the job holds (so jobs submitted together share the first slots
 round-robin); ties by submit time, then name.
 
+Cost. A decision reads only the admitted jobs (at most k per phase), never R': the slot target
+(``"ours"``) and the remaining work of each admitted job are kept between decisions and only
+what changed is computed again (an attempt's end: its job and its kind's side; an admission: all
+of it), in the same order and arithmetic as from scratch, so the results are those of the
+computation over every admitted job. R' is kept sorted by bisection. The ``"literal"`` reading
+computes its target from scratch at each decision, the jobs waiting for R_r included.
+
 ``dynamic=False`` is FRESH-static: typed slots (``simulate(..., slots=(s_m,
 s_r))``), the same admission limit and the same fair assignment.
 """
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from typing import Any
 
@@ -49,7 +57,34 @@ from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
 from planner.simulator.schedulers.admission import AdmissionLimit
 from planner.simulator.schedulers.base import Launch, Scheduler, as_order, check_order_names, order_rank, register
-from planner.simulator.schedulers.fresh_dynamic import READINGS, TARGETS, SlotTarget, relative_change
+from planner.simulator.schedulers.fresh_dynamic import (
+    READINGS,
+    TARGETS,
+    KeptWorks,
+    SlotTarget,
+    map_side,
+    ours,
+    relative_change,
+)
+
+
+class _Admission(AdmissionLimit):
+    """`AdmissionLimit` in O(log n) per arrival and O(k) per finish, whatever R' holds.
+
+    R' is kept sorted by ``key`` (arrivals are its only inserts), so the place the base class
+    walks back to from the end is found by bisection. The four lists are disjoint and a job
+    that ever ran a task has left R', so a finished job is looked for in R' only if it never ran.
+    """
+
+    def arrived(self, job: JobRun) -> None:
+        self.waiting.insert(bisect.bisect_right(self.waiting, self.key(job), key=self.key), job)
+
+    def finished(self, job: JobRun) -> None:
+        lists = (self.reduce_phase, self.map_phase, self.reduce_waiting)
+        for phase in lists if job.start is not None else (*lists, self.waiting):
+            if job in phase:
+                phase.remove(job)
+                return
 
 
 @register
@@ -93,7 +128,7 @@ class Fresh(Scheduler):
         return data
 
     def _reset(self, jobs: int) -> None:
-        self.admission = AdmissionLimit(self.k, self._key)
+        self.admission = _Admission(self.k, self._key)
         # R_m, R_r, R' (by order, submit, name) and the jobs waiting for R_r, under the names
         # Algorithms 2-4 read (the same lists, changed in place by the admission limit).
         self.map_phase = self.admission.map_phase
@@ -102,11 +137,20 @@ class Fresh(Scheduler):
         self.reduce_waiting = self.admission.reduce_waiting
         self.received = [0.0] * jobs  # slot-seconds of completed attempts
         self.running_count = [0] * jobs
+        self.maps_running = 0  # s_m: only jobs of R_m run maps, and a job leaves it with its last map
         self.running_starts = [0.0] * jobs  # sum of the start times of running attempts
         self.own_sum = ([0.0] * jobs, [0.0] * jobs)  # by kind, then job index
         self.own_count = ([0] * jobs, [0] * jobs)
         self.all_sum = [0.0, 0.0]
         self.all_count = [0, 0]
+        # The slot target (`ours`): S f and whether it switched, `map_side` and RW_r, kept until
+        # what they read changes (None: to compute): an attempt ending changes its kind's side, a
+        # job arriving, entering or leaving a phase changes both; launches change only the
+        # running maps, counted at each decision. RW of each job of R_m and R_r, kept job by job.
+        self.kept = (KeptWorks(self, MAP, self.map_phase), KeptWorks(self, REDUCE, self.reduce_phase))
+        self.typed: tuple[float, bool] | None = None
+        self.map_kept: tuple[float, JobRun | None, float, float] | None = None
+        self.reduce_kept: float | None = None
         self.counts = {"typed_map": 0, "typed_reduce": 0, "switched": 0, "other_kind": 0}
 
     # -- hooks -----------------------------------------------------------------------------
@@ -126,9 +170,17 @@ class Fresh(Scheduler):
         check_order_names(self.ranks, sim)
         self._reset(len(sim.workload))
         self.total_slots = sim.layout.slots
+        self._changed()
+
+    def _changed(self) -> None:
+        """R_m, R_r or R' changed: the slot target is computed again."""
+        self.typed = self.map_kept = self.reduce_kept = None
+        self.kept[MAP].reset()
+        self.kept[REDUCE].reset()
 
     def job_arrived(self, job: JobRun, now: float) -> None:
         self.admission.arrived(job)
+        self._changed()
         if self.ranks is None or self.sim is None:
             self._admit(now)
         else:
@@ -144,6 +196,7 @@ class Fresh(Scheduler):
 
     def job_finished(self, job: JobRun, now: float) -> None:
         self.admission.finished(job)
+        self._changed()
         self._admit(now)
 
     def attempt_ended(self, job: JobRun, kind: int, task: int, start: float, end: float) -> None:
@@ -156,13 +209,26 @@ class Fresh(Scheduler):
         self.own_count[kind][index] += 1
         self.all_sum[kind] += seconds
         self.all_count[kind] += 1
+        self.typed = None
+        if kind == MAP:
+            self.maps_running -= 1
+            self.map_kept = None
+        else:
+            self.reduce_kept = None
+        kept = self.kept[kind]
+        if kept.works is not None:
+            kept.ended.append(job)
         # Its last map (the simulation raises maps_done after this call).
         if kind == MAP and job.maps_done + 1 == job.maps and self.admission.last_map_done(job):
+            self._changed()
             self._admit(end)
 
     def _admit(self, now: float) -> None:
         """Fill R_r from the jobs whose maps are done, and R_m from R'."""
-        if self.admission.admit() and self.sim is not None:
+        if not self.admission.admit():
+            return
+        self._changed()
+        if self.sim is not None:
             # Slots declined while no admitted job had work are offered again.
             self.sim.request_wake(now)
 
@@ -179,7 +245,11 @@ class Fresh(Scheduler):
     def remaining_work(self, job: JobRun, kind: int) -> float:
         """Tasks of ``kind`` not yet completed x the learned mean task time."""
         left = job.maps - job.maps_done if kind == MAP else job.reduces - job.reduces_done
-        return left * self.mean_time(job, kind) if left else 0.0
+        if not left:
+            return 0.0
+        count = self.own_count[kind][job.index]
+        # `mean_time`, inlined for the common case: this runs at nearly every attempt's end.
+        return left * (self.own_sum[kind][job.index] / count if count else self.mean_time(job, kind))
 
     def share(self, job: JobRun, now: float) -> float:
         """Eq. 1: slot-seconds received since submission (running attempts included) / (now - submit)."""
@@ -197,31 +267,74 @@ class Fresh(Scheduler):
         return TARGETS[self.algorithm3](self)
 
     # -- Algorithm 4: the assignment ---------------------------------------------------------------
+    def _typing(self) -> tuple[float, bool]:
+        """`slot_target`'s ``target_maps`` and ``switched``. For ``"ours"``, from what is kept of
+        the map side (`map_side`) and of RW_r, each computed again only once it has changed."""
+        if self.algorithm3 != "ours":
+            target = TARGETS[self.algorithm3](self)
+            return target.target_maps, target.switched
+        typed = self.typed
+        if typed is None:
+            side = self.map_kept
+            if side is None:
+                side = self.map_kept = map_side(self, self.kept[MAP].get())
+            work_reduce = self.reduce_kept
+            if work_reduce is None:
+                work_reduce = self.reduce_kept = sum(self.kept[REDUCE].get())
+            fields = ours(self, *side, work_reduce)
+            typed = self.typed = (fields[7], fields[5])
+        return typed
+
     def pick(self, node: int, kind: int, now: float) -> Launch | None:
         if kind == ANY:
-            target = self.slot_target(now)
-            first = MAP if target.running_maps < target.target_maps else REDUCE
-            self.counts["typed_map" if first == MAP else "typed_reduce"] += 1
-            if target.switched:
-                self.counts["switched"] += 1
+            target_maps, switched = self._typing()
+            first = MAP if self.maps_running < target_maps else REDUCE
+            counts = self.counts
+            counts["typed_map" if first == MAP else "typed_reduce"] += 1
+            if switched:
+                counts["switched"] += 1
             launch = self._assign(node, first, now)
             if launch is None:
                 launch = self._assign(node, REDUCE if first == MAP else MAP, now)
                 if launch is not None:
-                    self.counts["other_kind"] += 1
+                    counts["other_kind"] += 1
         else:
             launch = self._assign(node, kind, now)
         if launch is not None:
             index = launch[0].index
             self.running_count[index] += 1
+            if launch[1] == MAP:
+                self.maps_running += 1
             self.running_starts[index] += now
         return launch
 
     def _assign(self, node: int, kind: int, now: float) -> Launch | None:
-        phase = self.map_phase if kind == MAP else self.reduce_phase
-        candidates = [job for job in phase if job.pending(kind)]
-        if not candidates:
+        """The first launch over the admitted jobs with a pending task of ``kind``, in the order
+        of (`share`, submit, name): the first job is found in one pass, the others are sorted
+        only if it declines (delay scheduling, a reducer that may not copy yet)."""
+        received, running, starts = self.received, self.running_count, self.running_starts
+        best: JobRun | None = None
+        least = 0.0
+        count = 0
+        for job in self.map_phase if kind == MAP else self.reduce_phase:
+            if not (job.pending_maps if kind == MAP else job.reduces_open and job.pending_reduces):
+                continue
+            count += 1
+            index = job.index
+            elapsed = now - job.submit
+            # `share`, inlined: this runs for every admitted job at every decision.
+            share = (float(running[index]) if elapsed <= 0 else
+                     (received[index] + running[index] * now - starts[index]) / elapsed)
+            if best is None or share < least or (
+                    share == least and (job.submit, job.name) < (best.submit, best.name)):
+                best, least = job, share
+        if best is None:
             return None
+        launch = self.take(best, node, kind, now)
+        if launch is not None or count == 1:
+            return launch
+        candidates = [job for job in (self.map_phase if kind == MAP else self.reduce_phase)
+                      if job is not best and job.pending(kind)]
         candidates.sort(key=lambda job: (self.share(job, now), job.submit, job.name))
         for job in candidates:
             launch = self.take(job, node, kind, now)

@@ -31,6 +31,9 @@ with the least remaining map work, the look-ahead only once J_a has completed
   ``x = 2 w / (sqrt(m_a^2 + 4 c w) + m_a)``, the same root without cancellation;
 - s'_m = s_m + f_cur * eta (s_m = maps running now), and f_exp is used when
   ``|s'_m / S - f_exp| / f_exp > tau2`` (f_exp = 0: switch unless s'_m = 0).
+
+`target_ours` and `target_literal` compute from scratch; `Fresh` feeds `ours` from `map_side`
+and RW_r over `KeptWorks`, which keeps each admitted job's remaining work between decisions.
 """
 
 from __future__ import annotations
@@ -112,12 +115,14 @@ def reduce_interval(scheduler: Any) -> float:
     return 1.0 / rate if rate > 0 else math.inf
 
 
-def _closest(scheduler: Any) -> Any:
-    """J_a: the job of R_m with the least remaining map work, if it has passed tau1."""
-    if not scheduler.map_phase:
-        return None
-    closest = min(scheduler.map_phase, key=lambda job: (scheduler.remaining_work(job, MAP), job.submit, job.name))
-    return closest if closest.maps_done >= scheduler.tau1 * closest.maps else None
+def map_works(scheduler: Any) -> list[float]:
+    """RW_m of each job of R_m, in R_m's order (what `Fresh` keeps up to date job by job)."""
+    return [scheduler.remaining_work(job, MAP) for job in scheduler.map_phase]
+
+
+def reduce_works(scheduler: Any) -> list[float]:
+    """RW_r of each job of R_r, in R_r's order."""
+    return [scheduler.remaining_work(job, REDUCE) for job in scheduler.reduce_phase]
 
 
 def _head_map_work(scheduler: Any) -> float:
@@ -128,24 +133,85 @@ def _head_map_work(scheduler: Any) -> float:
     return head.maps * scheduler.mean_time(head, MAP)
 
 
-def target_ours(scheduler: Any) -> SlotTarget:
-    """Algorithm 3 as read here (module docstring)."""
-    work_map = sum(scheduler.remaining_work(job, MAP) for job in scheduler.map_phase)
-    work_reduce = sum(scheduler.remaining_work(job, REDUCE) for job in scheduler.reduce_phase)
-    running_maps = sum(job.running[MAP] for job in scheduler.map_phase)
+def map_side(scheduler: Any, works: list[float]) -> tuple[float, Any, float, float]:
+    """What Algorithm 3 reads of R_m and R', from ``works`` (RW_m of each job of R_m, in its
+    order): (RW_m, J_a, w'_m(a), w_m(b)). J_a is the job with the least remaining map work (then
+    submit time, then name; the first of equals) if it has passed tau1, else None (and 0, 0)."""
+    work_map = sum(works)
+    if not works:
+        return work_map, None, 0.0, 0.0
+    phase = scheduler.map_phase
+    least = min(works)
+    closest = phase[works.index(least)]
+    if works.count(least) > 1:
+        for job, work in zip(phase, works, strict=True):
+            if work == least and (job.submit, job.name) < (closest.submit, closest.name):
+                closest = job
+    if closest.maps_done < scheduler.tau1 * closest.maps:
+        return work_map, None, 0.0, 0.0
+    return work_map, closest, least, _head_map_work(scheduler)
+
+
+class KeptWorks:
+    """RW of each job of a phase (R_m or R_r), in its order, kept job by job for `map_side` and
+    RW_r: a job's work is computed again only after an attempt of it ended (`ended`), or, for a
+    job without a completed task of the kind (it reads the mean of all jobs, which every end
+    moves), at every reading; the whole list after the phase changed (`reset`)."""
+
+    __slots__ = ("ended", "kind", "phase", "scheduler", "unseen", "works")
+
+    def __init__(self, scheduler: Any, kind: int, phase: list[Any]) -> None:
+        self.scheduler = scheduler
+        self.kind = kind
+        self.phase = phase
+        self.works: list[float] | None = None  # None: to compute
+        self.ended: list[Any] = []  # jobs of the phase whose attempt ended since (while kept)
+        self.unseen: list[int] = []  # positions of the jobs without a completed task of the kind
+
+    def reset(self) -> None:
+        self.works = None
+        self.ended.clear()
+
+    def get(self) -> list[float]:
+        """The remaining work of each job of the phase now, in its order."""
+        remaining, kind, phase = self.scheduler.remaining_work, self.kind, self.phase
+        counts = self.scheduler.own_count[kind]
+        works = self.works
+        if works is not None:
+            try:
+                for job in self.ended:
+                    works[phase.index(job)] = remaining(job, kind)
+            except ValueError:  # not in the phase: it changed
+                works = None
+        if works is None:
+            works = self.works = [remaining(job, kind) for job in phase]
+            self.unseen = [position for position, job in enumerate(phase) if not counts[job.index]]
+        elif self.unseen:
+            for position in self.unseen:
+                works[position] = remaining(phase[position], kind)
+            self.unseen = [position for position in self.unseen if not counts[phase[position].index]]
+        self.ended.clear()
+        return works
+
+
+#: What `ours` returns: the fields of `SlotTarget` but the running maps and the literal reading's.
+Ours = tuple[float, float, float, float | None, float, bool, float | None, float, str | None]
+
+
+def ours(scheduler: Any, work_map: float, closest: Any, own: float, head: float, work_reduce: float) -> Ours:
+    """Algorithm 3 as read here from `map_side` and RW_r: (RW_m, RW_r, theta_cur, theta_exp,
+    theta, switched, eta, S f, J_a's name)."""
     theta_cur = ratio(work_map, work_reduce)
     fraction = map_fraction(work_map, work_reduce)
     theta_exp = eta = lookahead = None
     switched = False
     slots = scheduler.total_slots
-    closest = _closest(scheduler)
     if closest is not None:
         lookahead = closest.name
-        map_next = work_map - scheduler.remaining_work(closest, MAP) + _head_map_work(scheduler)
         reduce_next = work_reduce
         if len(scheduler.reduce_phase) < scheduler.k:
             reduce_next += scheduler.remaining_work(closest, REDUCE)
-        map_next, reduce_next = max(map_next, 0.0), max(reduce_next, 0.0)
+        map_next, reduce_next = max(work_map - own + head, 0.0), max(reduce_next, 0.0)
         theta_exp = ratio(map_next, reduce_next)
         fraction_exp = map_fraction(map_next, reduce_next)
         eta = round(slots * fraction_exp) - round(slots * fraction)
@@ -153,37 +219,47 @@ def target_ours(scheduler: Any) -> SlotTarget:
             switched = True
             fraction = fraction_exp
     theta = theta_exp if switched else theta_cur
-    return SlotTarget(work_map, work_reduce, theta_cur, theta_exp, theta, switched, eta, slots * fraction,
-                      running_maps, lookahead)
+    return work_map, work_reduce, theta_cur, theta_exp, theta, switched, eta, slots * fraction, lookahead
+
+
+def running_maps(scheduler: Any) -> int:
+    """s_m: the maps running now (only jobs of R_m run maps)."""
+    return sum([job.running[MAP] for job in scheduler.map_phase])
+
+
+def target_ours(scheduler: Any) -> SlotTarget:
+    """Algorithm 3 as read here (module docstring)."""
+    (work_map, work_reduce, theta_cur, theta_exp, theta, switched, eta, target_maps,
+     lookahead) = ours(scheduler, *map_side(scheduler, map_works(scheduler)), sum(reduce_works(scheduler)))
+    return SlotTarget(work_map, work_reduce, theta_cur, theta_exp, theta, switched, eta, target_maps,
+                      running_maps(scheduler), lookahead)
 
 
 def target_literal(scheduler: Any) -> SlotTarget:
     """Algorithm 3 as the paper writes it (module docstring)."""
-    work_map = sum(scheduler.remaining_work(job, MAP) for job in scheduler.map_phase)
+    work_map, closest, own, head = map_side(scheduler, map_works(scheduler))
     work_reduce = sum(scheduler.remaining_work(job, REDUCE)
                       for job in (*scheduler.reduce_phase, *scheduler.reduce_waiting))
-    running_maps = sum(job.running[MAP] for job in scheduler.map_phase)
+    running = running_maps(scheduler)
     theta_cur = ratio(work_map, work_reduce)
     fraction = map_fraction(work_map, work_reduce)
     theta_exp = eta = lookahead = predicted = None
     switched = False
     slots = scheduler.total_slots
-    closest = _closest(scheduler)
     if closest is not None:
         lookahead = closest.name
-        own = scheduler.remaining_work(closest, MAP)
-        map_next = max(work_map - own * scheduler.k + _head_map_work(scheduler), 0.0)
+        map_next = max(work_map - own * scheduler.k + head, 0.0)
         reduce_next = work_reduce + scheduler.remaining_work(closest, REDUCE)
         theta_exp = ratio(map_next, reduce_next)
         fraction_exp = map_fraction(map_next, reduce_next)
         eta = theorem1_eta(own, closest.running[MAP], fraction, reduce_interval(scheduler), scheduler.k)
-        predicted = running_maps + (fraction * eta if fraction > 0 else 0.0)
+        predicted = running + (fraction * eta if fraction > 0 else 0.0)
         if slots and relative_change(fraction_exp, predicted / slots) > scheduler.tau2:
             switched = True
             fraction = fraction_exp
     theta = theta_exp if switched else theta_cur
     return SlotTarget(work_map, work_reduce, theta_cur, theta_exp, theta, switched, eta, slots * fraction,
-                      running_maps, lookahead, predicted)
+                      running, lookahead, predicted)
 
 
 TARGETS = {"ours": target_ours, "literal": target_literal}

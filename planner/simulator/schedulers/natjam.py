@@ -13,6 +13,7 @@ from models.errors import InvalidInput
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
 from planner.simulator.schedulers.base import Launch, Scheduler, fifo_key, register
+from planner.simulator.schedulers.laxity_order import LaxityOrder
 from planner.simulator.schedulers.natjam_laxity import PRODUCTION, LaxityRules, Victims
 from planner.simulator.schedulers.ranked import Changes, RankedJobs
 
@@ -47,7 +48,9 @@ class Natjam(LaxityRules, Scheduler):
     projected completion, the job's remaining work at its progress rate so
     far); when the head job has pending tasks and no container is free, tasks
     of the lowest-ranked running jobs below it are evicted. Jobs without a
-    deadline rank last.
+    deadline rank last. MLF's order moves with the clock; it is kept as jobs
+    change (`laxity_order.LaxityOrder`: bounds, and exact laxities for the few
+    jobs that may come first), exactly the sort by laxity, not made at each decision.
 
     An attempt is evicted only after it has run ``min_run`` seconds (default
     twice the two overheads, at least `MIN_RUN`), so every start makes progress;
@@ -129,8 +132,10 @@ class Natjam(LaxityRules, Scheduler):
         self._laxities: dict[int, float] = {}
         self._extra: dict[int, float] = {}
         self._running: dict[int, float] = {}
+        self._start_keys: dict[int, tuple[float, float, str]] = {}  # victims' rank keys at the settle's start
         self._protected_until = math.inf
         self._wanted = 0  # containers still to take back in this settle
+        self._laxity_order: LaxityOrder | None = None
 
     def __repr__(self) -> str:
         return (f"Natjam(job_eviction={self.job_eviction!r}, task_eviction={self.task_eviction!r}, "
@@ -155,22 +160,36 @@ class Natjam(LaxityRules, Scheduler):
         self._order = RankedJobs(self._rank_key)
         self._urgent_pending = 0
         self._seen: dict[int, int] = {}  # job -> its pending tasks, as counted
+        # MLF keeps its order apart (`LaxityOrder`); with the network on, attempts' ends move
+        # without the simulation saying so, and MLF ranks every job at each decision instead.
+        self._laxity_order = None
         if self.deadline_policy != "MLF":
             sim.changed = self._changes.jobs
+        elif sim.network is None:
+            self._laxity_order = LaxityOrder(sim, self.jobs, self._remaining)
+            sim.changed = self._laxity_order.changed
         self.rng = np.random.default_rng([sim.seed, 0x4E4A])  # PR draws: seeded, apart from the placement streams
 
     def job_arrived(self, job: JobRun, now: float) -> None:
         self.jobs.append(job)
         if self.deadline_policy != "MLF":
             self._changes.jobs.append(job)
+        elif self._laxity_order is not None:
+            self._laxity_order.arrive(job)
 
     def job_finished(self, job: JobRun, now: float) -> None:
         self.jobs.remove(job)
         self._order.update(job, False)
+        if self._laxity_order is not None:
+            self._laxity_order.finish(job)
         if job.priority >= PRODUCTION:
             self._urgent_pending -= self._seen.get(job.index, 0)
         self._seen.pop(job.index, None)
         self._owed.pop(job.index, None)  # its kills stay in _outranks: rule 3's order is over the whole run
+
+    def job_has_work(self, job: JobRun) -> None:
+        if self._laxity_order is not None:
+            self._laxity_order.changed.append(job)
 
     # -- order ---------------------------------------------------------------------------
     def _rank_key(self, job: JobRun) -> tuple:
@@ -201,7 +220,9 @@ class Natjam(LaxityRules, Scheduler):
         def attempt(job: JobRun) -> Launch | None:
             return self._resume_here(job, node) or self.take(job, node, kind, now)
 
-        if self.deadline_policy == "MLF":
+        if self._laxity_order is not None:
+            launch = self._laxity_order.scan(now, attempt)  # the jobs with a task to launch, in order
+        elif self.deadline_policy == "MLF":
             launch = next((launch for job in self.ranked(now) if job.pending(kind) and (launch := attempt(job))), None)
         else:
             if self._changes.jobs:
@@ -209,7 +230,9 @@ class Natjam(LaxityRules, Scheduler):
             launch = self._order.scan(attempt)
         if launch is not None:
             job = launch[0]
-            if self.deadline_policy != "MLF":
+            if self._laxity_order is not None:
+                self._laxity_order.launched(job, node)
+            elif self.deadline_policy != "MLF":
                 self._changes.jobs.append(job)
             owed = self._owed.get(job.index)
             if owed:  # rule 1: a container taken back for this job is used
@@ -244,6 +267,16 @@ class Natjam(LaxityRules, Scheduler):
                     return None
                 urgent, head_key = [head], self._rank_key(head)
                 victims = Victims(lambda job: self._rank_key(job) > head_key, self._rank_key)
+        elif self._laxity_order is not None:
+            head = self._laxity_order.first(now)
+            if head is None or head.pending(ANY) <= sim.free_count[ANY] + len(sim.suspending):
+                return None  # nothing to take back (the usual case)
+            self._running, self._laxities, self._extra, self._start_keys = {}, {}, {}, {}
+            self._head_key = (self._laxity_at_start(head, now), head.submit, head.name)
+            # Every other job with a task to launch ranks after the head (the first of them).
+            urgent, victims = [head], Victims(lambda job: (job is not head and job.pending(ANY) > 0)
+                                              or self._start_key(job, now) > self._head_key,
+                                              lambda job: self._start_key(job, now))
         else:
             order = self.ranked(now)
             head = next((job for job in order if job.pending(ANY)), None)
@@ -280,30 +313,21 @@ class Natjam(LaxityRules, Scheduler):
             slot = self._victim(job, victims, now)
             if slot is None:
                 return self._protected_until
+            victim = sim.slot_run[slot][0]
             if self.mode == "kill":
                 if self.deadline_policy == "MLF":
-                    self._outranks.setdefault(job.index, set()).add(sim.slot_run[slot][0].index)
+                    self._outranks.setdefault(job.index, set()).add(victim.index)
                 sim.kill(slot, now)
             else:
                 sim.suspend(slot, now, self.suspend_overhead, self.resume_overhead)
+            if self._laxity_order is not None:  # its attempt's time left changed (a checkpoint, or gone)
+                self._laxity_order.changed.append(victim)
             self._owed[job.index] = self._owed.get(job.index, 0) + 1
             self._wanted -= 1
         return math.inf if self._wanted <= 0 else None
 
     def _victim(self, head: JobRun, victims: Victims, now: float) -> int | None:
-        sim = self.sim
-        held: dict[int, list[int]] = {}
-        holders: dict[int, JobRun] = {}
-        for slot in sim.running_slots():
-            run = sim.slot_run[slot]
-            if slot in sim.suspending or (run[1] == MAP and not self.evict_maps) or not victims.includes(run[0]):
-                continue  # a map ends soon on its own (the paper evicts reduces only)
-            ready = self._evictable_at(slot)
-            if now >= ready:  # the very sum settle asks to be woken at
-                held.setdefault(run[0].index, []).append(slot)
-                holders[run[0].index] = run[0]
-            else:
-                self._protected_until = min(self._protected_until, ready)
+        held, holders = self._holders(victims, now)
         candidates = sorted(holders.values(), key=victims.rank)  # in rank order, as the victims were
         if self.deadline_policy == "MLF":
             candidates = [job for job in candidates if self._laxities[job.index] > self._head_key[0]]

@@ -12,9 +12,35 @@ from planner.simulator.layout import MAP, REDUCE
 
 if TYPE_CHECKING:
     from planner.simulator.core import Simulation
+    from planner.simulator.schedulers.laxity_order import LaxityOrder
 
 #: Jobs of this priority level or above are production jobs; the others research.
 PRODUCTION = 1
+
+
+def work_left(job: JobRun, running: float, extra: float = 0.0) -> float:
+    """Seconds of work ``job`` has left: its pending tasks, ``running`` (what its running attempts
+    have left, summed in slot order) and ``extra``, suspended tasks counting their work left."""
+    spec = job.job
+    left = job.pending_maps * spec.map_time + job.pending_reduces * spec.reduce_time + running + extra
+    for (kind, _), seconds in job.left.items():  # suspended tasks: their work left, not a whole task
+        left += seconds - (spec.map_time if kind == MAP else spec.reduce_time)
+    return left
+
+
+def total_work(job: JobRun) -> float:
+    """Seconds of work of all ``job``'s tasks."""
+    spec = job.job
+    return job.maps * spec.map_time + job.reduces * spec.reduce_time
+
+
+def laxity_from(job: JobRun, now: float, left: float, share: float) -> float:
+    """The laxity of ``job`` (with a deadline) with ``left`` seconds of work left, ``share`` the
+    even share of the cluster (slots / unfinished jobs)."""
+    elapsed = now - job.start if job.start is not None else 0.0
+    # A job that has not run long has no rate of its own yet: count on its even share of the cluster.
+    rate = max((total_work(job) - left) / elapsed if elapsed > 0 else 0.0, share)
+    return job.deadline - (now + left / rate)
 
 
 class LaxityRules:
@@ -28,9 +54,14 @@ class LaxityRules:
     banks: float
     suspend_overhead: float
     resume_overhead: float
+    evict_maps: bool
     _outranks: dict[int, set[int]]
     _extra: dict[int, float]
     _running: dict[int, float]
+    _laxities: dict[int, float]
+    _start_keys: dict[int, tuple[float, float, str]]
+    _protected_until: float
+    _laxity_order: LaxityOrder | None
 
     def laxity(self, job: JobRun, now: float, running_left: dict[int, float] | None = None,
                extra: float = 0.0) -> float:
@@ -41,17 +72,8 @@ class LaxityRules:
             return math.inf
         if running_left is None:
             running_left = self._running_left(now)
-        spec = job.job
-        left = (job.pending_maps * spec.map_time + job.pending_reduces * spec.reduce_time
-                + running_left.get(job.index, 0.0) + extra)
-        for (kind, _), seconds in job.left.items():  # suspended tasks: their work left, not a whole task
-            left += seconds - (spec.map_time if kind == MAP else spec.reduce_time)
-        total = job.maps * spec.map_time + job.reduces * spec.reduce_time
-        elapsed = now - job.start if job.start is not None else 0.0
-        # A job that has not run long has no rate of its own yet: count on its even share of the cluster.
-        share = self.sim.layout.slots / max(len(self.jobs), 1)
-        rate = max((total - left) / elapsed if elapsed > 0 else 0.0, share)
-        return job.deadline - (now + left / rate)
+        left = work_left(job, running_left.get(job.index, 0.0), extra)
+        return laxity_from(job, now, left, self.sim.layout.slots / max(len(self.jobs), 1))
 
     def _running_left(self, now: float) -> dict[int, float]:
         sim = self.sim
@@ -69,19 +91,64 @@ class LaxityRules:
             return job.reduce_times[task]
         return max(sim.slot_end[slot] - now, 0.0)
 
-    def _evictable_at(self, slot: int) -> float:
-        """When the attempt on ``slot`` may first be evicted: once it has run ``min_run``; under MLF
-        with suspensions, also once it has computed ``banks`` seconds (rule 4; never while copying)."""
-        sim = self.sim
-        job, kind, _, start, _ = sim.slot_run[slot]
-        ready = start + self.min_run
-        if self.deadline_policy != "MLF" or self.mode == "kill":
-            return ready
-        if kind == MAP:
-            return max(ready, start + self.banks)
-        if slot in job.copying or job.map_done is None:
-            return math.inf  # it computes once the job's last map ends: an event settle will see
-        return max(ready, max(start, job.map_done) + self.banks)
+    def _start_key(self, job: JobRun, now: float) -> tuple[float, float, str]:
+        """MLF: ``job``'s rank key when the settle began (computed when first needed: no job
+        changes before it is first looked at), which also starts its laxity in `_laxities`."""
+        key = self._start_keys.get(job.index)
+        if key is None:
+            laxity = self._laxities[job.index] = self._laxity_at_start(job, now)
+            key = self._start_keys[job.index] = (laxity, job.submit, job.name)
+        return key
+
+    def _laxity_at_start(self, job: JobRun, now: float) -> float:
+        """MLF: ``job``'s laxity, its running attempts' time left noted in `_running` (as
+        `_running_left` at the settle's start: the same sums, taken before any eviction of it)."""
+        if job.index not in self._running and self._laxity_order is not None:
+            self._running[job.index] = self._laxity_order.running(job, now)
+        return self.laxity(job, now, self._running)
+
+    def _holders(self, victims: Victims, now: float) -> tuple[dict[int, list[int]], dict[int, JobRun]]:
+        """The victims' attempts that may be evicted now, by job index (in slot order), and those
+        jobs; the first time a protected one may be is noted in ``_protected_until``.
+
+        An attempt may be evicted once it has run ``min_run``; under MLF with suspensions, also
+        once it has computed ``banks`` seconds (rule 4; never while a reducer is copying)."""
+        held: dict[int, list[int]] = {}
+        holders: dict[int, JobRun] = {}
+        suspending, includes, maps = self.sim.suspending, victims.includes, self.evict_maps
+        min_run, banks = self.min_run, self.banks
+        rule4 = self.deadline_policy == "MLF" and self.mode != "kill"
+        verdicts: dict[int, bool] = {}  # job index -> whether it is a victim
+        protected = self._protected_until
+        for slot, run in enumerate(self.sim.slot_run):
+            if run is None or slot in suspending:
+                continue
+            job, kind, _, start, _ = run
+            ready = start + min_run
+            if kind == MAP:
+                if not maps:
+                    continue  # a map ends soon on its own (the paper evicts reduces only)
+                if rule4 and start + banks > ready:
+                    ready = start + banks
+            elif rule4:  # a reducer computes once the job's last map ends: an event settle will see
+                if slot in job.copying or job.map_done is None:
+                    ready = math.inf
+                elif (start if start >= job.map_done else job.map_done) + banks > ready:
+                    ready = (start if start >= job.map_done else job.map_done) + banks
+            if now < ready and ready >= protected:
+                continue
+            victim = verdicts.get(job.index)
+            if victim is None:
+                victim = verdicts[job.index] = includes(job)
+            if not victim:
+                continue
+            if now >= ready:  # the very sum settle asks to be woken at
+                held.setdefault(job.index, []).append(slot)
+                holders[job.index] = job
+            else:
+                protected = ready
+        self._protected_until = protected
+        return held, holders
 
     def _kills_ranked(self, above: int, below: int) -> bool:
         """Whether kills made for job ``above`` reach job ``below`` (rule 3), directly or through others."""

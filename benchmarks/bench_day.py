@@ -1,0 +1,100 @@
+"""A production day: the FB-2010 SWIM day on 3,000 nodes, CPU time and peak memory (issue 18).
+
+The workload: the SWIM FB-2010 day (`tests/data/FB-2010_samples_24_times_1hr_0.tsv`, 24,437
+jobs imported, 8,853,238 tasks), on 3,000 nodes in 100 racks (2 map and 2 reduce slots each,
+heartbeat 3 s) under fair sharing with delay scheduling (15 + 15 s). Each run is a child
+process, so that its peak resident memory (``ru_maxrss``) is its own: once summary only, as
+``planner simulate`` without ``-o``; once writing the whole result file (every attempt's
+record, `SimResult.write_json`, as ``-o``).
+
+Floors (full suite): at most 120 s of CPU (`simulate` only, import excluded) and a peak of
+1 GB without the file, 1.5 GB with it. The objective of each row is the peak RSS in MB; its
+seconds are CPU seconds of the simulation. The quick suite runs the first 15 minutes of the
+day, without floors.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from benchmarks.registry import Row, register
+
+TRACE = Path(__file__).resolve().parent.parent / "tests" / "data" / "FB-2010_samples_24_times_1hr_0.tsv"
+NODES, RACKS = 3_000, 100
+DELAY = (15.0, 15.0)
+CPU_FLOOR = 120.0
+MEMORY_FLOOR_MB = {False: 1024.0, True: 1536.0}
+HOURS = {"quick": 0.25, "full": 24.0}
+
+
+def measure(hours: float, output: Path | None) -> dict:
+    """One run in this process: CPU seconds of the import, the simulation and the file, peak RSS."""
+    import resource
+    import time
+
+    from models import Cluster
+    from planner.io.swim import read_swim
+    from planner.simulator import Fair, simulate
+
+    start = time.process_time()
+    workload = read_swim(TRACE, window=(0.0, hours * 3600.0))
+    imported = time.process_time()
+    result = simulate(workload, Cluster(nodes=NODES, racks=RACKS), Fair(delay=DELAY))
+    simulated = time.process_time()
+    summary = result.summary()
+    if output is not None:
+        result.write_json(output)
+    written = time.process_time()
+    return {
+        "jobs": len(workload),
+        "tasks": sum(job.map_tasks + job.reduce_tasks for job in workload),
+        "import_seconds": imported - start,
+        "simulate_seconds": simulated - imported,
+        "write_seconds": written - simulated,
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+        "file_mb": output.stat().st_size / 2**20 if output is not None else 0.0,
+        "summary": summary,
+    }
+
+
+def _child(hours: float, output: Path | None) -> dict:
+    command = [sys.executable, "-m", "benchmarks.bench_day", str(hours)] + ([str(output)] if output else [])
+    done = subprocess.run(command, capture_output=True, text=True, check=False,
+                          cwd=Path(__file__).resolve().parent.parent)
+    if done.returncode != 0:
+        raise RuntimeError(f"the day's run failed: {done.stderr[-2000:]}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+@register("day")
+def day(suite: str) -> list[Row]:
+    """A production day: the FB-2010 SWIM day on 3,000 nodes under fair sharing with delay scheduling."""
+    hours = HOURS[suite]
+    whole = suite == "full"
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for writes in (False, True):
+            measured = _child(hours, Path(folder) / "result.json" if writes else None)
+            summary = measured["summary"]
+            instance = (f"FB-2010 {'day' if whole else f'first {hours * 60:g} min'} ({measured['jobs']:,} jobs, "
+                        f"{measured['tasks']:,} tasks), {NODES:,} nodes / {RACKS} racks, fair, delay "
+                        f"{DELAY[0]:g}+{DELAY[1]:g} s")
+            method = "simulate -o (every attempt's record)" if writes else "simulate (summary only)"
+            detail = (f"objective = peak RSS (MB){f', floor {MEMORY_FLOOR_MB[writes]:,.0f} MB' if whole else ''}; "
+                      f"seconds = CPU seconds of simulate(){f' (floor {CPU_FLOOR:g} s)' if whole else ''}; "
+                      f"{summary['attempts']:,} attempts, makespan {summary['makespan']:,.0f} s, node-local "
+                      f"{summary['node_local']:.1%}; import {measured['import_seconds']:.1f} s")
+            if writes:
+                detail += f"; file {measured['file_mb']:,.0f} MB written in {measured['write_seconds']:.1f} s CPU"
+            rows.append(Row("day", instance, method, measured["peak_mb"], None, None, measured["simulate_seconds"],
+                            "ok", 1, CPU_FLOOR if whole else None, detail,
+                            floor_objective=MEMORY_FLOOR_MB[writes] if whole else None))
+    return rows
+
+
+if __name__ == "__main__":
+    print(json.dumps(measure(float(sys.argv[1]), Path(sys.argv[2]) if len(sys.argv) > 2 else None)))

@@ -1,0 +1,162 @@
+"""`planner simulate`: one run of a workload on a cluster, from the command line."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from models.errors import InvalidInput
+from planner.cli.choices import SCHEDULER_NAMES
+from planner.cli.console import (
+    JsonFlag,
+    Section,
+    attribute,
+    emit,
+    heartbeats_fit,
+    not_a_folder,
+    parse_slots,
+    progress_shown,
+)
+from planner.cli.options import (
+    SIMULATION_FLAGS,
+    ClusterOption,
+    ConfigOption,
+    ContainersOption,
+    DelayOption,
+    HadoopConfOption,
+    HeartbeatOption,
+    NetworkOption,
+    ReadyNowOption,
+    Simulation,
+    SlowstartOption,
+    TaskTimeCvOption,
+    WorkloadArgument,
+    check_seed,
+)
+
+
+def simulate_command(
+    workload: WorkloadArgument,
+    cluster: ClusterOption,
+    scheduler: Annotated[
+        str | None,
+        typer.Option("--scheduler", "-s",
+                     help=f"Scheduler: {', '.join(SCHEDULER_NAMES)}; default the --config file's, else fifo."),
+    ] = None,
+    config: ConfigOption = None,
+    delay: DelayOption = None,
+    slots: Annotated[
+        str | None, typer.Option(help="MAP,REDUCE slot totals instead of the cluster's, e.g. 30,10.")
+    ] = None,
+    slowstart: SlowstartOption = None,
+    task_time_cv: TaskTimeCvOption = None,
+    containers: ContainersOption = False,
+    heartbeat: HeartbeatOption = None,
+    network: NetworkOption = False,
+    hadoop_conf: HadoopConfOption = None,
+    plan: Annotated[
+        Path | None, typer.Option("--plan", "-p", help="Run this plan (.json) as its exported Hadoop files "
+                                                       "configure the cluster (see --target).")
+    ] = None,
+    target: Annotated[
+        str, typer.Option("--target", help="--plan: mrv1 (the default), yarn-fair or yarn-capacity.")
+    ] = "mrv1",
+    ready_now: ReadyNowOption = False,
+    seed: Annotated[int, typer.Option(help="Seed of block placement and task-time noise.")] = 0,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Result file to write (.json).")] = None,
+    summary_only: Annotated[
+        bool, typer.Option("--summary-only", help="-o: write the summary, settings and jobs, not the task attempts.")
+    ] = False,
+    json_output: JsonFlag = False,
+) -> None:
+    """Simulate a workload task by task on a cluster under a scheduler, as Hadoop's files
+    configure it (--hadoop-conf, also a folder from `planner export`), or as a plan runs once
+    applied (--plan).
+
+    Example: planner simulate examples/nightly.yaml --cluster examples/cluster.yaml --scheduler fair --delay 15,15 -o result.json
+
+    Example: planner simulate examples/nightly.yaml --cluster examples/cluster.yaml --config pools.yaml --seed 1
+
+    Example: planner simulate trace.yaml -c cluster.yaml --hadoop-conf yarn-site.xml --hadoop-conf fair-scheduler.xml
+
+    Example: planner simulate examples/nightly.yaml -c examples/cluster.yaml --plan plan.json --target mrv1
+
+    The result file is written a chunk of task records at a time; a long run shows its
+    progress on stderr (simulated time, share of tasks done, ETA).
+    """
+    from models.cluster import Cluster
+    from models.workload import Workload
+    from planner.simulator import hadoop_run, simulate, simulation_settings
+
+    if summary_only and output is None:
+        raise InvalidInput("--summary-only", "applies to the result file; give -o/--output")
+    if output is not None and output.suffix.lower() != ".json":
+        raise InvalidInput("--output", "simulation results are written as .json", source=str(output))
+    not_a_folder(output)
+    check_seed(seed)
+    split = parse_slots(slots)
+    chosen_options = Simulation.of(config, delay, slowstart, task_time_cv, containers, heartbeat, network)
+    batch, given_cluster = Workload.from_file(workload), Cluster.from_file(cluster)
+    try:
+        machines = chosen_options.on(given_cluster)
+        heartbeats_fit(batch.jobs, machines, [split], cluster_file=cluster,
+                       flag="--heartbeat" if heartbeat is not None else None)
+        if plan is not None or hadoop_conf:
+            sets = "--plan" if plan is not None else "--hadoop-conf"
+            setting = [("--scheduler", scheduler is not None), ("--config", config is not None)]
+            setting += ([("--slots", slots is not None), ("--hadoop-conf", bool(hadoop_conf))] if plan is not None
+                        else [])
+            foreign = [] if plan is not None else [("--target", target != "mrv1"), ("--ready-now", ready_now)]
+            for flag, given in setting + foreign:
+                if given:
+                    raise InvalidInput(flag, f"does not go with {sets}" if (flag, given) in foreign
+                                       else f"{sets} sets the scheduler and the slots; leave it out")
+            if plan is not None:
+                prepared = _plan_run(plan, batch, given_cluster, machines, target, ready_now, chosen_options)
+            else:
+                prepared = hadoop_run(hadoop_conf, batch, machines, delay=chosen_options.delay,
+                                      **chosen_options.options)
+                if split is not None:
+                    if prepared.slots is not None:
+                        raise InvalidInput("--slots", "the folder's slot groups set the slots; leave it out")
+                    prepared = replace(prepared, slots=split)
+            label = prepared.label
+            with progress_shown(f"simulating {workload.name} ({label})") as progress:
+                result = prepared.simulate(seed, progress=progress)
+        else:
+            if target != "mrv1" or ready_now:
+                raise InvalidInput("--target" if target != "mrv1" else "--ready-now", "applies with --plan only")
+            chosen, options = simulation_settings(config, scheduler, delay=chosen_options.delay,
+                                                  **chosen_options.options)
+            label = chosen.name
+            with progress_shown(f"simulating {workload.name} ({label})") as progress:
+                result = simulate(batch, machines, chosen, seed=seed, slots=split, options=options, progress=progress)
+    except InvalidInput as error:
+        raise attribute(error, {**SIMULATION_FLAGS, "target": "--target"}, workload=workload,
+                        cluster=cluster) from None
+    if output is not None:
+        result.write_json(output, tasks=not summary_only)
+    emit([Section("result", f"simulation of {workload.name} ({label})", [result.summary()], one=True)],
+         as_json=json_output)
+
+
+def _plan_run(path: Path, batch: Any, given: Any, machines: Any, target: str, ready_now: bool,
+              chosen_options: Any) -> Any:
+    """The run of the plan in ``path`` as its exported files configure the cluster (``given``, the
+    cluster file's, is the one the plan was made for; ``machines`` has the flags' changes)."""
+    from planner.plans.plan import Plan
+    from planner.proof.applied import plan_run
+    from planner.simulator import with_options
+
+    chosen = Plan.from_file(path)
+    if not chosen.matches(batch, given):
+        raise InvalidInput("--plan", "was made for another workload or cluster (fingerprints differ)")
+    if chosen_options.delay is not None:
+        raise InvalidInput("--delay", "a plan's exported scheduler has no delay scheduling")
+    if target == "mrv1" and chosen_options.options.get("containers"):
+        raise InvalidInput("--containers", "Hadoop 1 (--target mrv1) has typed slots; YARN targets run containers")
+    return plan_run(chosen, batch, machines, target, ready_now=ready_now,
+                    options=with_options(None, **chosen_options.options))

@@ -1,0 +1,120 @@
+"""Knowing when a node's map slot would be declined again, without asking every job again.
+
+With delay scheduling and a heartbeat, a node with a free map slot reports every period while
+jobs wait for their local slots, and each report asks every waiting job, which declines (on the
+FB-2010 day about four reports in five). A decision whose every job declines changes nothing
+unless it also (a) starts a job's wait (a job with maps pending and no wait running: it was
+just submitted or has just launched), (b) raises a job's locality level (its wait passed a
+threshold), or (c) asks for a wake-up earlier than the one pending. And it declines again as
+long as no job gained a map this node could run: a job arrived (or may run now, under a
+running-job limit) with blocks on the node, a map of a job was evicted, or a job's level rose
+(to rack-local: on the racks holding its blocks; off-rack: everywhere). The memo counts those
+events per node, per rack and for all nodes.
+
+`DeclineMemo` keeps what that takes: the jobs with maps pending and no wait running, and each
+waiting job's next threshold in a heap. A node whose map decision was declined is declined
+again at once while none of its counts moved, no job's wait is to start, the clock is before
+every threshold and a wake-up is already due by the first of them: that decision would have
+asked every job, been declined by each, and changed nothing.
+
+Schedulers use it where a decision asks every job until one accepts and nothing but the above
+can make a job accept (`Fair` without caps on running tasks and without ``k``).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from planner.simulator.jobs import OFF_RACK, JobRun
+
+if TYPE_CHECKING:
+    from planner.simulator.core import Simulation
+    from planner.simulator.locality import DelayScheduling
+
+
+class DeclineMemo:
+    """The state that tells a repeated decline (see the module)."""
+
+    __slots__ = ("declined", "delay", "epoch", "node_epoch", "rack_epoch", "rack_of", "sequence", "sim",
+                 "thresholds", "unscanned")
+
+    def __init__(self, sim: Simulation, delay: DelayScheduling) -> None:
+        self.sim = sim
+        self.delay = delay
+        self.epoch = 0  # bumped when a job may have gained a map any node could run
+        self.node_epoch = [0] * sim.layout.nodes  # ... a map this node could run
+        self.rack_epoch = [0] * sim.layout.racks  # ... a map any node of this rack could run
+        self.rack_of = sim.layout.rack_of
+        self.sequence = 0
+        self.unscanned: dict[int, JobRun] = {}  # jobs that may have maps pending and no wait running
+        self.thresholds: list[tuple[float, int, float, int, JobRun]] = []  # (when, order, since, level, job)
+        self.declined: dict[int, tuple[int, int, int]] = {}  # node -> its counts at its last decline
+
+    # -- what `Scheduler.take` reports -------------------------------------------------------
+    def arrived(self, job: JobRun) -> None:
+        """``job`` was submitted, or may run now: it may launch on the nodes with its blocks (and
+        its wait is to start)."""
+        for node in np.unique(job.replicas).tolist():
+            self.node_epoch[node] += 1
+        self.unscanned[job.index] = job
+
+    def evicted(self) -> None:
+        """A map is pending again: any node may now run it (its job's level may be anything)."""
+        self.epoch += 1
+
+    def launched(self, job: JobRun) -> None:
+        """``job`` launched a map: its wait stops (`DelayScheduling.launched`)."""
+        self.unscanned[job.index] = job
+
+    def escalated(self, job: JobRun) -> None:
+        """``job``'s level rose (`DelayScheduling.allowed`): to rack-local, the racks with its
+        blocks may now run its maps; off-rack, every node."""
+        if job.level >= OFF_RACK:
+            self.epoch += 1
+        else:
+            for rack in np.unique(np.asarray(self.rack_of)[job.replicas]).tolist():
+                self.rack_epoch[rack] += 1
+        self._track(job)
+
+    def skipped(self, job: JobRun, started: bool) -> None:
+        """``job`` declined; ``started``: its wait started now."""
+        if started:
+            self.unscanned.pop(job.index, None)
+            self._track(job)
+
+    def _track(self, job: JobRun) -> None:
+        since = job.wait_since
+        if since is None or job.level >= OFF_RACK:
+            return
+        wait = self.delay.node_wait if job.level == 0 else self.delay.rack_wait
+        self.sequence += 1
+        heapq.heappush(self.thresholds, (since + wait, self.sequence, since, job.level, job))
+
+    # -- the decision ------------------------------------------------------------------------
+    def declines_again(self, node: int, now: float) -> bool:
+        """Would a map decision for ``node`` now be declined by every job, changing nothing?"""
+        if self.declined.get(node) != (self.epoch, self.node_epoch[node], self.rack_epoch[self.rack_of[node]]):
+            return False
+        if self.unscanned:
+            for index, job in list(self.unscanned.items()):
+                if job.wait_since is None and job.pending_maps and job.finish is None:
+                    return False
+                del self.unscanned[index]
+        first = self._first_threshold()
+        return now < first and self.sim.wake_at <= first
+
+    def declined_now(self, node: int) -> None:
+        self.declined[node] = (self.epoch, self.node_epoch[node], self.rack_epoch[self.rack_of[node]])
+
+    def _first_threshold(self) -> float:
+        heap = self.thresholds
+        while heap:
+            _, _, since, level, job = heap[0]
+            if job.wait_since == since and job.level == level and job.finish is None:
+                return heap[0][0]
+            heapq.heappop(heap)
+        return math.inf

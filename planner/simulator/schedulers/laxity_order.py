@@ -1,0 +1,365 @@
+"""MLF's order of the jobs, kept as they change, so that a decision does not rank every job.
+
+Laxity moves with the clock: laxity = deadline - (now + left / rate), ``left`` the job's work
+left and ``rate = max(progress / elapsed, S / J)`` (S slots, J unfinished jobs), so ranking the
+jobs from scratch at every pick and settle costs a sort of all of them. Write K = laxity + now =
+deadline - left / rate. Between two events that touch a job (its launches, ends, evictions, its
+reduces opening) K has a lower bound of one of these kinds (those using S / J hold while J does
+not grow: they are all made again when a job arrives):
+
+- ``LINE``: nothing of the job computes (waiting, suspended, reducers still copying), so
+  ``left`` is fixed and ``progress / elapsed`` falls: K >= deadline - left (now - start) /
+  progress, a line in ``now``, whatever J.
+- ``TANGENT``: attempts computing, at a rate above the even share: until the first of them ends
+  (an event for the job) ``left`` falls linearly and deadline - left / (progress / elapsed) is
+  convex or concave in ``now``; its tangent now or its chord over that window is below K
+  (`_tangent`), whatever J.
+- ``SHARED``: attempts computing at the even share: K >= deadline - left / (S / J), rising as
+  they compute.
+- ``FLOOR``: K >= deadline - left J / S, exact for a job that has not started and for a waiting
+  job whose rate fell to the share (a heap; a bound made when J was larger is raised when it comes
+  to the top).
+- ``WINDOW``: the rest (a job started in this very instant, no work left by the window's end):
+  K >= deadline - left_now / max(the lower rate at the window's two ends, S / J) (a heap).
+
+The lines sit in `KineticLines`, a kinetic tournament that keeps the least line at the current
+time (a match is replayed only when its two lines cross); windows, tangents and shared lines are
+bounds until the window's end only (the job is bound again then). Jobs without a deadline rank
+last, by submission and name.
+
+A decision takes the least bounds in turn and computes the exact laxity of each job met
+(`laxity_from`, the arithmetic of `LaxityRules.laxity`, its attempts' times summed in slot
+order); a job met is next once its exact laxity is below every bound left by more than a rounding
+margin. The order is exactly a full sort by (laxity, submit, name) (tests/test_kept_orders.py and
+tests/test_mlf_scale.py audit it at every decision), and a decision computes a handful of exact
+laxities and O(log J) heap and tournament steps instead of J laxities and a sort.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, TypeVar
+
+from planner.simulator.jobs import JobRun
+from planner.simulator.layout import ANY, REDUCE
+from planner.simulator.schedulers.kinetic import KineticLines
+from planner.simulator.schedulers.natjam_laxity import laxity_from, total_work, work_left
+
+if TYPE_CHECKING:
+    from planner.simulator.core import Simulation
+
+T = TypeVar("T")
+H = TypeVar("H", bound=tuple)
+#: Where a job's bound is (`LaxityOrder.where`): none (nothing to launch), a line of `lines`
+#: (waiting, computing above the even share, computing at it), a floor, a window, no deadline.
+NONE, LINE, TANGENT, SHARED, FLOOR, WINDOW, LAST = range(7)
+#: Relative rounding margin between an exact laxity and a bound: laxities are a handful of float
+#: operations (errors near 1e-15 of the magnitudes involved); a wider margin only costs exact ones.
+MARGIN = 1e-9
+#: Heaps are rebuilt from their live entries when stale ones outnumber them by this factor.
+COMPACT_FACTOR = 2
+
+
+class LaxityOrder:
+    """The unfinished jobs with a task to launch, in MLF's order (see the module docstring).
+
+    The simulation notes the jobs whose attempts end or resume (``changed``, its
+    `Simulation.changed`); the scheduler notes its launches (`launched`, with the node), its
+    suspensions and kills (``changed``), arrivals and ends (`arrive`, `finish`)."""
+
+    def __init__(self, sim: Simulation, jobs: list[JobRun], remaining: Callable[[int, float], float]) -> None:
+        self.sim = sim
+        self.jobs = jobs  # the scheduler's unfinished jobs: J
+        self.remaining = remaining  # `LaxityRules._remaining`
+        count = len(sim.workload)
+        self.lines = KineticLines(count)
+        self.runs: list[JobRun | None] = [None] * count
+        self.stamps = [0] * count  # job index -> stamp of its live heap entry
+        self.where = bytearray(count)  # job index -> NONE, LINE, ... LAST
+        self.slots: list[list[int]] = [[] for _ in range(count)]  # job index -> its running slots, in order
+        self.changed: list[JobRun] = []
+        self.launches: list[tuple[JobRun, int]] = []
+        self.windows: list[tuple[float, int, int]] = []  # (bound, job index, stamp)
+        self.ends: list[tuple[float, int, int]] = []  # (the window's end, job index, stamp)
+        self.floors: list[tuple[float, int, int, int, float]] = []  # (bound, job index, stamp, J, left)
+        self.last: list[tuple[float, str, int, int]] = []  # (submit, name, job index, stamp)
+        self.live = [0] * 7  # jobs in each place
+        self.grown = False  # a job arrived: floors and windows made with fewer jobs are too high
+        self.scale = 1.0  # 1 + the largest deadline: the magnitude of the rounding margin
+        self.node_slots: list[list[int]] = [[] for _ in range(sim.layout.nodes)]
+        for slot, node in enumerate(sim.layout.slot_node):
+            self.node_slots[node].append(slot)
+
+    # -- what changed ---------------------------------------------------------------------
+    def arrive(self, job: JobRun) -> None:
+        self.runs[job.index] = job
+        if job.deadline is not None:
+            self.scale = max(self.scale, 1.0 + abs(job.deadline))
+        self.grown = True
+        self.changed.append(job)
+
+    def finish(self, job: JobRun) -> None:
+        if self._drop(job.index):
+            self.lines.remove(job.index)
+        self.slots[job.index] = []
+
+    def launched(self, job: JobRun, node: int) -> None:
+        """``job`` launched a task on ``node`` (the slot is known once the simulation placed it)."""
+        self.launches.append((job, node))
+
+    def _drop(self, index: int) -> bool:
+        """Take the job's bound out (its heap entries go stale); whether it was a line (left in
+        `lines` for the caller to replace or remove)."""
+        place = self.where[index]
+        self.live[place] -= 1
+        self.where[index] = NONE
+        self.stamps[index] += 1
+        return place in (LINE, TANGENT, SHARED)
+
+    def _place(self, index: int, place: int) -> None:
+        self.where[index] = place
+        self.live[place] += 1
+
+    def refresh(self, now: float) -> None:
+        """Bring every bound to ``now``: re-bound the jobs that changed or whose window ended."""
+        slot_run = self.sim.slot_run
+        changed = self.changed
+        for job, node in self.launches:
+            mine = self.slots[job.index]
+            for slot in self.node_slots[node]:
+                run = slot_run[slot]
+                if run is not None and run[0] is job and slot not in mine:
+                    mine.append(slot)
+                    mine.sort()
+            changed.append(job)
+        self.launches.clear()
+        if self.grown:
+            self.grown = False
+            changed.extend(run for run, place in zip(self.runs, self.where, strict=True)
+                           if place in (FLOOR, WINDOW, SHARED))
+        ends, stamps = self.ends, self.stamps
+        while ends and ends[0][0] < now:
+            _, index, stamp = heapq.heappop(ends)
+            if stamps[index] == stamp:
+                changed.append(self.runs[index])
+        self.lines.advance(now)
+        if changed:
+            seen: set[int] = set()
+            for job in changed:
+                if job.index not in seen and job.finish is None:
+                    seen.add(job.index)
+                    self._bound(job, now)
+            changed.clear()
+
+    def _bound(self, job: JobRun, now: float) -> None:
+        index = job.index
+        lined = self._drop(index)
+        line = self._classify(job, now)
+        if line is not None:
+            self.lines.put(index, *line)
+        elif lined:
+            self.lines.remove(index)
+
+    def _classify(self, job: JobRun, now: float) -> tuple[float, float, float] | None:
+        """Bound ``job`` (just dropped): its line if its bound is one, else None (put on a heap)."""
+        index, stamp = job.index, self.stamps[job.index]
+        sim = self.sim
+        mine = self.slots[index]
+        if mine:
+            slot_run = sim.slot_run
+            mine[:] = [slot for slot in mine if (run := slot_run[slot]) is not None and run[0] is job]
+        if not job.pending(ANY):
+            return None
+        if job.deadline is None:
+            self._place(index, LAST)
+            heapq.heappush(self.last, (job.submit, job.name, index, stamp))
+            if len(self.last) > COMPACT_FACTOR * self.live[LAST] + 64:
+                self.last = [entry for entry in self.last if self.stamps[entry[2]] == entry[3]]
+                heapq.heapify(self.last)
+            return None
+        running, computing, end = 0.0, 0, math.inf
+        for slot in mine:
+            running = running + self.remaining(slot, now)
+            run = slot_run[slot]
+            if run[1] == REDUCE and (slot in job.copying or slot in sim.compute_queue[sim.slot_node[slot]]):
+                continue  # its remaining time is its whole compute, until the job's last map ends
+            if sim.slot_end[slot] > now:
+                computing += 1
+                end = min(end, sim.slot_end[slot])
+        left = work_left(job, running)
+        total = total_work(job)
+        share = sim.layout.slots / max(len(self.jobs), 1)
+        start = job.start
+        if computing:
+            self.ends = self._push(self.ends, (end, index, stamp), TANGENT, SHARED, WINDOW)  # re-bound then
+            late = left - computing * (end - now)  # left at the window's end
+            if start is None or now <= start or late <= 0 or total <= left:
+                self._window(job, now, left, late, end, share)
+                return None
+            if (total - left) / (now - start) > share:
+                self._place(index, TANGENT)
+                return _tangent(job.deadline, start, now, end, left, late, total, computing)
+            # At the even share: K >= deadline - left / share, rising as its attempts compute.
+            self._place(index, SHARED)
+            return job.deadline - left / share, -computing / share, now
+        if _on_line(job, now, left, total, share):
+            self._place(index, LINE)
+            return job.deadline, left / (total - left), start
+        self._place(index, FLOOR)
+        entry = (job.deadline - max(left, 0.0) / share, index, stamp, len(self.jobs), left)
+        self.floors = self._push(self.floors, entry, FLOOR)
+        return None
+
+    def _window(self, job: JobRun, now: float, left: float, late: float, end: float, share: float) -> None:
+        """A bound of K over the window [now, end] (as a last resort: no rate yet, or no work left)."""
+        start = job.start
+        if start is None or now <= start:  # no rate of its own yet: a bound for this instant only
+            bound = job.deadline - max(left, 0.0) / share
+            heapq.heappush(self.ends, (now, job.index, self.stamps[job.index]))
+        else:
+            total = total_work(job)
+            rate = min((total - left) / (now - start), (total - late) / (end - start))
+            bound = job.deadline - max(left, 0.0) / max(rate, share)
+        self._place(job.index, WINDOW)
+        self.windows = self._push(self.windows, (bound, job.index, self.stamps[job.index]), WINDOW)
+
+    def _push(self, heap: list[H], entry: H, *places: int) -> list[H]:
+        """Push ``entry`` (a bound or time, the job index, its stamp, ...) on ``heap``; the heap,
+        rebuilt from its live entries when stale ones (jobs re-bounded since) outnumber them."""
+        heapq.heappush(heap, entry)
+        if len(heap) <= COMPACT_FACTOR * sum(self.live[place] for place in places) + 64:
+            return heap
+        stamps = self.stamps
+        heap = [item for item in heap if stamps[item[1]] == item[2]]
+        heapq.heapify(heap)
+        return heap
+
+    # -- the order ----------------------------------------------------------------------------
+    def running(self, job: JobRun, now: float) -> float:
+        """What ``job``'s running attempts have left, summed in slot order (`LaxityRules._running_left`)."""
+        running = 0.0
+        for slot in self.slots[job.index]:
+            running = running + self.remaining(slot, now)
+        return running
+
+    def exact(self, job: JobRun, now: float, share: float) -> tuple[float, float]:
+        """``job``'s laxity, computed as `LaxityRules.laxity` does, and its work left."""
+        left = work_left(job, self.running(job, now))
+        return laxity_from(job, now, left, share), left
+
+    def first(self, now: float) -> JobRun | None:
+        """The first job with a task to launch, or None."""
+        return self.scan(now, lambda job: job)
+
+    def scan(self, now: float, attempt: Callable[[JobRun], T | None]) -> T | None:
+        """The first non-None ``attempt(job)`` over the jobs with a task to launch, in order."""
+        self.refresh(now)
+        share = self.sim.layout.slots / max(len(self.jobs), 1)
+        count = len(self.jobs)
+        runs, stamps = self.runs, self.stamps
+        windows, floors, last = self.windows, self.floors, self.last
+        taken_windows: list[tuple[float, int, int]] = []
+        taken_floors: list[tuple[float, int, int, int, float]] = []
+        taken_last: list[tuple[float, str, int, int]] = []
+        met: list[tuple[float, float, str, int]] = []  # exact keys of the jobs met, not yet offered
+        tree = self.lines
+        root = tree.win[1]
+        line = None if root < 0 else (tree.value(root, now), root)  # the least line, then the next ones
+        lines: Iterator[tuple[float, int]] | None = None
+        scale = self.scale + abs(now)
+        try:
+            while True:
+                while windows and stamps[windows[0][1]] != windows[0][2]:
+                    heapq.heappop(windows)
+                while floors:
+                    _, index, stamp, jobs, left = floors[0]
+                    if stamps[index] != stamp:
+                        heapq.heappop(floors)
+                    elif jobs > count:  # made when more jobs shared the cluster: raise it
+                        bound = runs[index].deadline - max(left, 0.0) / share
+                        heapq.heapreplace(floors, (bound, index, stamp, count, left))
+                    else:
+                        break
+                bound, source = math.inf, NONE
+                if windows and windows[0][0] < bound:
+                    bound, source = windows[0][0], WINDOW
+                if floors and floors[0][0] < bound:
+                    bound, source = floors[0][0], FLOOR
+                if line is not None and line[0] < bound:
+                    bound, source = line[0], LINE
+                if met and (source == NONE or met[0][0] + now + MARGIN * (scale + abs(met[0][0])) < bound):
+                    result = attempt(runs[heapq.heappop(met)[3]])
+                    if result is not None:
+                        return result
+                    continue
+                if source == NONE:
+                    break
+                if source == WINDOW:
+                    taken_windows.append(heapq.heappop(windows))
+                    index = taken_windows[-1][1]
+                elif source == FLOOR:
+                    taken_floors.append(heapq.heappop(floors))
+                    index = taken_floors[-1][1]
+                else:
+                    index = line[1]
+                    if lines is None:
+                        lines = tree.ordered()
+                        next(lines)  # the least, met already
+                    line = next(lines, None)
+                job = runs[index]
+                laxity, left = self.exact(job, now, share)
+                heapq.heappush(met, (laxity, job.submit, job.name, index))
+                place = self.where[index]
+                if place in (LINE, FLOOR) and (place == LINE) != _on_line(job, now, left, total_work(job), share):
+                    self.changed.append(job)  # waiting, a line below its floor or a floor below its line
+            while last:  # no deadline: last, by submission and name
+                entry = heapq.heappop(last)
+                if stamps[entry[2]] != entry[3]:
+                    continue
+                taken_last.append(entry)
+                result = attempt(runs[entry[2]])
+                if result is not None:
+                    return result
+            return None
+        finally:
+            for entry in taken_windows:
+                heapq.heappush(windows, entry)
+            for floor in taken_floors:
+                heapq.heappush(floors, floor)
+            for entry in taken_last:
+                heapq.heappush(last, entry)
+
+    def listed(self, now: float) -> list[JobRun]:
+        """Every job with a task to launch, in order (for audits)."""
+        jobs: list[JobRun] = []
+        self.scan(now, lambda job: jobs.append(job))
+        return jobs
+
+
+def _tangent(deadline: float, start: float, now: float, end: float, left: float, late: float, total: float,
+             computing: int) -> tuple[float, float, float]:
+    """A line (value at ``now``, fall per second, ``now``) below deadline - left / (progress /
+    elapsed) over [now, end], ``computing`` attempts taking ``left`` down to ``late``.
+
+    The progress p grows linearly (p' = computing); with p0 the progress extrapolated back to the
+    job's start, left (t - start) / p = (p0 + total - p - p0 total / p) / computing. If p0 > 0 it
+    is concave in p, so K = deadline - it is convex and its tangent now is below it; if p0 <= 0,
+    K is concave and its chord over the window is below it."""
+    elapsed = now - start
+    done = total - left
+    at_now = deadline - left * elapsed / done
+    origin = done - computing * elapsed  # progress extrapolated back to the start
+    if origin > 0:
+        return at_now, origin * total / (done * done) - 1.0, now
+    at_end = deadline - late * (end - start) / (total - late)
+    return at_now, (at_now - at_end) / (end - now), now
+
+
+def _on_line(job: JobRun, now: float, left: float, total: float, share: float) -> bool:
+    """Whether a job with nothing computing is bounded best by its line: it has a rate of its own
+    above the even share (and work left)."""
+    start = job.start
+    return start is not None and now > start and left > 0 and total - left > 0 and (total - left) / (now - start) > share
+
