@@ -131,6 +131,12 @@ class Simulation(Offers, Ends, Transfers):
         # and no report due (`offers.Offers`), and how many are flagged.
         self.asleep = [bytearray(nodes) for _ in range(3)]
         self.asleep_count = [0, 0, 0]
+        # Per kind, the node woken to report next for pending work (-1: none) and its tick's time.
+        self.chain = [-1, -1, -1]
+        # Nodes with a free map slot that delay scheduling declines until a change wakes them.
+        self.declined_asleep = bytearray(nodes)
+        self.declined_count = 0
+        self.chain_tick = [math.inf] * 3
         self.fresh: list[int] = []  # heartbeat 0: slots freed since the last dispatch
         self.idle: dict[int, None] = {}  # heartbeat 0: free slots declined since work last appeared
         self.reoffer = False
@@ -225,6 +231,8 @@ class Simulation(Offers, Ends, Transfers):
                     self.wake_at = math.inf
                 self.scheduler.wake(now)
                 self._work_appeared()
+                if self.declined_count:  # a wait may be over, or a wake-up must be asked again
+                    self._wake_first_declined()
             if heap and heap[0][0] == now:
                 continue
             # The instant is over: decide on the state it left.

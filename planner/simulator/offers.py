@@ -26,9 +26,17 @@ class Offers:
     work pending or work of such a kind appears. When work appears Hadoop's sleeping
     nodes would all report at their next ticks; most find the work gone (a job's five
     reduces go to the first five). So only the sleeping node whose tick comes first is
-    woken, and after each report, while work of a kind is pending, the next one: every
+    woken, and when it has reported, while work of that kind is pending, the next one: every
     report that happens is one the full wake-up would make, in the same order, and the
     ones left out would have found nothing to launch.
+
+    With delay scheduling a node whose map slot every job declines keeps reporting in
+    Hadoop. When the scheduler can tell that its reports would be declined, changing
+    nothing (`schedulers.declines.DeclineMemo`), the node sleeps in ``declined_asleep``
+    instead, until the memo wakes it: a job that may now run on it (an arrival with blocks
+    there, a level raised for its rack or for all, a map evicted), a job whose wait is to
+    start (the first such node to tick asks every job, as its report would have), or a
+    wake-up (a wait may be over).
     """
 
     def _work_appeared(self, kind: int | None = None) -> None:
@@ -37,34 +45,44 @@ class Offers:
             self.reoffer = True
             self.dispatch_due = True
             return
-        self._wake_next(kind)
+        self._wake_next(kind, True)
 
-    def _wake_next(self, kind: int | None) -> None:
-        """Wake the first sleeping node with a free slot for pending work of ``kind``."""
+    def _wake_next(self, kind: int | None, appeared: bool = False) -> None:
+        """Wake the first sleeping node with a free slot for pending work of ``kind``, unless a
+        node woken for it reports first. Without ``appeared`` (after a report) a node woken for
+        it is enough: while work stays pending no node falls asleep under that kind."""
         pending = self.pending
         counts = self.asleep_count
+        chain = self.chain
         now = self.events.now
         for group in (MAP, REDUCE, ANY) if kind is None else (kind, ANY):
             if counts[group] and (pending[group] if group != ANY else pending[0] or pending[1]):
-                self._schedule_heartbeat(self._first_asleep(self.asleep[group], now), now)
+                if chain[group] >= 0 and not appeared:
+                    continue
+                node, ticks, tick = self._first_asleep(self.asleep[group], now)
+                if chain[group] >= 0 and self.chain_tick[group] <= tick:
+                    continue
+                self._schedule_heartbeat(node, now, ticks, tick)
+                chain[group] = node
+                self.chain_tick[group] = tick
 
-    def _first_asleep(self, flags: bytearray, now: float) -> int:
-        """The flagged node whose next tick comes first after ``now``: nodes tick in order
-        of their number, from the one whose offset is the phase of ``now``. Three
-        candidates from just before that one, so that a rounding error cannot skip it."""
+    def _first_asleep(self, flags: bytearray, now: float) -> tuple[int, int, float]:
+        """The flagged node whose next tick comes first after ``now`` (node, tick number, time):
+        nodes tick in order of their number, from the one whose offset is the phase of ``now``.
+        Three candidates from just before that one, so that a rounding error cannot skip it."""
         nodes = self.layout.nodes
         period = self.heartbeat
         position = max(int(now % period * nodes / period) - 1, 0)
-        best, best_tick = -1, math.inf
+        best, best_ticks, best_tick = -1, 0, math.inf
         for _ in range(3):
             node = flags.find(1, position)
             if node < 0:
                 node = flags.find(1)
-            tick = self._tick_after(node, now)[1]
+            ticks, tick = self._tick_after(node, now)
             if tick < best_tick:
-                best, best_tick = node, tick
+                best, best_ticks, best_tick = node, ticks, tick
             position = node + 1
-        return best
+        return best, best_ticks, best_tick
 
     def _tick_after(self, node: int, now: float) -> tuple[int, float]:
         """The number and time of ``node``'s first tick at or after ``now``, the time computed
@@ -78,15 +96,19 @@ class Offers:
             ticks += 1
         return ticks, offset + ticks * period
 
-    def _schedule_heartbeat(self, node: int, now: float) -> None:
-        """Wake ``node`` at its next tick."""
-        ticks, tick = self._tick_after(node, now)
+    def _schedule_heartbeat(self, node: int, now: float, ticks: int = -1, tick: float = 0.0) -> None:
+        """Wake ``node`` at its next tick (its number and time when the caller has them)."""
+        if ticks < 0:
+            ticks, tick = self._tick_after(node, now)
         self.awake[node] = 1
         self.node_tick[node] = ticks
         for kind, flags in enumerate(self.asleep):
             if flags[node]:
                 flags[node] = 0
                 self.asleep_count[kind] -= 1
+        if self.declined_asleep[node]:
+            self.declined_asleep[node] = 0
+            self.declined_count -= 1
         self.events.push(tick, DISPATCH, node, HEARTBEAT)
 
     def _next_heartbeat(self, node: int) -> None:
@@ -116,19 +138,37 @@ class Offers:
     def _heartbeat(self, node: int, now: float) -> None:
         """The node reports: offer its free slots, then report again next tick or sleep."""
         self.awake[node] = 0
+        chain = self.chain
+        if node in chain:
+            for group in (MAP, REDUCE, ANY):
+                if chain[group] == node:
+                    chain[group] = -1
         free = self.node_free[node]
         multiple = self.options.assign_multiple
         pending = self.pending
+        declined = False
         for kind in self.kinds_present:
             slots = free[kind]
             while slots and (pending[kind] if kind != ANY else pending[0] or pending[1]):
-                if not self._offer(slots[-1], node, kind, now) or not multiple:
+                if not self._offer(slots[-1], node, kind, now):
+                    declined = kind == MAP
+                    break
+                if not multiple:
                     break
         if any(free[kind] and (pending[kind] if kind != ANY else pending[0] or pending[1])
                for kind in self.kinds_present):
-            self._next_heartbeat(node)
-            if self.running_total == 0 and len(self.jobs) == len(self.workload):
-                self._check_stall(now)
+            memo = self.scheduler.memo
+            if (declined and memo is not None and not (free[REDUCE] and pending[REDUCE])
+                    and memo.declines_again(node, now)):
+                # Its reports would be declined, changing nothing, until a change wakes it.
+                self.declined_asleep[node] = 1
+                self.declined_count += 1
+                if free[REDUCE]:
+                    self._sleep(node, REDUCE)
+            else:
+                self._next_heartbeat(node)
+                if self.running_total == 0 and len(self.jobs) == len(self.workload):
+                    self._check_stall(now)
         else:
             for kind in self.kinds_present:
                 if free[kind]:
@@ -137,7 +177,32 @@ class Offers:
         if (counts[MAP] and pending[MAP]) or (counts[REDUCE] and pending[REDUCE]) or (
             counts[ANY] and (pending[0] or pending[1])
         ):
-            self._wake_next(None)  # the next node the full wake-up would have reached
+            self._wake_next(None)  # the next node the full wake-up would have reached, if none is due
+
+    # -- nodes whose map slot delay scheduling declines (`schedulers.declines`) ---------------
+    def _wake_declined(self, nodes: list[int] | None) -> None:
+        """Wake these declined nodes (None: all) at their next ticks."""
+        if not self.declined_count:
+            return
+        flags = self.declined_asleep
+        now = self.events.now
+        for node in (i for i, flag in enumerate(flags) if flag) if nodes is None else nodes:
+            if flags[node]:
+                self._schedule_heartbeat(node, now)
+
+    def _wake_declined_racks(self, racks: list[int]) -> None:
+        if not self.declined_count:
+            return
+        layout = self.layout
+        bounds = [*layout.rack_start.tolist(), layout.nodes]
+        self._wake_declined([node for rack in racks for node in range(bounds[rack], bounds[rack + 1])])
+
+    def _wake_first_declined(self) -> None:
+        """Wake the declined node whose tick comes first: its report asks every job again."""
+        if self.declined_count:
+            now = self.events.now
+            node, ticks, tick = self._first_asleep(self.declined_asleep, now)
+            self._schedule_heartbeat(node, now, ticks, tick)
 
     def _dispatch(self, now: float) -> None:
         """Heartbeat 0: offer the slots freed in this instant (all idle ones if work appeared)."""

@@ -17,6 +17,12 @@ again at once while none of its counts moved, no job's wait is to start, the clo
 every threshold and a wake-up is already due by the first of them: that decision would have
 asked every job, been declined by each, and changed nothing.
 
+The simulation goes one step further: such a node stops reporting (`Offers`), and the memo
+wakes it when one of its counts moves (the nodes holding a new job's blocks, the racks of a job
+raised to rack-local, every node for an eviction or an off-rack level), when a job's wait is to
+start (the first such node to tick), and at every wake-up (`Simulation` wakes the first such
+node: a wait may be over, or the wake-up must be asked for again).
+
 Schedulers use it where a decision asks every job until one accepts and nothing but the above
 can make a job accept (`Fair` without caps on running tasks and without ``k``).
 """
@@ -58,26 +64,35 @@ class DeclineMemo:
     def arrived(self, job: JobRun) -> None:
         """``job`` was submitted, or may run now: it may launch on the nodes with its blocks (and
         its wait is to start)."""
-        for node in np.unique(job.replicas).tolist():
+        nodes = np.unique(job.replicas).tolist()
+        for node in nodes:
             self.node_epoch[node] += 1
         self.unscanned[job.index] = job
+        self.sim._wake_declined(nodes)
+        self.sim._wake_first_declined()  # its wait is to start at the first report that asks it
 
     def evicted(self) -> None:
         """A map is pending again: any node may now run it (its job's level may be anything)."""
         self.epoch += 1
+        self.sim._wake_declined(None)
 
     def launched(self, job: JobRun) -> None:
         """``job`` launched a map: its wait stops (`DelayScheduling.launched`)."""
-        self.unscanned[job.index] = job
+        if job.pending_maps > 1:  # this launch takes one
+            self.unscanned[job.index] = job
+            self.sim._wake_first_declined()
 
     def escalated(self, job: JobRun) -> None:
         """``job``'s level rose (`DelayScheduling.allowed`): to rack-local, the racks with its
         blocks may now run its maps; off-rack, every node."""
         if job.level >= OFF_RACK:
             self.epoch += 1
+            self.sim._wake_declined(None)
         else:
-            for rack in np.unique(np.asarray(self.rack_of)[job.replicas]).tolist():
+            racks = np.unique(np.asarray(self.rack_of)[job.replicas]).tolist()
+            for rack in racks:
                 self.rack_epoch[rack] += 1
+            self.sim._wake_declined_racks(racks)
         self._track(job)
 
     def skipped(self, job: JobRun, started: bool) -> None:
