@@ -154,6 +154,12 @@ def _scale(suite: str) -> list[Row]:
     return rows
 
 
+def _case_label(instance: str) -> str:
+    """A throughput row's case in a few words: 'default', 'factors 1', 'lognormal'."""
+    case = instance.rsplit("tasks, ", 1)[-1]
+    return "lognormal" if "lognormal" in case else "factors 1" if "factors 1" in case else "default"
+
+
 def figure(rows: list[Row], folder: Path) -> None:
     """Left: tasks/s of both models; right: map locality by scheduler on the FB-2009 trace."""
     import matplotlib
@@ -164,10 +170,10 @@ def figure(rows: list[Row], folder: Path) -> None:
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
     speed = [r for r in rows if r.method in (OURS, SIMPY)]
     if speed:
-        labels = [f"{r.method}\n{r.instance.rsplit('tasks, ', 1)[-1].replace(', ', chr(10))}" for r in speed]
+        labels = [f"{'ours' if r.method == OURS else 'SimPy'}\n{_case_label(r.instance)}" for r in speed]
         colours = ["tab:blue" if r.method == OURS else "tab:gray" for r in speed]
         bars = left.bar(labels, [r.objective for r in speed], color=colours)
-        left.tick_params(axis="x", labelsize=5)
+        left.tick_params(axis="x", labelsize=7)
         left.bar_label(bars, labels=[f"{r.objective:,.0f}" for r in speed])
         left.set_title(speed[0].instance.split(", ", 1)[1].rsplit(" tasks, ", 1)[0] + " tasks", fontsize=9)
         simpy_rate = max((r.objective for r in speed if r.method == SIMPY), default=None)
@@ -186,6 +192,7 @@ def figure(rows: list[Row], folder: Path) -> None:
             values = [share[column] for share in shares]
             right.bar(names, values, bottom=bottom, label=level, color=colour)
             bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+        right.tick_params(axis="x", labelrotation=20, labelsize=7)
         scale = next(r for r in rows if _LOCALITY.search(r.detail))
         right.set_title(scale.instance.split(", heartbeat")[0], fontsize=9)
         right.legend(title="map locality", loc="upper left", bbox_to_anchor=(1.0, 1.0))

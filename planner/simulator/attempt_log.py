@@ -32,49 +32,62 @@ MAX_CHUNK = 10_000_000
 
 class AttemptLog:
     """Ended attempts: a flat list being filled (``buffer``, nine values an attempt, in the
-    order they ended) and the columns of the attempts moved out of it."""
+    order they ended) and typed columns holding the attempts moved out of it.
 
-    __slots__ = ("_chunks", "_columns", "buffer", "limit")
+    The columns are allocated for ``capacity`` attempts at the first move (the simulation
+    passes its workload's task count, which a run without evictions meets exactly) and grow
+    by half when evictions make more: no copy at the end, and no chunks left to join.
+    """
 
-    def __init__(self, chunk: int = CHUNK) -> None:
+    __slots__ = ("_columns", "_count", "buffer", "capacity", "limit")
+
+    def __init__(self, chunk: int = CHUNK, capacity: int = 0) -> None:
         self.buffer: list[float] = []
         self.limit = WIDTH * chunk  # the simulation calls `flush` once the buffer holds this many
-        self._chunks: dict[str, list[np.ndarray]] = {name: [] for name in NAMES}  # per column, in order
+        self.capacity = capacity
         self._columns: dict[str, np.ndarray] | None = None
+        self._count = 0  # attempts in the columns
 
     def __len__(self) -> int:
-        done = 0 if self._columns is None else len(self._columns["job"])
-        return done + sum(len(part) for part in self._chunks["job"]) + len(self.buffer) // WIDTH
+        return self._count + len(self.buffer) // WIDTH
 
     def __getstate__(self) -> dict[str, np.ndarray]:
-        return self.columns()
+        return {name: column.copy() for name, column in self.columns().items()}
 
     def __setstate__(self, columns: dict[str, np.ndarray]) -> None:
         self.buffer, self.limit, self._columns = [], WIDTH * CHUNK, dict(columns)
-        self._chunks = {name: [] for name in NAMES}
+        self._count = self.capacity = len(columns["job"])
 
     def flush(self) -> None:
-        """Move the buffer's attempts into typed columns (the buffer object stays, emptied)."""
+        """Move the buffer's attempts into the typed columns (the buffer object stays, emptied)."""
         if not self.buffer:
             return
         table = np.array(self.buffer, dtype=np.float64).reshape(-1, WIDTH)
-        for position, (name, dtype) in enumerate(COLUMNS):
-            self._chunks[name].append(table[:, position].astype(dtype))
+        start, stop = self._count, self._count + len(table)
+        if self._columns is None or stop > len(self._columns["job"]):
+            self._grow(stop)
+        for position, name in enumerate(NAMES):
+            self._columns[name][start:stop] = table[:, position]
+        self._count = stop
         self.buffer.clear()
 
+    def _grow(self, needed: int) -> None:
+        size = max(needed, self.capacity) if self._columns is None else max(needed, len(self._columns["job"]) * 3 // 2)
+        old = self._columns
+        self._columns = {}
+        for name, dtype in COLUMNS:
+            column = np.empty(size, dtype=dtype)
+            if old is not None:
+                column[: self._count] = old.pop(name)[: self._count]
+            self._columns[name] = column
+
     def columns(self) -> dict[str, np.ndarray]:
-        """Every attempt's fields as arrays (name -> array), in the order the attempts ended."""
+        """Every attempt's fields as arrays (name -> array, views of the columns), in the order
+        the attempts ended."""
         self.flush()
-        if self._chunks["job"]:
-            columns = self._columns or {}
-            for name in NAMES:  # a column at a time, its parts let go: the peak is one column over the log
-                parts = self._chunks[name]
-                columns[name] = np.concatenate(([columns[name]] if name in columns else []) + parts)
-                parts.clear()
-            self._columns = columns
         if self._columns is None:
-            self._columns = {name: np.empty(0, dtype=dtype) for name, dtype in COLUMNS}
-        return self._columns
+            return {name: np.empty(0, dtype=dtype) for name, dtype in COLUMNS}
+        return {name: column[: self._count] for name, column in self._columns.items()}
 
     def rows(self, order: np.ndarray | None = None, start: int = 0, stop: int | None = None) -> Iterator[tuple]:
         """Attempts as tuples of Python numbers (ints and floats as the simulation logged

@@ -112,10 +112,11 @@ class Simulation(Offers, Ends, Transfers):
         self.progress = progress
         if progress is not None and not callable(progress):
             raise InvalidInput("progress", f"must be a function of a Progress, got {type(progress).__name__}")
-        self.attempt_log = AttemptLog(as_int(progress_every, "progress_every", minimum=1, maximum=MAX_CHUNK))
+        self.tasks_total = sum(job.map_tasks + job.reduce_tasks for job in self.workload)
+        self.attempt_log = AttemptLog(as_int(progress_every, "progress_every", minimum=1, maximum=MAX_CHUNK),
+                                      capacity=self.tasks_total)
         self.log: list[float] = self.attempt_log.buffer
         self.log_limit = self.attempt_log.limit
-        self.tasks_total = sum(job.map_tasks + job.reduce_tasks for job in self.workload)
         self.started_at = 0.0  # wall clock at `run`
         self.jobs: list[JobRun] = []  # in order of arrival
         self._runs: list[JobRun | None] = [None] * len(self.workload)
