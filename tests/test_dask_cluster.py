@@ -182,16 +182,31 @@ def planner(folder: Path, *args: object) -> subprocess.CompletedProcess:
 EXECUTORS = ("serial", "local", "dask")
 
 
+def planner_on(executor: str, cluster, folder: Path, *args: object) -> tuple[subprocess.CompletedProcess, int]:
+    """`planner ARGS --executor E` (``dask``: the test cluster), and how many runs the cluster's
+    workers executed meanwhile, checked to be none unless on Dask, and some on each worker if so."""
+    address, client, _ = cluster
+    where = address.replace("tcp://", "dask://") if executor == "dask" else executor
+    before = executed(client)
+    done = planner(folder, *args, "--executor", where)
+    after = executed(client)
+    ran = {name: after[name] - before.get(name, 0) for name in after}
+    if executor == "dask":
+        assert all(ran.values()), ran
+    else:
+        assert sum(ran.values()) == 0, ran
+    return done, sum(ran.values())
+
+
 def test_sweep_on_the_cluster_writes_the_bytes_of_local_runs(cluster, tmp_path):
     """12 runs (FIFO and Fair, two splits, three seeds, task times with cv 0.3 so that seeds
     matter): the -o CSV and the --json output are byte for byte the same on every executor;
     all 12 ran on the cluster, some on each worker."""
-    address, client, _ = cluster
     outputs = {}
     for executor in EXECUTORS:
-        where = address.replace("tcp://", "dask://") if executor == "dask" else executor
-        before = executed(client)
-        done = planner(
+        done, ran = planner_on(
+            executor,
+            cluster,
             tmp_path,
             "sweep",
             WORKLOAD,
@@ -209,18 +224,12 @@ def test_sweep_on_the_cluster_writes_the_bytes_of_local_runs(cluster, tmp_path):
             3,
             "--task-time-cv",
             0.3,
-            "--executor",
-            where,
             "-o",
             f"{executor}.csv",
             "--json",
         )
-        after = executed(client)
-        ran = {name: after[name] - before.get(name, 0) for name in after}
         if executor == "dask":
-            assert sum(ran.values()) == 12 and all(ran.values()), ran
-        else:
-            assert sum(ran.values()) == 0, ran
+            assert ran == 12
         outputs[executor] = (done.stdout, (tmp_path / f"{executor}.csv").read_bytes())
     assert len(outputs["serial"][1].splitlines()) == 13  # header and 12 runs
     assert outputs["dask"] == outputs["local"] == outputs["serial"]
@@ -238,12 +247,11 @@ def test_validate_on_the_cluster_writes_the_report_of_local_runs(cluster, plan_f
     report.md, report.html, the PNG figures) is byte for byte the same on every executor, and
     so is the --json output but for its summary's "seconds", the validation's wall time (which
     validation.json leaves out for that reason). Each simulation (a sample) ran on the cluster."""
-    address, client, _ = cluster
     reports, printed = {}, {}
     for executor in EXECUTORS:
-        where = address.replace("tcp://", "dask://") if executor == "dask" else executor
-        before = executed(client)
-        done = planner(
+        done, ran = planner_on(
+            executor,
+            cluster,
             tmp_path,
             "validate",
             WORKLOAD,
@@ -253,21 +261,15 @@ def test_validate_on_the_cluster_writes_the_report_of_local_runs(cluster, plan_f
             plan_file,
             "--runs",
             4,
-            "--executor",
-            where,
             "-o",
             executor,
             "--json",
         )
-        after = executed(client)
-        ran = {name: after[name] - before.get(name, 0) for name in after}
         folder = tmp_path / executor
         reports[executor] = {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
         samples = json.loads(reports[executor]["validation.json"])["samples"]
         if executor == "dask":
-            assert sum(ran.values()) == len(samples) and all(ran.values()), ran
-        else:
-            assert sum(ran.values()) == 0, ran
+            assert ran == len(samples)
         data = json.loads(done.stdout)
         assert data["validation"].pop("seconds") > 0
         printed[executor] = data

@@ -7,12 +7,12 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from test_heartbeat_wakes import Counted
 
 from models import Cluster
 from planner.examples.workloads import set_a_batch
 from planner.io.swim import read_swim
-from planner.simulator import Fair, Pool, SimOptions, simulate
-from planner.simulator.core import Simulation
+from planner.simulator import Fair, Pool, SimOptions, SimResult, simulate
 from planner.simulator.schedulers.preemption import Preemption
 
 SLICE = Path(__file__).parent / "data" / "FB-2010_samples_24_times_1hr_0_first300s.tsv"
@@ -62,6 +62,17 @@ def test_told_declines_give_the_attempts_of_asking_every_time(name):
     assert told.attempts == asked.attempts
 
 
+class CountingEveryTime(Counting, AsksEveryTime):
+    """Fair without the memo, counting its decisions."""
+
+
+def _counted(scheduler: Counting, workload, cluster) -> tuple[SimResult, int, int]:
+    """A run, the decisions ``scheduler`` took in full and the nodes' reports."""
+    sim = Counted(workload, cluster, scheduler)
+    sim.run()
+    return SimResult.from_simulation(sim), scheduler.asked, sim.reports
+
+
 def test_repeated_declines_are_told():
     """The FB-2010 slice on 1,500 nodes in 50 racks (most slots free, jobs waiting for their
     blocks' nodes): the same attempts, at least a quarter of the decisions not taken in full and a
@@ -69,26 +80,8 @@ def test_repeated_declines_are_told():
     sleeping nodes, fewer with them; 47,001 reports against 28,726)."""
     workload = read_swim(SLICE)
     cluster = Cluster(nodes=1500, racks=50)
-    without = Counting(delay=(15, 15))
-    without.bind = lambda sim, scheduler=without: (Fair.bind(scheduler, sim), setattr(scheduler, "memo", None))
-    asked = simulate(workload, cluster, without)
-    counting = Counting(delay=(15, 15))
-    told = simulate(workload, cluster, counting)
+    asked, asked_decisions, asked_reports = _counted(CountingEveryTime(delay=(15, 15)), workload, cluster)
+    told, told_decisions, told_reports = _counted(Counting(delay=(15, 15)), workload, cluster)
     assert told.attempts == asked.attempts
-    assert counting.asked < 0.75 * without.asked
-    reports = {}
-    for scheduler in (AsksEveryTime(delay=(15, 15)), Fair(delay=(15, 15))):
-        sim = Reporting(workload, cluster, scheduler)
-        sim.run()
-        reports[type(scheduler).__name__] = sim.reports
-    assert reports["Fair"] < 0.75 * reports["AsksEveryTime"]
-
-
-class Reporting(Simulation):
-    """Counts the nodes' reports."""
-
-    reports = 0
-
-    def _heartbeat(self, node, now):
-        self.reports += 1
-        super()._heartbeat(node, now)
+    assert told_decisions < 0.75 * asked_decisions
+    assert told_reports < 0.75 * asked_reports

@@ -5,7 +5,7 @@ FRESH keeps the slot target of Algorithm 3 (RW_m, RW_r, J_a, S f) and the remain
 admitted job between decisions, recomputing only what an attempt's end or an admission changed,
 and the running maps as a count. The audit below compares them, at every offered slot of random
 small runs, with `target_ours` / `target_literal` over every admitted job; R' is kept sorted by
-bisection (`fresh._Admission`), checked against the base class's walk. The counts at the end
+bisection (`admission.AdmissionLimit`), checked against the walk from the end it replaced. The counts at the end
 show the work per job: O(log n) key comparisons per arrival, a bounded number of remaining-work
 evaluations per attempt, whatever the number of jobs.
 """
@@ -26,7 +26,6 @@ from planner.simulator import Fresh, simulate
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE, build_layout
 from planner.simulator.schedulers.admission import AdmissionLimit
-from planner.simulator.schedulers.fresh import _Admission
 
 CLUSTER = Cluster(nodes=10, map_slots=2, reduce_slots=2)
 
@@ -93,6 +92,22 @@ def _runs(names: list[str], submits: list[float]) -> list[JobRun]:
             for i, (name, submit) in enumerate(zip(names, submits, strict=True))]
 
 
+class Walked(AdmissionLimit):
+    """The admission limit as it was: R' searched from its end, every list searched at a finish."""
+
+    def arrived(self, job: JobRun) -> None:
+        key = self.key(job)
+        position = len(self.waiting)
+        while position and self.key(self.waiting[position - 1]) > key:
+            position -= 1
+        self.waiting.insert(position, job)
+
+    def finished(self, job: JobRun) -> None:
+        for phase in (self.reduce_phase, self.map_phase, self.reduce_waiting, self.waiting):
+            if job in phase:
+                phase.remove(job)
+
+
 def test_admission_by_bisection_matches_the_walk_from_the_end():
     rng = random.Random(7)
     for _ in range(50):
@@ -104,7 +119,7 @@ def test_admission_by_bisection_matches_the_walk_from_the_end():
         def key(job: JobRun, ranks: dict[str, int] = ranks) -> tuple[int, float, str]:
             return (ranks.get(job.name, 3), job.submit, job.name)
 
-        kept, walked = _Admission(2, key), AdmissionLimit(2, key)
+        kept, walked = AdmissionLimit(2, key), Walked(2, key)
         for job in runs:
             admit = rng.random() < 0.2
             for admission in (kept, walked):

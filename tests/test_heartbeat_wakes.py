@@ -26,6 +26,8 @@ from planner.simulator.schedulers.preemption import Preemption
 class WakeEveryNode(Simulation):
     """The reference: one set of sleeping nodes (flagged under MAP), woken all at once."""
 
+    reports = 0
+
     def _work_appeared(self, kind=None):
         if self.heartbeat == 0:
             return super()._work_appeared(kind)
@@ -61,6 +63,10 @@ class WakeEveryNode(Simulation):
 
 
 class Counted(Simulation):
+    """The simulation as it is, counting the nodes' reports."""
+
+    reports = 0
+
     def _heartbeat(self, node, now):
         self.reports += 1
         super()._heartbeat(node, now)
@@ -68,7 +74,6 @@ class Counted(Simulation):
 
 def _run(kind, jobs, cluster, scheduler, options):
     sim = kind(jobs, cluster, scheduler, options=options or SimOptions())
-    sim.reports = 0
     sim.run()
     return SimResult.from_simulation(sim), sim.reports
 

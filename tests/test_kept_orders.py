@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_simulator_properties import FAST, clusters, containers_for, fitted, run, schedulers, sim_options, workloads
+from test_simulator_properties import FAST, random_run, run
 
 from models import Cluster, Job
 from planner.simulator import Capacity, Fair, Fifo, Natjam, Pool
@@ -140,18 +140,10 @@ def fair_with_limits(draw):
 @FAST
 @given(data=st.data())
 def test_kept_orders_match_a_scan_of_every_job(name, data):
-    cluster = data.draw(clusters(), "cluster")
-    pools = ("a", "b") if name == "capacity" else ("a", "b", "c")
-    jobs = data.draw(workloads(pools, deadlines=name == "natjam"), "jobs")
-    if name == "fair-limits":
-        scheduler = data.draw(fair_with_limits(), "scheduler")
-    else:
-        scheduler = data.draw(schedulers(name, cluster.nodes), "scheduler")
-    options = data.draw(sim_options(containers_for(scheduler)), "options")
-    slots = data.draw(st.one_of(st.none(), st.tuples(st.integers(2, 6), st.integers(2, 4))), "slots")
-    cluster = fitted(cluster, slots)
+    limited = data.draw(fair_with_limits(), "scheduler") if name == "fair-limits" else None
+    jobs, cluster, scheduler, settings = random_run(data, name, limited)
     scheduler, checks = audited(scheduler)
-    run(jobs, cluster, scheduler, seed=data.draw(st.integers(0, 3), "seed"), slots=slots, options=options)
+    run(jobs, cluster, scheduler, **settings)
     assert checks["count"] > 0
 
 

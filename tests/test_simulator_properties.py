@@ -273,20 +273,28 @@ def containers_for(scheduler) -> bool | None:
     return None
 
 
+def random_run(data, name: str, scheduler=None) -> tuple[list[Job], Cluster, object, dict]:
+    """A random small run of the scheduler named ``name`` (``scheduler``: that one instead of a
+    drawn one): its jobs, the cluster fitted to the slot totals drawn, the scheduler and `run`'s
+    keywords (seed, slots, options)."""
+    cluster = data.draw(clusters(), "cluster")
+    pools = ("a", "b") if name == "capacity" else ("a", "b", "c")
+    jobs = data.draw(workloads(pools, deadlines=name == "natjam"), "jobs")
+    if scheduler is None:
+        scheduler = data.draw(schedulers(name, cluster.nodes), "scheduler")
+    options = data.draw(sim_options(containers_for(scheduler)), "options")
+    slots = data.draw(st.one_of(st.none(), st.tuples(st.integers(2, 6), st.integers(2, 4))), "slots")
+    seed = data.draw(st.integers(0, 3), "seed")
+    return jobs, fitted(cluster, slots), scheduler, {"seed": seed, "slots": slots, "options": options}
+
+
 @pytest.mark.parametrize("name", sorted(SCHEDULERS))
 @FAST
 @given(data=st.data())
 def test_invariants_hold_for_every_scheduler(name, data):
     """Random small runs: all invariants of the module docstring, whatever the options."""
-    cluster = data.draw(clusters(), "cluster")
-    pools = ("a", "b") if name == "capacity" else ("a", "b", "c")
-    jobs = data.draw(workloads(pools, deadlines=name == "natjam"), "jobs")
-    scheduler = data.draw(schedulers(name, cluster.nodes), "scheduler")
-    options = data.draw(sim_options(containers_for(scheduler)), "options")
-    slots = data.draw(st.one_of(st.none(), st.tuples(st.integers(2, 6), st.integers(2, 4))), "slots")
-    seed = data.draw(st.integers(0, 3), "seed")
-    cluster = fitted(cluster, slots)
-    result = run(jobs, cluster, scheduler, seed=seed, slots=slots, options=options)
+    jobs, cluster, scheduler, settings = random_run(data, name)
+    result = run(jobs, cluster, scheduler, **settings)
     check_invariants(result, jobs)
     if isinstance(scheduler, Natjam):
         check_evictions_bounded(result, jobs, scheduler)

@@ -134,10 +134,10 @@ class Simulation(Offers, Ends, Transfers):
         self.asleep_count = [0, 0, 0]
         # Per kind, the node woken to report next for pending work (-1: none) and its tick's time.
         self.chain = [-1, -1, -1]
+        self.chain_tick = [math.inf] * 3
         # Nodes with a free map slot that delay scheduling declines until a change wakes them.
         self.declined_asleep = bytearray(nodes)
         self.declined_count = 0
-        self.chain_tick = [math.inf] * 3
         self.fresh: list[int] = []  # heartbeat 0: slots freed since the last dispatch
         self.idle: dict[int, None] = {}  # heartbeat 0: free slots declined since work last appeared
         self.reoffer = False
@@ -184,8 +184,8 @@ class Simulation(Offers, Ends, Transfers):
 
     # -- the loop ------------------------------------------------------------------------
     def run(self) -> None:
-        # The attempt log grows to millions of tuples; the cyclic collector would
-        # rescan it again and again (nothing in the loop makes reference cycles).
+        # A run makes millions of short-lived tuples (events, attempts); the cyclic collector
+        # would scan the jobs' state again and again (nothing in the loop makes reference cycles).
         self.started_at = time.perf_counter()
         collecting = gc.isenabled()
         gc.disable()
@@ -233,7 +233,7 @@ class Simulation(Offers, Ends, Transfers):
                 self.scheduler.wake(now)
                 self._work_appeared()
                 if self.declined_count:  # a wait may be over, or a wake-up must be asked again
-                    self._wake_first_declined()
+                    self.wake_first_declined()
             if heap and heap[0][0] == now:
                 continue
             # The instant is over: decide on the state it left.

@@ -65,6 +65,10 @@ class DelayScheduling:
         """Note that ``job`` was passed over; returns when its level next rises."""
         if job.wait_since is None:
             job.wait_since = now
+        return self.wait_ends(job)
+
+    def wait_ends(self, job: JobRun) -> float:
+        """When the level of ``job`` (its wait running) next rises."""
         return job.wait_since + (self.node_wait if job.level == NODE_LOCAL else self.rack_wait)
 
 

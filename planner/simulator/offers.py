@@ -179,8 +179,8 @@ class Offers:
         ):
             self._wake_next(None)  # the next node the full wake-up would have reached, if none is due
 
-    # -- nodes whose map slot delay scheduling declines (`schedulers.declines`) ---------------
-    def _wake_declined(self, nodes: list[int] | None) -> None:
+    # -- used by schedulers: nodes whose map slot delay scheduling declines (`schedulers.declines`)
+    def wake_declined(self, nodes: list[int] | None) -> None:
         """Wake these declined nodes (None: all) at their next ticks."""
         if not self.declined_count:
             return
@@ -190,14 +190,15 @@ class Offers:
             if flags[node]:
                 self._schedule_heartbeat(node, now)
 
-    def _wake_declined_racks(self, racks: list[int]) -> None:
+    def wake_declined_racks(self, racks: list[int]) -> None:
+        """Wake the declined nodes of these racks."""
         if not self.declined_count:
             return
         layout = self.layout
         bounds = [*layout.rack_start.tolist(), layout.nodes]
-        self._wake_declined([node for rack in racks for node in range(bounds[rack], bounds[rack + 1])])
+        self.wake_declined([node for rack in racks for node in range(bounds[rack], bounds[rack + 1])])
 
-    def _wake_first_declined(self) -> None:
+    def wake_first_declined(self) -> None:
         """Wake the declined node whose tick comes first: its report asks every job again."""
         if self.declined_count:
             now = self.events.now

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from models.fileio import write_atomic
+from planner.simulator.jobs import LOCALITY_NAMES
 from planner.simulator.layout import KIND_NAMES
 
 if TYPE_CHECKING:
     from planner.simulator.result import SimResult
 
 FATES = ("done", "killed", "suspended")
-LOCALITY_NAMES = ("node", "rack", "off")
 DONE_FATE, KILLED_FATE, SUSPENDED_FATE = 0, 1, 2
 
 

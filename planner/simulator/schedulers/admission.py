@@ -9,6 +9,7 @@ its own names.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from typing import Any
 
@@ -27,17 +28,18 @@ class AdmissionLimit:
         self.reduce_waiting: list[JobRun] = []  # maps done, R_r full: in order of map completion
 
     def arrived(self, job: JobRun) -> None:
-        """Into R', after the jobs whose key is not larger (ties keep their arrival order)."""
-        key = self.key(job)
-        position = len(self.waiting)
-        while position and self.key(self.waiting[position - 1]) > key:
-            position -= 1
-        self.waiting.insert(position, job)
+        """Into R', after the jobs whose key is not larger (ties keep their arrival order): R' is
+        sorted by ``key`` (arrivals are its only inserts), so the place is found by bisection."""
+        self.waiting.insert(bisect.bisect_right(self.waiting, self.key(job), key=self.key), job)
 
     def finished(self, job: JobRun) -> None:
-        for phase in (self.reduce_phase, self.map_phase, self.reduce_waiting, self.waiting):
+        """Out of the list that holds it (the lists never share a job; a job that ever ran a task
+        has left R', which is looked at only for a job that never ran)."""
+        lists = (self.reduce_phase, self.map_phase, self.reduce_waiting)
+        for phase in lists if job.start is not None else (*lists, self.waiting):
             if job in phase:
                 phase.remove(job)
+                return
 
     def last_map_done(self, job: JobRun) -> bool:
         """``job``'s last map completed: it leaves R_m (for R_r when it has reduces). True when

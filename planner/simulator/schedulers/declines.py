@@ -45,8 +45,8 @@ if TYPE_CHECKING:
 class DeclineMemo:
     """The state that tells a repeated decline (see the module)."""
 
-    __slots__ = ("declined", "delay", "epoch", "node_epoch", "rack_epoch", "rack_of", "sequence", "sim",
-                 "thresholds", "unscanned")
+    __slots__ = ("declined", "delay", "epoch", "node_epoch", "rack_array", "rack_epoch", "rack_of", "sequence",
+                 "sim", "thresholds", "unscanned")
 
     def __init__(self, sim: Simulation, delay: DelayScheduling) -> None:
         self.sim = sim
@@ -55,6 +55,7 @@ class DeclineMemo:
         self.node_epoch = [0] * sim.layout.nodes  # ... a map this node could run
         self.rack_epoch = [0] * sim.layout.racks  # ... a map any node of this rack could run
         self.rack_of = sim.layout.rack_of
+        self.rack_array = sim.layout.rack_array
         self.sequence = 0
         self.unscanned: dict[int, JobRun] = {}  # jobs that may have maps pending and no wait running
         self.thresholds: list[tuple[float, int, float, int, JobRun]] = []  # (when, order, since, level, job)
@@ -68,31 +69,31 @@ class DeclineMemo:
         for node in nodes:
             self.node_epoch[node] += 1
         self.unscanned[job.index] = job
-        self.sim._wake_declined(nodes)
-        self.sim._wake_first_declined()  # its wait is to start at the first report that asks it
+        self.sim.wake_declined(nodes)
+        self.sim.wake_first_declined()  # its wait is to start at the first report that asks it
 
     def evicted(self) -> None:
         """A map is pending again: any node may now run it (its job's level may be anything)."""
         self.epoch += 1
-        self.sim._wake_declined(None)
+        self.sim.wake_declined(None)
 
     def launched(self, job: JobRun) -> None:
         """``job`` launched a map: its wait stops (`DelayScheduling.launched`)."""
         if job.pending_maps > 1:  # this launch takes one
             self.unscanned[job.index] = job
-            self.sim._wake_first_declined()
+            self.sim.wake_first_declined()
 
     def escalated(self, job: JobRun) -> None:
         """``job``'s level rose (`DelayScheduling.allowed`): to rack-local, the racks with its
         blocks may now run its maps; off-rack, every node."""
         if job.level >= OFF_RACK:
             self.epoch += 1
-            self.sim._wake_declined(None)
+            self.sim.wake_declined(None)
         else:
-            racks = np.unique(np.asarray(self.rack_of)[job.replicas]).tolist()
+            racks = np.unique(self.rack_array[job.replicas]).tolist()
             for rack in racks:
                 self.rack_epoch[rack] += 1
-            self.sim._wake_declined_racks(racks)
+            self.sim.wake_declined_racks(racks)
         self._track(job)
 
     def skipped(self, job: JobRun, started: bool) -> None:
@@ -105,14 +106,13 @@ class DeclineMemo:
         since = job.wait_since
         if since is None or job.level >= OFF_RACK:
             return
-        wait = self.delay.node_wait if job.level == 0 else self.delay.rack_wait
         self.sequence += 1
-        heapq.heappush(self.thresholds, (since + wait, self.sequence, since, job.level, job))
+        heapq.heappush(self.thresholds, (self.delay.wait_ends(job), self.sequence, since, job.level, job))
 
     # -- the decision ------------------------------------------------------------------------
     def declines_again(self, node: int, now: float) -> bool:
         """Would a map decision for ``node`` now be declined by every job, changing nothing?"""
-        if self.declined.get(node) != (self.epoch, self.node_epoch[node], self.rack_epoch[self.rack_of[node]]):
+        if self.declined.get(node) != self._counts(node):
             return False
         if self.unscanned:
             for index, job in list(self.unscanned.items()):
@@ -123,7 +123,11 @@ class DeclineMemo:
         return now < first and self.sim.wake_at <= first
 
     def declined_now(self, node: int) -> None:
-        self.declined[node] = (self.epoch, self.node_epoch[node], self.rack_epoch[self.rack_of[node]])
+        self.declined[node] = self._counts(node)
+
+    def _counts(self, node: int) -> tuple[int, int, int]:
+        """What could make a job accept ``node``, counted for all nodes, its rack and itself."""
+        return self.epoch, self.rack_epoch[self.rack_of[node]], self.node_epoch[node]
 
     def _first_threshold(self) -> float:
         heap = self.thresholds

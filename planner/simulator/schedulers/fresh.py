@@ -47,7 +47,6 @@ s_r))``), the same admission limit and the same fair assignment.
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 from typing import Any
 
@@ -66,25 +65,6 @@ from planner.simulator.schedulers.fresh_dynamic import (
     ours,
     relative_change,
 )
-
-
-class _Admission(AdmissionLimit):
-    """`AdmissionLimit` in O(log n) per arrival and O(k) per finish, whatever R' holds.
-
-    R' is kept sorted by ``key`` (arrivals are its only inserts), so the place the base class
-    walks back to from the end is found by bisection. The four lists are disjoint and a job
-    that ever ran a task has left R', so a finished job is looked for in R' only if it never ran.
-    """
-
-    def arrived(self, job: JobRun) -> None:
-        self.waiting.insert(bisect.bisect_right(self.waiting, self.key(job), key=self.key), job)
-
-    def finished(self, job: JobRun) -> None:
-        lists = (self.reduce_phase, self.map_phase, self.reduce_waiting)
-        for phase in lists if job.start is not None else (*lists, self.waiting):
-            if job in phase:
-                phase.remove(job)
-                return
 
 
 @register
@@ -128,7 +108,7 @@ class Fresh(Scheduler):
         return data
 
     def _reset(self, jobs: int) -> None:
-        self.admission = _Admission(self.k, self._key)
+        self.admission = AdmissionLimit(self.k, self._key)
         # R_m, R_r, R' (by order, submit, name) and the jobs waiting for R_r, under the names
         # Algorithms 2-4 read (the same lists, changed in place by the admission limit).
         self.map_phase = self.admission.map_phase

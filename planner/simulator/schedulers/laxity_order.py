@@ -46,6 +46,7 @@ from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, REDUCE
 from planner.simulator.schedulers.kinetic import KineticLines
 from planner.simulator.schedulers.natjam_laxity import laxity_from, total_work, work_left
+from planner.simulator.schedulers.ranked import COMPACT_FACTOR
 
 if TYPE_CHECKING:
     from planner.simulator.core import Simulation
@@ -58,8 +59,6 @@ NONE, LINE, TANGENT, SHARED, FLOOR, WINDOW, LAST = range(7)
 #: Relative rounding margin between an exact laxity and a bound: laxities are a handful of float
 #: operations (errors near 1e-15 of the magnitudes involved); a wider margin only costs exact ones.
 MARGIN = 1e-9
-#: Heaps are rebuilt from their live entries when stale ones outnumber them by this factor.
-COMPACT_FACTOR = 2
 
 
 class LaxityOrder:
