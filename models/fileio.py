@@ -114,6 +114,13 @@ def _check_yaml_shape(text: str) -> None:
                 sizes[anchor] = size
             if open_nodes:
                 open_nodes[-1][1] += size
+    except yaml.YAMLError as error:
+        # libyaml 0.2.6 (PyYAML 6.0.4's wheels) stops at 1,000 open flow levels while it scans
+        # ahead for a key, before the parser hands us the 65th level: the same refusal, said ours.
+        mark = getattr(error, "problem_mark", None)
+        if "nesting depth" not in str(getattr(error, "problem", "")) or mark is None:
+            raise
+        raise InvalidInput("", f"line {mark.line + 1}: nested more than {MAX_NESTING} levels deep") from None
     finally:
         loader.dispose()
 
