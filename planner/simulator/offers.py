@@ -124,10 +124,17 @@ class Offers:
         """A slot of ``kind`` freed on ``node``, which has no report due: one now if work of
         that kind is pending, else the node sleeps under it."""
         pending = self.pending
-        if pending[kind] if kind != ANY else pending[0] or pending[1]:
-            self._schedule_heartbeat(node, now)
-        else:
+        if not (pending[kind] if kind != ANY else pending[0] or pending[1]):
             self._sleep(node, kind)
+        elif kind == MAP and (memo := self.scheduler.memo) is not None and not (
+                self.node_free[node][REDUCE] and pending[REDUCE]) and memo.declines_again(node, now):
+            # Its report would be declined, changing nothing (`_heartbeat`): it sleeps as declined
+            # now, and the memo wakes it when that may change.
+            if not self.declined_asleep[node]:
+                self.declined_asleep[node] = 1
+                self.declined_count += 1
+        else:
+            self._schedule_heartbeat(node, now)
 
     def _sleep(self, node: int, kind: int) -> None:
         flags = self.asleep[kind]

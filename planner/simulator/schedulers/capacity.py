@@ -140,7 +140,10 @@ class Capacity(Scheduler):
             ranked.append((used / guaranteed if guaranteed > 0 else math.inf, queue.name, jobs))
         ranked.sort(key=lambda item: item[:2])
         for _, _, jobs in ranked:
-            launch = jobs.scan(lambda job: self.take(job, node, kind, now))
+            if kind == MAP:
+                launch = self.scan_maps(jobs, node, now)
+            else:
+                launch = jobs.scan(lambda job: self.take(job, node, kind, now))
             if launch is not None:
                 self._changes.jobs.append(launch[0])
                 return launch

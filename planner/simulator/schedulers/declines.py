@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from planner.simulator.jobs import OFF_RACK, JobRun
+from planner.simulator.jobs import OFF_RACK, PENDING, JobRun
 
 if TYPE_CHECKING:
     from planner.simulator.core import Simulation
@@ -90,7 +90,9 @@ class DeclineMemo:
             self.epoch += 1
             self.sim.wake_declined(None)
         else:
-            racks = np.unique(self.rack_array[job.replicas]).tolist()
+            # Only racks holding a block of a pending map: elsewhere the job still declines.
+            pending = np.frombuffer(job.map_state, dtype=np.uint8) == PENDING
+            racks = np.unique(self.rack_array[job.replicas[pending]]).tolist()
             for rack in racks:
                 self.rack_epoch[rack] += 1
             self.sim.wake_declined_racks(racks)

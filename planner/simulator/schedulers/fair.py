@@ -350,6 +350,8 @@ class Fair(Scheduler):
                 # The common case, as in `take`: the neediest job launches a map, as local as it can.
                 task, locality = job.take_map(node, self._rack_of[node], OFF_RACK)
                 launch = job, MAP, task, locality
+            elif kind == MAP:
+                launch = self.scan_maps(jobs, node, now)
             else:
                 launch = jobs.scan(lambda job: self.take(job, node, self._kind_of(job, kind), now))
             if launch is not None:

@@ -80,5 +80,7 @@ class Fifo(Scheduler):
                     return job, MAP, task, locality
                 ranked.update(job, False)
             return None
+        if kind == MAP:
+            return self.scan_maps(ranked, node, now, drop_idle=True)
         take = self.take
         return ranked.scan(lambda job: take(job, node, kind, now), keep=lambda job: job.pending(kind))
