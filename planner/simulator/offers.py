@@ -162,8 +162,12 @@ class Offers:
                     break
                 if not multiple:
                     break
-        if any(free[kind] and (pending[kind] if kind != ANY else pending[0] or pending[1])
-               for kind in self.kinds_present):
+        waiting = False  # a free slot with work pending for it (a loop: cheaper than any())
+        for kind in self.kinds_present:
+            if free[kind] and (pending[kind] if kind != ANY else pending[0] or pending[1]):
+                waiting = True
+                break
+        if waiting:
             memo = self.scheduler.memo
             if (declined and memo is not None and not (free[REDUCE] and pending[REDUCE])
                     and memo.declines_again(node, now)):

@@ -173,7 +173,11 @@ class Scheduler:
                         level = delay.allowed(job, now)
                         if memo is not None and job.level != before:
                             memo.escalated(job)
-                    task, locality = job.take_map(node, rack, level)
+                    local = job.on_node
+                    if level == NODE_LOCAL and local.cursor[node] == local.end[node] and not job.retry:
+                        task = -1  # no block left on the node (`JobRun.take_map` would say so)
+                    else:
+                        task, locality = job.take_map(node, rack, level)
                     if task >= 0:
                         job.level, job.wait_since = locality, None  # `DelayScheduling.launched`
                         if memo is not None:

@@ -114,8 +114,8 @@ class DeclineMemo:
     # -- the decision ------------------------------------------------------------------------
     def declines_again(self, node: int, now: float) -> bool:
         """Would a map decision for ``node`` now be declined by every job, changing nothing?"""
-        if self.declined.get(node) != self._counts(node):
-            return False
+        if self.declined.get(node) != (self.epoch, self.rack_epoch[self.rack_of[node]], self.node_epoch[node]):
+            return False  # `_counts`, inlined: this runs at most reports
         if self.unscanned:
             for index, job in list(self.unscanned.items()):
                 if job.wait_since is None and job.pending_maps and job.finish is None:

@@ -333,17 +333,22 @@ class Fair(Scheduler):
         return self._pick(node, kind, now)
 
     def _pick(self, node: int, kind: int, now: float) -> Launch | None:
-        ranked = []
-        for name, running, demand in self.pool_loads(kind):
-            if demand <= running:  # nothing to launch, or at its cap
-                continue
-            pool = self._known[name]
-            floor = min(pool.min_share(kind), demand)
-            key = (0, running / floor) if running < floor else (1, running / pool.weight)
-            ranked.append((*key, self.members[name][0].submit, name))
-        if len(ranked) > 1:
+        loads = self.pool_loads(kind)
+        if len(loads) == 1:  # one pool: no order to work out
+            name, running, demand = loads[0]
+            names: list[str] | tuple[str, ...] = (name,) if demand > running else ()
+        else:
+            ranked = []
+            for name, running, demand in loads:
+                if demand <= running:  # nothing to launch, or at its cap
+                    continue
+                pool = self._known[name]
+                floor = min(pool.min_share(kind), demand)
+                key = (0, running / floor) if running < floor else (1, running / pool.weight)
+                ranked.append((*key, self.members[name][0].submit, name))
             ranked.sort()
-        for *_, name in ranked:
+            names = [entry[-1] for entry in ranked]
+        for name in names:
             jobs = self._ranked[(name, kind)]
             job = jobs.first()
             if job is not None and self.delay is None and kind == MAP:
