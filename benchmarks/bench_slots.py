@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +19,8 @@ FLOOR_SECONDS = 0.025
 FLOOR_SPEEDUP = 5.0
 #: The SWIM FB-2009 day; its first jobs' submit times are the release times of the release rows.
 FB_DAY = Path(__file__).resolve().parent.parent / "tests" / "data" / "FB-2009_samples_24_times_1hr_0.tsv"
+#: The FB-2010 day; its first two hours (2,577 jobs) on the day's 3,000 nodes x 4 slots are the block rows.
+FB2010_DAY = FB_DAY.parent / "FB-2010_samples_24_times_1hr_0.tsv"
 
 
 def batch(n: int, maps: int, reduces: int, seed: int = 0) -> list[Job]:
@@ -73,4 +78,35 @@ def release_rows(suite: str) -> list[Row]:
             seconds, plan = timed(lambda jobs=jobs, r=releases: configure_slots(jobs, total, k, releases=r), repeats)
             rows.append(Row("slots", instance, label, plan.makespan, plan.bound, plan.gap, seconds, str(plan.status),
                             repeats, None, f"s_m={plan.map_slots}; last release {max(j.submit for j in jobs):.0f} s"))
+    if suite == "full":
+        rows += [_blocks_row(label, block_bytes) for label, block_bytes in
+                 (("blocks of BLOCK_BYTES (the default)", None), ("one pass (blocks as large as it takes)", 2**62))]
     return rows
+
+
+#: Run in a child process, so that its peak RSS is the curve's alone.
+_CHILD = """
+import json, resource, sys, time
+from planner.io.swim import read_swim
+from solvers import configure_slots, slots_fluid
+if sys.argv[2] != "None":
+    slots_fluid.BLOCK_BYTES = int(sys.argv[2])
+jobs = read_swim(sys.argv[1], window=(0, 7200))
+start = time.process_time()
+plan = configure_slots(jobs, 12000, 5, releases="submit")
+print(json.dumps({"seconds": time.process_time() - start, "jobs": len(jobs), "makespan": plan.makespan,
+                  "map_slots": plan.map_slots, "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def _blocks_row(label: str, block_bytes: int | None) -> Row:
+    """The whole curve of the FB-2010 trace's first two hours with releases (S = 12,000, k = 5):
+    CPU seconds and peak RSS of a child process."""
+    done = subprocess.run([sys.executable, "-c", _CHILD, str(FB2010_DAY), str(block_bytes)], capture_output=True,
+                          text=True, check=False, cwd=Path(__file__).resolve().parent.parent)
+    if done.returncode:
+        raise RuntimeError(f"the blocks run failed: {done.stderr.strip().splitlines()[-1:]}")
+    run = json.loads(done.stdout)
+    return Row("slots", f"FB-2010 first {run['jobs']:,} jobs (2 h), S=12000 k=5, releases=submit", label,
+               run["makespan"], None, None, run["seconds"], "optimal", 1, None,
+               f"seconds = CPU seconds; peak RSS {run['rss']:,.0f} MB; s_m={run['map_slots']}")

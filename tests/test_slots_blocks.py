@@ -1,0 +1,50 @@
+"""The fluid models evaluate splits in blocks (`solvers.slots_fluid.BLOCK_BYTES`) so that a
+production day's arrays stay bounded: any block size gives the numbers of one pass, bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from models import Job
+from solvers import configure_slots, slots_fluid
+
+MODELS = ("fresh", "capped")
+
+
+def _batch(seed: int, count: int) -> tuple[list[Job], list[float]]:
+    rng = np.random.default_rng(seed)
+    jobs = [Job(f"j{i}", int(rng.integers(1, 40)), int(rng.integers(0, 6)), float(rng.uniform(5, 60)),
+                float(rng.uniform(10, 120))) for i in range(count)]
+    releases = np.cumsum(rng.exponential(30.0, count)).round(1).tolist()
+    return jobs, releases
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("released", [False, True])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_any_block_size_gives_the_numbers_of_one_pass(monkeypatch, model, released, seed):
+    """Blocks of 1, 7 and 64 splits against one block holding all 39 splits."""
+    jobs, releases = _batch(seed, 30)
+    kwargs = {"model": model, "releases": releases if released else None}
+    whole = configure_slots(jobs, 40, 3, **kwargs).makespans
+    assert whole.shape == (39,)
+    for splits in (1, 7, 64):
+        monkeypatch.setattr(slots_fluid, "BLOCK_BYTES", splits * slots_fluid._BYTES_PER_ENTRY * len(jobs))
+        blocked = configure_slots(jobs, 40, 3, **kwargs)
+        assert np.array_equal(blocked.makespans, whole), splits
+        assert blocked.map_slots == int(np.argmin(whole)) + 1
+
+
+def test_a_production_day_shape_is_evaluated_in_bounded_blocks(monkeypatch):
+    """24,437 jobs on 12,000 slots: blocks of BLOCK_BYTES / (48 bytes x jobs) splits, each block's
+    arrays near BLOCK_BYTES (not the 10 GB one pass would hold). Counted, not run."""
+    seen: list[int] = []
+    monkeypatch.setattr(slots_fluid, "_fresh_makespans",
+                        lambda phases, total, k, splits, gates: seen.append(splits.size) or np.zeros(splits.size))
+    n = 24_437
+    phases = slots_fluid.PhaseWork(np.ones(n), np.ones(n), np.ones(n), np.ones(n), np.arange(n, dtype=float))
+    result = slots_fluid.fluid_makespans(phases, 12_000, 5, np.arange(1, 12_000))
+    assert result.shape == (11_999,) and sum(seen) == 11_999
+    assert max(seen) == slots_fluid.BLOCK_BYTES // (48 * n) == 228
+    assert max(seen) * 48 * n <= slots_fluid.BLOCK_BYTES
