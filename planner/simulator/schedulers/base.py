@@ -135,7 +135,6 @@ class Scheduler:
             return job, REDUCE, task, -1
         return None
 
-
     def scan_maps(self, ranked: RankedJobs, node: int, now: float, drop_idle: bool = False) -> Launch | None:
         """The first job in ``ranked`` order that takes a map for ``node``: what
         ``ranked.scan(lambda job: self.take(job, node, MAP, now))`` returns, with the same effects,
