@@ -306,12 +306,22 @@ def _reduce_lockstep(
             busy[need] += 1
 
 
+#: Steps `_count_at_most` takes one entry at a time before it searches by halves.
+_LINEAR_STEPS = 3
+
+
 def _count_at_most(rows: np.ndarray, threshold: np.ndarray, low: np.ndarray, m: int) -> np.ndarray:
-    """Per row, how many of the first m (sorted) entries are <= threshold: searchsorted(side="right")
-    row by row, as a binary search all rows take together, starting from ``low`` (known <=)."""
+    """Per row, how many of the first m (sorted) entries are <= threshold (searchsorted, side="right"),
+    from ``low`` (known <=): a few steps of one entry (a count mostly grows by 0 or 1 an event),
+    then a binary search all rows still growing take together."""
     low = low.copy()
-    high = np.full_like(low, m)
     columns = np.arange(low.size)
+    for _ in range(_LINEAR_STEPS):
+        more = (low < m) & (rows[columns, np.minimum(low, m - 1)] <= threshold)
+        if not more.any():
+            return low
+        low += more
+    high = np.full_like(low, m)
     while (searching := low < high).any():
         middle = (low + high) // 2
         below = rows[columns, np.minimum(middle, m - 1)] <= threshold

@@ -48,3 +48,19 @@ def test_a_production_day_shape_is_evaluated_in_bounded_blocks(monkeypatch):
     assert result.shape == (11_999,) and sum(seen) == 11_999
     assert max(seen) == slots_fluid.BLOCK_BYTES // (48 * n) == 228
     assert max(seen) * 48 * n <= slots_fluid.BLOCK_BYTES
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_count_at_most_is_searchsorted_row_by_row(seed):
+    """Sorted rows padded with +inf, thresholds anywhere (ties included), ``low`` any known lower
+    bound: the count of each row's first m entries <= its threshold, as searchsorted says."""
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 40))
+    rows = np.sort(rng.integers(0, 20, (50, m)).astype(float), axis=1)
+    rows = np.hstack([rows, np.full((50, 1), np.inf)])
+    threshold = rng.integers(-1, 22, 50).astype(float)
+    expected = np.array([np.searchsorted(row[:m], limit, side="right") for row, limit in zip(rows, threshold,
+                                                                                              strict=True)])
+    low = (expected * rng.uniform(0, 1, 50)).astype(np.int64)
+    assert np.array_equal(slots_fluid._count_at_most(rows, threshold, low, m), expected)
+    assert np.array_equal(slots_fluid._count_at_most(rows, threshold, np.zeros(50, dtype=np.int64), m), expected)
