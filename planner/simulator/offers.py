@@ -126,10 +126,11 @@ class Offers:
         pending = self.pending
         if not (pending[kind] if kind != ANY else pending[0] or pending[1]):
             self._sleep(node, kind)
-        elif kind == MAP and (memo := self.scheduler.memo) is not None and not (
+        elif kind == MAP and (memo := self.scheduler.memo) is not None and not self.asleep[MAP][node] and not (
                 self.node_free[node][REDUCE] and pending[REDUCE]) and memo.declines_again(node, now):
             # Its report would be declined, changing nothing (`_heartbeat`): it sleeps as declined
-            # now, and the memo wakes it when that may change.
+            # now, and the memo wakes it when that may change. (A node asleep under MAP is left to
+            # report: the next wake-up for pending maps may be its.)
             if not self.declined_asleep[node]:
                 self.declined_asleep[node] = 1
                 self.declined_count += 1
