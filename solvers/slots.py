@@ -36,7 +36,7 @@ advances every split by its own next event, so the loop runs at most 2n times
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -51,12 +51,12 @@ from solvers.base import Solution, SolveStatus, Stopwatch
 from solvers.slots_fluid import (
     SIMULTANEOUS,
     TASK_EPSILON,
-    PhaseWork,
     fluid_makespans,
     unit_map_phase,
     unit_map_phases,
     waterfill,
 )
+from solvers.slots_work import PhaseWork
 
 MODELS = ("fresh", "capped")
 #: ``releases="submit"``: each job's ``submit`` time is its release.
@@ -136,6 +136,7 @@ def configure_slots(
     order: Sequence[int] | None = None,
     model: str = "fresh",
     releases: Releases = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> SlotPlan:
     """The split s_m + s_r = total_slots minimizing the fluid makespan (module docstring).
 
@@ -145,6 +146,8 @@ def configure_slots(
     the admission order), or ``"submit"`` for each job's ``submit``; the admission
     order stays strict (a job not yet released holds back the ones after it) and
     the makespan is measured from t = 0. None: every job is ready at 0.
+    ``progress(done, total)`` (optional) hears how many of the S - 1 splits are evaluated,
+    a block of splits at a time (`solvers.slots_fluid.BLOCK_BYTES`).
     """
     clock = Stopwatch()
     jobs = check_jobs(jobs)
@@ -153,8 +156,10 @@ def configure_slots(
     model = as_str(model, "model", choices=MODELS)
     admission = check_order(order, len(jobs))
     release = check_releases(releases, jobs)
+    if progress is not None and not callable(progress):
+        raise InvalidInput("progress", f"must be a function of (done, total) or None, got {shown(progress)}")
     phases = PhaseWork.from_jobs(jobs, admission, release)
-    makespans = fluid_makespans(phases, total_slots, k, np.arange(1, total_slots), model)
+    makespans = fluid_makespans(phases, total_slots, k, np.arange(1, total_slots), model, progress)
     best = int(np.argmin(makespans))
     value = float(makespans[best])
     return SlotPlan(

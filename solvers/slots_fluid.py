@@ -14,12 +14,11 @@ times existed, so the numbers stay the same bit for bit.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 
 import numpy as np
 
-from models import Job
+from solvers.slots_work import PhaseWork
 
 #: Completions within this relative distance of the next event count as simultaneous.
 SIMULTANEOUS = 1e-9
@@ -31,36 +30,6 @@ TASK_EPSILON = 1e-9
 #: blocks give the very numbers one pass would.
 BLOCK_BYTES = 256 * 2**20
 _BYTES_PER_ENTRY = 48
-
-
-@dataclass(frozen=True)
-class PhaseWork:
-    """The fluid model's view of a batch, in admission order.
-
-    ``release`` is each job's release time in admission order (None: all ready at 0).
-    """
-
-    map_work: np.ndarray
-    reduce_work: np.ndarray
-    map_time: np.ndarray
-    reduce_time: np.ndarray
-    release: np.ndarray | None = None
-
-    @classmethod
-    def from_jobs(cls, jobs: Sequence[Job], order: np.ndarray, releases: np.ndarray | None = None) -> PhaseWork:
-        """``releases`` is in the jobs' order (one per job); it is put in admission order here."""
-        picked = [jobs[i] for i in order]
-        return cls(
-            np.array([j.map_work for j in picked], dtype=np.float64),
-            np.array([j.reduce_work for j in picked], dtype=np.float64),
-            np.array([j.map_time for j in picked], dtype=np.float64),
-            np.array([j.reduce_time if j.reduce_tasks else 1.0 for j in picked], dtype=np.float64),
-            None if releases is None else np.asarray(releases, dtype=np.float64)[np.asarray(order)],
-        )
-
-    def gates(self) -> np.ndarray | None:
-        """The earliest time each position may enter M (module docstring), or None."""
-        return None if self.release is None else np.maximum.accumulate(self.release)
 
 
 def waterfill(caps: np.ndarray, total: np.ndarray) -> np.ndarray:
@@ -94,17 +63,22 @@ def _rates(slot_job, work, slots, task_time, model):
 
 
 def fluid_makespans(
-    phases: PhaseWork, total_slots: int, k: int, map_slots: np.ndarray, model: str = "fresh"
+    phases: PhaseWork, total_slots: int, k: int, map_slots: np.ndarray, model: str = "fresh",
+    progress: Callable[[int, int], None] | None = None,
 ) -> np.ndarray:
     """Makespan of the batch (in admission order, with ``phases.release`` if any) for each
-    map-slot count in ``map_slots``, measured from t = 0."""
+    map-slot count in ``map_slots``, measured from t = 0. ``progress(done, total)`` is called
+    with the splits evaluated so far after each block (a production day takes minutes)."""
     gates = phases.gates()
     if gates is not None and not gates.any():
         # All released at 0: the release-free loops give the same numbers bit for bit (tested)
         # and "fresh" runs its map phase once for all splits instead of once per split.
         gates = None
     if model == "fresh" and gates is None:  # one shared map phase; the rest is (width x splits)
-        return _fresh_makespans(phases, total_slots, k, map_slots, gates)
+        makespans = _fresh_makespans(phases, total_slots, k, map_slots, gates)
+        if progress is not None:
+            progress(map_slots.size, map_slots.size)
+        return makespans
     block = max(1, BLOCK_BYTES // (_BYTES_PER_ENTRY * max(phases.map_work.size, 1)))
     parts = [np.zeros(0)]  # a no-op part: np.concatenate needs one
     for start in range(0, map_slots.size, block):
@@ -113,6 +87,8 @@ def fluid_makespans(
             parts.append(_fresh_makespans(phases, total_slots, k, splits, gates))
         else:
             parts.append(_general_makespans(phases, total_slots, k, splits, model, gates))
+        if progress is not None:
+            progress(start + splits.size, map_slots.size)
     return np.concatenate(parts)
 
 

@@ -125,6 +125,47 @@ def progress_shown(message: str, every: float = PROGRESS_LINE_SECONDS) -> Iterat
         yield lambda progress: status.update(f"{message}: {progress.describe()}")
 
 
+@contextmanager
+def steps_shown(message: str, unit: str, every: float | None = None,
+                numbered: bool = False) -> Iterator[Callable[[int, int], None]]:
+    """A spinner on stderr whose text follows a function of (done, total) ``unit``s, with an ETA
+    from the pace since ``done`` last started again from below or after a complete round (e.g.
+    each new fluid curve; ``numbered``: the message counts those rounds, from 1); off a terminal a line every
+    ``every`` seconds instead (default `PROGRESS_LINE_SECONDS`), the first after ``every`` seconds."""
+    import time
+
+    from rich.console import Console
+
+    from planner.simulator.progress import duration_text
+
+    console = Console(stderr=True)
+    started, last, last_line, rounds = [time.perf_counter()], [0, 0], [time.perf_counter()], [1]
+    every = PROGRESS_LINE_SECONDS if every is None else every
+
+    def text(done: int, total: int) -> str:
+        now = time.perf_counter()
+        if done < last[0] or 0 < last[1] <= last[0]:  # fewer done, or the last round was complete
+            started[0] = now
+            rounds[0] += 1
+        last[:] = [done, total]
+        share = done / total if total else 1.0
+        eta = (now - started[0]) * (1 - share) / share if share > 0 else math.inf
+        title = f"{message} {rounds[0]}" if numbered else message
+        return f"{title}: {done:,} of {total:,} {unit} ({100 * share:.0f}%), ETA {duration_text(eta)}"
+
+    if not console.is_terminal:
+        def line(done: int, total: int) -> None:
+            shown_text = text(done, total)
+            if time.perf_counter() - last_line[0] >= every:
+                last_line[0] = time.perf_counter()
+                print(shown_text, file=sys.stderr, flush=True)
+
+        yield line
+        return
+    with console.status(message) as status:
+        yield lambda done, total: status.update(text(done, total))
+
+
 @dataclass(frozen=True)
 class Section:
     """What a command prints: flat records under a stable JSON key and a title for people.

@@ -20,6 +20,7 @@ from planner.cli.console import (
     emit,
     heartbeats_fit,
     not_a_folder,
+    steps_shown,
     working,
 )
 from planner.cli.options import (
@@ -141,6 +142,11 @@ def plan(
             made = make_plan(batch, machines, strategy.value, k=k, model=chosen_model, solver=solver,
                              time_limit=time_limit, seed=seed, robust=True, runs=runs, noise=noise,
                              executor=executor_of(executor), progress=True, **timing)
+        elif strategy.value in SLOT_STRATEGIES:  # a day's fluid curves take minutes: their splits, an ETA
+            with steps_shown(f"planning {workload.name} ({strategy.value}): fluid curve", "splits",
+                             numbered=True) as heard:
+                made = make_plan(batch, machines, strategy.value, k=k, model=chosen_model, solver=solver,
+                                 time_limit=time_limit, seed=seed, progress=heard, **timing)
         else:
             with working(f"planning {workload.name} ({strategy.value})"):
                 made = make_plan(batch, machines, strategy.value, k=k, model=chosen_model, solver=solver,

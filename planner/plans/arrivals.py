@@ -15,6 +15,7 @@ Johnson's rule is optimal for that model, and plans are exactly what they were.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -104,17 +105,15 @@ def _list_order(a: np.ndarray, b: np.ndarray, r: np.ndarray, due: np.ndarray | N
         "seconds": clock.seconds}
 
 
-def no_worse_than_submission(order: list[int], ordering: dict[str, Any], submitted: list[int], jobs: list,
-                             total: int, k: int, model: str, releases: np.ndarray | None
-                             ) -> tuple[list[int], dict[str, Any]]:
-    """For the makespan, submission order when the fluid model (the plan's, at its best split)
-    predicts it shorter than the two-stage model's order: the two models disagree when k > 1."""
-    from solvers import configure_slots
-
+def no_worse_than_submission(order: list[int], ordering: dict[str, Any], submitted: list[int],
+                             curve: Callable[[list[int]], Any]) -> tuple[list[int], dict[str, Any]]:
+    """For the makespan, submission order when the fluid model (the plan's, at its best split:
+    ``curve(order)``, a `SlotPlan`, e.g. `SlotCurves.plan`) predicts it shorter than the two-stage
+    model's order: the two models disagree when k > 1."""
     if ordering["objective"] != "makespan":
         return order, ordering
-    chosen = configure_slots(jobs, total, k, order, model, releases=releases).makespan
-    if configure_slots(jobs, total, k, submitted, model, releases=releases).makespan < chosen:
+    chosen = curve(order).makespan
+    if curve(submitted).makespan < chosen:
         return submitted, {**ordering, "method": f"submission order (predicted shorter than {ordering['method']})"}
     return order, ordering
 

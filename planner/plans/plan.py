@@ -22,6 +22,7 @@ from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_K, DEFAULT_NOISE, DEFAULT_TIME_LIMIT, ROBUST_RUNS
 from planner.limits import MAX_RUNS
 from planner.plans import arrivals
+from planner.plans.curves import SlotCurves
 from planner.plans.files import OBJECTIVES, PLAN_VERSION, SLOT_STRATEGIES, STRATEGIES, plan_fields
 from planner.plans.robust import choose_robust, robust_candidates
 from planner.plans.vm import (
@@ -37,19 +38,11 @@ from planner.plans.vm import (
 from planner.proof.sweep import Progress
 from planner.proof.validate import check_noise
 from planner.simulator.layout import node_slots
-from solvers import SLOT_MODELS, configure_slots, fluid_makespan
+from solvers import SLOT_MODELS, fluid_makespan
 from solvers.admission import johnson_admission, submission_order
 from solvers.base import Stopwatch
 
-__all__ = [
-    "DEFAULT_K",
-    "PLAN_VERSION",
-    "SLOT_STRATEGIES",
-    "STRATEGIES",
-    "VM_STRATEGIES",
-    "Plan",
-    "make_plan",
-]
+__all__ = ["DEFAULT_K", "PLAN_VERSION", "SLOT_STRATEGIES", "STRATEGIES", "VM_STRATEGIES", "Plan", "make_plan"]
 
 
 @dataclass(frozen=True)
@@ -237,7 +230,8 @@ def make_plan(
     5% of each optimum; `planner.plans.robust`) with the best simulated 90th
     percentile makespan over ``runs`` runs on batches biased by up to
     ``noise`` (seeded by ``seed``; `executor` and `progress` go to `sweep`).
-    The plan says so in ``robust`` and `selection`.
+    The plan says so in ``robust`` and `selection`. Otherwise ``progress`` hears each fluid
+    curve's splits (`planner.plans.curves.SlotCurves`: a production day's take minutes).
 
     Time (slot strategies; `planner.plans.arrivals`): jobs are released at their ``submit``
     times unless ``ready_now``; ``window`` is the batch window's end (absolute seconds), the due
@@ -280,6 +274,7 @@ def make_plan(
     submitted = submission_order(workload)
     releases = arrivals.releases_of(workload, ready_now)
     due = arrivals.due_dates(workload, window, ready_now)
+    curves = SlotCurves(jobs, total, k, model, releases, progress)
     baseline = fluid_makespan(jobs, cluster.total_map_slots, cluster.total_reduce_slots, k, submitted, model,
                               releases=releases)
     if strategy == "slots":
@@ -290,9 +285,8 @@ def make_plan(
     else:
         order, ordering = arrivals.release_order(workload, cluster, releases=releases, due=due, objective=objective,
                                                  time_limit=time_limit, seed=seed)
-        order, ordering = arrivals.no_worse_than_submission(order, ordering, submitted, jobs, total, k, model,
-                                                            releases)
-    best = configure_slots(jobs, total, k, order, model, releases=releases)
+        order, ordering = arrivals.no_worse_than_submission(order, ordering, submitted, curves.plan)
+    best = curves.plan(order)
     if strategy == "johnson":
         map_slots = cluster.total_map_slots
         predicted = float(best.makespans[map_slots - 1])

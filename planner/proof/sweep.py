@@ -102,7 +102,7 @@ def sweep(
             raise InvalidInput(f"specs[{position}]", f"must be a Spec, got {type(spec).__name__}")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise InvalidInput("workers", f"must be an integer >= 1, got {shown(workers)}")
-    report = _reporter(progress, len(specs), description)
+    report = step_reporter(progress, len(specs), description)
     try:
         if not specs:
             return []
@@ -307,8 +307,9 @@ class _DaskWatch:
             return None
 
 
-def _reporter(progress: Progress, total: int, description: str) -> Callable[[int | None], None]:
-    """A function called with 1 per finished run and None at the end."""
+def step_reporter(progress: Progress, total: int, description: str) -> Callable[[int | None], None]:
+    """A function called with the steps just done (runs, splits) and None at the end: it
+    passes the count so far to a ``progress`` function, or (True) shows a bar on a terminal."""
     if callable(progress):
         done = 0
 

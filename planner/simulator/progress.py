@@ -35,10 +35,11 @@ class Progress:
 
     def describe(self) -> str:
         """One line, e.g. ``t = 43,210 s, 41.7% of tasks done, ETA 1 min 05 s``."""
-        return f"t = {self.now:,.0f} s, {100 * self.share:.1f}% of tasks done, ETA {_duration(self.eta)}"
+        return f"t = {self.now:,.0f} s, {100 * self.share:.1f}% of tasks done, ETA {duration_text(self.eta)}"
 
 
-def _duration(seconds: float) -> str:
+def duration_text(seconds: float) -> str:
+    """Seconds as people read them: ``45 s``, ``3 min 05 s``, ``2 h 10 min``, ``unknown`` (inf)."""
     if not math.isfinite(seconds):
         return "unknown"
     seconds = round(seconds)
