@@ -47,16 +47,10 @@ from models.checks import as_float, as_int, as_str, shown
 from models.limits import MAX_SECONDS
 from solvers.base import Solution, SolveStatus, Stopwatch
 
-# The event loops live in `solvers.slots_fluid`; their names stay importable from here.
-from solvers.slots_fluid import (
-    SIMULTANEOUS,
-    TASK_EPSILON,
-    fluid_makespans,
-    unit_map_phase,
-    unit_map_phases,
-    waterfill,
-)
-from solvers.slots_work import PhaseWork
+# The event loops live in `solvers.slots_fluid` and `solvers.slots_maps`; their names stay importable from here.
+from solvers.slots_fluid import fluid_makespans, waterfill
+from solvers.slots_maps import unit_map_phase, unit_map_phases
+from solvers.slots_work import SIMULTANEOUS, TASK_EPSILON, PhaseWork
 
 MODELS = ("fresh", "capped")
 #: ``releases="submit"``: each job's ``submit`` time is its release.

@@ -18,18 +18,18 @@ from collections.abc import Callable
 
 import numpy as np
 
-from solvers.slots_work import PhaseWork
+from solvers.slots_maps import enter_map, reduce_queues, unit_map_phase
+from solvers.slots_work import SIMULTANEOUS, TASK_EPSILON, PhaseWork
 
-#: Completions within this relative distance of the next event count as simultaneous.
-SIMULTANEOUS = 1e-9
-#: A remaining work this close above a whole number of tasks counts as that number.
-TASK_EPSILON = 1e-9
-#: Splits evaluated together keep arrays of (splits x jobs): about six of 8 bytes an entry. The
-#: splits go through in blocks that keep those arrays near this size (the FB-2010 day's 24,437
-#: jobs on 12,000 slots would otherwise hold some 10 GB). Splits are independent, so the
-#: blocks give the very numbers one pass would.
+#: Splits evaluated together keep arrays of (splits x jobs): "fresh" two of 8 bytes an entry
+#: (`slots_maps.reduce_queues`), "capped" about six. The splits go through in blocks that keep
+#: those arrays near this size (the FB-2010 day's 24,437 jobs on 12,000 slots would otherwise
+#: hold some 10 GB), and of at most `MAX_BLOCK_SPLITS` (larger ones ran slower, out of cache).
+#: Splits are independent, so the blocks give the very numbers one pass would.
 BLOCK_BYTES = 256 * 2**20
 _BYTES_PER_ENTRY = 48
+_FRESH_BYTES_PER_ENTRY = 16
+MAX_BLOCK_SPLITS = 2048
 
 
 def waterfill(caps: np.ndarray, total: np.ndarray) -> np.ndarray:
@@ -79,7 +79,8 @@ def fluid_makespans(
         if progress is not None:
             progress(map_slots.size, map_slots.size)
         return makespans
-    block = max(1, BLOCK_BYTES // (_BYTES_PER_ENTRY * max(phases.map_work.size, 1)))
+    entry = _FRESH_BYTES_PER_ENTRY if model == "fresh" else _BYTES_PER_ENTRY
+    block = max(1, min(MAX_BLOCK_SPLITS, BLOCK_BYTES // (entry * max(phases.map_work.size, 1))))
     parts = [np.zeros(0)]  # a no-op part: np.concatenate needs one
     for start in range(0, map_slots.size, block):
         splits = map_slots[start:start + block]
@@ -92,108 +93,6 @@ def fluid_makespans(
     return np.concatenate(parts)
 
 
-def unit_map_phase(map_work: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Map-phase completion times with one map slot, and the completion order.
-
-    Under equal sharing the map phase never waits for reduces, and every rate
-    scales with s_m: with s_m slots each job finishes its maps at time / s_m,
-    in the same order. Simultaneous completions are ordered by position.
-    """
-    n = map_work.size
-    finish = np.empty(n)
-    completion_order: list[int] = []
-    active = {p: float(map_work[p]) for p in range(min(k, n))}
-    upcoming = len(active)
-    clock = 0.0
-    while active:
-        share = 1.0 / len(active)
-        step = min(active.values()) / share
-        cutoff = step * (1.0 + SIMULTANEOUS)
-        done = sorted(p for p, left in active.items() if left / share <= cutoff)
-        clock += step
-        for p in active:
-            active[p] -= share * step
-        for p in done:
-            del active[p]
-            finish[p] = clock
-            completion_order.append(p)
-        while len(active) < k and upcoming < n:
-            active[upcoming] = float(map_work[upcoming])
-            upcoming += 1
-    return finish, np.asarray(completion_order, dtype=np.int64)
-
-
-def unit_map_phases(map_work: np.ndarray, k: int, gates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """`unit_map_phase` for many splits at once, with release gates: row c of ``gates`` is the
-    gates times row c's s_m (releases do not scale with s_m, so each split has its own map phase).
-
-    Time is kept in unit-slot seconds (seconds times s_m) and every step is the arithmetic of
-    `unit_map_phase`, so with zero gates each row is its result exactly. Returns the finish
-    times (configs x n, unit-slot seconds, by position) and each row's completion order.
-    """
-    configs, n = gates.shape
-    width = min(k, n)
-    rows = np.arange(configs)[:, None]
-    every_row = np.broadcast_to(rows, (configs, width))
-    job = np.full((configs, width), -1, dtype=np.int64)
-    left = np.zeros((configs, width))
-    upcoming = np.zeros(configs, dtype=np.int64)
-    clock = np.zeros(configs)
-    finish = np.zeros((configs, n))
-    completion = np.zeros((configs, n), dtype=np.int64)
-    completed = np.zeros(configs, dtype=np.int64)
-    job, left, upcoming = _enter(job, left, upcoming, clock, gates, map_work, rows)
-    while True:
-        alive = completed < n
-        if not alive.any():
-            return finish, completion
-        occupied = job >= 0
-        count = occupied.sum(axis=1)
-        share = 1.0 / np.maximum(count, 1)
-        ttf = np.where(occupied, left / share[:, None], np.inf)
-        # the head of the admission order, when only its release keeps it out (M is never full
-        # here while it waits: `_enter` ran at the last event)
-        blocked = (count < width) & (upcoming < n)
-        release_gap = np.where(blocked, gates[rows[:, 0], np.minimum(upcoming, n - 1)] - clock, np.inf)
-        step = np.where(alive, np.minimum(ttf.min(axis=1), release_gap), 0.0)
-        done = occupied & (ttf <= (step * (1.0 + SIMULTANEOUS))[:, None])
-        clock = clock + step
-        left = left - share[:, None] * step[:, None]
-        if done.any():  # else a release only
-            row, column = np.nonzero(done)
-            finish[row, job[row, column]] = clock[row]
-            ended = np.sort(np.where(done, job, n), axis=1)  # by position, as `unit_map_phase`
-            valid = ended < n
-            place = completed[:, None] + np.cumsum(valid, axis=1) - 1
-            completion[every_row[valid], place[valid]] = ended[valid]
-            completed = completed + valid.sum(axis=1)
-            job = np.where(done, -1, job)
-        job, left, upcoming = _enter(job, left, upcoming, clock, gates, map_work, rows)
-
-
-def _enter(
-    job: np.ndarray, left: np.ndarray, upcoming: np.ndarray, clock: np.ndarray, gates: np.ndarray | None,
-    work: np.ndarray, rows: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Fill M's empty places from the admission order, each job once its gate has passed.
-
-    ``gates`` is per row (configs x n) or shared (n) or None (all 0). Gates grow along the
-    order, so the jobs admitted are a prefix of the ones waiting, as the strict order requires.
-    """
-    n = work.size
-    empty = job < 0
-    candidate = upcoming[:, None] + np.cumsum(empty, axis=1) - 1
-    admit = empty & (candidate < n)
-    if gates is not None:
-        # a release within a relative SIMULTANEOUS of the clock has happened (rounding of
-        # clock + gap must not keep a released job out)
-        gate = gates[np.minimum(candidate, n - 1)] if gates.ndim == 1 else gates[rows, np.minimum(candidate, n - 1)]
-        admit &= gate <= (clock * (1.0 + SIMULTANEOUS))[:, None]
-    job = np.where(admit, candidate, job)
-    left = np.where(admit, work[np.minimum(candidate, n - 1)], left)
-    return job, left, upcoming + admit.sum(axis=1)
-
-
 def _fresh_makespans(
     phases: PhaseWork, total_slots: int, k: int, map_slots: np.ndarray, gate: np.ndarray | None
 ) -> np.ndarray:
@@ -204,7 +103,6 @@ def _fresh_makespans(
     map-completion order; per split, R holds at most k of them sharing s_r equally.
     """
     smap = map_slots.astype(np.float64)
-    configs = smap.size
     has_reduce = phases.reduce_work > 0
     m = int(has_reduce.sum())
     if gate is None:
@@ -215,12 +113,7 @@ def _fresh_makespans(
         map_only = completion_order[~has_reduce[completion_order]]
         last_map_only = finish[map_only].max() / smap if map_only.size else np.zeros_like(smap)
     else:
-        finish, completion = unit_map_phases(phases.map_work, k, gate[None, :] * smap[:, None])
-        # every row holds the same m reduce-bearing jobs, in its own completion order
-        queue = completion[has_reduce[completion]].reshape(configs, m)
-        arrival = np.hstack([np.take_along_axis(finish, queue, axis=1), np.full((configs, 1), np.inf)])
-        work = phases.reduce_work[queue]
-        last_map_only = finish[:, ~has_reduce].max(axis=1) / smap if m < has_reduce.size else np.zeros_like(smap)
+        arrival, work, last_map_only = reduce_queues(phases, k, gate, smap, m)
     return _reduce_lockstep(arrival, work, float(total_slots) - smap, smap, min(k, max(m, 1)), last_map_only)
 
 
@@ -319,7 +212,7 @@ def _general_makespans(
     big = n + 1
     has_reduce = phases.reduce_work > 0
     clock = np.zeros(configs)
-    map_job, map_left, next_map = _enter(
+    map_job, map_left, next_map = enter_map(
         np.full((configs, width), -1, dtype=np.int64), np.zeros((configs, width)),
         np.zeros(configs, dtype=np.int64), clock, gate, phases.map_work, rows)
     red_job = np.full((configs, width), -1, dtype=np.int64)
@@ -360,7 +253,7 @@ def _general_makespans(
         waiting_len = waiting_len + to_reduce.sum(axis=1)
         left = left - (valid & ~to_reduce).sum(axis=1) - red_done.sum(axis=1)
         # refill M from the admission order (released jobs only)
-        map_job, map_left, next_map = _enter(
+        map_job, map_left, next_map = enter_map(
             np.where(map_done, -1, map_job), map_left, next_map, clock, gate, phases.map_work, rows)
         # refill R from the head of the wait list
         red_job = np.where(red_done, -1, red_job)

@@ -10,6 +10,11 @@ import numpy as np
 
 from models import Job
 
+#: Completions within this relative distance of the next event count as simultaneous.
+SIMULTANEOUS = 1e-9
+#: A remaining work this close above a whole number of tasks counts as that number.
+TASK_EPSILON = 1e-9
+
 
 @dataclass(frozen=True)
 class PhaseWork:

@@ -1,0 +1,172 @@
+"""The fluid model's map phase (`solvers.slots`): once for all splits without releases (every
+rate scales with s_m), else one per split in lockstep, with the reduce queues it feeds."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from solvers.slots_work import SIMULTANEOUS, PhaseWork
+
+
+def unit_map_phase(map_work: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Map-phase completion times with one map slot, and the completion order.
+
+    Under equal sharing the map phase never waits for reduces, and every rate
+    scales with s_m: with s_m slots each job finishes its maps at time / s_m,
+    in the same order. Simultaneous completions are ordered by position.
+    """
+    n = map_work.size
+    finish = np.empty(n)
+    completion_order: list[int] = []
+    active = {p: float(map_work[p]) for p in range(min(k, n))}
+    upcoming = len(active)
+    clock = 0.0
+    while active:
+        share = 1.0 / len(active)
+        step = min(active.values()) / share
+        cutoff = step * (1.0 + SIMULTANEOUS)
+        done = sorted(p for p, left in active.items() if left / share <= cutoff)
+        clock += step
+        for p in active:
+            active[p] -= share * step
+        for p in done:
+            del active[p]
+            finish[p] = clock
+            completion_order.append(p)
+        while len(active) < k and upcoming < n:
+            active[upcoming] = float(map_work[upcoming])
+            upcoming += 1
+    return finish, np.asarray(completion_order, dtype=np.int64)
+
+
+class ScaledGates:
+    """Row c's gates times row c's s_m (`unit_map_phases`), each product made where it is read
+    (the very products of the matrix, without its 8 bytes per split and job)."""
+
+    ndim = 2
+
+    def __init__(self, gate: np.ndarray, smap: np.ndarray) -> None:
+        self.gate, self.smap = gate, smap
+        self.shape = (smap.size, gate.size)
+
+    def __getitem__(self, where: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        rows, columns = where
+        return self.gate[columns] * self.smap[rows]
+
+
+def unit_map_phases(map_work: np.ndarray, k: int, gates: np.ndarray | ScaledGates) -> tuple[np.ndarray, np.ndarray]:
+    """`unit_map_phase` for many splits at once, with release gates: row c of ``gates`` is the
+    gates times row c's s_m (releases do not scale with s_m, so each split has its own map phase).
+
+    Time is kept in unit-slot seconds (seconds times s_m) and every step is the arithmetic of
+    `unit_map_phase`, so with zero gates each row is its result exactly. Returns the finish
+    times (configs x n, unit-slot seconds, by position) and each row's completion order.
+    """
+    configs, n = gates.shape
+    every_row = np.broadcast_to(np.arange(configs)[:, None], (configs, min(k, n)))
+    finish = np.zeros((configs, n))
+    completion = np.zeros((configs, n), dtype=np.int64)
+    completed = np.zeros(configs, dtype=np.int64)
+
+    def record(clock: np.ndarray, ended: np.ndarray, valid: np.ndarray) -> None:
+        nonlocal completed
+        finish[every_row[valid], ended[valid]] = clock[every_row[valid]]
+        place = completed[:, None] + np.cumsum(valid, axis=1) - 1
+        completion[every_row[valid], place[valid]] = ended[valid]
+        completed = completed + valid.sum(axis=1)
+
+    _map_events(map_work, k, gates, record)
+    return finish, completion
+
+
+def _map_events(map_work: np.ndarray, k: int, gates: np.ndarray | ScaledGates,
+                record: Callable[[np.ndarray, np.ndarray, np.ndarray], None]) -> None:
+    """`unit_map_phases`' loop: at each event where maps end, ``record(clock, ended, valid)``
+    hears each row's clock and the positions that ended, sorted (``valid`` marks them)."""
+    configs, n = gates.shape
+    width = min(k, n)
+    rows = np.arange(configs)[:, None]
+    job = np.full((configs, width), -1, dtype=np.int64)
+    left = np.zeros((configs, width))
+    upcoming = np.zeros(configs, dtype=np.int64)
+    clock = np.zeros(configs)
+    completed = np.zeros(configs, dtype=np.int64)
+    job, left, upcoming = enter_map(job, left, upcoming, clock, gates, map_work, rows)
+    while True:
+        alive = completed < n
+        if not alive.any():
+            return
+        occupied = job >= 0
+        count = occupied.sum(axis=1)
+        share = 1.0 / np.maximum(count, 1)
+        ttf = np.where(occupied, left / share[:, None], np.inf)
+        # the head of the admission order, when only its release keeps it out (M is never full
+        # here while it waits: `enter_map` ran at the last event)
+        blocked = (count < width) & (upcoming < n)
+        release_gap = np.where(blocked, gates[rows[:, 0], np.minimum(upcoming, n - 1)] - clock, np.inf)
+        step = np.where(alive, np.minimum(ttf.min(axis=1), release_gap), 0.0)
+        done = occupied & (ttf <= (step * (1.0 + SIMULTANEOUS))[:, None])
+        clock = clock + step
+        left = left - share[:, None] * step[:, None]
+        if done.any():  # else a release only
+            ended = np.sort(np.where(done, job, n), axis=1)  # by position, as `unit_map_phase`
+            valid = ended < n
+            record(clock, ended, valid)
+            completed = completed + valid.sum(axis=1)
+            job = np.where(done, -1, job)
+        job, left, upcoming = enter_map(job, left, upcoming, clock, gates, map_work, rows)
+
+
+def enter_map(
+    job: np.ndarray, left: np.ndarray, upcoming: np.ndarray, clock: np.ndarray, gates: np.ndarray | None,
+    work: np.ndarray, rows: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Fill M's empty places from the admission order, each job once its gate has passed.
+
+    ``gates`` is per row (configs x n) or shared (n) or None (all 0). Gates grow along the
+    order, so the jobs admitted are a prefix of the ones waiting, as the strict order requires.
+    """
+    n = work.size
+    empty = job < 0
+    candidate = upcoming[:, None] + np.cumsum(empty, axis=1) - 1
+    admit = empty & (candidate < n)
+    if gates is not None:
+        # a release within a relative SIMULTANEOUS of the clock has happened (rounding of
+        # clock + gap must not keep a released job out)
+        gate = gates[np.minimum(candidate, n - 1)] if gates.ndim == 1 else gates[rows, np.minimum(candidate, n - 1)]
+        admit &= gate <= (clock * (1.0 + SIMULTANEOUS))[:, None]
+    job = np.where(admit, candidate, job)
+    left = np.where(admit, work[np.minimum(candidate, n - 1)], left)
+    return job, left, upcoming + admit.sum(axis=1)
+
+
+def reduce_queues(phases: PhaseWork, k: int, gate: np.ndarray, smap: np.ndarray, m: int
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each split's map phase with its gates (`unit_map_phases`' events), writing as maps end
+    what the reduce phase needs: per row, the m reduce-bearing jobs' map finishes (unit-slot
+    seconds, +inf padded) and reduce work in completion order, and the last map-only finish
+    (seconds). 16 bytes per split and job, where finish times, completion orders and gates
+    held 48 (so a block holds three times the splits; the numbers are the same)."""
+    configs, n = smap.size, phases.map_work.size
+    every_row = np.broadcast_to(np.arange(configs)[:, None], (configs, min(k, n)))
+    has_reduce, reduce_work = phases.reduce_work > 0, phases.reduce_work
+    arrival = np.full((configs, m + 1), np.inf)
+    work = np.zeros((configs, m))
+    queued = np.zeros(configs, dtype=np.int64)
+    last_map_only = np.zeros(configs)
+
+    def record(clock: np.ndarray, ended: np.ndarray, valid: np.ndarray) -> None:
+        nonlocal queued, last_map_only
+        to_reduce = valid & has_reduce[np.minimum(ended, n - 1)]
+        place = queued[:, None] + np.cumsum(to_reduce, axis=1) - 1
+        row, column = every_row[to_reduce], place[to_reduce]
+        arrival[row, column] = clock[row]
+        work[row, column] = reduce_work[ended[to_reduce]]
+        queued = queued + to_reduce.sum(axis=1)
+        # clocks only grow: the latest map-only end is the largest
+        last_map_only = np.where((valid & ~to_reduce).any(axis=1), clock, last_map_only)
+
+    _map_events(phases.map_work, k, ScaledGates(gate, smap), record)
+    return arrival, work, last_map_only / smap
