@@ -75,12 +75,10 @@ def fluid_makespans(
         # and "fresh" runs its map phase once for all splits instead of once per split.
         gates = None
     if model == "fresh" and gates is None:  # one shared map phase; the rest is (width x splits)
-        makespans = _fresh_makespans(phases, total_slots, k, map_slots, gates)
-        if progress is not None:
-            progress(map_slots.size, map_slots.size)
-        return makespans
-    entry = _FRESH_BYTES_PER_ENTRY if model == "fresh" else _BYTES_PER_ENTRY
-    block = max(1, min(MAX_BLOCK_SPLITS, BLOCK_BYTES // (entry * max(phases.map_work.size, 1))))
+        block = max(map_slots.size, 1)
+    else:
+        entry = _FRESH_BYTES_PER_ENTRY if model == "fresh" else _BYTES_PER_ENTRY
+        block = max(1, min(MAX_BLOCK_SPLITS, BLOCK_BYTES // (entry * max(phases.map_work.size, 1))))
     parts = [np.zeros(0)]  # a no-op part: np.concatenate needs one
     for start in range(0, map_slots.size, block):
         splits = map_slots[start:start + block]

@@ -68,23 +68,21 @@ def unit_map_phases(map_work: np.ndarray, k: int, gates: np.ndarray | ScaledGate
     every_row = np.broadcast_to(np.arange(configs)[:, None], (configs, min(k, n)))
     finish = np.zeros((configs, n))
     completion = np.zeros((configs, n), dtype=np.int64)
-    completed = np.zeros(configs, dtype=np.int64)
 
-    def record(clock: np.ndarray, ended: np.ndarray, valid: np.ndarray) -> None:
-        nonlocal completed
+    def record(clock: np.ndarray, ended: np.ndarray, valid: np.ndarray, completed: np.ndarray) -> None:
         finish[every_row[valid], ended[valid]] = clock[every_row[valid]]
         place = completed[:, None] + np.cumsum(valid, axis=1) - 1
         completion[every_row[valid], place[valid]] = ended[valid]
-        completed = completed + valid.sum(axis=1)
 
     _map_events(map_work, k, gates, record)
     return finish, completion
 
 
 def _map_events(map_work: np.ndarray, k: int, gates: np.ndarray | ScaledGates,
-                record: Callable[[np.ndarray, np.ndarray, np.ndarray], None]) -> None:
-    """`unit_map_phases`' loop: at each event where maps end, ``record(clock, ended, valid)``
-    hears each row's clock and the positions that ended, sorted (``valid`` marks them)."""
+                record: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]) -> None:
+    """`unit_map_phases`' loop: at each event where maps end, ``record(clock, ended, valid,
+    completed)`` hears each row's clock, the positions that ended, sorted (``valid`` marks
+    them), and how many had ended before."""
     configs, n = gates.shape
     width = min(k, n)
     rows = np.arange(configs)[:, None]
@@ -113,7 +111,7 @@ def _map_events(map_work: np.ndarray, k: int, gates: np.ndarray | ScaledGates,
         if done.any():  # else a release only
             ended = np.sort(np.where(done, job, n), axis=1)  # by position, as `unit_map_phase`
             valid = ended < n
-            record(clock, ended, valid)
+            record(clock, ended, valid, completed)
             completed = completed + valid.sum(axis=1)
             job = np.where(done, -1, job)
         job, left, upcoming = enter_map(job, left, upcoming, clock, gates, map_work, rows)
@@ -157,7 +155,7 @@ def reduce_queues(phases: PhaseWork, k: int, gate: np.ndarray, smap: np.ndarray,
     queued = np.zeros(configs, dtype=np.int64)
     last_map_only = np.zeros(configs)
 
-    def record(clock: np.ndarray, ended: np.ndarray, valid: np.ndarray) -> None:
+    def record(clock: np.ndarray, ended: np.ndarray, valid: np.ndarray, _: np.ndarray) -> None:
         nonlocal queued, last_map_only
         to_reduce = valid & has_reduce[np.minimum(ended, n - 1)]
         place = queued[:, None] + np.cumsum(to_reduce, axis=1) - 1

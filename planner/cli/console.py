@@ -106,41 +106,22 @@ def progress_shown(message: str, every: float = PROGRESS_LINE_SECONDS) -> Iterat
     """A spinner on stderr whose text follows a simulation's `Progress` (simulated time, share
     of tasks done, ETA); off a terminal (a log file) a line every ``every`` seconds instead,
     the first after ``every`` seconds, so short runs and tests print nothing."""
-    import time
-
-    from rich.console import Console
-
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        last = [time.perf_counter()]
-
-        def line(progress: Progress) -> None:
-            if time.perf_counter() - last[0] >= every:
-                last[0] = time.perf_counter()
-                print(f"{message}: {progress.describe()}", file=sys.stderr, flush=True)
-
-        yield line
-        return
-    with console.status(message) as status:
-        yield lambda progress: status.update(f"{message}: {progress.describe()}")
+    with _status_shown(message, every) as show:
+        yield lambda progress: show(f"{message}: {progress.describe()}")
 
 
 @contextmanager
 def steps_shown(message: str, unit: str, every: float | None = None,
                 numbered: bool = False) -> Iterator[Callable[[int, int], None]]:
-    """A spinner on stderr whose text follows a function of (done, total) ``unit``s, with an ETA
-    from the pace since ``done`` last started again from below or after a complete round (e.g.
-    each new fluid curve; ``numbered``: the message counts those rounds, from 1); off a terminal a line every
-    ``every`` seconds instead (default `PROGRESS_LINE_SECONDS`), the first after ``every`` seconds."""
+    """`progress_shown` for a function of (done, total) ``unit``s, with an ETA from the pace since
+    ``done`` last started again from below or after a complete round (e.g. each new fluid curve;
+    ``numbered``: the message counts those rounds, from 1); ``every`` defaults to
+    `PROGRESS_LINE_SECONDS`."""
     import time
 
-    from rich.console import Console
+    from planner.simulator.progress import Progress, duration_text
 
-    from planner.simulator.progress import duration_text
-
-    console = Console(stderr=True)
-    started, last, last_line, rounds = [time.perf_counter()], [0, 0], [time.perf_counter()], [1]
-    every = PROGRESS_LINE_SECONDS if every is None else every
+    started, last, rounds = [time.perf_counter()], [0, 0], [1]
 
     def text(done: int, total: int) -> str:
         now = time.perf_counter()
@@ -148,22 +129,35 @@ def steps_shown(message: str, unit: str, every: float | None = None,
             started[0] = now
             rounds[0] += 1
         last[:] = [done, total]
-        share = done / total if total else 1.0
-        eta = (now - started[0]) * (1 - share) / share if share > 0 else math.inf
+        so_far = Progress(0.0, done, total, now - started[0])  # its share and ETA
         title = f"{message} {rounds[0]}" if numbered else message
-        return f"{title}: {done:,} of {total:,} {unit} ({100 * share:.0f}%), ETA {duration_text(eta)}"
+        return f"{title}: {done:,} of {total:,} {unit} ({100 * so_far.share:.0f}%), ETA {duration_text(so_far.eta)}"
 
-    if not console.is_terminal:
-        def line(done: int, total: int) -> None:
-            shown_text = text(done, total)
-            if time.perf_counter() - last_line[0] >= every:
-                last_line[0] = time.perf_counter()
-                print(shown_text, file=sys.stderr, flush=True)
+    with _status_shown(message, PROGRESS_LINE_SECONDS if every is None else every) as show:
+        yield lambda done, total: show(text(done, total))
 
-        yield line
+
+@contextmanager
+def _status_shown(message: str, every: float) -> Iterator[Callable[[str], None]]:
+    """A function of a line of text: the spinner's text on a terminal (``message`` until the
+    first), else printed on stderr at most every ``every`` seconds, the first after ``every``."""
+    import time
+
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if console.is_terminal:
+        with console.status(message) as status:
+            yield status.update
         return
-    with console.status(message) as status:
-        yield lambda done, total: status.update(text(done, total))
+    last = [time.perf_counter()]
+
+    def line(text: str) -> None:
+        if time.perf_counter() - last[0] >= every:
+            last[0] = time.perf_counter()
+            print(text, file=sys.stderr, flush=True)
+
+    yield line
 
 
 @dataclass(frozen=True)

@@ -25,14 +25,13 @@ class SlotCurves:
     and starting again at each new curve; ``computed`` counts the curves computed."""
 
     def __init__(self, jobs: Sequence[Job], total: int, k: int, model: str, releases: np.ndarray | None,
-                 progress: Progress = False, description: str = "fluid curve") -> None:
+                 progress: Progress = False) -> None:
         self.jobs = list(jobs)
         self.total = total
         self.k = k
         self.model = model
         self.releases = releases
         self.progress = progress
-        self.description = description
         self.computed = 0
         self._plans: dict[tuple[int, ...], SlotPlan] = {}
 
@@ -43,7 +42,7 @@ class SlotCurves:
         if known is not None:
             return known
         self.computed += 1
-        report = step_reporter(self.progress, self.total - 1, f"{self.description} {self.computed}")
+        report = step_reporter(self.progress, self.total - 1, f"fluid curve {self.computed}")
         reported = 0
 
         def heard(done: int, _: int) -> None:

@@ -126,14 +126,11 @@ class Offers:
         pending = self.pending
         if not (pending[kind] if kind != ANY else pending[0] or pending[1]):
             self._sleep(node, kind)
-        elif kind == MAP and (memo := self.scheduler.memo) is not None and not self.asleep[MAP][node] and not (
-                self.node_free[node][REDUCE] and pending[REDUCE]) and memo.declines_again(node, now):
+        elif kind == MAP and not self.asleep[MAP][node] and self._declines_again(node, now):
             # Its report would be declined, changing nothing (`_heartbeat`): it sleeps as declined
             # now, and the memo wakes it when that may change. (A node asleep under MAP is left to
             # report: the next wake-up for pending maps may be its.)
-            if not self.declined_asleep[node]:
-                self.declined_asleep[node] = 1
-                self.declined_count += 1
+            self._sleep_declined(node)
         else:
             self._schedule_heartbeat(node, now)
 
@@ -142,6 +139,19 @@ class Offers:
         if not flags[node]:
             flags[node] = 1
             self.asleep_count[kind] += 1
+
+    def _declines_again(self, node: int, now: float) -> bool:
+        """Would a report of ``node`` now be declined by every job, changing nothing (the
+        scheduler's memo), with no reduce for it to launch either?"""
+        memo = self.scheduler.memo
+        return memo is not None and not (self.node_free[node][REDUCE] and self.pending[REDUCE]) and (
+            memo.declines_again(node, now))
+
+    def _sleep_declined(self, node: int) -> None:
+        """``node`` sleeps until the memo wakes it (`wake_declined`)."""
+        if not self.declined_asleep[node]:
+            self.declined_asleep[node] = 1
+            self.declined_count += 1
 
     def _heartbeat(self, node: int, now: float) -> None:
         """The node reports: offer its free slots, then report again next tick or sleep."""
@@ -169,12 +179,9 @@ class Offers:
                 waiting = True
                 break
         if waiting:
-            memo = self.scheduler.memo
-            if (declined and memo is not None and not (free[REDUCE] and pending[REDUCE])
-                    and memo.declines_again(node, now)):
+            if declined and self._declines_again(node, now):
                 # Its reports would be declined, changing nothing, until a change wakes it.
-                self.declined_asleep[node] = 1
-                self.declined_count += 1
+                self._sleep_declined(node)
                 if free[REDUCE]:
                     self._sleep(node, REDUCE)
             else:
