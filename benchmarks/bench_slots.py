@@ -89,8 +89,9 @@ _CHILD = """
 import json, resource, sys, time
 from planner.io.swim import read_swim
 from solvers import configure_slots, slots_fluid
-if sys.argv[2] != "None":
+if sys.argv[2] != "None":  # one pass: no cap on the bytes nor on the splits of a block
     slots_fluid.BLOCK_BYTES = int(sys.argv[2])
+    slots_fluid.MAX_BLOCK_SPLITS = 2**62
 jobs = read_swim(sys.argv[1], window=(0, 7200))
 start = time.process_time()
 plan = configure_slots(jobs, 12000, 5, releases="submit")

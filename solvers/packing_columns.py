@@ -262,14 +262,18 @@ def enumerate_phases(
     can_host, can_extra = tables.host_ok.any(axis=(1, 2)), tables.extra_need.any(axis=1)
     order = sorted(range(n_jobs), key=lambda j: (-duals[j], j))
     room = _room_values(tables, duals, order)
-    every = np.arange(levels.size)
+    side = (n + 1) * (n + 1)
+    flat = room.reshape(room.shape[0], -1)  # room[i] as one row: level k, a, b at k (n + 1)^2 + a (n + 1) + b
     tolerance = 1e-9 * max(1.0, float(levels[-1]))
     found: dict[int, tuple[float, tuple]] = {}
     zero = np.zeros(levels.size, dtype=np.int64)
-    stack: list[tuple] = [(0, zero, zero, 0.0, 0, (), False, False)]
+    # A node carries the lengths still open below it (`active`, ascending) and its VMs at them: a
+    # length where no completion qualifies stays closed for every descendant (their gains are
+    # within the node's), so the search visits the same nodes as one over every length, at less cost.
+    stack: list[tuple] = [(0, np.arange(levels.size), priced, zero, zero, 0.0, 0, (), False, False)]
     steps = 0
     while stack:
-        i, used_u, used_x, weight, mask, placed, hosted, extras = stack.pop()
+        i, active, prices, used_u, used_x, weight, mask, placed, hosted, extras = stack.pop()
         steps += 1
         if steps % 2048 == 0 and clock.seconds > deadline:
             return _widened(found, tables)[0], False
@@ -277,13 +281,19 @@ def enumerate_phases(
         fits = (left_u >= 0) & (left_x >= 0)
         if not fits.any():
             continue
-        gain = np.where(fits, room[i][every, left_u.clip(0), left_x.clip(0)], -np.inf)
-        if float(np.min(priced - gain)) - weight > slack + tolerance:
-            continue
+        gain = np.where(fits, flat[i].take(active * side + left_u.clip(0) * (n + 1) + left_x.clip(0)), -np.inf)
+        open_ = (prices - gain) - weight <= slack + tolerance
+        if not open_.all():
+            if not open_.any():
+                continue
+            active, prices, used_u, used_x = active[open_], prices[open_], used_u[open_], used_x[open_]
         if i == n_jobs:
-            first = int(fits.argmax())
-            if priced[first] - weight > slack + tolerance:
-                continue  # only a longer version of this phase would qualify: never in a best schedule
+            # Every open length fits and qualifies. The phase is listed at its shortest length only
+            # if that is the first open one; when a shorter one fits, only a longer version of this
+            # phase qualifies: never in a best schedule. (Fitting is monotone in the length.)
+            first = int(active[0])
+            if first > 0 and _fits_at(placed, primary, host, extra, first - 1, n):
+                continue
             length = float(levels[first])
             known = found.get(mask)
             if mask and (hosted or not extras) and (known is None or length < known[0]):
@@ -292,15 +302,32 @@ def enumerate_phases(
                 found[mask] = (length, placed)
             continue
         j = order[i]
-        stack.append((i + 1, used_u, used_x, weight, mask, placed, hosted, extras))
+        stack.append((i + 1, active, prices, used_u, used_x, weight, mask, placed, hosted, extras))
         bit, gained = mask | (1 << j), weight + float(duals[j])
-        stack.append((i + 1, used_u + primary[j], used_x + primary[j], gained, bit, (*placed, (j, "primary")),
+        need = primary[j].take(active)
+        stack.append((i + 1, active, prices, used_u + need, used_x + need, gained, bit, (*placed, (j, "primary")),
                       hosted, extras))
         if can_host[j]:
-            stack.append((i + 1, used_u + host[j], used_x, gained, bit, (*placed, (j, "host")), True, extras))
+            stack.append((i + 1, active, prices, used_u + host[j].take(active), used_x, gained, bit,
+                          (*placed, (j, "host")), True, extras))
         if can_extra[j]:
-            stack.append((i + 1, used_u, used_x + extra[j], gained, bit, (*placed, (j, "extra")), hosted, True))
+            stack.append((i + 1, active, prices, used_u, used_x + extra[j].take(active), gained, bit,
+                          (*placed, (j, "extra")), hosted, True))
     return _widened(found, tables)
+
+
+def _fits_at(placed: tuple, primary: np.ndarray, host: np.ndarray, extra: np.ndarray, k: int, n: int) -> bool:
+    """Whether the jobs ``placed`` (job, role) fit a phase of length levels[k]."""
+    used_u = used_x = 0
+    for j, role in placed:
+        if role == "primary":
+            used_u += int(primary[j, k])
+            used_x += int(primary[j, k])
+        elif role == "host":
+            used_u += int(host[j, k])
+        else:
+            used_x += int(extra[j, k])
+    return used_u <= n and used_x <= n
 
 
 def _room_values(tables: LevelTables, weights: np.ndarray, order: list[int]) -> np.ndarray:

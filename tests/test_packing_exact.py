@@ -602,14 +602,31 @@ def test_the_warm_lp_matches_a_cold_solve_after_every_batch_of_columns():
             assert np.all(costs - warm.duals @ columns >= -1e-7 * costs.max())
 
 
+def _claims_match_exhaustive_search() -> None:
+    """On 200 seeded batches of 3-5 jobs (those exhaustive search takes), every "optimal" of
+    "milp" is the exhaustive optimum, no schedule is below it and every bound is at most it."""
+    from models import InvalidInput
+    from planner.examples.workloads import crosscheck_cases
+
+    wrong = []
+    for index, (jobs, cluster) in enumerate(crosscheck_cases(200, seed=34, jobs=(3, 5))):
+        try:
+            reference = pack_phases(jobs, cluster, method="exhaustive").objective
+        except InvalidInput:  # too many combinations for the reference
+            continue
+        schedule = pack_phases(jobs, cluster, method="milp", time_limit=30)
+        if schedule.status is SolveStatus.OPTIMAL and schedule.objective != pytest.approx(reference, rel=1e-9):
+            wrong.append((index, schedule.objective, reference))
+        assert schedule.objective >= reference * (1 - 1e-9)
+        assert schedule.bound is not None and schedule.bound <= reference * (1 + 1e-9)
+    assert wrong == []
+
+
 def test_a_root_enumeration_proof_is_never_wrong(monkeypatch):
     """With branching switched off, "optimal" can only come from the root: no gap, or its gap closed
     by the enumeration. On 200 seeded batches of 3-5 jobs (those exhaustive search takes) every
     such claim is the exhaustive optimum, and every bound is below it. (Listing only phases within
     30% of the slack made two of these claims wrong: the check can see a short list.)"""
-    from models import InvalidInput
-    from planner.examples.workloads import crosscheck_cases
-
     def no_branching(self, root, deadline):
         return self.lower, None
 
@@ -623,16 +640,25 @@ def test_a_root_enumeration_proof_is_never_wrong(monkeypatch):
         return proven
 
     monkeypatch.setattr(packing_exact._Search, "prove", counted)
-    wrong = []
-    for index, (jobs, cluster) in enumerate(crosscheck_cases(200, seed=34, jobs=(3, 5))):
-        try:
-            reference = pack_phases(jobs, cluster, method="exhaustive").objective
-        except InvalidInput:  # too many combinations for the reference
-            continue
-        schedule = pack_phases(jobs, cluster, method="milp", time_limit=30)
-        if schedule.status is SolveStatus.OPTIMAL and schedule.objective != pytest.approx(reference, rel=1e-9):
-            wrong.append((index, schedule.objective, reference))
-        assert schedule.objective >= reference * (1 - 1e-9)
-        assert schedule.bound is not None and schedule.bound <= reference * (1 + 1e-9)
-    assert wrong == []
+    _claims_match_exhaustive_search()
     assert sum(proofs) >= 10, proofs
+
+
+def test_a_region_closed_by_its_own_list_is_never_wrong(monkeypatch):
+    """With the root's and the last enumeration switched off, "optimal" comes from branching: its
+    bounds, or a region closed by listing its phases (`_Search._listed`, tried here on every
+    region). On 200 seeded batches of 3-5 jobs every such claim is the exhaustive optimum, every
+    bound is below it, and regions were closed that way."""
+    monkeypatch.setattr(packing_exact._Search, "prove", lambda self, regions, *args, **kwargs: False)
+    monkeypatch.setattr(packing_exact, "NODE_RETRY", math.inf)
+    closed = []
+    real_listed = packing_exact._Search._listed
+
+    def counted(self, node, deadline):
+        result = real_listed(self, node, deadline)
+        closed.append(result)
+        return result
+
+    monkeypatch.setattr(packing_exact._Search, "_listed", counted)
+    _claims_match_exhaustive_search()
+    assert sum(closed) >= 10, closed
