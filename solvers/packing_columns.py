@@ -282,17 +282,20 @@ def enumerate_phases(
         if not fits.any():
             continue
         gain = np.where(fits, flat[i].take(active * side + left_u.clip(0) * (n + 1) + left_x.clip(0)), -np.inf)
-        open_ = (prices - gain) - weight <= slack + tolerance
-        if not open_.all():
-            if not open_.any():
-                continue
-            active, prices, used_u, used_x = active[open_], prices[open_], used_u[open_], used_x[open_]
+        reach = (prices - gain) - weight
+        if not (reach <= slack + tolerance).any():
+            continue
+        # A length closes only when it misses by more than rounding (one more tolerance): a value
+        # that rises one ulp deeper in the search must not close a length the leaf would reopen.
+        keep = reach <= slack + 2 * tolerance
+        if not keep.all():
+            active, prices, used_u, used_x, reach = active[keep], prices[keep], used_u[keep], used_x[keep], reach[keep]
         if i == n_jobs:
-            # Every open length fits and qualifies. The phase is listed at its shortest length only
-            # if that is the first open one; when a shorter one fits, only a longer version of this
-            # phase qualifies: never in a best schedule. (Fitting is monotone in the length.)
+            # Every open length fits. The phase is listed at its shortest length, if it qualifies
+            # there; when a shorter (closed) one fits, only a longer version of this phase
+            # qualifies: never in a best schedule. (Fitting is monotone in the length.)
             first = int(active[0])
-            if first > 0 and _fits_at(placed, primary, host, extra, first - 1, n):
+            if reach[0] > slack + tolerance or (first > 0 and _fits_at(placed, primary, host, extra, first - 1, n)):
                 continue
             length = float(levels[first])
             known = found.get(mask)

@@ -24,8 +24,8 @@ threshold whose count is most fractional in the LP: one side at most the
 floor, the other at least the ceiling. The rows' duals only depend on a
 phase's length, so the pricing stays the same knapsack. Before a region is
 split, a short list closes it when its gap is small (`_Search._listed`). A region whose LP
-counts are all whole, and any region still open when branching stops, is
-closed by enumeration: every phase whose reduced cost there is at most
+counts are all whole is closed by enumeration (when branching runs out of
+time, the least bound of the regions left is the result's bound): every phase whose reduced cost there is at most
 (incumbent - region bound) is listed (`packing_columns.enumerate_phases`); a
 better schedule uses only such phases, so the integer program over the pool
 and them is optimal. The root itself is tried that way first, before any
@@ -177,13 +177,15 @@ class _Search:
     def closed(self, bound: float) -> bool:
         return self.total - bound <= self.mip_gap * self.total + 1e-12 * self.total  # relative only
 
-    def improve(self) -> bool:
-        """The integer program over the pool; keeps what beats the incumbent. True when the pool's
-        optimum is certified (`solvers.certify`): the solution partitions the jobs, its cost is what
-        HiGHS reported, and HiGHS's bound is at least our LP bound and at most the incumbent. A
-        failed certificate is retried once without the MIP start."""
+    def improve(self, until: float | None = None) -> bool:
+        """The integer program over the pool (until ``until`` seconds on the clock, at most the time
+        limit); keeps what beats the incumbent. True when the pool's optimum is certified
+        (`solvers.certify`): the solution partitions the jobs, its cost is what HiGHS reported, and
+        HiGHS's bound is at least our LP bound and at most the incumbent. A failed certificate is
+        retried once without the MIP start."""
+        end = self.time_limit if until is None else min(until, self.time_limit)
         for use_start in (True, False):
-            remaining = max(1e-3, self.time_limit - self.clock.seconds)
+            remaining = max(1e-3, end - self.clock.seconds)
             solved, kept, costs, columns = _integer_program(self.pool, self.best, time_limit=remaining,
                                                             seed=self.seed, mip_gap=self.mip_gap,
                                                             use_start=use_start)
@@ -229,8 +231,10 @@ class _Search:
                     heapq.heappush(heap, (max(bound, node.bound), made, node))
                     made += 1
                     continue
-            if self._listed(node, deadline):
-                continue  # closed: nothing in it beats the incumbent
+            listed = self._listed(node, deadline)
+            if listed is not None:  # closed: nothing in it beats the incumbent; its bound still counts
+                dropped = min(dropped, max(bound, listed))
+                continue
             split = _branching_row(node, self.pool)
             if split is None:
                 whole.append(node)
@@ -251,25 +255,28 @@ class _Search:
         every = [lp.bound for lp in whole] + [b for b, _, _ in heap] + [dropped]
         return min(min(every), self.total), open_regions
 
-    def _listed(self, node: LpBound, deadline: float) -> bool:
+    def _listed(self, node: LpBound, deadline: float) -> float | None:
         """Close one region by enumeration (as `prove` does for several, at the end): every phase
         whose reduced cost there is at most the region's gap joins the pool, and the integer program
         over the pool, certified, is then at least as good as any schedule in the region. Tried only
-        on regions whose gap is small enough (`NODE_RETRY`); False when the list is not complete."""
+        on regions whose gap is small enough (`NODE_RETRY`), within `NODE_SHARE` of the limit.
+        The region's proven bound when it is closed (every schedule in it costs at least the pool's
+        certified bound: HiGHS stops within ``mip_gap``, so not the incumbent), else None."""
         gap = self.total - node.bound
         if node.duals is None or gap > NODE_RETRY * self.failed_gap:
-            return False
+            return None
         if table_bytes(self.instance, self.instance.jobs + 1) > TABLE_BYTES:
-            return False
+            return None
         until = min(deadline, self.clock.seconds + NODE_SHARE * self.time_limit)
         found, whole = enumerate_phases(self.tables, node.duals, gap * (1 + 1e-9) + 1e-9, shift=node.shift,
                                         limit=NODE_PHASES, deadline=until, clock=self.clock)
-        if not whole:  # its phases stay out: a longer pool slows every integer program after
-            self.failed_gap = gap
-            return False
-        for _, phase in found:
-            self.pool.add(phase)
-        return self.improve()
+        if whole:
+            for _, phase in found:
+                self.pool.add(phase)
+            if self.improve(until=deadline):
+                return self.pool_bound
+        self.failed_gap = gap  # a failed list's phases stay out: a longer pool slows every integer program after
+        return None
 
     def prove(
         self, open_regions: list[LpBound], until: float = 0.95, limit: int = ENUMERATION_LIMIT, partial: bool = True
@@ -287,7 +294,7 @@ class _Search:
             if not lp.converged or lp.duals is None:
                 complete = False
                 continue
-            # The rest of the time (10% after the last enumeration) is for what follows.
+            # The rest of the time (5% after the last enumeration) is for what follows.
             share = (until * self.time_limit - self.clock.seconds) / (len(open_regions) - index)
             slack = self.total - lp.bound
             found, whole = enumerate_phases(self.tables, lp.duals, slack * (1 + 1e-9) + 1e-9, shift=lp.shift,

@@ -321,6 +321,27 @@ def test_enumeration_by_hand_with_an_extra():
     assert complete
 
 
+def test_enumeration_lists_a_phase_whose_reduced_cost_ties_the_slack_to_the_ulp():
+    """Two jobs, duals 56.5 and 98.3, and the slack set so that the pair's phase at 181.83 s has
+    reduced cost exactly slack + tolerance when its duals are summed first (at the search's root
+    and leaf) but one ulp more when the length loses them one at a time (the middle node). The
+    search carries only the lengths still open; one closed by that ulp at the middle node lost the
+    phase (found in review). It is listed, as by a search over every length."""
+    from planner.examples.workloads import crosscheck_cases
+
+    jobs, cluster = crosscheck_cases(60, seed=7, jobs=(2, 4))[32]
+    tables = level_tables(packing_instance(jobs, cluster))
+    duals = np.array([56.5, 98.3])
+    k = int(np.flatnonzero(np.isclose(tables.levels, 181.83395810463492))[0])
+    tolerance = 1e-9 * max(1.0, float(tables.levels[-1]))
+    at_root, in_the_middle = (tables.levels[k] - (56.5 + 98.3)) - 0.0, (tables.levels[k] - 56.5) - 98.3
+    slack = 27.033957922800948
+    assert at_root <= slack + tolerance < in_the_middle  # the tie this test is about
+    found, complete = _enumerate(tables, duals, slack)
+    assert complete
+    assert (float(tables.levels[k]), (0, 1)) in {(length, tuple(sorted(p.job for p in phase))) for length, phase in found}
+
+
 def test_enumeration_stops_at_the_limit_and_the_deadline():
     instance = packing_instance(batch(40, 4, ("io", "balanced")), CLUSTER)
     tables, shortest = level_tables(instance), shortest_phases(instance)
@@ -602,9 +623,10 @@ def test_the_warm_lp_matches_a_cold_solve_after_every_batch_of_columns():
             assert np.all(costs - warm.duals @ columns >= -1e-7 * costs.max())
 
 
-def _claims_match_exhaustive_search() -> None:
+def _claims_match_exhaustive_search(mip_gap: float = 1e-6) -> None:
     """On 200 seeded batches of 3-5 jobs (those exhaustive search takes), every "optimal" of
-    "milp" is the exhaustive optimum, no schedule is below it and every bound is at most it."""
+    "milp" is the exhaustive optimum (within ``mip_gap`` when it is loose), no schedule is below
+    it and every bound is at most it."""
     from models import InvalidInput
     from planner.examples.workloads import crosscheck_cases
 
@@ -614,8 +636,10 @@ def _claims_match_exhaustive_search() -> None:
             reference = pack_phases(jobs, cluster, method="exhaustive").objective
         except InvalidInput:  # too many combinations for the reference
             continue
-        schedule = pack_phases(jobs, cluster, method="milp", time_limit=30)
-        if schedule.status is SolveStatus.OPTIMAL and schedule.objective != pytest.approx(reference, rel=1e-9):
+        schedule = pack_phases(jobs, cluster, method="milp", time_limit=30, mip_gap=mip_gap)
+        if schedule.status is SolveStatus.OPTIMAL and not (
+            schedule.objective == pytest.approx(reference, rel=1e-9) or schedule.objective <= reference * (1 + mip_gap)
+        ):
             wrong.append((index, schedule.objective, reference))
         assert schedule.objective >= reference * (1 - 1e-9)
         assert schedule.bound is not None and schedule.bound <= reference * (1 + 1e-9)
@@ -644,11 +668,14 @@ def test_a_root_enumeration_proof_is_never_wrong(monkeypatch):
     assert sum(proofs) >= 10, proofs
 
 
-def test_a_region_closed_by_its_own_list_is_never_wrong(monkeypatch):
+@pytest.mark.parametrize("mip_gap", [1e-6, 0.05])
+def test_a_region_closed_by_its_own_list_is_never_wrong(monkeypatch, mip_gap):
     """With the root's and the last enumeration switched off, "optimal" comes from branching: its
     bounds, or a region closed by listing its phases (`_Search._listed`, tried here on every
-    region). On 200 seeded batches of 3-5 jobs every such claim is the exhaustive optimum, every
-    bound is below it, and regions were closed that way."""
+    region). On 200 seeded batches of 3-5 jobs every such claim is the exhaustive optimum (within
+    a loose ``mip_gap``), every bound is below it, and regions were closed that way. With a loose
+    gap HiGHS stops short of the pool's optimum, so a closed region's bound is the pool's certified
+    bound, not the incumbent (taking the incumbent put bounds above the optimum)."""
     monkeypatch.setattr(packing_exact._Search, "prove", lambda self, regions, *args, **kwargs: False)
     monkeypatch.setattr(packing_exact, "NODE_RETRY", math.inf)
     closed = []
@@ -660,5 +687,5 @@ def test_a_region_closed_by_its_own_list_is_never_wrong(monkeypatch):
         return result
 
     monkeypatch.setattr(packing_exact._Search, "_listed", counted)
-    _claims_match_exhaustive_search()
+    _claims_match_exhaustive_search(mip_gap)
     assert sum(closed) >= 10, closed
