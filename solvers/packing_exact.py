@@ -23,9 +23,10 @@ least lambda seconds long (`CountRow`; lambda = 0 counts all phases), at the
 threshold whose count is most fractional in the LP: one side at most the
 floor, the other at least the ceiling. The rows' duals only depend on a
 phase's length, so the pricing stays the same knapsack. Before a region is
-split, a short list closes it when its gap is small (`_Search._listed`). A region whose LP
-counts are all whole is closed by enumeration (when branching runs out of
-time, the least bound of the regions left is the result's bound): every phase whose reduced cost there is at most
+split, a short list closes it when its gap is small (`_Search._listed`). A
+region whose LP counts are all whole is closed by enumeration (when branching
+runs out of time, the least bound of the regions left is the result's bound):
+every phase whose reduced cost there is at most
 (incumbent - region bound) is listed (`packing_columns.enumerate_phases`); a
 better schedule uses only such phases, so the integer program over the pool
 and them is optimal. The root itself is tried that way first, before any
@@ -81,10 +82,10 @@ TABLE_BYTES = 4 << 30
 #: that failed so far: lists grow quickly with the gap (random_batch(40, 1) on P = 9: closed at a
 #: gap of 19.5 s, 0.28%, in about 0.4 s; not listed in 1 s at 28 s), and a failed try is wasted time.
 NODE_PHASES = 20_000
-#: Branching ends at this fraction of the time limit; the open regions' enumeration follows.
-BRANCHING = 0.85
 NODE_SHARE = 0.02
 NODE_RETRY = 0.5
+#: Branching ends at this fraction of the time limit; the open regions' enumeration follows.
+BRANCHING = 0.85
 
 
 def table_bytes(instance: PackingInstance, copies: int) -> int:
@@ -173,6 +174,8 @@ class _Search:
         #: when the pool holds every phase that could improve on the incumbent: `prove`).
         self.pool_bound = -math.inf
         self.failed_gap = math.inf  # the least gap of a region that branching failed to close by listing
+        #: Whether the enumeration's tables fit (`TABLE_BYTES`): one per job more than the pricing's.
+        self.can_list = table_bytes(instance, instance.jobs + 1) <= TABLE_BYTES
 
     def closed(self, bound: float) -> bool:
         return self.total - bound <= self.mip_gap * self.total + 1e-12 * self.total  # relative only
@@ -263,13 +266,10 @@ class _Search:
         The region's proven bound when it is closed (every schedule in it costs at least the pool's
         certified bound: HiGHS stops within ``mip_gap``, so not the incumbent), else None."""
         gap = self.total - node.bound
-        if node.duals is None or gap > NODE_RETRY * self.failed_gap:
+        if not self.can_list or node.duals is None or gap > NODE_RETRY * self.failed_gap:
             return None
-        if table_bytes(self.instance, self.instance.jobs + 1) > TABLE_BYTES:
-            return None
-        until = min(deadline, self.clock.seconds + NODE_SHARE * self.time_limit)
-        found, whole = enumerate_phases(self.tables, node.duals, gap * (1 + 1e-9) + 1e-9, shift=node.shift,
-                                        limit=NODE_PHASES, deadline=until, clock=self.clock)
+        found, whole = self._phases_within_gap(
+            node, limit=NODE_PHASES, deadline=min(deadline, self.clock.seconds + NODE_SHARE * self.time_limit))
         if whole:
             for _, phase in found:
                 self.pool.add(phase)
@@ -277,6 +277,13 @@ class _Search:
                 return self.pool_bound
         self.failed_gap = gap  # a failed list's phases stay out: a longer pool slows every integer program after
         return None
+
+    def _phases_within_gap(self, lp: LpBound, *, limit: int, deadline: float) -> tuple[list, bool]:
+        """`enumerate_phases` in ``lp``'s region: every phase whose reduced cost there is at most
+        the gap (incumbent - region bound, padded for rounding), and whether the list is complete."""
+        slack = self.total - lp.bound
+        return enumerate_phases(self.tables, lp.duals, slack * (1 + 1e-9) + 1e-9, shift=lp.shift, limit=limit,
+                                deadline=deadline, clock=self.clock)
 
     def prove(
         self, open_regions: list[LpBound], until: float = 0.95, limit: int = ENUMERATION_LIMIT, partial: bool = True
@@ -287,7 +294,7 @@ class _Search:
         still feed the integer program good phases, unless ``partial`` is False: then an
         incomplete list is dropped and nothing is solved."""
         complete = True
-        if table_bytes(self.instance, self.instance.jobs + 1) > TABLE_BYTES:
+        if not self.can_list:
             self.improve()  # the enumeration's tables would not fit: no proof this way
             return False
         for index, lp in enumerate(open_regions):
@@ -296,10 +303,7 @@ class _Search:
                 continue
             # The rest of the time (5% after the last enumeration) is for what follows.
             share = (until * self.time_limit - self.clock.seconds) / (len(open_regions) - index)
-            slack = self.total - lp.bound
-            found, whole = enumerate_phases(self.tables, lp.duals, slack * (1 + 1e-9) + 1e-9, shift=lp.shift,
-                                            limit=limit, deadline=self.clock.seconds + max(0.0, share),
-                                            clock=self.clock)
+            found, whole = self._phases_within_gap(lp, limit=limit, deadline=self.clock.seconds + max(0.0, share))
             complete = complete and whole
             if not (whole or partial):
                 return False

@@ -32,6 +32,11 @@ _FRESH_BYTES_PER_ENTRY = 16
 MAX_BLOCK_SPLITS = 2048
 
 
+def bytes_per_entry(model: str) -> int:
+    """Bytes a block holds per split and job under ``model`` (what sizes its blocks)."""
+    return _FRESH_BYTES_PER_ENTRY if model == "fresh" else _BYTES_PER_ENTRY
+
+
 def waterfill(caps: np.ndarray, total: np.ndarray) -> np.ndarray:
     """Per row, rates min(cap, level) summing to ``total`` (or every cap when they sum to less).
 
@@ -77,8 +82,7 @@ def fluid_makespans(
     if model == "fresh" and gates is None:  # one shared map phase; the rest is (width x splits)
         block = max(map_slots.size, 1)
     else:
-        entry = _FRESH_BYTES_PER_ENTRY if model == "fresh" else _BYTES_PER_ENTRY
-        block = max(1, min(MAX_BLOCK_SPLITS, BLOCK_BYTES // (entry * max(phases.map_work.size, 1))))
+        block = max(1, min(MAX_BLOCK_SPLITS, BLOCK_BYTES // (bytes_per_entry(model) * max(phases.map_work.size, 1))))
     parts = [np.zeros(0)]  # a no-op part: np.concatenate needs one
     for start in range(0, map_slots.size, block):
         splits = map_slots[start:start + block]

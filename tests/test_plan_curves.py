@@ -28,7 +28,7 @@ def test_progress_hears_every_block_up_to_all_splits(monkeypatch, model):
     without a listener."""
     jobs = _batch()
     releases = [job.submit for job in jobs]
-    monkeypatch.setattr(slots_fluid, "BLOCK_BYTES", 7 * (slots_fluid._FRESH_BYTES_PER_ENTRY if model == "fresh" else slots_fluid._BYTES_PER_ENTRY) * len(jobs))
+    monkeypatch.setattr(slots_fluid, "BLOCK_BYTES", 7 * slots_fluid.bytes_per_entry(model) * len(jobs))
     heard: list[tuple[int, int]] = []
     plan = configure_slots(jobs, 40, 3, model=model, releases=releases, progress=lambda d, t: heard.append((d, t)))
     assert heard == [(done, 39) for done in (7, 14, 21, 28, 35, 39)]

@@ -12,9 +12,14 @@ from solvers import configure_slots, slots_fluid
 MODELS = ("fresh", "capped")
 
 
-def _entry(model: str) -> int:
-    """Bytes per split and job of the model's block arrays."""
-    return slots_fluid._FRESH_BYTES_PER_ENTRY if model == "fresh" else slots_fluid._BYTES_PER_ENTRY
+def _blocks_seen(monkeypatch, n: int) -> tuple[np.ndarray, list[int]]:
+    """The curve of n one-task jobs on 12,000 slots under "fresh" with releases, and the block
+    sizes the map phase was given (its work is counted, not run)."""
+    seen: list[int] = []
+    monkeypatch.setattr(slots_fluid, "_fresh_makespans",
+                        lambda phases, total, k, splits, gates: seen.append(splits.size) or np.zeros(splits.size))
+    phases = slots_fluid.PhaseWork(np.ones(n), np.ones(n), np.ones(n), np.ones(n), np.arange(n, dtype=float))
+    return slots_fluid.fluid_makespans(phases, 12_000, 5, np.arange(1, 12_000)), seen
 
 
 def _batch(seed: int, count: int) -> tuple[list[Job], list[float]]:
@@ -35,7 +40,7 @@ def test_any_block_size_gives_the_numbers_of_one_pass(monkeypatch, model, releas
     whole = configure_slots(jobs, 40, 3, **kwargs).makespans
     assert whole.shape == (39,)
     for splits in (1, 7, 64):
-        monkeypatch.setattr(slots_fluid, "BLOCK_BYTES", splits * _entry(model) * len(jobs))
+        monkeypatch.setattr(slots_fluid, "BLOCK_BYTES", splits * slots_fluid.bytes_per_entry(model) * len(jobs))
         blocked = configure_slots(jobs, 40, 3, **kwargs)
         assert np.array_equal(blocked.makespans, whole), splits
         assert blocked.map_slots == int(np.argmin(whole)) + 1
@@ -45,12 +50,8 @@ def test_a_production_day_shape_is_evaluated_in_bounded_blocks(monkeypatch):
     """24,437 jobs on 12,000 slots under "fresh": blocks of BLOCK_BYTES / (16 bytes x jobs)
     splits, each block's arrays near BLOCK_BYTES (not the 10 GB one pass would hold). Counted,
     not run."""
-    seen: list[int] = []
-    monkeypatch.setattr(slots_fluid, "_fresh_makespans",
-                        lambda phases, total, k, splits, gates: seen.append(splits.size) or np.zeros(splits.size))
     n = 24_437
-    phases = slots_fluid.PhaseWork(np.ones(n), np.ones(n), np.ones(n), np.ones(n), np.arange(n, dtype=float))
-    result = slots_fluid.fluid_makespans(phases, 12_000, 5, np.arange(1, 12_000))
+    result, seen = _blocks_seen(monkeypatch, n)
     assert result.shape == (11_999,) and sum(seen) == 11_999
     assert max(seen) == slots_fluid.BLOCK_BYTES // (16 * n) == 686
     assert max(seen) * 16 * n <= slots_fluid.BLOCK_BYTES
@@ -74,10 +75,5 @@ def test_count_at_most_is_searchsorted_row_by_row(seed):
 
 def test_blocks_hold_at_most_max_block_splits(monkeypatch):
     """1,000 jobs would fit 16,777 splits in BLOCK_BYTES under "fresh"; blocks stop at 2,048."""
-    seen: list[int] = []
-    monkeypatch.setattr(slots_fluid, "_fresh_makespans",
-                        lambda phases, total, k, splits, gates: seen.append(splits.size) or np.zeros(splits.size))
-    n = 1_000
-    phases = slots_fluid.PhaseWork(np.ones(n), np.ones(n), np.ones(n), np.ones(n), np.arange(n, dtype=float))
-    slots_fluid.fluid_makespans(phases, 12_000, 5, np.arange(1, 12_000))
+    _, seen = _blocks_seen(monkeypatch, 1_000)
     assert seen == [2048] * 5 + [11_999 - 5 * 2048] and slots_fluid.MAX_BLOCK_SPLITS == 2048
