@@ -64,22 +64,25 @@ class AttemptLog:
             return
         table = np.array(self.buffer, dtype=np.float64).reshape(-1, WIDTH)
         start, stop = self._count, self._count + len(table)
-        if self._columns is None or stop > len(self._columns["job"]):
-            self._grow(stop)
+        columns = self._columns
+        if columns is None or stop > len(columns["job"]):
+            columns = self._grow(stop)
         for position, name in enumerate(NAMES):
-            self._columns[name][start:stop] = table[:, position]
+            columns[name][start:stop] = table[:, position]
         self._count = stop
         self.buffer.clear()
 
-    def _grow(self, needed: int) -> None:
+    def _grow(self, needed: int) -> dict[str, np.ndarray]:
         size = max(needed, self.capacity) if self._columns is None else max(needed, len(self._columns["job"]) * 3 // 2)
         old = self._columns
-        self._columns = {}
+        columns: dict[str, np.ndarray] = {}
         for name, dtype in COLUMNS:
             column = np.empty(size, dtype=dtype)
             if old is not None:
                 column[: self._count] = old.pop(name)[: self._count]
-            self._columns[name] = column
+            columns[name] = column
+        self._columns = columns
+        return columns
 
     def columns(self) -> dict[str, np.ndarray]:
         """Every attempt's fields as arrays (name -> array, views of the columns), in the order

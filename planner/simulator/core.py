@@ -15,7 +15,6 @@ from models import Cluster, Job, Workload
 from models.checks import as_int
 from models.errors import InvalidInput
 from planner.simulator.attempt_log import CHUNK, MAX_CHUNK, AttemptLog
-from planner.simulator.ends import Ends
 from planner.simulator.engine import ARRIVAL, ARRIVE, ENDS, HEARTBEAT, WAKE, WAKE_UP, EventQueue
 from planner.simulator.eviction import evict
 from planner.simulator.jobs import PENDING, JobRun
@@ -23,13 +22,13 @@ from planner.simulator.layout import ANY, MAP, REDUCE, build_layout
 from planner.simulator.offers import Offers, SimulationStalled
 from planner.simulator.options import SimOptions
 from planner.simulator.progress import Progress
-from planner.simulator.shuffle import NETWORK, Transfers
+from planner.simulator.shuffle import NETWORK
 
 if TYPE_CHECKING:
     from planner.simulator.schedulers.base import Scheduler
 
 
-class Simulation(Offers, Ends, Transfers):
+class Simulation(Offers):
     """All state of one run, driven by one `EventQueue`.
 
     Slots are numbered. ``slot_run[s]`` is the attempt on slot ``s`` as
@@ -307,14 +306,14 @@ class Simulation(Offers, Ends, Transfers):
                     self._end_at(now + left, slot)
                     return True
             if locality and job.block is not None:  # the network decides when it has read its block
-                self._read_start(slot, job, task, node, locality, now)
+                self._read_start(slot, job, job.block, task, node, locality, now)
                 return True
             self._end_at(now + job.map_times[task] * job.slowdown[locality], slot)
         else:
             job.pending_reduces -= 1
             self.pending[REDUCE] -= 1
             if job.shuffle is not None:
-                self._copy_start(slot, job, task, node, now)
+                self._copy_start(slot, job, job.shuffle, task, node, now)
             elif job.maps_done == job.maps:
                 self._compute(slot, node, now)
             else:

@@ -1,7 +1,7 @@
 """How attempts end: completion, the reducer's compute phase, freeing the slot.
 
-A mixin of `Simulation` (see it for the state): the per-task hot path, kept
-apart from the event loop and the offers.
+A class of `Simulation`'s chain (`planner.simulator.state` declares the state): the
+per-task hot path, kept apart from the event loop and the offers.
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from planner.simulator.eviction import suspended
 from planner.simulator.jobs import DONE, JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
 from planner.simulator.records import DONE_FATE
+from planner.simulator.shuffle import Transfers
 
 
-class Ends:
+class Ends(Transfers):
     """Ending attempts (see `Simulation`)."""
 
     def _compute(self, slot: int, node: int, now: float) -> None:
@@ -58,7 +59,7 @@ class Ends:
     def _finish(self, slot: int, now: float) -> None:
         """The attempt on ``slot`` completed (the release is inlined: this runs once per task)."""
         if self.suspending and slot in self.suspending:
-            suspended(self, slot, now)
+            suspended(self, slot, now)  # type: ignore[arg-type]  # self is a Simulation
             return
         if self.hears_ends:
             job, kind, task, start, _ = self.slot_run[slot]
@@ -83,7 +84,7 @@ class Ends:
                 job.map_state[task] = DONE
                 done = job.maps_done = job.maps_done + 1
                 if job.shuffle is not None:
-                    self._map_output(job, self.slot_node[slot], now)
+                    self._map_output(job, job.shuffle, self.slot_node[slot], now)
                 if done < job.open_at or (done < job.maps and job.reduces_open):
                     # The common case: nothing else changes. If the instant holds nothing
                     # more, offering the slot now is what the dispatch would do.
@@ -108,7 +109,7 @@ class Ends:
             job.map_state[task] = DONE
             done = job.maps_done = job.maps_done + 1
             if job.shuffle is not None:
-                self._map_output(job, self.slot_node[slot], now)
+                self._map_output(job, job.shuffle, self.slot_node[slot], now)
             if done < job.open_at or (done < job.maps and job.reduces_open):
                 return
             self._after_map(job, done, now)

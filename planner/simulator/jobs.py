@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from models import Job
 from models.errors import InvalidInput
 from planner.simulator.layout import ANY, MAP, REDUCE, Layout, place_blocks
+
+if TYPE_CHECKING:
+    from planner.simulator.shuffle import ShuffleState
 
 NODE_LOCAL, RACK_LOCAL, OFF_RACK = 0, 1, 2
 LOCALITY_NAMES = ("node", "rack", "off")
@@ -129,7 +133,7 @@ class JobRun:
         self.finish: float | None = None
         # The network model's (`planner.simulator.shuffle`): bytes per block, where map outputs are.
         self.block: float | None = None
-        self.shuffle = None
+        self.shuffle: ShuffleState | None = None
         self.level = NODE_LOCAL  # delay scheduling: the locality the job may currently launch at
         self.wait_since: float | None = None
 

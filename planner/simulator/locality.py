@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -68,8 +69,11 @@ class DelayScheduling:
         return self.wait_ends(job)
 
     def wait_ends(self, job: JobRun) -> float:
-        """When the level of ``job`` (its wait running) next rises."""
-        return job.wait_since + (self.node_wait if job.level == NODE_LOCAL else self.rack_wait)
+        """When the level of ``job`` next rises (never while it is not waiting)."""
+        since = job.wait_since
+        if since is None:
+            return math.inf
+        return since + (self.node_wait if job.level == NODE_LOCAL else self.rack_wait)
 
 
 def as_delay(value: DelayScheduling | tuple[float, float] | list[float] | None) -> DelayScheduling | None:

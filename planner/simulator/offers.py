@@ -1,7 +1,7 @@
 """When free slots are offered: heartbeats, or (heartbeat 0) once per instant.
 
-A mixin of `Simulation`, kept apart because it is the one part that differs
-between the two modes of offering slots.
+A class of `Simulation`'s chain (`planner.simulator.state` declares the state), kept
+apart because it is the one part that differs between the two modes of offering slots.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from models.errors import PlannerError
+from planner.simulator.ends import Ends
 from planner.simulator.engine import DISPATCH, HEARTBEAT
 from planner.simulator.layout import ANY, MAP, REDUCE
 
@@ -17,7 +18,7 @@ class SimulationStalled(PlannerError):
     """Work is pending that no scheduler decision can ever launch."""
 
 
-class Offers:
+class Offers(Ends):
     """Offering free slots to the scheduler (see `Simulation` for the state it uses).
 
     With a heartbeat, node n reports at heartbeat * (n / nodes + k) for whole k. A node

@@ -1,7 +1,7 @@
 """Bytes over the network: remote map reads and the reducers' copy phase.
 
-A mixin of `Simulation` (see it for the state), active when ``SimOptions.network``
-is on, for the jobs whose bytes are known. The links and their fair sharing are
+The first class of `Simulation`'s chain (`planner.simulator.state` declares the state),
+active when ``SimOptions.network`` is on, for the jobs whose bytes are known. The links and their fair sharing are
 `planner.simulator.network`; what moves over them:
 
 - A map that runs away from its block (rack-local or off-rack) reads the block
@@ -27,14 +27,11 @@ is on, for the jobs whose bytes are known. The links and their fair sharing are
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from planner.simulator.engine import FINISH
 from planner.simulator.jobs import RACK_LOCAL, JobRun
 from planner.simulator.network import Links, Network, link_capacities, node_bytes_per_second
-
-if TYPE_CHECKING:
-    from planner.simulator.core import Simulation
+from planner.simulator.state import SimState
 
 #: A reducer that has fetched everything available waits for this many seconds' worth (at its
 #: node's link speed) of new map output before fetching again (or for the job's last map).
@@ -62,21 +59,22 @@ class ShuffleState:
 class ReducerCopy:
     """A reducer in its copy phase: bytes fetched from its rack and from others, and in flight."""
 
-    __slots__ = ("fetched", "job", "moving", "node", "rack")
+    __slots__ = ("fetched", "job", "moving", "node", "rack", "state")
 
-    def __init__(self, job: JobRun, node: int, rack: int, fetched: list[float]) -> None:
+    def __init__(self, job: JobRun, state: ShuffleState, node: int, rack: int, fetched: list[float]) -> None:
         self.job = job
+        self.state = state  # the job's
         self.node = node
         self.rack = rack
         self.fetched = fetched
         self.moving = [0.0, 0.0]  # bytes of the flow in progress, per class (0: none)
 
 
-class Transfers:
+class Transfers(SimState):
     """Remote reads and copies (see `Simulation`)."""
 
-    def _network_init(self: Simulation) -> None:
-        self.network = None
+    def _network_init(self) -> None:
+        self.network: Network | None = None
         self.copies: dict[int, ReducerCopy] = {}
         self.reads: dict[int, float] = {}  # slot -> the cap (bytes/s) of the remote map reading there
         self.network_gen = 0
@@ -87,7 +85,7 @@ class Transfers:
             self.links = Links(self.layout)
             self.node_rate = node_bytes_per_second(self.cluster)
 
-    def _network_job(self: Simulation, job: JobRun) -> None:
+    def _network_job(self, job: JobRun) -> None:
         """Give an arriving job its bytes (when the network is on and the job knows them)."""
         spec = job.job
         if spec.input_bytes:  # no bytes to read: nothing to wait for
@@ -95,40 +93,44 @@ class Transfers:
         if spec.shuffle_bytes and job.reduces:
             job.shuffle = ShuffleState(spec.shuffle_bytes, job.maps, job.reduces, self.layout.racks, self.node_rate)
 
-    def _touch(self: Simulation) -> Network:
+    def _touch(self) -> Network:
+        network = self.network
+        if network is None:
+            raise RuntimeError("the network model is off")  # the network paths run only when it is on
         self.network_dirty = True
-        return self.network
+        return network
 
     # -- remote map reads ------------------------------------------------------------------
-    def _read_start(self: Simulation, slot: int, job: JobRun, task: int, node: int, locality: int,
+    def _read_start(self, slot: int, job: JobRun, block: float, task: int, node: int, locality: int,
                     now: float) -> None:
+        """A remote map reads its block (``job.block`` bytes) over the network."""
         replicas = job.replicas[task].tolist()
         source = replicas[0]
         if locality == RACK_LOCAL:
             rack = self.layout.rack_of[node]
             source = next(holder for holder in replicas if self.layout.rack_of[holder] == rack)
-        cap = job.block / job.map_times[task]
+        cap = block / job.map_times[task]
         self.reads[slot] = cap
         self.slot_end[slot] = math.inf  # the network decides
-        self._touch().add(2 * slot, self.links.path(source, node), job.block, now, cap)
+        self._touch().add(2 * slot, self.links.path(source, node), block, now, cap)
 
     # -- the copy phase --------------------------------------------------------------------
-    def _copy_start(self: Simulation, slot: int, job: JobRun, task: int, node: int, now: float) -> None:
-        if task in job.shuffle.copied:  # suspended while computing: it holds its input
-            job.shuffle.copied.discard(task)
+    def _copy_start(self, slot: int, job: JobRun, state: ShuffleState, task: int, node: int, now: float) -> None:
+        """A reducer of ``job`` (whose shuffle is ``state``) starts its copy phase."""
+        if task in state.copied:  # suspended while computing: it holds its input
+            state.copied.discard(task)
             self._compute(slot, node, now)
             return
-        fetched = job.shuffle.kept.pop(task, None) or [0.0, 0.0]
-        copy = self.copies[slot] = ReducerCopy(job, node, self.layout.rack_of[node], fetched)
+        fetched = state.kept.pop(task, None) or [0.0, 0.0]
+        copy = self.copies[slot] = ReducerCopy(job, state, node, self.layout.rack_of[node], fetched)
         job.copying.append(slot)
         job.copying_on[node] = job.copying_on.get(node, 0) + 1
         self._refill(slot, copy, now, True)
 
-    def _refill(self: Simulation, slot: int, copy: ReducerCopy, now: float, eager: bool) -> None:
+    def _refill(self, slot: int, copy: ReducerCopy, now: float, eager: bool) -> None:
         """Fetch what is available (all of it when ``eager`` or the maps are done, else a batch's
         worth at least); with nothing to fetch, wait for more maps or start computing."""
-        job = copy.job
-        state = job.shuffle
+        job, state = copy.job, copy.state
         done = job.maps_done
         finished = done == job.maps
         in_rack = state.in_rack[copy.rack]
@@ -156,9 +158,9 @@ class Transfers:
             return
         state.waiting.setdefault(min(job.maps, done + state.step), []).append((slot, self.slot_gen[slot]))
 
-    def _map_output(self: Simulation, job: JobRun, node: int, now: float) -> None:
-        """A map of a shuffling job ended on ``node`` (its ``maps_done`` already counts it)."""
-        state = job.shuffle
+    def _map_output(self, job: JobRun, state: ShuffleState, node: int, now: float) -> None:
+        """A map of a shuffling job (its shuffle ``state``) ended on ``node`` (its ``maps_done``
+        already counts it)."""
         state.on_node[node] = state.on_node.get(node, 0) + 1
         state.in_rack[self.layout.rack_of[node]] += 1
         woken = state.waiting.pop(job.maps_done, None)
@@ -169,7 +171,7 @@ class Transfers:
                     self._refill(slot, copy, now, True)
 
     # -- events ------------------------------------------------------------------------------
-    def _network_event(self: Simulation, generation: int, now: float) -> None:
+    def _network_event(self, generation: int, now: float) -> None:
         """Flows completed (the event of the latest allocation only: earlier ones are stale)."""
         if generation != self.network_gen:
             return
@@ -191,22 +193,22 @@ class Transfers:
                 copy.moving[kind] = 0.0
                 copies[slot] = None
         for slot in copies:
-            copy = self.copies.get(slot)
-            if copy is not None:
-                self._refill(slot, copy, now, False)
+            waiting = self.copies.get(slot)
+            if waiting is not None:
+                self._refill(slot, waiting, now, False)
 
-    def _network_settle(self: Simulation, now: float) -> None:
+    def _network_settle(self, now: float) -> None:
         """The instant is over: share the links among the flows now in progress, and schedule the
         first completion."""
+        network = self._touch()
         self.network_dirty = False
-        network = self.network
         network.reallocate(now)
         self.network_gen += 1
         when = network.next_done()
         if when < math.inf:
             self.events.push(max(when, self.events.now), FINISH, self.network_gen, NETWORK)
 
-    def _network_evict(self: Simulation, slot: int, now: float, suspend: bool) -> float | None:
+    def _network_evict(self, slot: int, now: float, suspend: bool) -> float | None:
         """Stop the transfers of the attempt on ``slot`` (a suspended reducer keeps what it
         fetched); for a remote map, return the seconds of work it had left at its full rate."""
         if slot in self.reads:
