@@ -77,7 +77,7 @@ class AttemptLog:
         old = self._columns
         columns: dict[str, np.ndarray] = {}
         for name, dtype in COLUMNS:
-            column = np.empty(size, dtype=dtype)
+            column: np.ndarray = np.empty(size, dtype=dtype)
             if old is not None:
                 column[: self._count] = old.pop(name)[: self._count]
             columns[name] = column

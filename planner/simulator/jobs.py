@@ -103,10 +103,11 @@ class JobRun:
         self.weight = job.weight
         self.maps = job.map_tasks
         self.reduces = job.reduce_tasks
-        self.map_times = task_times(rng, job.map_time, self.maps, cv)
+        # Task times: lists while the job runs, float64 arrays once it is done (`drop_tasks`).
+        self.map_times: list[float] | np.ndarray = task_times(rng, job.map_time, self.maps, cv)
         #: Map time multipliers by locality: node-local, rack-local, off-rack.
         self.slowdown = (1.0, rack_factor, off_rack_factor)
-        self.reduce_times = task_times(rng, job.reduce_time, self.reduces, cv)
+        self.reduce_times: list[float] | np.ndarray = task_times(rng, job.reduce_time, self.reduces, cv)
         if replay:
             self.map_times = _replayed(replay, "map", self.map_times, job.name)
             self.reduce_times = _replayed(replay, "reduce", self.reduce_times, job.name)
