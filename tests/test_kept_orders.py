@@ -24,8 +24,7 @@ from models import Cluster, Job
 from planner.simulator import Capacity, Fair, Fifo, Natjam, Pool
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, build_layout
-from planner.simulator.schedulers.base import fifo_key, order_rank
-from planner.simulator.schedulers.fair import job_weight
+from planner.simulator.schedulers.base import fifo_key, job_weight, order_rank
 from planner.simulator.schedulers.natjam_laxity import PRODUCTION
 from planner.simulator.schedulers.ranked import RankedJobs
 

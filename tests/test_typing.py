@@ -40,3 +40,11 @@ def test_mypy_finds_an_undeclared_attribute_on_the_chain(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 1, done.stdout + done.stderr
     assert '"Ends" has no attribute "no_such_state"' in done.stdout
+
+
+def test_a_scheduler_used_before_it_is_bound_says_so():
+    """`Scheduler.bound` narrows ``sim`` for the type checker and names the mistake at run time."""
+    from planner.simulator import Fifo
+
+    with pytest.raises(RuntimeError, match="scheduler 'fifo' is not bound to a simulation"):
+        Fifo().bound()

@@ -206,7 +206,9 @@ class Offers(Ends):
             return
         flags = self.declined_asleep
         now = self.events.now
-        for node in (i for i, flag in enumerate(flags) if flag) if nodes is None else nodes:
+        if nodes is None:
+            nodes = [node for node in range(len(flags)) if flags[node]]
+        for node in nodes:
             if flags[node]:
                 self._schedule_heartbeat(node, now)
 

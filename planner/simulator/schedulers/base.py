@@ -9,6 +9,7 @@ task from a chosen job for a slot.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from models.errors import InvalidInput
@@ -63,6 +64,13 @@ class Scheduler:
         self.sim = sim
         self.memo = None
 
+    def bound(self) -> Simulation:
+        """The simulation this scheduler serves (`bind`)."""
+        sim = self.sim
+        if sim is None:
+            raise RuntimeError(f"scheduler {self.name!r} is not bound to a simulation")
+        return sim
+
     def job_arrived(self, job: JobRun, now: float) -> None:
         """A job was submitted."""
 
@@ -84,11 +92,11 @@ class Scheduler:
     def wake(self, now: float) -> None:
         """A time asked for by `settle` (or by delay scheduling) has come."""
 
-    settles: ClassVar[bool] = False
+    settles: bool = False
     #: True: `simulate` runs it on containers (slots that run either kind), which it types itself.
     wants_containers: bool = False
     #: True: `attempt_ended` is called for every completed attempt (costs a call per task).
-    hears_ends: ClassVar[bool] = False
+    hears_ends: bool = False
 
     def attempt_ended(self, job: JobRun, kind: int, task: int, start: float, end: float) -> None:
         """A task attempt completed (only when `hears_ends`)."""
@@ -104,6 +112,8 @@ class Scheduler:
     def take(self, job: JobRun, node: int, kind: int, now: float) -> Launch | None:
         """A task of ``job`` for a ``kind`` slot on ``node``, honouring delay scheduling."""
         sim = self.sim
+        if sim is None:
+            sim = self.bound()  # raises
         if kind != REDUCE and job.pending_maps:
             delay = self.delay
             memo = self.memo
@@ -143,6 +153,8 @@ class Scheduler:
         ``scan``'s ``keep``)."""
         heap, stamps, keys = ranked.heap, ranked.stamps, ranked.keys
         sim, delay, memo = self.sim, self.delay, self.memo
+        if sim is None:
+            sim = self.bound()  # raises
         rack = sim.layout.rack_of[node]
         plain = delay is not None and delay.intensities is None
         pop = heapq.heappop
@@ -195,6 +207,18 @@ class Scheduler:
         finally:
             for entry in taken:
                 heapq.heappush(heap, entry)
+
+
+def job_weight(job: JobRun) -> float:
+    """A job's weight inside a fair pool: its own weight, doubled per priority level."""
+    return job.weight * 2.0**job.priority
+
+
+def fair_key(kind: int) -> Callable[[JobRun], tuple[float, float, str]]:
+    """A fair pool's order for slots of ``kind``: fewest running tasks per weight first."""
+    def key(job: JobRun) -> tuple[float, float, str]:
+        return (job.running_of(kind) / job_weight(job), job.submit, job.name)
+    return key
 
 
 def fifo_key(job: JobRun) -> tuple[int, float, str]:

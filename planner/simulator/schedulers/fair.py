@@ -6,17 +6,20 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from models.checks import as_float, as_int, as_str, check_keys
 from models.errors import InvalidInput
 from planner.simulator.jobs import OFF_RACK, JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
 from planner.simulator.schedulers.admission import AdmissionLimit
-from planner.simulator.schedulers.base import Launch, Scheduler, fifo_key, register
+from planner.simulator.schedulers.base import Launch, Scheduler, fair_key, fifo_key, register
 from planner.simulator.schedulers.declines import DeclineMemo
-from planner.simulator.schedulers.preemption import Preemption, Preemptor
+from planner.simulator.schedulers.preemption import Preemption, Preemptor, as_preemption
 from planner.simulator.schedulers.ranked import Changes, RankedJobs
+
+if TYPE_CHECKING:
+    from planner.simulator.core import Simulation
 
 
 @dataclass(frozen=True)
@@ -69,11 +72,6 @@ class Pool:
         return self.max_map is not None or self.max_reduce is not None
 
 
-def job_weight(job: JobRun) -> float:
-    """A job's weight inside a fair pool: its own weight, doubled per priority level."""
-    return job.weight * 2.0**job.priority
-
-
 @register
 class Fair(Scheduler):
     """Hadoop's fair scheduler.
@@ -111,7 +109,7 @@ class Fair(Scheduler):
                 raise InvalidInput(f"pools[{position}].name", f"duplicate pool {pool.name!r}")
             self.pools[pool.name] = pool
         self.capped = any(pool.capped for pool in self.pools.values())
-        self.preemption = _as_preemption(preemption)
+        self.preemption = as_preemption(preemption)
         self.settles = self.preemption is not None
         self.members: dict[str, list[JobRun]] = {}
         self.runnable: dict[str, list[JobRun]] = {}
@@ -133,8 +131,9 @@ class Fair(Scheduler):
             data["k"] = self.k
         return data
 
-    def bind(self, sim) -> None:
+    def bind(self, sim: Simulation) -> None:
         super().bind(sim)
+        self._kinds = sim.kinds_present
         self.members = {}
         self.runnable = {}
         self._known = dict(self.pools)
@@ -260,13 +259,8 @@ class Fair(Scheduler):
         self._running[name] = [0, 0, 0]
         self._pending[name] = [0, 0, 0]
         fair = self._known[name].mode == "fair"
-        for kind in self.sim.kinds_present:
-            if fair:
-                def key(job: JobRun, kind: int = kind) -> tuple[float, float, str]:
-                    return (job.running_of(kind) / job_weight(job), job.submit, job.name)
-            else:
-                key = fifo_key
-            self._ranked[(name, kind)] = RankedJobs(key)
+        for kind in self._kinds:
+            self._ranked[(name, kind)] = RankedJobs(fair_key(kind) if fair else fifo_key)
 
     def _refresh(self, job: JobRun) -> None:
         """Bring ``job``'s place in its pool's orders and its counts in the pool's totals up to date
@@ -280,7 +274,7 @@ class Fair(Scheduler):
         running_total, pending_total = self._running[pool], self._pending[pool]
         maps, reduces = job.running
         fair = self._known[pool].mode == "fair"
-        for kind in self.sim.kinds_present:
+        for kind in self._kinds:
             running = maps if kind == MAP else reduces if kind == REDUCE else maps + reduces
             if not runnable:
                 pending = 0
@@ -298,7 +292,7 @@ class Fair(Scheduler):
 
     def _forget(self, job: JobRun) -> None:
         seen = self._seen.pop(job.index, None)
-        for kind in self.sim.kinds_present:
+        for kind in self._kinds:
             if seen is not None:
                 self._running[job.pool][kind] -= seen[kind]
                 self._pending[job.pool][kind] -= seen[3 + kind]
@@ -348,6 +342,7 @@ class Fair(Scheduler):
                 ranked.append((*key, self.members[name][0].submit, name))
             ranked.sort()
             names = [entry[-1] for entry in ranked]
+        launch: Launch | None
         for name in names:
             jobs = self._ranked[(name, kind)]
             job = jobs.first()
@@ -386,13 +381,3 @@ def _as_pool(value: object, position: int) -> Pool:
         return Pool(**value)
     raise InvalidInput(f"pools[{position}]", f"must be a Pool or a mapping, got {type(value).__name__}")
 
-
-def _as_preemption(value: object) -> Preemption | None:
-    if value is None or isinstance(value, Preemption):
-        return value
-    if value is True:
-        return Preemption()
-    if isinstance(value, dict):
-        check_keys(value, Preemption.__dataclass_fields__, "preemption")
-        return Preemption(**value)
-    raise InvalidInput("preemption", f"must be a Preemption or a mapping, got {value!r}")

@@ -7,7 +7,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from models.checks import as_float
+from models.checks import as_float, check_keys
+from models.errors import InvalidInput
 from planner.limits import MIN_RECHECK
 from planner.simulator.schedulers.fair_share import fair_shares
 
@@ -166,3 +167,15 @@ class Preemptor:
                 wanted -= 1
                 killed += 1
         return killed
+
+
+def as_preemption(value: object) -> Preemption | None:
+    """`Fair`'s ``preemption`` setting: a Preemption, True (the defaults), a mapping of its fields, or None."""
+    if value is None or isinstance(value, Preemption):
+        return value
+    if value is True:
+        return Preemption()
+    if isinstance(value, dict):
+        check_keys(value, Preemption.__dataclass_fields__, "preemption")
+        return Preemption(**value)
+    raise InvalidInput("preemption", f"must be a Preemption or a mapping, got {value!r}")
