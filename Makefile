@@ -14,6 +14,8 @@ STAMP_DOCS := $(VENV)/.installed-docs
 LATEST := .venv-latest
 LOCKING := .venv-lock
 PYTEST_ARGS := -q -n 2 --nbmake tests notebooks
+# The simulator's modules that setup.py compiles with mypyc: an edit to one rebuilds the install.
+COMPILED := setup.py planner/simulator/compiled.txt $(shell grep -v '^\#' planner/simulator/compiled.txt)
 
 .PHONY: demo test lint docs bench bench-full lock test-latest clean
 
@@ -21,15 +23,15 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	PIP_CONSTRAINT=$(CURDIR)/$(LOCK) $(BIN)/python -m pip install --quiet pip setuptools
 
-$(STAMP_RUN): pyproject.toml $(LOCK) | $(BIN)/python
+$(STAMP_RUN): pyproject.toml $(LOCK) $(COMPILED) | $(BIN)/python
 	PIP_CONSTRAINT=$(CURDIR)/$(LOCK) $(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(STAMP_TEST): pyproject.toml $(LOCK) | $(BIN)/python
+$(STAMP_TEST): pyproject.toml $(LOCK) $(COMPILED) | $(BIN)/python
 	PIP_CONSTRAINT=$(CURDIR)/$(LOCK) $(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@ $(STAMP_RUN) $(STAMP_DOCS)
 
-$(STAMP_DOCS): pyproject.toml $(LOCK) | $(BIN)/python
+$(STAMP_DOCS): pyproject.toml $(LOCK) $(COMPILED) | $(BIN)/python
 	PIP_CONSTRAINT=$(CURDIR)/$(LOCK) $(BIN)/python -m pip install --quiet -e '.[docs]'
 	touch $@ $(STAMP_RUN)
 
@@ -78,4 +80,5 @@ test-latest:
 	$(LATEST)/bin/python -m pytest $(PYTEST_ARGS) -p no:cacheprovider
 
 clean:
-	rm -rf $(VENV) $(LATEST) $(LOCKING) out site .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(LATEST) $(LOCKING) out site .pytest_cache .ruff_cache .mypy_cache build planner/simulator/_build.json
+	find planner -name "*.so" -delete

@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.registry import Row, register
+from benchmarks.registry import Row, core_build, register
 
 TRACE = Path(__file__).resolve().parent.parent / "tests" / "data" / "FB-2010_samples_24_times_1hr_0.tsv"
 NODES, RACKS = 3_000, 100
@@ -39,6 +39,7 @@ def measure(hours: float, output: Path | None) -> dict:
     from models import Cluster
     from planner.io.swim import read_swim
     from planner.simulator import Fair, simulate
+    from planner.simulator.native import compiled_modules
 
     start = time.process_time()
     workload = read_swim(TRACE, window=(0.0, hours * 3600.0))
@@ -58,6 +59,7 @@ def measure(hours: float, output: Path | None) -> dict:
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
         "file_mb": output.stat().st_size / 2**20 if output is not None else 0.0,
         "summary": summary,
+        "compiled": len(compiled_modules()),
     }
 
 
@@ -87,7 +89,8 @@ def day(suite: str) -> list[Row]:
             detail = (f"objective = peak RSS (MB){f', floor {MEMORY_FLOOR_MB[writes]:,.0f} MB' if whole else ''}; "
                       f"seconds = CPU seconds of simulate(){f' (floor {CPU_FLOOR:g} s)' if whole else ''}; "
                       f"{summary['attempts']:,} attempts, makespan {summary['makespan']:,.0f} s, node-local "
-                      f"{summary['node_local']:.1%}; import {measured['import_seconds']:.1f} s")
+                      f"{summary['node_local']:.1%}; import {measured['import_seconds']:.1f} s; "
+                      f"{core_build(measured['compiled'])}")
             if writes:
                 detail += f"; file {measured['file_mb']:,.0f} MB written in {measured['write_seconds']:.1f} s CPU"
             rows.append(Row("day", instance, method, measured["peak_mb"], None, None, measured["simulate_seconds"],

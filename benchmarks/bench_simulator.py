@@ -8,7 +8,7 @@ import statistics
 import time
 from pathlib import Path
 
-from benchmarks.registry import Row, register, save_figure
+from benchmarks.registry import Row, core_build, register, save_figure
 from models import Cluster, Job
 from planner.io.swim import read_swim
 from planner.simulator import Fair, Fifo, SimOptions, simulate
@@ -99,7 +99,7 @@ def _throughput(suite: str) -> list[Row]:
             Row("simulator", instance, OURS, tasks / ours_seconds, None, None, ours_seconds, "ok", repeats,
                 simpy_seconds / FLOOR_RATIO,
                 f"tasks/s; {ratio:.2f}x SimPy's tasks/s (floor {FLOOR_RATIO:g}x: floor_seconds = SimPy's seconds / "
-                f"{FLOOR_RATIO:g}); heartbeat 0; makespan {makespan:,.0f} s; {same}"),
+                f"{FLOOR_RATIO:g}); heartbeat 0; makespan {makespan:,.0f} s; {same}; {core_build()}"),
             Row("simulator", instance, SIMPY, tasks / simpy_seconds, None, None, simpy_seconds, "ok", repeats, None,
                 "tasks/s; one process per slot, FIFO store backed by a deque (benchmarks/simpy_reference.py)"),
         ]

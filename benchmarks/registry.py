@@ -12,6 +12,15 @@ from typing import Any
 SUITES = ("quick", "full")
 
 
+
+def core_build(compiled: int | None = None) -> str:
+    """How the simulator ran: its hot path compiled by mypyc (how many modules) or pure Python."""
+    if compiled is None:
+        from planner.simulator.native import compiled_modules
+
+        compiled = len(compiled_modules())
+    return f"simulator core compiled (mypyc, {compiled} modules)" if compiled else "simulator core pure Python"
+
 @dataclass(frozen=True)
 class Row:
     """One measured result, flat so that a list of rows is a DataFrame.

@@ -92,9 +92,9 @@ def check_natjam(scheduler: Natjam, now: float) -> None:
     assert scheduler._urgent_pending == sum(job.pending(ANY) for job in scheduler.jobs if job.priority >= PRODUCTION)
 
 
-def audited(scheduler):
-    """``scheduler`` with its kept state checked before each decision."""
-    pick, settle = scheduler.pick, scheduler.settle
+def audited(given):
+    """``given`` as an instance of a subclass that checks its kept state before each decision (a
+    subclass, not methods replaced on the instance: a compiled scheduler's methods are read-only)."""
     checks = {"count": 0}
 
     def check(kind: int | None, now: float) -> None:
@@ -110,15 +110,17 @@ def audited(scheduler):
         if isinstance(scheduler, Natjam):
             check_natjam(scheduler, now)
 
-    def checked_pick(node, kind, now):
-        check(kind, now)
-        return pick(node, kind, now)
+    class Audited(type(given)):
+        def pick(self, node, kind, now):
+            check(kind, now)
+            return super().pick(node, kind, now)
 
-    def checked_settle(now):
-        check(None, now)
-        return settle(now)
+        def settle(self, now):
+            check(None, now)
+            return super().settle(now)
 
-    scheduler.pick, scheduler.settle = checked_pick, checked_settle
+    scheduler = Audited.__new__(Audited)
+    scheduler.__setstate__(given.__getstate__())  # the same settings, as a copy does
     return scheduler, checks
 
 

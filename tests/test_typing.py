@@ -42,9 +42,84 @@ def test_mypy_finds_an_undeclared_attribute_on_the_chain(tmp_path):
     assert '"Ends" has no attribute "no_such_state"' in done.stdout
 
 
+def test_every_compiled_module_is_type_checked():
+    """mypyc compiles from mypy's types: a module compiled but not checked would build from
+    types nobody looked at (planner/simulator/compiled.txt, pyproject's [tool.mypy] files)."""
+    import tomllib
+
+    checked = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]["files"])
+    listed = (ROOT / "planner" / "simulator" / "compiled.txt").read_text().splitlines()
+    compiled = [line.strip() for line in listed if line.strip() and not line.startswith("#")]
+    assert compiled and set(compiled) <= checked
+    assert all((ROOT / path).exists() for path in compiled + sorted(checked))
+
+
+def test_an_edited_source_is_not_shadowed_by_its_old_extension(tmp_path):
+    """`check_build`: a compiled module whose source changed since the build is refused at import."""
+    import hashlib
+    import json
+    import sysconfig
+
+    from planner.simulator.native import StaleBuild, check_build, compiled_modules
+
+    source = tmp_path / "planner" / "simulator" / "core.py"
+    source.parent.mkdir(parents=True)
+    source.write_text("x = 1\n")
+    record = tmp_path / "_build.json"
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    record.write_text(json.dumps({"compiled": {"planner/simulator/core.py": digest}}))
+    check_build(record, tmp_path)  # no extension beside it: pure Python, nothing to check
+    assert compiled_modules(record, tmp_path) == []
+    source.with_name("core" + sysconfig.get_config_var("EXT_SUFFIX")).write_bytes(b"")
+    assert compiled_modules(record, tmp_path) == ["planner/simulator/core.py"]
+    check_build(record, tmp_path)  # built from this very source
+    source.write_text("x = 2\n")
+    with pytest.raises(StaleBuild, match=r"planner/simulator/core\.py changed since it was compiled"):
+        check_build(record, tmp_path)
+    with pytest.raises(ImportError):  # what importing the package then raises
+        check_build(record, tmp_path)
+
+
 def test_a_scheduler_used_before_it_is_bound_says_so():
     """`Scheduler.bound` narrows ``sim`` for the type checker and names the mistake at run time."""
     from planner.simulator import Fifo
 
     with pytest.raises(RuntimeError, match="scheduler 'fifo' is not bound to a simulation"):
         Fifo().bound()
+
+
+@pytest.mark.parametrize("module", ["fair", "fifo"])
+def test_declared_settings_are_the_constructor_parameters(module):
+    """A compiled scheduler declares its settings (Python cannot read its signature): they must be
+    its ``__init__``'s parameters, read here from the source."""
+    import ast
+
+    from planner.simulator.config import scheduler_class
+
+    tree = ast.parse((ROOT / "planner" / "simulator" / "schedulers" / f"{module}.py").read_text())
+    init = next(node for cls in tree.body if isinstance(cls, ast.ClassDef) for node in cls.body
+                if isinstance(node, ast.FunctionDef) and node.name == "__init__")
+    parameters = tuple(arg.arg for arg in init.args.args[1:] + init.args.kwonlyargs)
+    assert scheduler_class(module).settings == parameters
+
+
+def test_a_pure_build_removes_what_a_compiled_one_left(tmp_path, monkeypatch):
+    """``BATCHPLAN_PURE=1``: setup.py builds no extension and deletes the old ones (which would
+    shadow the sources) and the build record, in the tree it is given."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("batchplan_setup", ROOT / "setup.py")
+    setup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup)  # defines the functions; setup() runs only as a script
+    simulator = tmp_path / "planner" / "simulator"
+    (simulator / "schedulers").mkdir(parents=True)
+    (simulator / "compiled.txt").write_text("# listed\nplanner/simulator/core.py\nplanner/simulator/schedulers/fair.py\n")
+    left = [simulator / "core.cpython-311-x86_64-linux-gnu.so", simulator / "schedulers" / "fair.cpython-311-x86_64-linux-gnu.so",
+            simulator / "native_core__mypyc.cpython-311-x86_64-linux-gnu.so", simulator / "_build.json"]
+    kept = simulator / "layout.cpython-311-x86_64-linux-gnu.so"  # not listed: not ours to delete
+    for path in [*left, kept]:
+        path.write_bytes(b"")
+    assert setup.compiled_sources(tmp_path) == ["planner/simulator/core.py", "planner/simulator/schedulers/fair.py"]
+    monkeypatch.setenv("BATCHPLAN_PURE", "1")
+    assert setup.extensions(tmp_path) == []
+    assert not any(path.exists() for path in left) and kept.exists()

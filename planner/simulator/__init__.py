@@ -24,6 +24,7 @@ from planner.simulator.config import (
 from planner.simulator.core import Simulation, SimulationStalled
 from planner.simulator.hadoop_conf import HadoopSetup, IgnoredSetting, hadoop_run, hadoop_settings, read_hadoop_conf
 from planner.simulator.locality import DelayScheduling
+from planner.simulator.native import check_build
 from planner.simulator.options import OFF_RACK_FACTOR, RACK_FACTOR, SimOptions
 from planner.simulator.prepared import PreparedRun
 from planner.simulator.progress import Progress
@@ -45,6 +46,8 @@ from planner.simulator.schedulers import (
     register,
 )
 from planner.simulator.vms import VM_ROLES, VmResult, check_vm_groups, simulate_vms
+
+check_build()  # an edited source must not run its old compiled build (`native`)
 
 __all__ = [
     "OFF_RACK_FACTOR",

@@ -57,7 +57,10 @@ def scheduler_class(name: object) -> type[Scheduler]:
 
 def setting_names(name: str) -> tuple[str, ...]:
     """The settings the scheduler ``name`` takes (its constructor's keyword parameters)."""
-    parameters = inspect.signature(scheduler_class(name).__init__).parameters.values()
+    cls = scheduler_class(name)
+    if cls.settings is not None:
+        return cls.settings
+    parameters = inspect.signature(cls.__init__).parameters.values()
     return tuple(
         p.name
         for p in parameters

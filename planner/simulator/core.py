@@ -6,10 +6,10 @@ import gc
 import heapq
 import math
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from mypy_extensions import mypyc_attr
 
 from models import Cluster, Job, Workload
 from models.checks import as_int
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from planner.simulator.schedulers.base import Scheduler
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # tests subclass it in Python
 class Simulation(Offers):
     """All state of one run, driven by one `EventQueue`.
 
@@ -42,9 +43,9 @@ class Simulation(Offers):
     all of the instant's events have been applied.
     """
 
-    def __init__(self, jobs: Workload | list[Job], cluster: Cluster, scheduler: Scheduler, *, seed: int = 0,
-                 slots: tuple[int, int] | None = None, options: SimOptions | None = None,
-                 progress: Callable[[Progress], None] | None = None, progress_every: int = CHUNK) -> None:
+    # Arguments checked here are Any: a wrong one must raise InvalidInput, not a compiled type check.
+    def __init__(self, jobs: Workload | list[Job], cluster: Any, scheduler: Scheduler, *, seed: int = 0,
+                 slots: Any = None, options: Any = None, progress: Any = None, progress_every: Any = CHUNK) -> None:
         self.options = options if options is not None else SimOptions()
         if not isinstance(self.options, SimOptions):
             raise InvalidInput("options", f"must be a SimOptions, got {type(self.options).__name__}")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import heapq
 
+from mypy_extensions import mypyc_attr
+
 from planner.simulator.engine import ENDS, FINISH
 from planner.simulator.eviction import suspended
 from planner.simulator.jobs import DONE, JobRun
@@ -16,6 +18,7 @@ from planner.simulator.records import DONE_FATE
 from planner.simulator.shuffle import Transfers
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # as Simulation, which tests subclass
 class Ends(Transfers):
     """Ending attempts (see `Simulation`)."""
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+from mypy_extensions import mypyc_attr
+
 from models.errors import PlannerError
 from planner.simulator.ends import Ends
 from planner.simulator.engine import DISPATCH, HEARTBEAT
@@ -18,6 +20,7 @@ class SimulationStalled(PlannerError):
     """Work is pending that no scheduler decision can ever launch."""
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # as Simulation, which tests subclass
 class Offers(Ends):
     """Offering free slots to the scheduler (see `Simulation` for the state it uses).
 

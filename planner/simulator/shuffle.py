@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import math
 
+from mypy_extensions import mypyc_attr
+
 from planner.simulator.engine import FINISH
 from planner.simulator.jobs import RACK_LOCAL, JobRun
 from planner.simulator.network import Links, Network, link_capacities, node_bytes_per_second
@@ -70,6 +72,7 @@ class ReducerCopy:
         self.moving = [0.0, 0.0]  # bytes of the flow in progress, per class (0: none)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # as Simulation, which tests subclass
 class Transfers(SimState):
     """Remote reads and copies (see `Simulation`)."""
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import mypyc_attr
+
 if TYPE_CHECKING:
     from models import Cluster, Workload
     from planner.simulator.engine import EventQueue
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
     from planner.simulator.schedulers.base import Scheduler
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # as Simulation, which tests subclass
 class SimState:
     """Declarations only (see the module docstring)."""
 

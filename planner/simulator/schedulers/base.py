@@ -12,6 +12,8 @@ import heapq
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from models.errors import InvalidInput
 from planner.simulator.jobs import NODE_LOCAL, OFF_RACK, JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
@@ -36,7 +38,8 @@ def register(cls: type[Scheduler]) -> type[Scheduler]:
     return cls
 
 
-def make_scheduler(spec: str | Scheduler, **settings: Any) -> Scheduler:
+def make_scheduler(spec: Any, **settings: Any) -> Scheduler:
+    # ``spec`` is Any: a wrong type must reach the InvalidInput below, not a compiled type check.
     """A scheduler from its registered name (with settings) or an instance as is."""
     if isinstance(spec, Scheduler):
         if settings:
@@ -47,10 +50,14 @@ def make_scheduler(spec: str | Scheduler, **settings: Any) -> Scheduler:
     return SCHEDULERS[spec](**settings)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True, serializable=True)  # subclassed in Python; copied, pickled
 class Scheduler:
     """Base class: subclasses implement `pick` and may override the hooks."""
 
     name: ClassVar[str] = ""
+    #: The constructor's settings, for a compiled class (whose signature Python cannot read):
+    #: `config.setting_names` reads the signature otherwise.
+    settings: ClassVar[tuple[str, ...] | None] = None
 
     def __init__(self, delay: DelayScheduling | tuple[float, float] | None = None) -> None:
         self.delay = as_delay(delay)
@@ -63,6 +70,17 @@ class Scheduler:
         """Attach to a simulation before it starts (a scheduler serves one run at a time)."""
         self.sim = sim
         self.memo = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Every attribute, a compiled class's and a Python subclass's own (for copies and pickles)."""
+        names = getattr(type(self), "__mypyc_attrs__", ())
+        state = {name: getattr(self, name) for name in names if name != "__dict__" and hasattr(self, name)}
+        state.update(getattr(self, "__dict__", {}))
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
 
     def bound(self) -> Simulation:
         """The simulation this scheduler serves (`bind`)."""
@@ -92,11 +110,11 @@ class Scheduler:
     def wake(self, now: float) -> None:
         """A time asked for by `settle` (or by delay scheduling) has come."""
 
-    settles: bool = False
+    settles: ClassVar[bool] = False
     #: True: `simulate` runs it on containers (slots that run either kind), which it types itself.
     wants_containers: bool = False
     #: True: `attempt_ended` is called for every completed attempt (costs a call per task).
-    hears_ends: bool = False
+    hears_ends: ClassVar[bool] = False
 
     def attempt_ended(self, job: JobRun, kind: int, task: int, start: float, end: float) -> None:
         """A task attempt completed (only when `hears_ends`)."""

@@ -5,74 +5,26 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from models.checks import as_float, as_int, as_str, check_keys
+from mypy_extensions import mypyc_attr
+
+from models.checks import as_int
 from models.errors import InvalidInput
 from planner.simulator.jobs import OFF_RACK, JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
 from planner.simulator.schedulers.admission import AdmissionLimit
 from planner.simulator.schedulers.base import Launch, Scheduler, fair_key, fifo_key, register
 from planner.simulator.schedulers.declines import DeclineMemo
-from planner.simulator.schedulers.preemption import Preemption, Preemptor, as_preemption
+from planner.simulator.schedulers.pools import Pool, as_pool, pool_fields
+from planner.simulator.schedulers.preemption import Preemptor, as_preemption
 from planner.simulator.schedulers.ranked import Changes, RankedJobs
 
 if TYPE_CHECKING:
     from planner.simulator.core import Simulation
 
 
-@dataclass(frozen=True)
-class Pool:
-    """A pool of jobs: ``weight`` sets its share against other pools, ``min_map``
-    and ``min_reduce`` are slots it is owed whenever it has that much demand,
-    ``mode`` orders its own jobs ("fair": fewest running tasks per job weight
-    first; "fifo": priority, then submission), ``max_running`` caps how many of
-    its jobs run at once (a started job keeps running; the others wait in FIFO order).
-    ``max_map`` and ``max_reduce`` (None: no cap) cap the tasks of each kind it runs
-    at once (Hadoop's maxMaps and maxReduces); on containers a pool's min share and
-    cap are the sums of the two kinds'."""
-
-    name: str
-    weight: float = 1.0
-    min_map: int = 0
-    min_reduce: int = 0
-    mode: str = "fair"
-    max_running: int | None = None
-    max_map: int | None = None
-    max_reduce: int | None = None
-
-    def __post_init__(self) -> None:
-        put = object.__setattr__
-        as_str(self.name, "pool.name")
-        where = f"pools.{self.name}"
-        put(self, "weight", as_float(self.weight, f"{where}.weight", above=0.0))
-        put(self, "min_map", as_int(self.min_map, f"{where}.min_map", minimum=0))
-        put(self, "min_reduce", as_int(self.min_reduce, f"{where}.min_reduce", minimum=0))
-        as_str(self.mode, f"{where}.mode", choices=("fair", "fifo"))
-        if self.max_running is not None:
-            put(self, "max_running", as_int(self.max_running, f"{where}.max_running", minimum=1))
-        for name in ("max_map", "max_reduce"):
-            if getattr(self, name) is not None:
-                put(self, name, as_int(getattr(self, name), f"{where}.{name}", minimum=0))
-
-    def min_share(self, kind: int) -> int:
-        if kind == ANY:
-            return self.min_map + self.min_reduce
-        return self.min_map if kind == MAP else self.min_reduce
-
-    def max_share(self, kind: int) -> int | None:
-        """The most tasks of ``kind`` the pool may run at once (None: no cap)."""
-        if kind == ANY:
-            return None if self.max_map is None or self.max_reduce is None else self.max_map + self.max_reduce
-        return self.max_map if kind == MAP else self.max_reduce
-
-    @property
-    def capped(self) -> bool:
-        return self.max_map is not None or self.max_reduce is not None
-
-
-@register
+@mypyc_attr(allow_interpreted_subclasses=True, serializable=True)  # subclassed in Python; copied, pickled
 class Fair(Scheduler):
     """Hadoop's fair scheduler.
 
@@ -95,22 +47,20 @@ class Fair(Scheduler):
     """
 
     name = "fair"
+    settings = ("pools", "delay", "preemption", "k")
 
-    def __init__(self, pools: list[Pool] | None = None, delay=None, preemption: Preemption | None = None,
-                 k: int | None = None) -> None:
+    # The settings are Any: they are validated here, with InvalidInput, not by a compiled type check.
+    def __init__(self, pools: Any = None, delay: Any = None, preemption: Any = None, k: Any = None) -> None:
         super().__init__(delay)
         self.k = None if k is None else as_int(k, "k", minimum=1)
-        #: With an admission limit, completed maps move jobs between the phases.
-        self.hears_ends = self.k is not None
         self.pools: dict[str, Pool] = {}
         for position, pool in enumerate(pools or []):
-            pool = _as_pool(pool, position)
+            pool = as_pool(pool, position)
             if pool.name in self.pools:
                 raise InvalidInput(f"pools[{position}].name", f"duplicate pool {pool.name!r}")
             self.pools[pool.name] = pool
         self.capped = any(pool.capped for pool in self.pools.values())
         self.preemption = as_preemption(preemption)
-        self.settles = self.preemption is not None
         self.members: dict[str, list[JobRun]] = {}
         self.runnable: dict[str, list[JobRun]] = {}
         self.preemptor: Preemptor | None = None
@@ -120,13 +70,22 @@ class Fair(Scheduler):
         return (f"Fair(pools={list(self.pools.values())!r}, delay={self.delay!r}, preemption={self.preemption!r}, "
                 f"k={self.k!r})")
 
+    @property
+    def hears_ends(self) -> bool:  # type: ignore[override]  # a class flag elsewhere
+        """With an admission limit, completed maps move jobs between the phases."""
+        return self.k is not None
+
+    @property
+    def settles(self) -> bool:  # type: ignore[override]
+        return self.preemption is not None
+
     def describe(self) -> dict[str, Any]:
         data = super().describe()
         # Caps appear when set, so that results of uncapped pools read as before caps existed.
-        data["pools"] = [{key: value for key, value in vars(pool).items()
+        data["pools"] = [{key: value for key, value in pool_fields(pool).items()
                           if not (key in ("max_map", "max_reduce") and value is None)} for pool in self.pools.values()]
         if self.preemption is not None:
-            data["preemption"] = vars(self.preemption).copy()
+            data["preemption"] = pool_fields(self.preemption)
         if self.k is not None:
             data["k"] = self.k
         return data
@@ -373,11 +332,4 @@ class Fair(Scheduler):
             self.preemptor.preempt(now)
 
 
-def _as_pool(value: object, position: int) -> Pool:
-    if isinstance(value, Pool):
-        return value
-    if isinstance(value, dict):
-        check_keys(value, Pool.__dataclass_fields__, f"pools[{position}]", required=("name",))
-        return Pool(**value)
-    raise InvalidInput(f"pools[{position}]", f"must be a Pool or a mapping, got {type(value).__name__}")
-
+register(Fair)  # a call, not the decorator: a compiled class takes no decorator of ours (setup.py)

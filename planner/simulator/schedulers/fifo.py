@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import Any
+
+from mypy_extensions import mypyc_attr
 
 from planner.simulator.jobs import OFF_RACK, JobRun
 from planner.simulator.layout import MAP
@@ -18,7 +20,7 @@ from planner.simulator.schedulers.base import (
 from planner.simulator.schedulers.ranked import RankedJobs
 
 
-@register
+@mypyc_attr(allow_interpreted_subclasses=True, serializable=True)  # subclassed in Python; copied, pickled
 class Fifo(Scheduler):
     """Jobs in order of priority (higher first), then submit time, then name.
 
@@ -29,8 +31,9 @@ class Fifo(Scheduler):
     """
 
     name = "fifo"
+    settings = ("delay", "order")
 
-    def __init__(self, delay=None, order: Sequence[str] | None = None) -> None:
+    def __init__(self, delay: Any = None, order: Any = None) -> None:  # validated here (InvalidInput)
         super().__init__(delay)
         self.ranks = as_order(order)
         self._ranked: dict[int, RankedJobs] = {}
@@ -84,3 +87,6 @@ class Fifo(Scheduler):
             return self.scan_maps(ranked, node, now, drop_idle=True)
         take = self.take
         return ranked.scan(lambda job: take(job, node, kind, now), keep=lambda job: job.pending(kind))
+
+
+register(Fifo)  # a call, not the decorator: a compiled class takes no decorator of ours (setup.py)
