@@ -18,6 +18,15 @@ ROOT = Path(__file__).resolve().parent.parent
 pytest.importorskip("mypy")
 
 
+def _setup_module():
+    """setup.py as a module: its functions (setup() itself runs only as a script)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("batchplan_setup", ROOT / "setup.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
 def test_the_simulator_core_passes_mypy(tmp_path):
     done = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache")], cwd=ROOT,
                           capture_output=True, text=True, timeout=600, check=False)
@@ -48,8 +57,7 @@ def test_every_compiled_module_is_type_checked():
     import tomllib
 
     checked = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]["files"])
-    listed = (ROOT / "planner" / "simulator" / "compiled.txt").read_text().splitlines()
-    compiled = [line.strip() for line in listed if line.strip() and not line.startswith("#")]
+    compiled = _setup_module().compiled_sources()
     assert compiled and set(compiled) <= checked
     assert all((ROOT / path).exists() for path in compiled + sorted(checked))
 
@@ -106,11 +114,7 @@ def test_declared_settings_are_the_constructor_parameters(module):
 def test_a_pure_build_removes_what_a_compiled_one_left(tmp_path, monkeypatch):
     """``BATCHPLAN_PURE=1``: setup.py builds no extension and deletes the old ones (which would
     shadow the sources) and the build record, in the tree it is given."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("batchplan_setup", ROOT / "setup.py")
-    setup = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(setup)  # defines the functions; setup() runs only as a script
+    setup = _setup_module()
     simulator = tmp_path / "planner" / "simulator"
     (simulator / "schedulers").mkdir(parents=True)
     (simulator / "compiled.txt").write_text("# listed\nplanner/simulator/core.py\nplanner/simulator/schedulers/fair.py\n")

@@ -31,21 +31,24 @@ def _extension(source: Path) -> Path | None:
     return None
 
 
+def _built(record: Path, root: Path) -> dict[str, str]:
+    """The recorded modules that have an extension in this tree: source path -> its hash at the build."""
+    if not record.exists():
+        return {}
+    recorded: dict[str, str] = json.loads(record.read_text())["compiled"]
+    return {source: digest for source, digest in recorded.items() if _extension(root / source) is not None}
+
+
 def compiled_modules(record: Path = RECORD, root: Path = ROOT) -> list[str]:
     """The modules of the simulator that run compiled in this install (source paths)."""
-    if not record.exists():
-        return []
-    recorded = json.loads(record.read_text())["compiled"]
-    return [source for source in recorded if _extension(root / source) is not None]
+    return list(_built(record, root))
 
 
 def check_build(record: Path = RECORD, root: Path = ROOT) -> None:
     """Raise `StaleBuild` when a compiled module's source changed since it was compiled."""
-    if not record.exists():
-        return
-    for source, digest in json.loads(record.read_text())["compiled"].items():
+    for source, digest in _built(record, root).items():
         path = root / source
-        if _extension(path) is None or not path.exists():
+        if not path.exists():
             continue
         if hashlib.sha256(path.read_bytes()).hexdigest() != digest:
             raise StaleBuild(f"{source} changed since it was compiled: rebuild with 'make' (or 'pip install -e .'; "

@@ -39,8 +39,8 @@ def register(cls: type[Scheduler]) -> type[Scheduler]:
 
 
 def make_scheduler(spec: Any, **settings: Any) -> Scheduler:
-    # ``spec`` is Any: a wrong type must reach the InvalidInput below, not a compiled type check.
     """A scheduler from its registered name (with settings) or an instance as is."""
+    # ``spec`` is Any: a wrong type must reach the InvalidInput below, not a compiled type check.
     if isinstance(spec, Scheduler):
         if settings:
             raise InvalidInput("scheduler", "settings go to the constructor when passing an instance")

@@ -16,7 +16,7 @@ from planner.simulator.layout import ANY, MAP, REDUCE
 from planner.simulator.schedulers.admission import AdmissionLimit
 from planner.simulator.schedulers.base import Launch, Scheduler, fair_key, fifo_key, register
 from planner.simulator.schedulers.declines import DeclineMemo
-from planner.simulator.schedulers.pools import Pool, as_pool, pool_fields
+from planner.simulator.schedulers.pools import Pool, as_pool
 from planner.simulator.schedulers.preemption import Preemptor, as_preemption
 from planner.simulator.schedulers.ranked import Changes, RankedJobs
 
@@ -82,10 +82,10 @@ class Fair(Scheduler):
     def describe(self) -> dict[str, Any]:
         data = super().describe()
         # Caps appear when set, so that results of uncapped pools read as before caps existed.
-        data["pools"] = [{key: value for key, value in pool_fields(pool).items()
+        data["pools"] = [{key: value for key, value in vars(pool).items()
                           if not (key in ("max_map", "max_reduce") and value is None)} for pool in self.pools.values()]
         if self.preemption is not None:
-            data["preemption"] = pool_fields(self.preemption)
+            data["preemption"] = vars(self.preemption).copy()
         if self.k is not None:
             data["k"] = self.k
         return data

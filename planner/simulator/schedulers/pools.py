@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from typing import Any
 
 from models.checks import as_float, as_int, as_str, check_keys
 from models.errors import InvalidInput
@@ -69,7 +67,3 @@ def as_pool(value: object, position: int) -> Pool:
         return Pool(**value)
     raise InvalidInput(f"pools[{position}]", f"must be a Pool or a mapping, got {type(value).__name__}")
 
-
-def pool_fields(value: Any) -> dict[str, Any]:
-    """A settings dataclass's fields as a dict (what ``vars`` gives, for compiled ones too)."""
-    return {field.name: getattr(value, field.name) for field in dataclasses.fields(value)}
