@@ -13,7 +13,8 @@ import pytest
 from models import Cluster, InvalidInput, Job, Workload
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.simulator import Fair, Natjam, SimOptions, simulate
-from planner.simulator.network import max_min_rates
+from planner.simulator.layout import build_layout
+from planner.simulator.network import Links, Network, link_capacities, max_min_rates, slack_links
 
 MB = 1e6
 GBIT = 125 * MB  # bytes per second of a 1 Gbit/s link
@@ -43,6 +44,56 @@ def test_caps_and_links_together():
     (3 / 2): C, D = 1.5. Link 0 has 12 - 1.5 = 10.5 for A and B: A stops at its cap 2, B takes 8.5."""
     rates = max_min_rates([12.0, 3.0], [(0,), (0,), (0, 1), (1,)], [2.0, math.inf, math.inf, math.inf])
     assert rates == pytest.approx([2.0, 8.5, 1.5, 1.5])
+
+
+def test_rack_links_are_slack_only_when_racks_are_non_blocking():
+    """6 nodes in 3 racks: links 0-5 ingress, 6-11 egress, 12-14 rack down, 15-17 rack up. With
+    oversubscription 1 the six rack links are slack; with 2 an uplink can fill first, so none is."""
+    layout = build_layout(Cluster(nodes=6, racks=3))
+    assert slack_links(Cluster(nodes=6, racks=3), layout) == frozenset(range(12, 18))
+    assert slack_links(Cluster(nodes=6, racks=3, rack_oversubscription=2.0), layout) == frozenset()
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_leaving_out_slack_links_keeps_the_max_min_rates(seed):
+    """Random transfers between the nodes of non-blocking racks, some capped: the rates over the
+    whole paths equal the rates over the paths without the slack rack links (to round-off)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    cluster = Cluster(nodes=12, racks=3)
+    layout = build_layout(cluster)
+    links, slack = Links(layout), slack_links(cluster, layout)
+    pairs = [tuple(int(n) for n in rng.choice(cluster.nodes, 2, replace=False)) for _ in range(60)]
+    paths = [links.path(source, target) for source, target in pairs]
+    caps = [float(rng.uniform(1e6, 2e8)) if rng.random() < 0.3 else math.inf for _ in paths]
+    capacity = link_capacities(cluster, layout)
+    whole = max_min_rates(capacity, paths, caps)
+    kept = max_min_rates(capacity, [tuple(link for link in path if link not in slack) for path in paths], caps)
+    assert kept == pytest.approx(whole, rel=1e-12)
+    assert any(len(path) == 4 for path in paths)  # some transfers did cross the rack links
+
+
+def test_a_flow_whose_rate_stands_keeps_its_completion():
+    """Links 0 and 1 (10 each) and a shared link 2 (100). A crosses 0 and 2, B crosses 1 and 2: 10
+    each, A done at 100 / 10 = 10 s. C joins link 1 at 2 s: B and C share it (5 each) but A keeps 10,
+    so its allocation (and its completion at 10 s in the heap) stands; B, with 100 - 20 = 80 bytes
+    left, now ends at 2 + 80 / 5 = 18 s."""
+    network = Network([10.0, 10.0, 100.0])
+    network.add(1, (0, 2), 100.0, 0.0)
+    network.add(2, (1, 2), 100.0, 0.0)
+    network.reallocate(0.0)
+    kept = network.version[1]
+    network.add(3, (1,), 100.0, 2.0)
+    network.reallocate(2.0)
+    assert network.rates == {1: 10.0, 2: 5.0, 3: 5.0}
+    assert network.version[1] == kept and network.since[1] == 0.0
+    assert network.remaining(2, 2.0) == 80.0
+    assert network.next_done() == 10.0
+    assert network.done(10.0) == [1]
+    network.remove(1, 10.0)
+    network.reallocate(10.0)
+    assert network.next_done() == pytest.approx(18.0)
 
 
 # -- the copy phase by hand ---------------------------------------------------------------------------

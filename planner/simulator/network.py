@@ -45,6 +45,21 @@ def link_capacities(cluster: Cluster, layout: Layout) -> list[float]:
     return per_node + per_node + racks + racks
 
 
+def slack_links(cluster: Cluster, layout: Layout) -> frozenset[int]:
+    """The links that can never fill before the node links of their flows: the racks' (down and up)
+    when racks are non-blocking (``cluster.rack_oversubscription`` 1).
+
+    Every flow over a rack's link also crosses the link of one of the rack's nodes (the reader's
+    ingress down, the sender's egress up), so the link carries at most what its nodes' links carry
+    together, its capacity. The max-min rates without such links satisfy them too, so they are the
+    rates with them: `Network` leaves these links out, and a change then reaches only the flows that
+    share a node's link with it, not every flow in and out of the rack.
+    """
+    if cluster.rack_oversubscription > 1:
+        return frozenset()
+    return frozenset(range(2 * layout.nodes, 2 * layout.nodes + 2 * layout.racks))
+
+
 class Links:
     """Where each link of a layout sits in `link_capacities`' list."""
 
@@ -150,14 +165,17 @@ class Network:
     ones (their *component*: the others' rates cannot change), once per instant
     however many flows changed. Progress is kept lazily (bytes left at the last
     change of rate), and the completion times sit in a heap, so that a change
-    costs the size of its component, not of the whole network.
+    costs the size of its component, not of the whole network. A flow whose rate
+    comes out the same keeps its progress and its completion (most do: a change
+    moves the flows that share its bottlenecks).
     """
 
     __slots__ = ("capacity", "caps", "dirty", "ends", "left", "moved", "paths", "rates", "sequence", "since",
-                 "sizes", "users", "version")
+                 "sizes", "slack", "users", "version")
 
-    def __init__(self, capacity: list[float]) -> None:
+    def __init__(self, capacity: list[float], slack: frozenset[int] = frozenset()) -> None:
         self.capacity = capacity
+        self.slack = slack  # links that never fill first (`slack_links`): flows leave them out
         self.paths: dict[int, tuple[int, ...]] = {}  # the flows in progress, in order of start
         self.caps: dict[int, float] = {}
         self.sizes: dict[int, float] = {}
@@ -179,6 +197,8 @@ class Network:
         """Start moving ``size`` bytes over ``path`` (at most ``cap`` bytes per second) at ``now``."""
         if key in self.paths:
             raise RuntimeError(f"flow {key} is already in progress")
+        if self.slack:
+            path = tuple(link for link in path if link not in self.slack) or path
         self.paths[key] = path
         self.caps[key] = cap
         self.sizes[key] = self.left[key] = size
@@ -242,12 +262,14 @@ class Network:
                     stack.extend(other for other in paths[key] if other not in links)
         flows = sorted(component)  # the order of the computation: by key, whatever the history
         rates = max_min_rates(self.capacity, [paths[key] for key in flows], [self.caps[key] for key in flows])
-        ends, left, since, version = self.ends, self.left, self.since, self.version
+        ends, left, since, version, old = self.ends, self.left, self.since, self.version, self.rates
         for key, rate in zip(flows, rates, strict=True):
+            if rate == old[key]:
+                continue  # its progress and its completion in ``ends`` stand: most of a component keeps its rate
             remaining = self.remaining(key, now)  # at the old rate, which ends now
             left[key] = remaining
             since[key] = now
-            self.rates[key] = rate
+            old[key] = rate
             self.sequence += 1  # one number per allocation ever made: a key used again never matches old entries
             version[key] = self.sequence
             if rate > 0:

@@ -32,7 +32,7 @@ from mypy_extensions import mypyc_attr
 
 from planner.simulator.engine import FINISH
 from planner.simulator.jobs import RACK_LOCAL, JobRun
-from planner.simulator.network import Links, Network, link_capacities, node_bytes_per_second
+from planner.simulator.network import Links, Network, link_capacities, node_bytes_per_second, slack_links
 from planner.simulator.state import SimState
 
 #: A reducer that has fetched everything available waits for this many seconds' worth (at its
@@ -84,7 +84,7 @@ class Transfers(SimState):
         self.network_dirty = False
         self.network_bytes = {"remote_reads": 0.0, "shuffle_remote": 0.0, "shuffle_local": 0.0}
         if self.options.network:
-            self.network = Network(link_capacities(self.cluster, self.layout))
+            self.network = Network(link_capacities(self.cluster, self.layout), slack_links(self.cluster, self.layout))
             self.links = Links(self.layout)
             self.node_rate = node_bytes_per_second(self.cluster)
 
