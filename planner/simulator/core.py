@@ -15,7 +15,7 @@ from models import Cluster, Job, Workload
 from models.checks import as_int
 from models.errors import InvalidInput
 from planner.simulator.attempt_log import CHUNK, MAX_CHUNK, AttemptLog
-from planner.simulator.engine import ARRIVAL, ARRIVE, ENDS, HEARTBEAT, WAKE, WAKE_UP, EventQueue
+from planner.simulator.engine import ARRIVAL, ARRIVE, ENDS, WAKE, WAKE_UP, EventQueue
 from planner.simulator.eviction import evict
 from planner.simulator.jobs import PENDING, JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE, build_layout
@@ -80,7 +80,7 @@ class Simulation(Offers):
         self.scheduler = scheduler
         nodes = layout.nodes
         count = layout.slots
-        self.events = EventQueue()
+        self.events = EventQueue(cluster.heartbeat, layout.nodes)  # heartbeats: one per node each period
         # End events shared by attempts that end at the same time (see `_end_at`).
         self.cohort_end = -1.0
         self.cohort: list[int] | None = None
@@ -207,34 +207,38 @@ class Simulation(Offers):
         hb0 = self.heartbeat == 0
         finish = self._finish
         slot_gen = self.slot_gen
-        while heap:
-            now, _, a, b = pop(heap)
-            events.now = now
-            if b >= 0:
-                if slot_gen[a] == b:
-                    finish(a, now)
-            elif b == ENDS:
-                batch = self.batches.pop(a)
-                if batch is self.cohort:  # spent: an end due now (a zero-time checkpoint) needs a new entry
-                    self.cohort, self.cohort_end = None, -1.0
-                self.dispatch_due = True  # decide once the whole batch has ended
-                for position in range(0, len(batch), 2):
-                    if slot_gen[batch[position]] == batch[position + 1]:
-                        finish(batch[position], now)
-            elif b == HEARTBEAT:
-                self._heartbeat(a, now)
-            elif b == ARRIVAL:
-                self._arrive(a, now)
-            elif b == NETWORK:
-                self._network_event(a, now)
+        ticks = events.ticks
+        while heap or ticks:
+            if ticks and (not heap or events.tick_next < heap[0][0]):
+                node = events.pop_tick()  # a heartbeat: last at its time (see `engine`)
+                now = events.now
+                self._heartbeat(node, now)
             else:
-                if now == self.wake_at:
-                    self.wake_at = math.inf
-                self.scheduler.wake(now)
-                self._work_appeared()
-                if self.declined_count:  # a wait may be over, or a wake-up must be asked again
-                    self.wake_first_declined()
-            if heap and heap[0][0] == now:
+                now, _, a, b = pop(heap)
+                events.now = now
+                if b >= 0:
+                    if slot_gen[a] == b:
+                        finish(a, now)
+                elif b == ENDS:
+                    batch = self.batches.pop(a)
+                    if batch is self.cohort:  # spent: an end due now (a zero-time checkpoint) needs a new entry
+                        self.cohort, self.cohort_end = None, -1.0
+                    self.dispatch_due = True  # decide once the whole batch has ended
+                    for position in range(0, len(batch), 2):
+                        if slot_gen[batch[position]] == batch[position + 1]:
+                            finish(batch[position], now)
+                elif b == ARRIVAL:
+                    self._arrive(a, now)
+                elif b == NETWORK:
+                    self._network_event(a, now)
+                else:
+                    if now == self.wake_at:
+                        self.wake_at = math.inf
+                    self.scheduler.wake(now)
+                    self._work_appeared()
+                    if self.declined_count:  # a wait may be over, or a wake-up must be asked again
+                        self.wake_first_declined()
+            if events.more_at(now):
                 continue
             # The instant is over: decide on the state it left.
             if hb0 and self.dispatch_due:

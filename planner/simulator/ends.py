@@ -91,8 +91,7 @@ class Ends(Transfers):
                 if done < job.open_at or (done < job.maps and job.reduces_open):
                     # The common case: nothing else changes. If the instant holds nothing
                     # more, offering the slot now is what the dispatch would do.
-                    heap = self.events.heap
-                    if self.dispatch_due or (heap and heap[0][0] == now):
+                    if self.dispatch_due or self.events.more_at(now):
                         self.fresh.append(slot)
                         self.dispatch_due = True
                         return

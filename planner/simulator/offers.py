@@ -12,7 +12,6 @@ from mypy_extensions import mypyc_attr
 
 from models.errors import PlannerError
 from planner.simulator.ends import Ends
-from planner.simulator.engine import DISPATCH, HEARTBEAT
 from planner.simulator.layout import ANY, MAP, REDUCE
 
 
@@ -66,7 +65,7 @@ class Offers(Ends):
                 node, ticks, tick = self._first_asleep(self.asleep[group], now)
                 if chain[group] >= 0 and self.chain_tick[group] <= tick:
                     continue
-                self._schedule_heartbeat(node, now, ticks, tick)
+                self._schedule_heartbeat(node, now, ticks)
                 chain[group] = node
                 self.chain_tick[group] = tick
 
@@ -98,12 +97,12 @@ class Offers(Ends):
             ticks -= 1
         while offset + ticks * period < now:
             ticks += 1
-        return ticks, offset + ticks * period
+        return ticks, self.events.tick_time(node, ticks)  # the same time as ``offset + ticks * period``
 
-    def _schedule_heartbeat(self, node: int, now: float, ticks: int = -1, tick: float = 0.0) -> None:
-        """Wake ``node`` at its next tick (its number and time when the caller has them)."""
+    def _schedule_heartbeat(self, node: int, now: float, ticks: int = -1) -> None:
+        """Wake ``node`` at its next tick (its number when the caller has it)."""
         if ticks < 0:
-            ticks, tick = self._tick_after(node, now)
+            ticks = self._tick_after(node, now)[0]
         self.awake[node] = 1
         self.node_tick[node] = ticks
         for kind, flags in enumerate(self.asleep):
@@ -113,16 +112,15 @@ class Offers(Ends):
         if self.declined_asleep[node]:
             self.declined_asleep[node] = 0
             self.declined_count -= 1
-        self.events.push(tick, DISPATCH, node, HEARTBEAT)
+        self.events.push_tick(node, ticks)
 
     def _next_heartbeat(self, node: int) -> None:
         """Keep ``node`` reporting: its next tick, computed from the tick's number (a time
         accumulated by adding the period drifts from the one a wake-up computes)."""
-        period = self.heartbeat
         ticks = self.node_tick[node] + 1
         self.node_tick[node] = ticks
         self.awake[node] = 1
-        self.events.push(period * node / self.layout.nodes + ticks * period, DISPATCH, node, HEARTBEAT)
+        self.events.push_tick(node, ticks)
 
     def _slot_freed(self, node: int, kind: int, now: float) -> None:
         """A slot of ``kind`` freed on ``node``, which has no report due: one now if work of
@@ -227,8 +225,8 @@ class Offers(Ends):
         """Wake the declined node whose tick comes first: its report asks every job again."""
         if self.declined_count:
             now = self.events.now
-            node, ticks, tick = self._first_asleep(self.declined_asleep, now)
-            self._schedule_heartbeat(node, now, ticks, tick)
+            node, ticks, _ = self._first_asleep(self.declined_asleep, now)
+            self._schedule_heartbeat(node, now, ticks)
 
     def _dispatch(self, now: float) -> None:
         """Heartbeat 0: offer the slots freed in this instant (all idle ones if work appeared)."""

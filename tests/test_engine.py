@@ -1,0 +1,65 @@
+"""The event kernel: ties between events, and the heap of periodic reports (heartbeats)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from planner.simulator.engine import ARRIVE, FINISH, WAKE, EventQueue
+
+
+def test_equal_times_run_by_priority_then_in_the_order_scheduled():
+    """At t = 5 a wake-up (priority 2), two ends (0) and an arrival (1) are scheduled in that
+    order: the ends run first in their order, then the arrival, then the wake-up."""
+    queue = EventQueue()
+    queue.push(5.0, WAKE, 0, -3)
+    queue.push(5.0, FINISH, 1, 0)
+    queue.push(5.0, FINISH, 2, 0)
+    queue.push(5.0, ARRIVE, 3, -1)
+    queue.push(4.0, WAKE, 4, -3)
+    assert [queue.pop()[1] for _ in range(5)] == [4, 1, 2, 3, 0]
+    assert queue.now == 5.0
+
+
+def test_reports_come_in_order_of_time_from_their_numbers():
+    """Period 3 s over 4 reporters: reporter p reports at 3 p / 4 + 3 t. Reporter 2's tick 1 is
+    at 1.5 + 3 = 4.5, reporter 3's tick 0 at 2.25, reporter 0's tick 2 at 6: they come 3, 2, 0."""
+    queue = EventQueue(3.0, 4)
+    queue.push_tick(2, 1)
+    queue.push_tick(0, 2)
+    assert queue.tick_next == 4.5
+    queue.push_tick(3, 0)
+    assert queue.tick_next == 2.25
+    order = []
+    while queue.ticks:
+        order.append((queue.pop_tick(), queue.now))
+    assert order == [(3, 2.25), (2, 4.5), (0, 6.0)]
+    assert queue.tick_next == math.inf
+    assert len(queue) == 0
+
+
+def test_a_report_waits_for_the_other_events_of_its_time():
+    """Reporter 1 of 3 (period 3 s) reports at 1 s, when an end is also due: `more_at` says the
+    instant holds more, and the run loop takes the heap's event first (a report goes first
+    only when it comes strictly earlier)."""
+    queue = EventQueue(3.0, 3)
+    queue.push_tick(1, 0)
+    queue.push(1.0, FINISH, 7, 0)
+    assert queue.tick_next == 1.0 == queue.heap[0][0]
+    assert not queue.tick_next < queue.heap[0][0]
+    assert queue.more_at(1.0) and not queue.more_at(0.5)
+    assert queue.pop()[1] == 7
+    assert queue.more_at(1.0)  # the report is still due at 1 s
+    assert queue.pop_tick() == 1
+    assert not queue.more_at(1.0)
+
+
+def test_nothing_is_scheduled_in_the_past():
+    queue = EventQueue(3.0, 3)
+    queue.push(2.0, FINISH, 0, 0)
+    queue.pop()
+    with pytest.raises(RuntimeError, match="in the past"):
+        queue.push_tick(0, 0)  # at 0 s
+    with pytest.raises(RuntimeError, match="in the past"):
+        queue.push(1.0, FINISH, 0, 0)
