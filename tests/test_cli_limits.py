@@ -228,6 +228,23 @@ def test_ctrl_c_while_starting_exits_130_without_a_traceback(tmp_path):
     assert process.returncode == 130 and "Traceback" not in stderr, stderr
 
 
+def test_a_ctrl_c_inside_exec_of_a_string_still_exits_130(tmp_path):
+    """CPython marks a KeyboardInterrupt raised in ``exec`` of a string as unhandled even once
+    caught, and ``python -m`` then ends the process by SIGINT (-2), not with the command's 130:
+    the race the Ctrl-C test above met when the interrupt landed in a dataclass being built.
+    Here the command's work is that ``exec``, interrupted every time."""
+    (tmp_path / "interrupted_command.py").write_text(
+        "from planner.cli import main as cli\n"
+        "def interrupted(argv=None):\n"
+        "    exec('raise KeyboardInterrupt')  # as a dataclass builds its __init__\n"
+        "cli.run = interrupted\n"
+        "raise SystemExit(cli.main([]))\n")
+    done = subprocess.run([sys.executable, "-m", "interrupted_command"], cwd=tmp_path, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=_default_interrupt,
+                          timeout=60)
+    assert done.returncode == 130 and "Traceback" not in done.stderr, (done.returncode, done.stderr)
+
+
 def _wait_until_our_code_runs(pid: int) -> None:
     """Until the command runs our code (numpy's core is mapped in: `simulate` imports it once its
     options are read), at most 30 s. A fixed sleep is not enough on a loaded machine: a Ctrl-C

@@ -20,7 +20,7 @@ from typer._click import exceptions as click_errors  # typer's own click; the na
 from planner.cli import inputs, planning, proofs, replay
 from planner.cli.choices import version
 from planner.cli.console import EXIT_BAD_INPUT, exits_cleanly, one_line
-from planner.cli.startup import EXIT_INTERRUPTED, end_startup
+from planner.cli.startup import EXIT_INTERRUPTED, end_startup, forget_unhandled_interrupt
 
 app = typer.Typer(
     add_completion=False,
@@ -85,6 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     guard of `planner.cli.startup` covers the seconds before)."""
     end_startup()
     try:
-        return run(argv)
+        status = run(argv)
     except KeyboardInterrupt:  # between click's own handling and the return
-        return EXIT_INTERRUPTED
+        status = EXIT_INTERRUPTED
+    if status == EXIT_INTERRUPTED:
+        forget_unhandled_interrupt()
+    return status

@@ -58,4 +58,20 @@ def end_startup() -> None:
         _installed = False
 
 
+def forget_unhandled_interrupt() -> None:
+    """Let a Ctrl-C the command handled end it with its own status (130), not by the signal.
+
+    CPython (3.11) marks a KeyboardInterrupt raised inside ``exec`` or ``eval`` of a string as
+    unhandled even once it is caught, and ``python -m`` then ends the process by SIGINT after
+    the command returns; dataclasses and namedtuples build their methods so, so a Ctrl-C during a
+    command's imports could land there. The mark is an interpreter global; where it cannot be
+    reached (another interpreter, a static build), nothing changes."""
+    try:
+        import ctypes
+
+        ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt").value = 0
+    except (ImportError, AttributeError, ValueError, OSError):
+        pass
+
+
 begin_startup()
