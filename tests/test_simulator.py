@@ -17,7 +17,6 @@ import subprocess
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -38,6 +37,8 @@ from planner.simulator import (
     Simulation,
     simulate,
 )
+from planner.simulator.jobs import JobRun
+from planner.simulator.layout import build_layout
 
 
 def flat(nodes: int, map_slots: int = 1, reduce_slots: int = 1, heartbeat: float = 0.0) -> Cluster:
@@ -177,7 +178,13 @@ def test_delay_levels_by_hand():
     off-rack (2). A node-local launch resets it to level 0. Jobs of other intensities are never
     delayed when the delay is limited to "io"."""
     delay = DelayScheduling(15, 10)
-    job = SimpleNamespace(level=0, wait_since=None, intensity="io")
+    layout = build_layout(Cluster(nodes=2, map_slots=1, reduce_slots=1))
+
+    def run(intensity: str) -> JobRun:
+        return JobRun(0, Job("j", 2, 0, 1.0, intensity=intensity), layout, 1, 0.0, 1.0, np.random.default_rng(0))
+
+    job = run("io")
+    assert (job.level, job.wait_since) == (0, None)
     assert delay.skipped(job, 0.0) == 15.0
     assert delay.allowed(job, 10.0) == 0
     assert delay.allowed(job, 15.0) == 1
@@ -188,7 +195,7 @@ def test_delay_levels_by_hand():
     assert (job.level, job.wait_since) == (0, None)
     assert delay.allowed(job, 100.0) == 0
     only_io = DelayScheduling(15, 10, intensities=["io"])
-    assert only_io.allowed(SimpleNamespace(level=0, wait_since=None, intensity="cpu"), 0.0) == 2
+    assert only_io.allowed(run("cpu"), 0.0) == 2
 
 
 def test_delay_scheduling_waits_for_a_local_slot():

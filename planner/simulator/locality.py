@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from typing import Any
 
 from models.checks import as_float, as_str
@@ -21,7 +20,8 @@ class DelayScheduling:
     the others launch anywhere at once.
     """
 
-    def __init__(self, node_wait: float, rack_wait: float, intensities: Iterable[str] | None = None) -> None:
+    # Any: the values are checked here, so that a wrong one raises our InvalidInput, not a compiled TypeError.
+    def __init__(self, node_wait: Any, rack_wait: Any, intensities: Any = None) -> None:
         self.node_wait = as_float(node_wait, "delay.node_wait", minimum=0.0)
         self.rack_wait = as_float(rack_wait, "delay.rack_wait", minimum=0.0)
         if intensities is None:
@@ -32,6 +32,10 @@ class DelayScheduling:
             self.intensities = frozenset(
                 as_str(item, "delay.intensities", choices=INTENSITIES) for item in intensities
             )
+
+    def __reduce__(self) -> tuple[type[DelayScheduling], tuple[float, float, list[str] | None]]:
+        # Compiled (setup.py), the class keeps no __dict__ for copy and pickle to read: rebuild it instead.
+        return (DelayScheduling, (self.node_wait, self.rack_wait, self._kinds()))
 
     def __repr__(self) -> str:
         return f"DelayScheduling({self.node_wait:g}, {self.rack_wait:g}, intensities={self._kinds()})"
@@ -76,7 +80,8 @@ class DelayScheduling:
         return since + (self.node_wait if job.level == NODE_LOCAL else self.rack_wait)
 
 
-def as_delay(value: DelayScheduling | tuple[float, float] | list[float] | None) -> DelayScheduling | None:
+def as_delay(value: Any) -> DelayScheduling | None:
+    """``value`` as delay scheduling: a `DelayScheduling`, ``(node_wait, rack_wait)`` or None."""
     if value is None or isinstance(value, DelayScheduling):
         return value
     if isinstance(value, (tuple, list)) and len(value) == 2:

@@ -17,7 +17,7 @@ from mypy_extensions import mypyc_attr
 from models.errors import InvalidInput
 from planner.simulator.jobs import NODE_LOCAL, OFF_RACK, JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
-from planner.simulator.locality import DelayScheduling, as_delay
+from planner.simulator.locality import as_delay
 
 if TYPE_CHECKING:
     from planner.simulator.core import Simulation
@@ -59,7 +59,8 @@ class Scheduler:
     #: `config.setting_names` reads the signature otherwise.
     settings: ClassVar[tuple[str, ...] | None] = None
 
-    def __init__(self, delay: DelayScheduling | tuple[float, float] | None = None) -> None:
+    # Any: as_delay checks it (a DelayScheduling, (node_wait, rack_wait) or None), with InvalidInput.
+    def __init__(self, delay: Any = None) -> None:
         self.delay = as_delay(delay)
         self.sim: Simulation | None = None
         #: Set in `bind` by schedulers that can tell a repeated decline (`declines.DeclineMemo`).
