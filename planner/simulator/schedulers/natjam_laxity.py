@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import MAP, REDUCE
+from planner.simulator.schedulers.evictable import evictable
 
 if TYPE_CHECKING:
     from planner.simulator.core import Simulation
@@ -113,41 +114,9 @@ class LaxityRules:
 
         An attempt may be evicted once it has run ``min_run``; under MLF with suspensions, also
         once it has computed ``banks`` seconds (rule 4; never while a reducer is copying)."""
-        held: dict[int, list[int]] = {}
-        holders: dict[int, JobRun] = {}
-        suspending, includes, maps = self.sim.suspending, victims.includes, self.evict_maps
-        min_run, banks = self.min_run, self.banks
-        rule4 = self.deadline_policy == "MLF" and self.mode != "kill"
-        verdicts: dict[int, bool] = {}  # job index -> whether it is a victim
-        protected = self._protected_until
-        for slot, run in enumerate(self.sim.slot_run):
-            if run is None or slot in suspending:
-                continue
-            job, kind, _, start, _ = run
-            ready = start + min_run
-            if kind == MAP:
-                if not maps:
-                    continue  # a map ends soon on its own (the paper evicts reduces only)
-                if rule4 and start + banks > ready:
-                    ready = start + banks
-            elif rule4:  # a reducer computes once the job's last map ends: an event settle will see
-                if slot in job.copying or job.map_done is None:
-                    ready = math.inf
-                elif (start if start >= job.map_done else job.map_done) + banks > ready:
-                    ready = (start if start >= job.map_done else job.map_done) + banks
-            if now < ready and ready >= protected:
-                continue
-            victim = verdicts.get(job.index)
-            if victim is None:
-                victim = verdicts[job.index] = includes(job)
-            if not victim:
-                continue
-            if now >= ready:  # the very sum settle asks to be woken at
-                held.setdefault(job.index, []).append(slot)
-                holders[job.index] = job
-            else:
-                protected = ready
-        self._protected_until = protected
+        held, holders, self._protected_until = evictable(
+            self.sim, victims.includes, now, self.min_run, self.banks,
+            self.deadline_policy == "MLF" and self.mode != "kill", self.evict_maps, self._protected_until)
         return held, holders
 
     def _kills_ranked(self, above: int, below: int) -> bool:
