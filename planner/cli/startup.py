@@ -61,17 +61,12 @@ def end_startup() -> None:
 def forget_unhandled_interrupt() -> None:
     """Let a Ctrl-C the command handled end it with its own status (130), not by the signal.
 
-    CPython (3.11) marks a KeyboardInterrupt raised inside ``exec`` or ``eval`` of a string as
-    unhandled even once it is caught, and ``python -m`` then ends the process by SIGINT after
-    the command returns; dataclasses and namedtuples build their methods so, so a Ctrl-C during a
-    command's imports could land there. The mark is an interpreter global; where it cannot be
-    reached (another interpreter, a static build), nothing changes."""
-    try:
-        import ctypes
-
-        ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt").value = 0
-    except (ImportError, AttributeError, ValueError, OSError):
-        pass
+    CPython marks a KeyboardInterrupt raised inside ``exec`` or ``eval`` of a string as unhandled
+    even once it is caught, and ``python -m`` then ends the process by SIGINT after the command
+    returns; dataclasses and namedtuples build their methods so, so a Ctrl-C during a command's
+    imports could land there. Running a string clears the mark as it starts (in every version
+    that has it, wherever it is kept), and this one raises nothing."""
+    exec("None")  # noqa: S102  # a constant: the point is that a string runs
 
 
 begin_startup()

@@ -52,7 +52,7 @@ def slack_links(cluster: Cluster, layout: Layout) -> frozenset[int]:
     Every flow over a rack's link also crosses the link of one of the rack's nodes (the reader's
     ingress down, the sender's egress up), so the link carries at most what its nodes' links carry
     together, its capacity. The max-min rates without such links satisfy them too, so they are the
-    rates with them: `Network` leaves these links out, and a change then reaches only the flows that
+    rates with them (to round-off: the filling subtracts in another order): `Network` leaves these links out, and a change then reaches only the flows that
     share a node's link with it, not every flow in and out of the rack.
     """
     if cluster.rack_oversubscription > 1:
