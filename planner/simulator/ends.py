@@ -12,7 +12,7 @@ from mypy_extensions import mypyc_attr
 
 from planner.simulator.engine import ENDS, FINISH
 from planner.simulator.eviction import suspended
-from planner.simulator.jobs import DONE, JobRun
+from planner.simulator.jobs import DONE, JobRun, SlotRun
 from planner.simulator.layout import ANY, MAP, REDUCE
 from planner.simulator.records import DONE_FATE
 from planner.simulator.shuffle import Transfers
@@ -29,7 +29,8 @@ class Ends(Transfers):
                 self.compute_queue[node].append(slot)
                 return
             self.computing[node] += 1
-        job, _, task, _, _ = self.slot_run[slot]
+        run: SlotRun = self.slot_run[slot]  # typed: the compiled code then reads it natively
+        job, _, task, _, _ = run
         left = job.left.pop((REDUCE, task), None) if job.left else None
         if left is not None and self.changed is not None:
             self.changed.append(job)  # a suspended reducer resumed: its job's rank may change
@@ -70,7 +71,8 @@ class Ends(Transfers):
         if self.heartbeat:
             job, kind, task, _, _ = self._release(slot, now, DONE_FATE)
         else:
-            job, kind, task, start, locality = self.slot_run[slot]
+            run: SlotRun = self.slot_run[slot]
+            job, kind, task, start, locality = run
             log = self.log
             log.extend((job.index, kind, task, self.slot_node[slot], slot, start, now, locality, DONE_FATE))
             if len(log) >= self.log_limit:
@@ -154,9 +156,9 @@ class Ends(Transfers):
         if self.compute_queue[node]:
             self._compute(self.compute_queue[node].pop(0), node, now)
 
-    def _release(self, slot: int, now: float, fate: int) -> tuple:
+    def _release(self, slot: int, now: float, fate: int) -> SlotRun:
         """Log the attempt on ``slot``, free the slot, and return the attempt."""
-        run = self.slot_run[slot]
+        run: SlotRun = self.slot_run[slot]
         job, kind, task, start, locality = run
         node = self.slot_node[slot]
         slot_kind = self.slot_kind[slot]

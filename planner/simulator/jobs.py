@@ -277,3 +277,7 @@ class TaskIndex:
 
 
 _NO_TASKS = TaskIndex([], [0])
+
+
+#: The attempt on a slot (`Simulation.slot_run`): job, kind, task, start time and locality.
+SlotRun = tuple[JobRun, int, int, float, int]
