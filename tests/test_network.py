@@ -12,7 +12,7 @@ import pytest
 
 from models import Cluster, InvalidInput, Job, Workload
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
-from planner.simulator import Fair, Natjam, SimOptions, simulate
+from planner.simulator import Fair, Natjam, SimOptions, SimResult, Simulation, make_scheduler, simulate
 from planner.simulator.layout import build_layout
 from planner.simulator.network import Links, Network, link_capacities, max_min_rates, slack_links
 
@@ -72,6 +72,40 @@ def test_leaving_out_slack_links_keeps_the_max_min_rates(seed):
     kept = max_min_rates(capacity, [tuple(link for link in path if link not in slack) for path in paths], caps)
     assert kept == pytest.approx(whole, rel=1e-12)
     assert any(len(path) == 4 for path in paths)  # some transfers did cross the rack links
+
+
+class _AllLinks(Simulation):
+    """A simulation whose network keeps every link in the sharing, slack or not."""
+
+    def _network_init(self) -> None:
+        super()._network_init()
+        if self.network is not None:
+            self.network.slack = frozenset()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_runs_with_and_without_the_slack_links_agree(seed):
+    """Random workloads on non-blocking racks (remote reads and shuffles crossing racks), run with
+    the rack links left out and with every link kept: the same attempts on the same slots, at the
+    same times to round-off, and the same bytes moved."""
+    jobs = Workload(random_jobs(seed))
+    cluster = Cluster(nodes=8, racks=3, map_slots=2, reduce_slots=2, heartbeat=[0, 3][seed % 2])
+    runs, slack = [], []
+    for kind in (Simulation, _AllLinks):
+        sim = kind(jobs, cluster, Fair(delay=(5, 5)) if seed % 2 else make_scheduler("fifo"), seed=seed,
+                   options=SimOptions(network=True, task_time_cv=0.3))
+        sim.run()
+        runs.append(SimResult.from_simulation(sim))
+        slack.append(len(sim.network.slack))
+    assert slack == [6, 0]  # 3 racks' down and up links left out, then none
+    left_out, kept = runs
+    assert left_out.network_bytes["moved"] == pytest.approx(kept.network_bytes["moved"], rel=1e-9)
+    assert left_out.network_bytes["shuffle_remote"] > 0 and left_out.locality["off"] + left_out.locality["rack"] > 0
+    first, second = left_out.columns(), kept.columns()
+    for name in ("job", "kind", "task", "node", "slot", "locality", "fate"):
+        assert (first[name] == second[name]).all(), name
+    for name in ("start", "end"):
+        assert first[name] == pytest.approx(second[name], rel=1e-9, abs=1e-6), name
 
 
 def test_a_flow_whose_rate_stands_keeps_its_completion():
