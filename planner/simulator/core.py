@@ -6,7 +6,7 @@ import gc
 import heapq
 import math
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from mypy_extensions import mypyc_attr
@@ -313,7 +313,8 @@ class Simulation(Offers):
             if locality and job.block is not None:  # the network decides when it has read its block
                 self._read_start(slot, job, job.block, task, node, locality, now)
                 return True
-            self._end_at(now + job.map_times[task] * job.slowdown[locality], slot)
+            times = cast(list[float], job.map_times)  # a list while the job runs (arrays once it is done)
+            self._end_at(now + times[task] * job.slowdown[locality], slot)
         else:
             job.pending_reduces -= 1
             self.pending[REDUCE] -= 1

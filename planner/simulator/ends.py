@@ -7,6 +7,7 @@ per-task hot path, kept apart from the event loop and the offers.
 from __future__ import annotations
 
 import heapq
+from typing import cast
 
 from mypy_extensions import mypyc_attr
 
@@ -34,7 +35,8 @@ class Ends(Transfers):
         left = job.left.pop((REDUCE, task), None) if job.left else None
         if left is not None and self.changed is not None:
             self.changed.append(job)  # a suspended reducer resumed: its job's rank may change
-        self._end_at(now + (job.reduce_times[task] if left is None else left), slot)
+        times = cast(list[float], job.reduce_times)  # a list while the job runs (arrays once it is done)
+        self._end_at(now + (times[task] if left is None else left), slot)
 
     def _end_at(self, end: float, slot: int) -> None:
         """Schedule the end of the attempt on ``slot``.
