@@ -89,7 +89,7 @@ class Simulation(Offers):
         self.slot_node = layout.slot_node
         self.slot_kind = layout.slot_kind
         # The attempt on each slot, (job, kind, task, start, locality), or None when free.
-        self.slot_run: list[tuple | None] = [None] * count
+        self.slot_run = [None] * count
         self.slot_gen = [0] * count
         self.slot_end = [0.0] * count  # when the attempt on the slot is due to end (if it has an end event)
         self.suspending: dict[int, float] = {}  # slot -> work its suspended attempt has left

@@ -30,7 +30,7 @@ class Ends(Transfers):
                 self.compute_queue[node].append(slot)
                 return
             self.computing[node] += 1
-        run: SlotRun = self.slot_run[slot]  # typed: the compiled code then reads it natively
+        run: SlotRun = self.slot_run[slot]
         job, _, task, _, _ = run
         left = job.left.pop((REDUCE, task), None) if job.left else None
         if left is not None and self.changed is not None:

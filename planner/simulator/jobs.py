@@ -279,5 +279,7 @@ class TaskIndex:
 _NO_TASKS = TaskIndex([], [0])
 
 
-#: The attempt on a slot (`Simulation.slot_run`): job, kind, task, start time and locality.
+#: The attempt on a slot (`Simulation.slot_run`): job, kind, task, start time and locality. The hot
+#: path reads a slot's attempt as a SlotRun, so that the compiled code unpacks it and reads the
+#: job's fields natively (``slot_run`` itself holds None for a free slot).
 SlotRun = tuple[JobRun, int, int, float, int]

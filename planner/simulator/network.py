@@ -52,8 +52,9 @@ def slack_links(cluster: Cluster, layout: Layout) -> frozenset[int]:
     Every flow over a rack's link also crosses the link of one of the rack's nodes (the reader's
     ingress down, the sender's egress up), so the link carries at most what its nodes' links carry
     together, its capacity. The max-min rates without such links satisfy them too, so they are the
-    rates with them (to round-off: the filling subtracts in another order): `Network` leaves these links out, and a change then reaches only the flows that
-    share a node's link with it, not every flow in and out of the rack.
+    rates with them (to round-off: the filling subtracts in another order). `Network` leaves these
+    links out, and a change then reaches only the flows that share a node's link with it, not every
+    flow in and out of the rack.
     """
     if cluster.rack_oversubscription > 1:
         return frozenset()
@@ -262,14 +263,14 @@ class Network:
                     stack.extend(other for other in paths[key] if other not in links)
         flows = sorted(component)  # the order of the computation: by key, whatever the history
         rates = max_min_rates(self.capacity, [paths[key] for key in flows], [self.caps[key] for key in flows])
-        ends, left, since, version, old = self.ends, self.left, self.since, self.version, self.rates
+        ends, left, since, version, current = self.ends, self.left, self.since, self.version, self.rates
         for key, rate in zip(flows, rates, strict=True):
-            if rate == old[key]:
+            if rate == current[key]:
                 continue  # its progress and its completion in ``ends`` stand: most of a component keeps its rate
             remaining = self.remaining(key, now)  # at the old rate, which ends now
             left[key] = remaining
             since[key] = now
-            old[key] = rate
+            current[key] = rate
             self.sequence += 1  # one number per allocation ever made: a key used again never matches old entries
             version[key] = self.sequence
             if rate > 0:

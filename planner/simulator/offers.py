@@ -90,14 +90,13 @@ class Offers(Ends):
     def _tick_after(self, node: int, now: float) -> tuple[int, float]:
         """The number and time of ``node``'s first tick at or after ``now``, the time computed
         as every report's is (so a tick a rounding error before ``now`` has passed)."""
-        period = self.heartbeat
-        offset = period * node / self.layout.nodes
-        ticks = max(math.ceil((now - offset) / period), 0)
-        while ticks > 0 and offset + (ticks - 1) * period >= now:
+        at = self.events.tick_time
+        ticks = max(math.ceil((now - at(node, 0)) / self.heartbeat), 0)
+        while ticks > 0 and at(node, ticks - 1) >= now:
             ticks -= 1
-        while offset + ticks * period < now:
+        while at(node, ticks) < now:
             ticks += 1
-        return ticks, self.events.tick_time(node, ticks)  # the same time as ``offset + ticks * period``
+        return ticks, at(node, ticks)
 
     def _schedule_heartbeat(self, node: int, now: float, ticks: int = -1) -> None:
         """Wake ``node`` at its next tick (its number when the caller has it)."""

@@ -39,7 +39,7 @@ class SimState:
     # Slots: the attempt on each, (job, kind, task, start, locality) or None, and its bookkeeping.
     slot_node: tuple[int, ...]
     slot_kind: tuple[int, ...]
-    slot_run: list[Any]
+    slot_run: list[Any]  # a `jobs.SlotRun` or None
     slot_gen: list[int]
     slot_end: list[float]
     slot_busy: list[float]

@@ -30,9 +30,7 @@ def evictable(sim: SimState, includes: Callable[[JobRun], bool], now: float, min
     holders: dict[int, JobRun] = {}
     verdicts: dict[int, bool] = {}  # job index -> whether it is a victim
     suspending = sim.suspending
-    slot = -1
-    for run in sim.slot_run:
-        slot += 1
+    for slot, run in enumerate(sim.slot_run):
         if run is None or slot in suspending:
             continue
         job: JobRun = run[0]
@@ -59,10 +57,7 @@ def evictable(sim: SimState, includes: Callable[[JobRun], bool], now: float, min
         if not victim:
             continue
         if now >= ready:  # the very sum settle asks to be woken at
-            if index in held:
-                held[index].append(slot)
-            else:
-                held[index] = [slot]
+            held.setdefault(index, []).append(slot)
             holders[index] = job
         else:
             protected = ready

@@ -109,11 +109,8 @@ class LaxityRules:
         return self.laxity(job, now, self._running)
 
     def _holders(self, victims: Victims, now: float) -> tuple[dict[int, list[int]], dict[int, JobRun]]:
-        """The victims' attempts that may be evicted now, by job index (in slot order), and those
-        jobs; the first time a protected one may be is noted in ``_protected_until``.
-
-        An attempt may be evicted once it has run ``min_run``; under MLF with suspensions, also
-        once it has computed ``banks`` seconds (rule 4; never while a reducer is copying)."""
+        """The victims' attempts that may be evicted now and those jobs (`evictable`, with rule 4
+        under MLF with suspensions); the first time a protected one may be goes to ``_protected_until``."""
         held, holders, self._protected_until = evictable(
             self.sim, victims.includes, now, self.min_run, self.banks,
             self.deadline_policy == "MLF" and self.mode != "kill", self.evict_maps, self._protected_until)
