@@ -42,10 +42,12 @@ import math
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
+from mypy_extensions import mypyc_attr
+
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, REDUCE
 from planner.simulator.schedulers.kinetic import KineticLines
-from planner.simulator.schedulers.natjam_laxity import laxity_from, total_work, work_left
+from planner.simulator.schedulers.laxity_work import laxity_from, time_left, total_work, work_left
 from planner.simulator.schedulers.ranked import COMPACT_FACTOR
 
 if TYPE_CHECKING:
@@ -61,6 +63,7 @@ NONE, LINE, TANGENT, SHARED, FLOOR, WINDOW, LAST = range(7)
 MARGIN = 1e-9
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # tests count its calls in a subclass
 class LaxityOrder:
     """The unfinished jobs with a task to launch, in MLF's order (see the module docstring).
 
@@ -68,10 +71,9 @@ class LaxityOrder:
     `Simulation.changed`); the scheduler notes its launches (`launched`, with the node), its
     suspensions and kills (``changed``), arrivals and ends (`arrive`, `finish`)."""
 
-    def __init__(self, sim: Simulation, jobs: list[JobRun], remaining: Callable[[int, float], float]) -> None:
+    def __init__(self, sim: Simulation, jobs: list[JobRun]) -> None:
         self.sim = sim
         self.jobs = jobs  # the scheduler's unfinished jobs: J
-        self.remaining = remaining  # `LaxityRules._remaining`
         count = len(sim.workload)
         self.lines = KineticLines(count)
         self.runs: list[JobRun | None] = [None] * count
@@ -117,6 +119,13 @@ class LaxityOrder:
         self.stamps[index] += 1
         return place in (LINE, TANGENT, SHARED)
 
+    def _job(self, index: int) -> JobRun:
+        """The run of a job that has a bound (so it has arrived)."""
+        job = self.runs[index]
+        if job is None:  # pragma: no cover - bounds are made for arrived jobs only
+            raise RuntimeError(f"job {index} has a bound but has not arrived")
+        return job
+
     def _place(self, index: int, place: int) -> None:
         self.where[index] = place
         self.live[place] += 1
@@ -137,12 +146,12 @@ class LaxityOrder:
         if self.grown:
             self.grown = False
             changed.extend(run for run, place in zip(self.runs, self.where, strict=True)
-                           if place in (FLOOR, WINDOW, SHARED))
+                           if run is not None and place in (FLOOR, WINDOW, SHARED))
         ends, stamps = self.ends, self.stamps
         while ends and ends[0][0] < now:
             _, index, stamp = heapq.heappop(ends)
             if stamps[index] == stamp:
-                changed.append(self.runs[index])
+                changed.append(self._job(index))
         self.lines.advance(now)
         if changed:
             seen: set[int] = set()
@@ -180,7 +189,7 @@ class LaxityOrder:
             return None
         running, computing, end = 0.0, 0, math.inf
         for slot in mine:
-            running = running + self.remaining(slot, now)
+            running = running + time_left(sim, slot, now)
             run = slot_run[slot]
             if run[1] == REDUCE and (slot in job.copying or slot in sim.compute_queue[sim.slot_node[slot]]):
                 continue  # its remaining time is its whole compute, until the job's last map ends
@@ -203,7 +212,7 @@ class LaxityOrder:
             # At the even share: K >= deadline - left / share, rising as its attempts compute.
             self._place(index, SHARED)
             return job.deadline - left / share, -computing / share, now
-        if _on_line(job, now, left, total, share):
+        if start is not None and _on_line(job, now, left, total, share):
             self._place(index, LINE)
             return job.deadline, left / (total - left), start
         self._place(index, FLOOR)
@@ -238,9 +247,9 @@ class LaxityOrder:
     # -- the order ----------------------------------------------------------------------------
     def running(self, job: JobRun, now: float) -> float:
         """What ``job``'s running attempts have left, summed in slot order (`LaxityRules._running_left`)."""
-        running = 0.0
+        running, sim = 0.0, self.sim
         for slot in self.slots[job.index]:
-            running = running + self.remaining(slot, now)
+            running = running + time_left(sim, slot, now)
         return running
 
     def exact(self, job: JobRun, now: float, share: float) -> tuple[float, float]:
@@ -257,7 +266,7 @@ class LaxityOrder:
         self.refresh(now)
         share = self.sim.layout.slots / max(len(self.jobs), 1)
         count = len(self.jobs)
-        runs, stamps = self.runs, self.stamps
+        stamps = self.stamps
         windows, floors, last = self.windows, self.floors, self.last
         taken_windows: list[tuple[float, int, int]] = []
         taken_floors: list[tuple[float, int, int, int, float]] = []
@@ -277,7 +286,7 @@ class LaxityOrder:
                     if stamps[index] != stamp:
                         heapq.heappop(floors)
                     elif jobs > count:  # made when more jobs shared the cluster: raise it
-                        bound = runs[index].deadline - max(left, 0.0) / share
+                        bound = self._job(index).deadline - max(left, 0.0) / share
                         heapq.heapreplace(floors, (bound, index, stamp, count, left))
                     else:
                         break
@@ -289,7 +298,7 @@ class LaxityOrder:
                 if line is not None and line[0] < bound:
                     bound, source = line[0], LINE
                 if met and (source == NONE or met[0][0] + now + MARGIN * (scale + abs(met[0][0])) < bound):
-                    result = attempt(runs[heapq.heappop(met)[3]])
+                    result = attempt(self._job(heapq.heappop(met)[3]))
                     if result is not None:
                         return result
                     continue
@@ -301,13 +310,15 @@ class LaxityOrder:
                 elif source == FLOOR:
                     taken_floors.append(heapq.heappop(floors))
                     index = taken_floors[-1][1]
-                else:
+                elif line is not None:  # source == LINE
                     index = line[1]
                     if lines is None:
                         lines = tree.ordered()
                         next(lines)  # the least, met already
                     line = next(lines, None)
-                job = runs[index]
+                else:  # pragma: no cover - a source is a window, a floor or a line
+                    break
+                job = self._job(index)
                 laxity, left = self.exact(job, now, share)
                 heapq.heappush(met, (laxity, job.submit, job.name, index))
                 place = self.where[index]
@@ -318,13 +329,13 @@ class LaxityOrder:
                 if stamps[entry[2]] != entry[3]:
                     continue
                 taken_last.append(entry)
-                result = attempt(runs[entry[2]])
+                result = attempt(self._job(entry[2]))
                 if result is not None:
                     return result
             return None
         finally:
-            for entry in taken_windows:
-                heapq.heappush(windows, entry)
+            for window in taken_windows:
+                heapq.heappush(windows, window)
             for floor in taken_floors:
                 heapq.heappush(floors, floor)
             for entry in taken_last:

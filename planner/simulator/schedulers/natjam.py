@@ -166,7 +166,7 @@ class Natjam(LaxityRules, Scheduler):
         if self.deadline_policy != "MLF":
             sim.changed = self._changes.jobs
         elif sim.network is None:
-            self._laxity_order = LaxityOrder(sim, self.jobs, self._remaining)
+            self._laxity_order = LaxityOrder(sim, self.jobs)
             sim.changed = self._laxity_order.changed
         self.rng = np.random.default_rng([sim.seed, 0x4E4A])  # PR draws: seeded, apart from the placement streams
 

@@ -8,8 +8,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from planner.simulator.jobs import JobRun
-from planner.simulator.layout import MAP, REDUCE
+from planner.simulator.layout import MAP
 from planner.simulator.schedulers.evictable import evictable
+from planner.simulator.schedulers.laxity_work import laxity_from, time_left, work_left
 
 if TYPE_CHECKING:
     from planner.simulator.core import Simulation
@@ -17,31 +18,6 @@ if TYPE_CHECKING:
 
 #: Jobs of this priority level or above are production jobs; the others research.
 PRODUCTION = 1
-
-
-def work_left(job: JobRun, running: float, extra: float = 0.0) -> float:
-    """Seconds of work ``job`` has left: its pending tasks, ``running`` (what its running attempts
-    have left, summed in slot order) and ``extra``, suspended tasks counting their work left."""
-    spec = job.job
-    left = job.pending_maps * spec.map_time + job.pending_reduces * spec.reduce_time + running + extra
-    for (kind, _), seconds in job.left.items():  # suspended tasks: their work left, not a whole task
-        left += seconds - (spec.map_time if kind == MAP else spec.reduce_time)
-    return left
-
-
-def total_work(job: JobRun) -> float:
-    """Seconds of work of all ``job``'s tasks."""
-    spec = job.job
-    return job.maps * spec.map_time + job.reduces * spec.reduce_time
-
-
-def laxity_from(job: JobRun, now: float, left: float, share: float) -> float:
-    """The laxity of ``job`` (with a deadline) with ``left`` seconds of work left, ``share`` the
-    even share of the cluster (slots / unfinished jobs)."""
-    elapsed = now - job.start if job.start is not None else 0.0
-    # A job that has not run long has no rate of its own yet: count on its even share of the cluster.
-    rate = max((total_work(job) - left) / elapsed if elapsed > 0 else 0.0, share)
-    return job.deadline - (now + left / rate)
 
 
 class LaxityRules:
@@ -85,12 +61,8 @@ class LaxityRules:
         return left
 
     def _remaining(self, slot: int, now: float) -> float:
-        """Seconds the attempt on ``slot`` has left (a reducer still copying: its whole compute)."""
-        sim = self.sim
-        job, kind, task, _, _ = sim.slot_run[slot]
-        if kind == REDUCE and (slot in job.copying or slot in sim.compute_queue[sim.slot_node[slot]]):
-            return job.reduce_times[task]
-        return max(sim.slot_end[slot] - now, 0.0)
+        """Seconds the attempt on ``slot`` has left (`laxity_work.time_left`)."""
+        return time_left(self.sim, slot, now)
 
     def _start_key(self, job: JobRun, now: float) -> tuple[float, float, str]:
         """MLF: ``job``'s rank key when the settle began (computed when first needed: no job

@@ -1,0 +1,48 @@
+"""The arithmetic of MLF's laxity: a job's work, its laxity, an attempt's time left.
+
+Compiled with the simulator's core (`compiled.txt`): `laxity_order.LaxityOrder` computes these at
+every decision, and `natjam_laxity.LaxityRules` (a Python mixin of `Natjam`) uses the same ones.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from planner.simulator.jobs import JobRun
+from planner.simulator.layout import MAP, REDUCE
+
+if TYPE_CHECKING:
+    from planner.simulator.core import Simulation
+
+
+def work_left(job: JobRun, running: float, extra: float = 0.0) -> float:
+    """Seconds of work ``job`` has left: its pending tasks, ``running`` (what its running attempts
+    have left, summed in slot order) and ``extra``, suspended tasks counting their work left."""
+    spec = job.job
+    left = job.pending_maps * spec.map_time + job.pending_reduces * spec.reduce_time + running + extra
+    for (kind, _), seconds in job.left.items():  # suspended tasks: their work left, not a whole task
+        left += seconds - (spec.map_time if kind == MAP else spec.reduce_time)
+    return left
+
+
+def total_work(job: JobRun) -> float:
+    """Seconds of work of all ``job``'s tasks."""
+    spec = job.job
+    return job.maps * spec.map_time + job.reduces * spec.reduce_time
+
+
+def laxity_from(job: JobRun, now: float, left: float, share: float) -> float:
+    """The laxity of ``job`` (with a deadline) with ``left`` seconds of work left, ``share`` the
+    even share of the cluster (slots / unfinished jobs)."""
+    elapsed = now - job.start if job.start is not None else 0.0
+    # A job that has not run long has no rate of its own yet: count on its even share of the cluster.
+    rate = max((total_work(job) - left) / elapsed if elapsed > 0 else 0.0, share)
+    return job.deadline - (now + left / rate)
+
+
+def time_left(sim: Simulation, slot: int, now: float) -> float:
+    """Seconds the attempt on ``slot`` has left (a reducer still copying: its whole compute)."""
+    job, kind, task, _, _ = sim.slot_run[slot]
+    if kind == REDUCE and (slot in job.copying or slot in sim.compute_queue[sim.slot_node[slot]]):
+        return job.reduce_times[task]
+    return max(sim.slot_end[slot] - now, 0.0)
