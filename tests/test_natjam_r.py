@@ -8,9 +8,11 @@ concluded after finding the mixed pairs thrash, so MDF/EDF and MLF/LLF are the t
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from models import Job
+from models import Cluster, Job
 from planner.examples.natjam_micro import DEADLINE_CLUSTER, DEADLINE_REDUCE, DEADLINES, deadline_jobs
 from planner.simulator import Natjam, SimOptions, simulate
 from tests.natjam_support import HADOOP_SLOWSTART, OVERHEADS, TWO, by_name, check_invariants
@@ -188,3 +190,57 @@ def test_mdf_evicting_maps_too_meets_every_deadline_at_every_min_run():
         assert result.deadline_misses == 0
         ends.append(result.job("j0")["finish"])
     assert (min(ends), max(ends)) == pytest.approx((186.0, 198.43), abs=0.01)
+
+
+# -- MDF's shortcut: no walk for a victim when no container holder ranks below the head ------------------
+class WalkEveryTime(Natjam):
+    """MDF without the shortcut: every settle walks the containers for a victim."""
+
+    def _held_below(self, head):
+        return True
+
+
+class CountedShortcut(Natjam):
+    """MDF counting the settles the shortcut ends and those that walk on."""
+
+    def bind(self, sim) -> None:
+        super().bind(sim)
+        self.counts = {"skipped": 0, "walked": 0}
+
+    def _held_below(self, head):
+        below = super()._held_below(head)
+        self.counts["walked" if below else "skipped"] += 1
+        return below
+
+
+def _deadline_stream(seed: int, count: int) -> list[Job]:
+    """Jobs arriving over time with deadlines in no particular order (later arrivals often rank
+    first under MDF, so containers are taken back), a few without a deadline."""
+    rng = random.Random(seed)
+    jobs = []
+    for i in range(count):
+        submit = rng.uniform(0, 150)
+        deadline = None if rng.random() < 0.15 else submit + rng.uniform(30, 700)
+        jobs.append(Job(f"j{i:02d}", rng.randint(1, 6), rng.randint(0, 4), rng.uniform(2, 30), rng.uniform(5, 60),
+                        submit=submit, deadline=deadline))
+    return jobs
+
+
+@pytest.mark.parametrize(("seed", "settings", "heartbeat"), [
+    (1, {}, 3.0), (2, {"mode": "kill"}, 0.0), (3, {"evict_maps": True}, 3.0),
+    (4, {"evict_maps": True, "mode": "kill", "task_eviction": "LRT"}, 0.0), (5, {"min_run": 0.5}, 1.0),
+])
+def test_mdf_shortcut_changes_nothing(seed, settings, heartbeat):
+    """Random streams under MDF: a settle that stops because no job holding a container ranks
+    below the head (`Natjam._held_below`) ends as the walk over every container would (it finds
+    no victim), so runs with and without the shortcut are the same attempt for attempt. Both
+    kinds of settle occur, and containers are taken back."""
+    jobs = _deadline_stream(seed, 24)
+    cluster = Cluster(nodes=3, map_slots=2, reduce_slots=2, heartbeat=heartbeat)
+    options = SimOptions(containers=True, task_time_cv=0.3)
+    short = CountedShortcut(deadline_policy="MDF", **settings)
+    kept = simulate(jobs, cluster, short, options=options)
+    walked = simulate(jobs, cluster, WalkEveryTime(deadline_policy="MDF", **settings), options=options)
+    assert kept.attempts == walked.attempts and kept.makespan == walked.makespan
+    assert kept.suspensions + kept.kills > 0
+    assert short.counts["skipped"] > 0 and short.counts["walked"] > 0

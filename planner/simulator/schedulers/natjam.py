@@ -3,6 +3,7 @@ by suspending (or killing) research tasks; Natjam-R orders jobs by deadline."""
 
 from __future__ import annotations
 
+import heapq
 import math
 from typing import Any
 
@@ -160,6 +161,15 @@ class Natjam(LaxityRules, Scheduler):
         self._order = RankedJobs(self._rank_key)
         self._urgent_pending = 0
         self._seen: dict[int, int] = {}  # job -> its pending tasks, as counted
+        # MDF: the jobs that may hold containers (launched since last seen idle), as a heap by
+        # their rank, lowest-ranked first: when none ranks below the head, nothing can be evicted.
+        specs = sim.workload.jobs if self.deadline_policy == "MDF" else []
+        self._rank = [0] * len(specs)  # job index -> place in MDF's order (deadline, submit, name)
+        for rank, index in enumerate(sorted(range(len(specs)), key=lambda i: (
+                _deadline(specs[i]), specs[i].submit, specs[i].name))):
+            self._rank[index] = rank
+        self._holding: list[tuple[int, int, JobRun]] = []  # (-rank, index, job)
+        self._held: set[int] = set()
         # MLF keeps its order apart (`LaxityOrder`); with the network on, attempts' ends move
         # without the simulation saying so, and MLF ranks every job at each decision instead.
         self._laxity_order = None
@@ -204,6 +214,16 @@ class Natjam(LaxityRules, Scheduler):
             self._urgent_pending += pending - self._seen.get(job.index, 0)
         self._seen[job.index] = pending
         self._order.update(job, pending > 0)
+        if self.deadline_policy == "MDF" and (job.running[MAP] or job.running[REDUCE]) and job.index not in self._held:
+            self._held.add(job.index)
+            heapq.heappush(self._holding, (-self._rank[job.index], job.index, job))
+
+    def _held_below(self, head: JobRun) -> bool:
+        """MDF: whether a job ranked below ``head`` may hold a container (a victim's precondition)."""
+        holding = self._holding
+        while holding and not (holding[0][2].running[MAP] or holding[0][2].running[REDUCE]):
+            self._held.discard(heapq.heappop(holding)[1])
+        return bool(holding) and -holding[0][0] > self._rank[head.index]
 
     def ranked(self, now: float) -> list[JobRun]:
         """Every unfinished job, most important first."""
@@ -263,8 +283,8 @@ class Natjam(LaxityRules, Scheduler):
                 victims = Victims(lambda job: job.priority < PRODUCTION, self._rank_key)
             else:
                 head = self._order.first()
-                if head is None:
-                    return None
+                if head is None or not self._held_below(head):
+                    return None  # no victim can exist (the walk below would find none)
                 urgent, head_key = [head], self._rank_key(head)
                 victims = Victims(lambda job: self._rank_key(job) > head_key, self._rank_key)
         elif self._laxity_order is not None:
