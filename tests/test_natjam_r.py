@@ -213,29 +213,37 @@ class CountedShortcut(Natjam):
         return below
 
 
-def _deadline_stream(seed: int, count: int) -> list[Job]:
+def _deadline_stream(seed: int, count: int, ties: bool) -> list[Job]:
     """Jobs arriving over time with deadlines in no particular order (later arrivals often rank
-    first under MDF, so containers are taken back), a few without a deadline."""
+    first under MDF, so containers are taken back), a few without a deadline. With ``ties``, a
+    handful of submission times and deadlines and half the jobs without one: MDF's order then
+    turns on submission and name too."""
     rng = random.Random(seed)
     jobs = []
     for i in range(count):
-        submit = rng.uniform(0, 150)
-        deadline = None if rng.random() < 0.15 else submit + rng.uniform(30, 700)
-        jobs.append(Job(f"j{i:02d}", rng.randint(1, 6), rng.randint(0, 4), rng.uniform(2, 30), rng.uniform(5, 60),
-                        submit=submit, deadline=deadline))
+        if ties:
+            submit = float(rng.choice([0, 10, 20, 40, 80]))
+            deadline = None if rng.random() < 0.5 else submit + rng.choice([100.0, 200.0, 300.0])
+        else:
+            submit = rng.uniform(0, 150)
+            deadline = None if rng.random() < 0.15 else submit + rng.uniform(30, 700)
+        jobs.append(Job(f"{rng.choice('abcdefgh')}{i:02d}", rng.randint(1, 6), rng.randint(0, 4), rng.uniform(2, 30),
+                        rng.uniform(5, 60), submit=submit, deadline=deadline))
     return jobs
 
 
-@pytest.mark.parametrize(("seed", "settings", "heartbeat"), [
-    (1, {}, 3.0), (2, {"mode": "kill"}, 0.0), (3, {"evict_maps": True}, 3.0),
-    (4, {"evict_maps": True, "mode": "kill", "task_eviction": "LRT"}, 0.0), (5, {"min_run": 0.5}, 1.0),
+@pytest.mark.parametrize(("seed", "settings", "heartbeat", "ties"), [
+    (1, {}, 3.0, False), (2, {"mode": "kill"}, 0.0, False), (3, {"evict_maps": True}, 3.0, False),
+    (4, {"evict_maps": True, "mode": "kill", "task_eviction": "LRT"}, 0.0, False), (5, {"min_run": 0.5}, 1.0, False),
+    (6, {}, 0.0, True), (7, {"evict_maps": True, "mode": "kill", "task_eviction": "random"}, 1.0, True),
+    (8, {"evict_maps": True}, 3.0, True),
 ])
-def test_mdf_shortcut_changes_nothing(seed, settings, heartbeat):
+def test_mdf_shortcut_changes_nothing(seed, settings, heartbeat, ties):
     """Random streams under MDF: a settle that stops because no job holding a container ranks
     below the head (`Natjam._held_below`) ends as the walk over every container would (it finds
     no victim), so runs with and without the shortcut are the same attempt for attempt. Both
     kinds of settle occur, and containers are taken back."""
-    jobs = _deadline_stream(seed, 24)
+    jobs = _deadline_stream(seed, 24, ties)
     cluster = Cluster(nodes=3, map_slots=2, reduce_slots=2, heartbeat=heartbeat)
     options = SimOptions(containers=True, task_time_cv=0.3)
     short = CountedShortcut(deadline_policy="MDF", **settings)
