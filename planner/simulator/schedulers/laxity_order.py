@@ -45,9 +45,9 @@ from typing import TYPE_CHECKING, TypeVar
 from mypy_extensions import mypyc_attr
 
 from planner.simulator.jobs import JobRun
-from planner.simulator.layout import ANY, REDUCE
+from planner.simulator.layout import ANY
 from planner.simulator.schedulers.kinetic import KineticLines
-from planner.simulator.schedulers.laxity_work import laxity_from, time_left, total_work, work_left
+from planner.simulator.schedulers.laxity_work import before_compute, laxity_from, time_left, total_work, work_left
 from planner.simulator.schedulers.ranked import COMPACT_FACTOR
 
 if TYPE_CHECKING:
@@ -190,8 +190,7 @@ class LaxityOrder:
         running, computing, end = 0.0, 0, math.inf
         for slot in mine:
             running = running + time_left(sim, slot, now)
-            run = slot_run[slot]
-            if run[1] == REDUCE and (slot in job.copying or slot in sim.compute_queue[sim.slot_node[slot]]):
+            if before_compute(sim, job, slot_run[slot][1], slot):
                 continue  # its remaining time is its whole compute, until the job's last map ends
             if sim.slot_end[slot] > now:
                 computing += 1

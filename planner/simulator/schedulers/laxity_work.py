@@ -40,9 +40,15 @@ def laxity_from(job: JobRun, now: float, left: float, share: float) -> float:
     return job.deadline - (now + left / rate)
 
 
+def before_compute(sim: Simulation, job: JobRun, kind: int, slot: int) -> bool:
+    """Whether the attempt on ``slot`` is a reducer that has not started computing (still copying,
+    or waiting for a compute slot of its node): it has no end yet, and its whole compute is left."""
+    return kind == REDUCE and (slot in job.copying or slot in sim.compute_queue[sim.slot_node[slot]])
+
+
 def time_left(sim: Simulation, slot: int, now: float) -> float:
-    """Seconds the attempt on ``slot`` has left (a reducer still copying: its whole compute)."""
+    """Seconds the attempt on ``slot`` has left (a reducer before its compute: its whole compute)."""
     job, kind, task, _, _ = sim.slot_run[slot]
-    if kind == REDUCE and (slot in job.copying or slot in sim.compute_queue[sim.slot_node[slot]]):
+    if before_compute(sim, job, kind, slot):
         return job.reduce_times[task]
     return max(sim.slot_end[slot] - now, 0.0)

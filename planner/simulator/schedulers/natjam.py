@@ -9,12 +9,14 @@ from typing import Any
 
 import numpy as np
 
+from models import Job
 from models.checks import as_float, as_str
 from models.errors import InvalidInput
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
 from planner.simulator.schedulers.base import Launch, Scheduler, fifo_key, register
 from planner.simulator.schedulers.laxity_order import LaxityOrder
+from planner.simulator.schedulers.laxity_work import time_left
 from planner.simulator.schedulers.natjam_laxity import PRODUCTION, LaxityRules, Victims
 from planner.simulator.schedulers.ranked import Changes, RankedJobs
 
@@ -164,9 +166,8 @@ class Natjam(LaxityRules, Scheduler):
         # MDF: the jobs that may hold containers (launched since last seen idle), as a heap by
         # their rank, lowest-ranked first: when none ranks below the head, nothing can be evicted.
         specs = sim.workload.jobs if self.deadline_policy == "MDF" else []
-        self._rank = [0] * len(specs)  # job index -> place in MDF's order (deadline, submit, name)
-        for rank, index in enumerate(sorted(range(len(specs)), key=lambda i: (
-                _deadline(specs[i]), specs[i].submit, specs[i].name))):
+        self._rank = [0] * len(specs)  # job index -> place in MDF's order
+        for rank, index in enumerate(sorted(range(len(specs)), key=lambda i: _mdf_key(specs[i]))):
             self._rank[index] = rank
         self._holding: list[tuple[int, int, JobRun]] = []  # (-rank, index, job)
         self._held: set[int] = set()
@@ -205,7 +206,7 @@ class Natjam(LaxityRules, Scheduler):
     def _rank_key(self, job: JobRun) -> tuple:
         """A job's place in `ranked` (all policies but MLF, whose order moves with the clock)."""
         if self.deadline_policy == "MDF":
-            return (_deadline(job), job.submit, job.name)
+            return _mdf_key(job)
         return (job.priority < PRODUCTION, job.priority < PRODUCTION and not job.left, *fifo_key(job))
 
     def _refresh(self, job: JobRun) -> None:
@@ -214,21 +215,21 @@ class Natjam(LaxityRules, Scheduler):
             self._urgent_pending += pending - self._seen.get(job.index, 0)
         self._seen[job.index] = pending
         self._order.update(job, pending > 0)
-        if self.deadline_policy == "MDF" and (job.running[MAP] or job.running[REDUCE]) and job.index not in self._held:
+        if self.deadline_policy == "MDF" and any(job.running) and job.index not in self._held:
             self._held.add(job.index)
             heapq.heappush(self._holding, (-self._rank[job.index], job.index, job))
 
     def _held_below(self, head: JobRun) -> bool:
         """MDF: whether a job ranked below ``head`` may hold a container (a victim's precondition)."""
         holding = self._holding
-        while holding and not (holding[0][2].running[MAP] or holding[0][2].running[REDUCE]):
+        while holding and not any(holding[0][2].running):
             self._held.discard(heapq.heappop(holding)[1])
         return bool(holding) and -holding[0][0] > self._rank[head.index]
 
     def ranked(self, now: float) -> list[JobRun]:
         """Every unfinished job, most important first."""
         if self.deadline_policy == "MDF":
-            return sorted(self.jobs, key=lambda job: (_deadline(job), job.submit, job.name))
+            return sorted(self.jobs, key=_mdf_key)
         if self.deadline_policy == "MLF":
             remaining = self._running_left(now)
             return sorted(self.jobs, key=lambda job: (self.laxity(job, now, remaining), job.submit, job.name))
@@ -382,11 +383,16 @@ class Natjam(LaxityRules, Scheduler):
     def _by_task_policy(self, slots: list[int], now: float) -> int:
         if self.task_eviction == "random":
             return slots[int(self.rng.integers(len(slots)))]
-        remaining = [(self._remaining(slot, now), slot) for slot in slots]
+        remaining = [(time_left(self.sim, slot, now), slot) for slot in slots]
         return min(remaining)[1] if self.task_eviction == "SRT" else max(remaining)[1]
 
 
-def _deadline(job: JobRun) -> float:
+def _mdf_key(job: Job | JobRun) -> tuple[float, float, str]:
+    """MDF's order: deadline (none: last), then submission, then name (a job spec or its run)."""
+    return (_deadline(job), job.submit, job.name)
+
+
+def _deadline(job: Job | JobRun) -> float:
     return math.inf if job.deadline is None else job.deadline
 
 

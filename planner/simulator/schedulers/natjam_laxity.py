@@ -57,12 +57,8 @@ class LaxityRules:
         left: dict[int, float] = {}
         for slot in sim.running_slots():
             job = sim.slot_run[slot][0]
-            left[job.index] = left.get(job.index, 0.0) + self._remaining(slot, now)
+            left[job.index] = left.get(job.index, 0.0) + time_left(sim, slot, now)
         return left
-
-    def _remaining(self, slot: int, now: float) -> float:
-        """Seconds the attempt on ``slot`` has left (`laxity_work.time_left`)."""
-        return time_left(self.sim, slot, now)
 
     def _start_key(self, job: JobRun, now: float) -> tuple[float, float, str]:
         """MLF: ``job``'s rank key when the settle began (computed when first needed: no job
@@ -108,7 +104,7 @@ class LaxityRules:
             return self.resume_overhead
         job, kind, _, _, _ = self.sim.slot_run[slot]
         spec = job.job
-        return (spec.map_time if kind == MAP else spec.reduce_time) - self._remaining(slot, now)
+        return (spec.map_time if kind == MAP else spec.reduce_time) - time_left(self.sim, slot, now)
 
     def _key_after(self, job: JobRun, slot: int, now: float) -> tuple[float, float, str]:
         """``job``'s rank key (as in `ranked`) once the attempt on ``slot`` is evicted (rule 2)."""
@@ -120,8 +116,8 @@ class LaxityRules:
         remaining time plus the overheads when suspended, plus the work thrown away when killed.
         A margin, not the exact change of laxity (rule 2 checks the ranking itself)."""
         if self.mode == "kill":
-            return self._remaining(slot, now) + (now - self.sim.slot_run[slot][3])
-        return self._remaining(slot, now) + self.suspend_overhead + self.resume_overhead
+            return time_left(self.sim, slot, now) + (now - self.sim.slot_run[slot][3])
+        return time_left(self.sim, slot, now) + self.suspend_overhead + self.resume_overhead
 
 
 class Victims:
