@@ -7,6 +7,7 @@ mypy's report.
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -127,3 +128,59 @@ def test_a_pure_build_removes_what_a_compiled_one_left(tmp_path, monkeypatch):
     monkeypatch.setenv("BATCHPLAN_PURE", "1")
     assert setup.extensions(tmp_path) == []
     assert not any(path.exists() for path in left) and kept.exists()
+
+
+def _compiled_trees() -> list[tuple[str, ast.Module]]:
+    return [(path, ast.parse((ROOT / path).read_text())) for path in _setup_module().compiled_sources()]
+
+
+def test_compiled_modules_avoid_forms_mypyc_runs_as_python():
+    """Forms that compile to Python-level operations on the hot path (planner/simulator/compiled.txt
+    says why): an augmented assignment to an item, a method held in a local (``f = self.m``, ``m``
+    a method of the class or of a compiled base), and a module constant (a name in capitals bound to
+    a number) not declared Final."""
+    trees = _compiled_trees()
+    classes = {cls.name: cls for _, tree in trees for cls in ast.walk(tree) if isinstance(cls, ast.ClassDef)}
+
+    def methods(name: str) -> set[str]:
+        cls = classes[name]
+        own = {node.name for node in cls.body if isinstance(node, ast.FunctionDef)}
+        return own.union(*(methods(base.id) for base in cls.bases
+                           if isinstance(base, ast.Name) and base.id in classes))
+
+    found = []
+    for path, tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
+                found.append(f"{path}:{node.lineno}: augmented assignment to an item")
+        for cls in (node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)):
+            held = methods(cls.name)
+            for node in ast.walk(cls):
+                if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute)
+                        and isinstance(node.value.value, ast.Name) and node.value.value.id == "self"
+                        and node.value.attr in held):
+                    found.append(f"{path}:{node.lineno}: method self.{node.value.attr} held in a local")
+    # The constants of the compiled modules and of the modules they take constants from.
+    sources = {path for path, _ in trees} | {
+        node.module.replace(".", "/") + ".py" for _, tree in trees for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("planner.")
+        and any(alias.name.isupper() for alias in node.names)}
+    for path in sorted(sources):
+        for node in ast.parse((ROOT / path).read_text()).body:
+            if not isinstance(node, ast.Assign):
+                continue
+            names = [name.id for target in node.targets for name in ast.walk(target) if isinstance(name, ast.Name)]
+            unpacked = any(isinstance(target, ast.Tuple) for target in node.targets)
+            values = node.value.elts if unpacked and isinstance(node.value, ast.Tuple) else [node.value]
+            if names and all(name.isupper() for name in names) and any(_is_number(value) for value in values):
+                found.append(f"{path}:{node.lineno}: module constant {', '.join(names)} without Final")
+    assert not found, "\n".join(found)
+
+
+def _is_number(node: ast.expr) -> bool:
+    """A number literal, or arithmetic on them (``1 << 16``, ``-1``)."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, int | float) and not isinstance(node.value, bool)
+    if isinstance(node, ast.UnaryOp):
+        return _is_number(node.operand)
+    return isinstance(node, ast.BinOp) and _is_number(node.left) and _is_number(node.right)

@@ -8,6 +8,7 @@ is emptied. Records (`Attempt` tuples, flat dicts) are built from the columns on
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Final
 
 import numpy as np
 
@@ -26,8 +27,8 @@ COLUMNS: tuple[tuple[str, type], ...] = (
 NAMES = tuple(name for name, _ in COLUMNS)
 WIDTH = len(COLUMNS)
 #: Attempts gathered in the flat list before they move into columns (and progress is reported).
-CHUNK = 1 << 16
-MAX_CHUNK = 10_000_000
+CHUNK: Final = 1 << 16
+MAX_CHUNK: Final = 10_000_000
 
 
 class AttemptLog:

@@ -205,7 +205,6 @@ class Simulation(Offers):
         pop = heapq.heappop
         settles = self.scheduler.settles
         hb0 = self.heartbeat == 0
-        finish = self._finish
         slot_gen = self.slot_gen
         ticks = events.ticks
         while heap or ticks:
@@ -218,7 +217,7 @@ class Simulation(Offers):
                 events.now = now
                 if b >= 0:
                     if slot_gen[a] == b:
-                        finish(a, now)
+                        self._finish(a, now)
                 elif b == ENDS:
                     batch = self.batches.pop(a)
                     if batch is self.cohort:  # spent: an end due now (a zero-time checkpoint) needs a new entry
@@ -226,7 +225,7 @@ class Simulation(Offers):
                     self.dispatch_due = True  # decide once the whole batch has ended
                     for position in range(0, len(batch), 2):
                         if slot_gen[batch[position]] == batch[position + 1]:
-                            finish(batch[position], now)
+                            self._finish(batch[position], now)
                 elif b == ARRIVAL:
                     self._arrive(a, now)
                 elif b == NETWORK:
@@ -276,8 +275,8 @@ class Simulation(Offers):
         self.jobs.append(job)
         self._runs[index] = job
         self.active[job.name] = job
-        self.pending[MAP] += job.pending_maps
-        self.pending[REDUCE] += job.launchable_reduces
+        self.pending[MAP] = self.pending[MAP] + job.pending_maps
+        self.pending[REDUCE] = self.pending[REDUCE] + job.launchable_reduces
         self.scheduler.job_arrived(job, now)
         self._work_appeared(MAP if not job.launchable_reduces else None)
 
@@ -296,15 +295,15 @@ class Simulation(Offers):
                 free.remove(slot)
         elif self.idle:
             self.idle.pop(slot, None)
-        self.free_count[kind] -= 1
+        self.free_count[kind] = self.free_count[kind] - 1
         self.running_total += 1
-        job.running[task_kind] += 1
+        job.running[task_kind] = job.running[task_kind] + 1
         if job.start is None:
             job.start = now
         self.slot_run[slot] = (job, task_kind, task, now, locality)
         if task_kind == MAP:
             job.pending_maps -= 1
-            self.pending[MAP] -= 1
+            self.pending[MAP] = self.pending[MAP] - 1
             if job.left:
                 left = job.left.pop((MAP, task), None)
                 if left is not None:  # a suspended map resumes
@@ -317,7 +316,7 @@ class Simulation(Offers):
             self._end_at(now + times[task] * job.slowdown[locality], slot)
         else:
             job.pending_reduces -= 1
-            self.pending[REDUCE] -= 1
+            self.pending[REDUCE] = self.pending[REDUCE] - 1
             if job.shuffle is not None:
                 self._copy_start(slot, job, job.shuffle, task, node, now)
             elif job.maps_done == job.maps:

@@ -29,7 +29,7 @@ class Ends(Transfers):
             if self.computing[node] >= self.max_computing:
                 self.compute_queue[node].append(slot)
                 return
-            self.computing[node] += 1
+            self.computing[node] = self.computing[node] + 1
         run: SlotRun = self.slot_run[slot]
         job, _, task, _, _ = run
         left = job.left.pop((REDUCE, task), None) if job.left else None
@@ -79,14 +79,15 @@ class Ends(Transfers):
             log.extend((job.index, kind, task, self.slot_node[slot], slot, start, now, locality, DONE_FATE))
             if len(log) >= self.log_limit:
                 self._log_full()
-            job.running[kind] -= 1
+            job.running[kind] = job.running[kind] - 1
             if self.changed is not None:
                 self.changed.append(job)
             self.slot_run[slot] = None
-            self.slot_gen[slot] += 1
-            self.slot_busy[slot] += now - start
+            self.slot_gen[slot] = self.slot_gen[slot] + 1
+            self.slot_busy[slot] = self.slot_busy[slot] + (now - start)
             self.running_total -= 1
-            self.free_count[self.slot_kind[slot]] += 1
+            kind_freed = self.slot_kind[slot]
+            self.free_count[kind_freed] = self.free_count[kind_freed] + 1
             if kind == MAP:
                 job.map_state[task] = DONE
                 done = job.maps_done = job.maps_done + 1
@@ -130,7 +131,7 @@ class Ends(Transfers):
         if not job.reduces_open:
             job.reduces_open = True
             if job.pending_reduces:
-                self.pending[REDUCE] += job.pending_reduces
+                self.pending[REDUCE] = self.pending[REDUCE] + job.pending_reduces
                 self.scheduler.job_has_work(job)
                 self._work_appeared(REDUCE)
         if done == job.maps:
@@ -154,7 +155,7 @@ class Ends(Transfers):
                 self._work_appeared()  # a job waiting for a running-job limit may start
 
     def _compute_slot_freed(self, node: int, now: float) -> None:
-        self.computing[node] -= 1
+        self.computing[node] = self.computing[node] - 1
         if self.compute_queue[node]:
             self._compute(self.compute_queue[node].pop(0), node, now)
 
@@ -168,16 +169,16 @@ class Ends(Transfers):
         log.extend((job.index, kind, task, node, slot, start, now, locality, fate))
         if len(log) >= self.log_limit:
             self._log_full()
-        job.running[kind] -= 1
+        job.running[kind] = job.running[kind] - 1
         if self.changed is not None:
             self.changed.append(job)
         self.slot_run[slot] = None
-        self.slot_gen[slot] += 1  # a pending end event of this attempt is now stale
-        self.slot_busy[slot] += now - start
+        self.slot_gen[slot] = self.slot_gen[slot] + 1  # a pending end event of this attempt is now stale
+        self.slot_busy[slot] = self.slot_busy[slot] + (now - start)
         self.running_total -= 1
         if not self.running_total:
             self.last_change = now  # the cluster fell idle: the stall clock starts over
-        self.free_count[slot_kind] += 1
+        self.free_count[slot_kind] = self.free_count[slot_kind] + 1
         if self.heartbeat == 0:
             self.fresh.append(slot)
             self.dispatch_due = True

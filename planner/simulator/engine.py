@@ -20,19 +20,20 @@ from __future__ import annotations
 
 import heapq
 import math
+from typing import Final
 
 # Priorities at equal times: state changes first, then decisions on the new state (and
 # after all of them the heartbeats, which offer a node's free slots).
-FINISH = 0  # a task ends
-ARRIVE = 1  # a job is submitted
-WAKE = 2  # a scheduler asked to look again (preemption timeouts, locality waits)
+FINISH: Final = 0  # a task ends
+ARRIVE: Final = 1  # a job is submitted
+WAKE: Final = 2  # a scheduler asked to look again (preemption timeouts, locality waits)
 
 # Event kinds other than an attempt's end (the ``b`` field).
-ARRIVAL = -1
-WAKE_UP = -3
-ENDS = -4  # a batch of attempt ends at one time; ``a`` numbers the batch
+ARRIVAL: Final = -1
+WAKE_UP: Final = -3
+ENDS: Final = -4  # a batch of attempt ends at one time; ``a`` numbers the batch
 
-_SHIFT = 1 << 44
+_SHIFT: Final = 1 << 44
 
 
 class EventQueue:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
@@ -15,9 +15,13 @@ from planner.simulator.layout import ANY, MAP, REDUCE, Layout, place_blocks
 if TYPE_CHECKING:
     from planner.simulator.shuffle import ShuffleState
 
-NODE_LOCAL, RACK_LOCAL, OFF_RACK = 0, 1, 2
+NODE_LOCAL: Final = 0
+RACK_LOCAL: Final = 1
+OFF_RACK: Final = 2
 LOCALITY_NAMES = ("node", "rack", "off")
-PENDING, RUNNING, DONE = 0, 1, 2
+PENDING: Final = 0
+RUNNING: Final = 1
+DONE: Final = 2
 
 
 def _replayed(replay: Mapping[str, Sequence[float]], kind: str, drawn: list[float], name: str) -> list[float]:
@@ -59,6 +63,7 @@ class JobRun:
         "level",
         "map_done",
         "map_state",
+        "map_time",
         "map_times",
         "maps",
         "maps_done",
@@ -73,6 +78,7 @@ class JobRun:
         "priority",
         "rack_of",
         "reduce_queue",
+        "reduce_time",
         "reduce_times",
         "reduces",
         "reduces_done",
@@ -103,6 +109,9 @@ class JobRun:
         self.weight = job.weight
         self.maps = job.map_tasks
         self.reduces = job.reduce_tasks
+        # The mean task times, as native floats (a compiled read of ``job.job.map_time`` is a Python one).
+        self.map_time = float(job.map_time)
+        self.reduce_time = float(job.reduce_time)
         # Task times: lists while the job runs, float64 arrays once it is done (`drop_tasks`).
         self.map_times: list[float] | np.ndarray = task_times(rng, job.map_time, self.maps, cv)
         #: Map time multipliers by locality: node-local, rack-local, off-rack.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 import numpy as np
 
@@ -11,7 +12,9 @@ from models.checks import as_int
 from models.errors import InvalidInput
 from models.limits import MAX_TOTAL_SLOTS
 
-MAP, REDUCE, ANY = 0, 1, 2
+MAP: Final = 0
+REDUCE: Final = 1
+ANY: Final = 2
 KIND_NAMES = ("map", "reduce", "any")
 
 

@@ -19,13 +19,14 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Sequence
+from typing import Final
 
 from models import Cluster
 from planner.simulator.layout import Layout
 
 #: A flow is complete once this fraction of its bytes is left: float round-off.
-_DONE_FRACTION = 1e-9
-_DONE_SECONDS = 1e-6
+_DONE_FRACTION: Final = 1e-9
+_DONE_SECONDS: Final = 1e-6
 
 
 def node_bytes_per_second(cluster: Cluster) -> float:
@@ -147,11 +148,11 @@ def max_min_rates(capacity: Sequence[float], paths: Sequence[Sequence[int]], cap
             rates[flow] = level
             remaining -= 1
             for link in paths[flow]:
-                left[link] -= level
-                unfrozen[link] -= 1
+                left[link] = left[link] - level
+                unfrozen[link] = unfrozen[link] - 1
                 touched.add(link)
         for link in touched:
-            version[link] += 1
+            version[link] = version[link] + 1
             if unfrozen[link]:
                 heapq.heappush(fills, (max(left[link], 0.0) / unfrozen[link], version[link], link))
     return rates

@@ -90,13 +90,13 @@ class Offers(Ends):
     def _tick_after(self, node: int, now: float) -> tuple[int, float]:
         """The number and time of ``node``'s first tick at or after ``now``, the time computed
         as every report's is (so a tick a rounding error before ``now`` has passed)."""
-        at = self.events.tick_time
-        ticks = max(math.ceil((now - at(node, 0)) / self.heartbeat), 0)
-        while ticks > 0 and at(node, ticks - 1) >= now:
+        events = self.events  # (a bound method in a local would be a Python call when compiled)
+        ticks = max(math.ceil((now - events.tick_time(node, 0)) / self.heartbeat), 0)
+        while ticks > 0 and events.tick_time(node, ticks - 1) >= now:
             ticks -= 1
-        while at(node, ticks) < now:
+        while events.tick_time(node, ticks) < now:
             ticks += 1
-        return ticks, at(node, ticks)
+        return ticks, events.tick_time(node, ticks)
 
     def _schedule_heartbeat(self, node: int, now: float, ticks: int = -1) -> None:
         """Wake ``node`` at its next tick (its number when the caller has it)."""
@@ -107,7 +107,7 @@ class Offers(Ends):
         for kind, flags in enumerate(self.asleep):
             if flags[node]:
                 flags[node] = 0
-                self.asleep_count[kind] -= 1
+                self.asleep_count[kind] = self.asleep_count[kind] - 1
         if self.declined_asleep[node]:
             self.declined_asleep[node] = 0
             self.declined_count -= 1
@@ -139,7 +139,7 @@ class Offers(Ends):
         flags = self.asleep[kind]
         if not flags[node]:
             flags[node] = 1
-            self.asleep_count[kind] += 1
+            self.asleep_count[kind] = self.asleep_count[kind] + 1
 
     def _declines_again(self, node: int, now: float) -> bool:
         """Would a report of ``node`` now be declined by every job, changing nothing (the
@@ -234,7 +234,7 @@ class Offers(Ends):
         if len(fresh) == 1 and not self.reoffer:
             # The common case of a busy cluster: one slot freed, offer it alone.
             slot = fresh.pop()
-            kind = self.layout.slot_kind[slot]
+            kind = self.slot_kind[slot]
             if not (self.pending[kind] if kind != ANY else self.pending[0] or self.pending[1]) or not self._offer(
                 slot, self.slot_node[slot], kind, now
             ):
@@ -249,14 +249,13 @@ class Offers(Ends):
             if len(candidates) > 1:
                 candidates.sort()
         self.fresh = []
-        slot_kind = self.layout.slot_kind
-        slot_node = self.layout.slot_node
+        slot_kind = self.slot_kind
+        slot_node = self.slot_node
         pending = self.pending
         idle = self.idle
-        offer = self._offer
-        for slot in candidates:
+        for slot in candidates:  # self._offer, not a local alias: compiled, that is a Python call
             kind = slot_kind[slot]
-            if not (pending[kind] if kind != ANY else pending[0] or pending[1]) or not offer(
+            if not (pending[kind] if kind != ANY else pending[0] or pending[1]) or not self._offer(
                 slot, slot_node[slot], kind, now
             ):
                 idle[slot] = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, TextIO
 
 from models.fileio import write_atomic
 from planner.simulator.jobs import LOCALITY_NAMES
@@ -15,7 +15,9 @@ if TYPE_CHECKING:
     from planner.simulator.result import SimResult
 
 FATES = ("done", "killed", "suspended")
-DONE_FATE, KILLED_FATE, SUSPENDED_FATE = 0, 1, 2
+DONE_FATE: Final = 0
+KILLED_FATE: Final = 1
+SUSPENDED_FATE: Final = 2
 
 
 class Attempt(NamedTuple):
@@ -53,7 +55,7 @@ def task_records(rows: Iterable[tuple], names: list[str]) -> list[dict[str, Any]
 
 
 #: Task records turned into text at a time when a result file is written.
-WRITE_CHUNK = 50_000
+WRITE_CHUNK: Final = 50_000
 _LIST_HEAD = '{\n "tasks": [\n'
 _LIST_TAIL = "\n ]\n}"
 

@@ -27,6 +27,7 @@ active when ``SimOptions.network`` is on, for the jobs whose bytes are known. Th
 from __future__ import annotations
 
 import math
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
@@ -37,9 +38,9 @@ from planner.simulator.state import SimState
 
 #: A reducer that has fetched everything available waits for this many seconds' worth (at its
 #: node's link speed) of new map output before fetching again (or for the job's last map).
-BATCH_SECONDS = 1.0
+BATCH_SECONDS: Final = 1.0
 #: The event kind of the network's next completion (``a`` is the network's generation).
-NETWORK = -5
+NETWORK: Final = -5
 
 
 class ShuffleState:
@@ -153,10 +154,10 @@ class Transfers(SimState):
         if finished:
             del self.copies[slot]
             job.copying.remove(slot)
-            job.copying_on[copy.node] -= 1
+            job.copying_on[copy.node] = job.copying_on[copy.node] - 1
             counted = self.network_bytes
-            counted["shuffle_remote"] += copy.fetched[0] + copy.fetched[1]
-            counted["shuffle_local"] += state.chunk * state.on_node.get(copy.node, 0)
+            counted["shuffle_remote"] = counted["shuffle_remote"] + (copy.fetched[0] + copy.fetched[1])
+            counted["shuffle_local"] = counted["shuffle_local"] + (state.chunk * state.on_node.get(copy.node, 0))
             self._compute(slot, copy.node, now)
             return
         state.waiting.setdefault(min(job.maps, done + state.step), []).append((slot, self.slot_gen[slot]))
@@ -165,7 +166,8 @@ class Transfers(SimState):
         """A map of a shuffling job (its shuffle ``state``) ended on ``node`` (its ``maps_done``
         already counts it)."""
         state.on_node[node] = state.on_node.get(node, 0) + 1
-        state.in_rack[self.layout.rack_of[node]] += 1
+        rack = self.layout.rack_of[node]
+        state.in_rack[rack] = state.in_rack[rack] + 1
         woken = state.waiting.pop(job.maps_done, None)
         if woken:
             for slot, attempt in woken:
@@ -186,13 +188,13 @@ class Transfers(SimState):
         for key in ended:
             slot, kind = divmod(key, 2)
             if slot in self.reads:
-                self.network_bytes["remote_reads"] += self.slot_run[slot][0].block
+                self.network_bytes["remote_reads"] = self.network_bytes["remote_reads"] + self.slot_run[slot][0].block
                 del self.reads[slot]
                 self.dispatch_due = True
                 self._finish(slot, now)
             else:
                 copy = self.copies[slot]
-                copy.fetched[kind] += copy.moving[kind]
+                copy.fetched[kind] = copy.fetched[kind] + copy.moving[kind]
                 copy.moving[kind] = 0.0
                 copies[slot] = None
         for slot in copies:
@@ -225,7 +227,7 @@ class Transfers(SimState):
             network = self._touch()
             for kind in (0, 1):
                 if copy.moving[kind]:
-                    copy.fetched[kind] += copy.moving[kind] - network.remove(2 * slot + kind, now)
+                    copy.fetched[kind] = copy.fetched[kind] + (copy.moving[kind] - network.remove(2 * slot + kind, now))
             if suspend:
                 job.shuffle.kept[task] = copy.fetched
         return None

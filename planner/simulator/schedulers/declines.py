@@ -67,7 +67,7 @@ class DeclineMemo:
         its wait is to start)."""
         nodes = np.unique(job.replicas).tolist()
         for node in nodes:
-            self.node_epoch[node] += 1
+            self.node_epoch[node] = self.node_epoch[node] + 1
         self.unscanned[job.index] = job
         self.sim.wake_declined(nodes)
         self.sim.wake_first_declined()  # its wait is to start at the first report that asks it
@@ -94,7 +94,7 @@ class DeclineMemo:
             pending = np.frombuffer(job.map_state, dtype=np.uint8) == PENDING
             racks = np.unique(self.rack_array[job.replicas[pending]]).tolist()
             for rack in racks:
-                self.rack_epoch[rack] += 1
+                self.rack_epoch[rack] = self.rack_epoch[rack] + 1
             self.sim.wake_declined_racks(racks)
         self._track(job)
 

@@ -243,8 +243,8 @@ class Fair(Scheduler):
                 pending = self._pending_of(job, kind)
             if running == seen[kind] and pending == seen[3 + kind]:
                 continue  # nothing this kind's order or totals depend on has changed
-            running_total[kind] += running - seen[kind]
-            pending_total[kind] += pending - seen[3 + kind]
+            running_total[kind] = running_total[kind] + (running - seen[kind])
+            pending_total[kind] = pending_total[kind] + (pending - seen[3 + kind])
             seen[kind], seen[3 + kind] = running, pending
             key = (running / (job.weight * 2.0**job.priority), job.submit, job.name) if fair and pending else None
             self._ranked[(pool, kind)].update(job, pending > 0, key)
@@ -253,8 +253,8 @@ class Fair(Scheduler):
         seen = self._seen.pop(job.index, None)
         for kind in self._kinds:
             if seen is not None:
-                self._running[job.pool][kind] -= seen[kind]
-                self._pending[job.pool][kind] -= seen[3 + kind]
+                self._running[job.pool][kind] = self._running[job.pool][kind] - seen[kind]
+                self._pending[job.pool][kind] = self._pending[job.pool][kind] - seen[3 + kind]
             self._ranked[(job.pool, kind)].update(job, False)
 
     def pool_loads(self, kind: int) -> list[tuple[str, int, int]]:

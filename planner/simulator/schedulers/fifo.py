@@ -85,8 +85,7 @@ class Fifo(Scheduler):
             return None
         if kind == MAP:
             return self.scan_maps(ranked, node, now, drop_idle=True)
-        take = self.take
-        return ranked.scan(lambda job: take(job, node, kind, now), keep=lambda job: job.pending(kind))
+        return ranked.scan(lambda job: self.take(job, node, kind, now), keep=lambda job: job.pending(kind))
 
 
 register(Fifo)  # a call, not the decorator: a compiled class takes no decorator of ours (setup.py)

@@ -220,7 +220,7 @@ class Fresh(Scheduler):
             return self.own_sum[kind][job.index] / count
         if self.all_count[kind]:
             return self.all_sum[kind] / self.all_count[kind]
-        return job.job.map_time if kind == MAP else job.job.reduce_time
+        return job.map_time if kind == MAP else job.reduce_time
 
     def remaining_work(self, job: JobRun, kind: int) -> float:
         """Tasks of ``kind`` not yet completed x the learned mean task time."""

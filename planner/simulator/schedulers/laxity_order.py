@@ -40,7 +40,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from mypy_extensions import mypyc_attr
 
@@ -57,10 +57,16 @@ T = TypeVar("T")
 H = TypeVar("H", bound=tuple)
 #: Where a job's bound is (`LaxityOrder.where`): none (nothing to launch), a line of `lines`
 #: (waiting, computing above the even share, computing at it), a floor, a window, no deadline.
-NONE, LINE, TANGENT, SHARED, FLOOR, WINDOW, LAST = range(7)
+NONE: Final = 0
+LINE: Final = 1
+TANGENT: Final = 2
+SHARED: Final = 3
+FLOOR: Final = 4
+WINDOW: Final = 5
+LAST: Final = 6
 #: Relative rounding margin between an exact laxity and a bound: laxities are a handful of float
 #: operations (errors near 1e-15 of the magnitudes involved); a wider margin only costs exact ones.
-MARGIN = 1e-9
+MARGIN: Final = 1e-9
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # tests count its calls in a subclass
@@ -114,9 +120,9 @@ class LaxityOrder:
         """Take the job's bound out (its heap entries go stale); whether it was a line (left in
         `lines` for the caller to replace or remove)."""
         place = self.where[index]
-        self.live[place] -= 1
+        self.live[place] = self.live[place] - 1
         self.where[index] = NONE
-        self.stamps[index] += 1
+        self.stamps[index] = self.stamps[index] + 1
         return place in (LINE, TANGENT, SHARED)
 
     def _job(self, index: int) -> JobRun:
@@ -128,7 +134,7 @@ class LaxityOrder:
 
     def _place(self, index: int, place: int) -> None:
         self.where[index] = place
-        self.live[place] += 1
+        self.live[place] = self.live[place] + 1
 
     def refresh(self, now: float) -> None:
         """Bring every bound to ``now``: re-bound the jobs that changed or whose window ended."""

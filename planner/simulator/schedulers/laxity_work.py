@@ -18,17 +18,15 @@ if TYPE_CHECKING:
 def work_left(job: JobRun, running: float, extra: float = 0.0) -> float:
     """Seconds of work ``job`` has left: its pending tasks, ``running`` (what its running attempts
     have left, summed in slot order) and ``extra``, suspended tasks counting their work left."""
-    spec = job.job
-    left = job.pending_maps * spec.map_time + job.pending_reduces * spec.reduce_time + running + extra
+    left = job.pending_maps * job.map_time + job.pending_reduces * job.reduce_time + running + extra
     for (kind, _), seconds in job.left.items():  # suspended tasks: their work left, not a whole task
-        left += seconds - (spec.map_time if kind == MAP else spec.reduce_time)
+        left += seconds - (job.map_time if kind == MAP else job.reduce_time)
     return left
 
 
 def total_work(job: JobRun) -> float:
     """Seconds of work of all ``job``'s tasks."""
-    spec = job.job
-    return job.maps * spec.map_time + job.reduces * spec.reduce_time
+    return job.maps * job.map_time + job.reduces * job.reduce_time
 
 
 def laxity_from(job: JobRun, now: float, left: float, share: float) -> float:

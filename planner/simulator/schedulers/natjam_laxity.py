@@ -103,8 +103,7 @@ class LaxityRules:
         if self.mode == "suspend":
             return self.resume_overhead
         job, kind, _, _, _ = self.sim.slot_run[slot]
-        spec = job.job
-        return (spec.map_time if kind == MAP else spec.reduce_time) - time_left(self.sim, slot, now)
+        return (job.map_time if kind == MAP else job.reduce_time) - time_left(self.sim, slot, now)
 
     def _key_after(self, job: JobRun, slot: int, now: float) -> tuple[float, float, str]:
         """``job``'s rank key (as in `ranked`) once the attempt on ``slot`` is evicted (rule 2)."""

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from planner.simulator.jobs import JobRun
 
 #: The heap is rebuilt from its live entries when stale ones outnumber them by this factor
 #: (plus a small constant): a long run re-keys its jobs millions of times.
-COMPACT_FACTOR = 2
+COMPACT_FACTOR: Final = 2
 T = TypeVar("T")
 
 
@@ -51,7 +51,7 @@ class RankedJobs:
         if not present:
             if index in self.keys:
                 del self.keys[index]
-                self.stamps[index] += 1
+                self.stamps[index] = self.stamps[index] + 1
             return
         if key is None:
             key = self.key(job)
