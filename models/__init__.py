@@ -7,7 +7,16 @@ the error classes do not.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from models.lazy import lazy_names
+
+if TYPE_CHECKING:  # the names for the type checker: one served by __getattr__ is Any to it, and mypyc
+    # compiles from its types (the simulator's reads of a Job's fields would be untyped Python reads)
+    from models.cluster import Cluster  # noqa: F401
+    from models.errors import InvalidInput, PlannerError  # noqa: F401
+    from models.job import Job  # noqa: F401
+    from models.workload import Workload  # noqa: F401
 
 #: Public name -> the module that defines it.
 _PUBLIC = {

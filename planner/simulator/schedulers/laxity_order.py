@@ -47,7 +47,14 @@ from mypy_extensions import mypyc_attr
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY
 from planner.simulator.schedulers.kinetic import KineticLines
-from planner.simulator.schedulers.laxity_work import before_compute, laxity_from, time_left, total_work, work_left
+from planner.simulator.schedulers.laxity_work import (
+    before_compute,
+    deadline_of,
+    laxity_from,
+    time_left,
+    total_work,
+    work_left,
+)
 from planner.simulator.schedulers.ranked import COMPACT_FACTOR
 
 if TYPE_CHECKING:
@@ -229,12 +236,12 @@ class LaxityOrder:
         """A bound of K over the window [now, end] (as a last resort: no rate yet, or no work left)."""
         start = job.start
         if start is None or now <= start:  # no rate of its own yet: a bound for this instant only
-            bound = job.deadline - max(left, 0.0) / share
+            bound = deadline_of(job) - max(left, 0.0) / share
             heapq.heappush(self.ends, (now, job.index, self.stamps[job.index]))
         else:
             total = total_work(job)
             rate = min((total - left) / (now - start), (total - late) / (end - start))
-            bound = job.deadline - max(left, 0.0) / max(rate, share)
+            bound = deadline_of(job) - max(left, 0.0) / max(rate, share)
         self._place(job.index, WINDOW)
         self.windows = self._push(self.windows, (bound, job.index, self.stamps[job.index]), WINDOW)
 
@@ -291,7 +298,7 @@ class LaxityOrder:
                     if stamps[index] != stamp:
                         heapq.heappop(floors)
                     elif jobs > count:  # made when more jobs shared the cluster: raise it
-                        bound = self._job(index).deadline - max(left, 0.0) / share
+                        bound = deadline_of(self._job(index)) - max(left, 0.0) / share
                         heapq.heapreplace(floors, (bound, index, stamp, count, left))
                     else:
                         break

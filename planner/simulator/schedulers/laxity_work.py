@@ -35,7 +35,14 @@ def laxity_from(job: JobRun, now: float, left: float, share: float) -> float:
     elapsed = now - job.start if job.start is not None else 0.0
     # A job that has not run long has no rate of its own yet: count on its even share of the cluster.
     rate = max((total_work(job) - left) / elapsed if elapsed > 0 else 0.0, share)
-    return job.deadline - (now + left / rate)
+    return deadline_of(job) - (now + left / rate)
+
+
+def deadline_of(job: JobRun) -> float:
+    """The deadline of a job the laxity arithmetic is given (only jobs with one are)."""
+    if job.deadline is None:  # pragma: no cover - callers rank jobs without a deadline apart
+        raise RuntimeError(f"job {job.name!r} has no deadline: it has no laxity")
+    return job.deadline
 
 
 def before_compute(sim: Simulation, job: JobRun, kind: int, slot: int) -> bool:
