@@ -120,6 +120,11 @@ class Simulation(Offers):
         self.started_at = 0.0  # wall clock at `run`
         self.jobs: list[JobRun] = []  # in order of arrival
         self._runs: list[JobRun | None] = [None] * len(self.workload)
+        specs = self.workload.jobs
+        by_submission = sorted(range(len(specs)), key=lambda i: (specs[i].submit, specs[i].name, i))
+        self._order = [0] * len(specs)  # workload index -> rank by (submit, name): `JobRun.order`
+        for rank, index in enumerate(by_submission):
+            self._order[index] = rank
         self.active: dict[str, JobRun] = {}
         self.running_total = 0
         # Reducers: copying ones have no end event yet; compute limits per node.
@@ -269,6 +274,7 @@ class Simulation(Offers):
                      options.task_time_cv, options.reduce_slowstart, np.random.default_rng(self._rngs[index]),
                      options.rack_factor[job_spec.intensity], options.off_rack_factor[job_spec.intensity],
                      options.task_times.get(job_spec.name) if options.task_times else None)
+        job.order = self._order[index]
         self.last_change = now  # new work: the stall clock starts over
         if self.network is not None:
             self._network_job(job)

@@ -72,6 +72,7 @@ class JobRun:
         "on_node",
         "on_rack",
         "open_at",
+        "order",
         "pending_maps",
         "pending_reduces",
         "pool",
@@ -99,6 +100,9 @@ class JobRun:
                  rng: np.random.Generator, rack_factor: float = 1.0, off_rack_factor: float = 1.0,
                  replay: Mapping[str, Sequence[float]] | None = None) -> None:
         self.index = index
+        # The job's rank by (submit, name) in its workload, which the simulation sets (`Simulation._arrive`):
+        # orders that end in (submit, name) end in this one integer, cheaper to compare.
+        self.order = index
         self.job = job
         self.name = job.name
         self.submit = job.submit

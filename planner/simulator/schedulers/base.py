@@ -233,10 +233,11 @@ def job_weight(job: JobRun) -> float:
     return job.weight * 2.0**job.priority
 
 
-def fair_key(kind: int) -> Callable[[JobRun], tuple[float, float, str]]:
-    """A fair pool's order for slots of ``kind``: fewest running tasks per weight first."""
-    def key(job: JobRun) -> tuple[float, float, str]:
-        return (job.running_of(kind) / job_weight(job), job.submit, job.name)
+def fair_key(kind: int) -> Callable[[JobRun], tuple[float, int]]:
+    """A fair pool's order for slots of ``kind``: fewest running tasks per weight first, then
+    earlier submission, then name (`JobRun.order`: jobs waiting together tie on the first often)."""
+    def key(job: JobRun) -> tuple[float, int]:
+        return (job.running_of(kind) / job_weight(job), job.order)
     return key
 
 

@@ -101,8 +101,16 @@ class Fair(Scheduler):
         self._changes = Changes(self._refresh)
         sim.changed = self._changes.jobs
         self._ranked: dict[tuple[str, int], RankedJobs] = {}
+        self._ranked_of: dict[str, list[RankedJobs]] = {}  # the same by pool, then kind (no tuple key to hash)
         self._running: dict[str, list[int]] = {}
         self._pending: dict[str, list[int]] = {}
+        # What the decisions read of each pool, as native values (a Pool is a Python object):
+        # whether it orders its jobs fairly, whether it limits running jobs, its weight and its
+        # minimum shares by kind.
+        self._fair_pool: dict[str, bool] = {}
+        self._limited: dict[str, bool] = {}
+        self._weight: dict[str, float] = {}
+        self._min_shares: dict[str, list[int]] = {}
         self._seen: dict[int, list[int]] = {}  # job -> its counts in the totals
         self._runnable_ids: set[int] = set()
         self._rack_of = sim.layout.rack_of
@@ -217,22 +225,28 @@ class Fair(Scheduler):
     def _new_pool(self, name: str) -> None:
         self._running[name] = [0, 0, 0]
         self._pending[name] = [0, 0, 0]
-        fair = self._known[name].mode == "fair"
+        pool = self._known[name]
+        fair = self._fair_pool[name] = pool.mode == "fair"
+        self._limited[name] = pool.max_running is not None
+        self._weight[name] = float(pool.weight)
+        self._min_shares[name] = [pool.min_share(MAP), pool.min_share(REDUCE), pool.min_share(ANY)]
+        # One order per kind, MAP, REDUCE and ANY (those of kinds absent from the cluster stay empty).
+        self._ranked_of[name] = orders = [RankedJobs(fair_key(kind) if fair else fifo_key) for kind in (MAP, REDUCE, ANY)]
         for kind in self._kinds:
-            self._ranked[(name, kind)] = RankedJobs(fair_key(kind) if fair else fifo_key)
+            self._ranked[(name, kind)] = orders[kind]
 
     def _refresh(self, job: JobRun) -> None:
         """Bring ``job``'s place in its pool's orders and its counts in the pool's totals up to date
         (once per launch and per end: the common case is inlined)."""
         pool = job.pool
         index = job.index
-        runnable = self._known[pool].max_running is None or index in self._runnable_ids
+        runnable = not self._limited[pool] or index in self._runnable_ids
         seen = self._seen.get(index)
         if seen is None:
             seen = self._seen[index] = [0] * 6  # running tasks by kind, then pending tasks by kind
         running_total, pending_total = self._running[pool], self._pending[pool]
         maps, reduces = job.running
-        fair = self._known[pool].mode == "fair"
+        fair = self._fair_pool[pool]
         for kind in self._kinds:
             running = maps if kind == MAP else reduces if kind == REDUCE else maps + reduces
             if not runnable:
@@ -246,8 +260,19 @@ class Fair(Scheduler):
             running_total[kind] = running_total[kind] + (running - seen[kind])
             pending_total[kind] = pending_total[kind] + (pending - seen[3 + kind])
             seen[kind], seen[3 + kind] = running, pending
-            key = (running / (job.weight * 2.0**job.priority), job.submit, job.name) if fair and pending else None
-            self._ranked[(pool, kind)].update(job, pending > 0, key)
+            key = (running / (job.weight * 2.0**job.priority), job.order) if fair and pending else None
+            self._ranked_of[pool][kind].update(job, pending > 0, key)
+
+    def _drain_changes(self) -> None:
+        """`Changes.drain`, calling `_refresh` natively (through the bound method `Changes` holds,
+        each call is a Python one)."""
+        jobs = self._changes.jobs
+        seen: set[int] = set()
+        for job in jobs:
+            if job.index not in seen and job.finish is None:
+                seen.add(job.index)
+                self._refresh(job)
+        jobs.clear()
 
     def _forget(self, job: JobRun) -> None:
         seen = self._seen.pop(job.index, None)
@@ -261,7 +286,7 @@ class Fair(Scheduler):
         """(pool, running tasks, demand) of every pool with jobs, for slots of ``kind``; a
         pool's demand stops at its cap."""
         if self._changes.jobs:
-            self._changes.drain()
+            self._drain_changes()
         loads = []
         for name, members in self.members.items():
             if not members:
@@ -295,15 +320,14 @@ class Fair(Scheduler):
             for name, running, demand in loads:
                 if demand <= running:  # nothing to launch, or at its cap
                     continue
-                pool = self._known[name]
-                floor = min(pool.min_share(kind), demand)
-                key = (0, running / floor) if running < floor else (1, running / pool.weight)
+                floor = min(self._min_shares[name][kind], demand)
+                key = (0, running / floor) if running < floor else (1, running / self._weight[name])
                 ranked.append((*key, self.members[name][0].submit, name))
             ranked.sort()
             names = [entry[-1] for entry in ranked]
         launch: Launch | None
         for name in names:
-            jobs = self._ranked[(name, kind)]
+            jobs = self._ranked_of[name][kind]
             job = jobs.first()
             if job is not None and self.delay is None and kind == MAP:
                 # The common case, as in `take`: the neediest job launches a map, as local as it can.
