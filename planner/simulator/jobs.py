@@ -126,7 +126,7 @@ class JobRun:
             self.reduce_times = _replayed(replay, "reduce", self.reduce_times, job.name)
         self.replicas = place_blocks(rng, self.maps, layout, replication)
         self.rack_of = layout.rack_of
-        self.map_state = bytearray(self.maps)
+        self.map_state: list[int] = [PENDING] * self.maps  # a list: compiled, a bytearray's items are Python reads
         self.on_node, self.on_rack = locality_indexes(self.replicas, layout)
         self.next_any = 0  # every task below this one has been launched at least once
         self.retry: list[int] = []  # killed or suspended maps, pending again
@@ -230,7 +230,7 @@ class JobRun:
         self.reduce_times = np.asarray(self.reduce_times, dtype=np.float64)
         small = self.replicas.size == 0 or int(self.replicas.max()) < 2**15
         self.replicas = self.replicas.astype(np.int16 if small else np.int32)
-        self.map_state = bytearray()
+        self.map_state = []
         self.on_node = self.on_rack = _NO_TASKS
 
     def return_map(self, task: int) -> None:
@@ -274,7 +274,7 @@ class TaskIndex:
         self.cursor = bounds[:-1]
         self.end = bounds[1:]
 
-    def take(self, key: int, state: bytearray) -> int:
+    def take(self, key: int, state: list[int]) -> int:
         """The first pending task of group ``key`` (-1 if none); the caller marks it running."""
         position = self.cursor[key]
         end = self.end[key]

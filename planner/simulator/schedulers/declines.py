@@ -91,7 +91,7 @@ class DeclineMemo:
             self.sim.wake_declined(None)
         else:
             # Only racks holding a block of a pending map: elsewhere the job still declines.
-            pending = np.frombuffer(job.map_state, dtype=np.uint8) == PENDING
+            pending = np.array(job.map_state, dtype=np.uint8) == PENDING
             racks = np.unique(self.rack_array[job.replicas[pending]]).tolist()
             for rack in racks:
                 self.rack_epoch[rack] = self.rack_epoch[rack] + 1
