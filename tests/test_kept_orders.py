@@ -61,8 +61,8 @@ def check_fair(scheduler: Fair, kind: int) -> None:
                        default=None)
         else:
             best = min(candidates, key=fifo_key, default=None)
-        assert scheduler._ranked[(name, kind)].first() is best
-        assert len(scheduler._ranked[(name, kind)]) == len(candidates)
+        assert scheduler._ranked[name][kind].first() is best
+        assert len(scheduler._ranked[name][kind]) == len(candidates)
     assert loads == expected
 
 

@@ -100,8 +100,7 @@ class Fair(Scheduler):
         # the pool's order, and per pool the running and pending tasks by kind.
         self._changes = Changes(self._refresh)
         sim.changed = self._changes.jobs
-        self._ranked: dict[tuple[str, int], RankedJobs] = {}
-        self._ranked_of: dict[str, list[RankedJobs]] = {}  # the same by pool, then kind (no tuple key to hash)
+        self._ranked: dict[str, list[RankedJobs]] = {}  # pool -> its order for each kind (MAP, REDUCE, ANY)
         self._running: dict[str, list[int]] = {}
         self._pending: dict[str, list[int]] = {}
         # What the decisions read of each pool, as native values (a Pool is a Python object):
@@ -231,9 +230,7 @@ class Fair(Scheduler):
         self._weight[name] = float(pool.weight)
         self._min_shares[name] = [pool.min_share(MAP), pool.min_share(REDUCE), pool.min_share(ANY)]
         # One order per kind, MAP, REDUCE and ANY (those of kinds absent from the cluster stay empty).
-        self._ranked_of[name] = orders = [RankedJobs(fair_key(kind) if fair else fifo_key) for kind in (MAP, REDUCE, ANY)]
-        for kind in self._kinds:
-            self._ranked[(name, kind)] = orders[kind]
+        self._ranked[name] = [RankedJobs(fair_key(kind) if fair else fifo_key) for kind in (MAP, REDUCE, ANY)]
 
     def _refresh(self, job: JobRun) -> None:
         """Bring ``job``'s place in its pool's orders and its counts in the pool's totals up to date
@@ -261,18 +258,7 @@ class Fair(Scheduler):
             pending_total[kind] = pending_total[kind] + (pending - seen[3 + kind])
             seen[kind], seen[3 + kind] = running, pending
             key = (running / (job.weight * 2.0**job.priority), job.order) if fair and pending else None
-            self._ranked_of[pool][kind].update(job, pending > 0, key)
-
-    def _drain_changes(self) -> None:
-        """`Changes.drain`, calling `_refresh` natively (through the bound method `Changes` holds,
-        each call is a Python one)."""
-        jobs = self._changes.jobs
-        seen: set[int] = set()
-        for job in jobs:
-            if job.index not in seen and job.finish is None:
-                seen.add(job.index)
-                self._refresh(job)
-        jobs.clear()
+            self._ranked[pool][kind].update(job, pending > 0, key)
 
     def _forget(self, job: JobRun) -> None:
         seen = self._seen.pop(job.index, None)
@@ -280,13 +266,13 @@ class Fair(Scheduler):
             if seen is not None:
                 self._running[job.pool][kind] = self._running[job.pool][kind] - seen[kind]
                 self._pending[job.pool][kind] = self._pending[job.pool][kind] - seen[3 + kind]
-            self._ranked[(job.pool, kind)].update(job, False)
+            self._ranked[job.pool][kind].update(job, False)
 
     def pool_loads(self, kind: int) -> list[tuple[str, int, int]]:
         """(pool, running tasks, demand) of every pool with jobs, for slots of ``kind``; a
         pool's demand stops at its cap."""
-        if self._changes.jobs:
-            self._drain_changes()
+        for job in self._changes.take():  # `Changes.drain`, with `_refresh` called natively
+            self._refresh(job)
         loads = []
         for name, members in self.members.items():
             if not members:
@@ -327,7 +313,7 @@ class Fair(Scheduler):
             names = [entry[-1] for entry in ranked]
         launch: Launch | None
         for name in names:
-            jobs = self._ranked_of[name][kind]
+            jobs = self._ranked[name][kind]
             job = jobs.first()
             if job is not None and self.delay is None and kind == MAP:
                 # The common case, as in `take`: the neediest job launches a map, as local as it can.

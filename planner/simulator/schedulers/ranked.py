@@ -124,15 +124,23 @@ class Changes:
         self.jobs: list[JobRun] = []
         self.refresh = refresh
 
-    def drain(self) -> None:
-        """Re-key every changed job once (a finished job is left to `forget`)."""
+    def take(self) -> list[JobRun]:
+        """The changed jobs, each once, unfinished ones only (a finished job is left to `forget`);
+        the list starts over. A compiled scheduler re-keys them itself: calling the bound method
+        held here is a Python call per job."""
         jobs = self.jobs
         if not jobs:
-            return
+            return []
         seen: set[int] = set()
-        refresh = self.refresh
+        distinct = []
         for job in jobs:
             if job.index not in seen and job.finish is None:
                 seen.add(job.index)
-                refresh(job)
+                distinct.append(job)
         jobs.clear()
+        return distinct
+
+    def drain(self) -> None:
+        """Re-key every changed job once."""
+        for job in self.take():
+            self.refresh(job)
