@@ -18,7 +18,7 @@ def test_equal_times_run_by_priority_then_in_the_order_scheduled():
     queue.push(5.0, FINISH, 2, 0)
     queue.push(5.0, ARRIVE, 3, -1)
     queue.push(4.0, WAKE, 4, -3)
-    assert [queue.pop()[1] for _ in range(5)] == [4, 1, 2, 3, 0]
+    assert [queue.pop().a for _ in range(5)] == [4, 1, 2, 3, 0]
     assert queue.now == 5.0
 
 
@@ -46,10 +46,10 @@ def test_a_report_waits_for_the_other_events_of_its_time():
     queue = EventQueue(3.0, 3)
     queue.push_tick(1, 0)
     queue.push(1.0, FINISH, 7, 0)
-    assert queue.tick_next == 1.0 == queue.heap[0][0]
-    assert not queue.tick_next < queue.heap[0][0]
+    assert queue.tick_next == 1.0 == queue.heap[0].time
+    assert not queue.tick_next < queue.heap[0].time
     assert queue.more_at(1.0) and not queue.more_at(0.5)
-    assert queue.pop()[1] == 7
+    assert queue.pop().a == 7
     assert queue.more_at(1.0)  # the report is still due at 1 s
     assert queue.pop_tick() == 1
     assert not queue.more_at(1.0)
@@ -63,3 +63,41 @@ def test_nothing_is_scheduled_in_the_past():
         queue.push_tick(0, 0)  # at 0 s
     with pytest.raises(RuntimeError, match="in the past"):
         queue.push(1.0, FINISH, 0, 0)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_event_heap_pops_as_heapq_on_time_priority_sequence(seed):
+    """The hand-sifted heap against `heapq` on (time, priority, sequence) tuples: pushes and pops
+    interleaved at random, times from a handful of values so that ties (same time, same or other
+    priority) are the rule, and ends pushed through `push_end` (priority FINISH, 0)."""
+    import heapq
+
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    queue, reference, sequence = EventQueue(), [], 0
+    popped, expected = [], []
+    for step in range(600):
+        if reference and rng.random() < 0.45:
+            event = queue.pop()
+            popped.append((event.time, event.a, event.b))
+            time, _, _, a, b = heapq.heappop(reference)
+            expected.append((time, a, b))
+            assert queue.now == time
+            continue
+        time = queue.now + float(rng.integers(0, 4))
+        sequence += 1
+        if rng.random() < 0.5:
+            queue.push_end(time, step, 7)
+            heapq.heappush(reference, (time, FINISH, sequence, step, 7))
+        else:
+            priority = int(rng.choice([FINISH, ARRIVE, WAKE]))
+            queue.push(time, priority, step, -1)
+            heapq.heappush(reference, (time, priority, sequence, step, -1))
+    while reference:
+        event = queue.pop()
+        popped.append((event.time, event.a, event.b))
+        time, _, _, a, b = heapq.heappop(reference)
+        expected.append((time, a, b))
+    assert popped == expected
+    assert not queue.heap

@@ -137,8 +137,10 @@ def _compiled_trees() -> list[tuple[str, ast.Module]]:
 def test_compiled_modules_avoid_forms_mypyc_runs_as_python():
     """Forms that compile to Python-level operations on the hot path (planner/simulator/compiled.txt
     says why): an augmented assignment to an item, a method held in a local (``f = self.m``, ``m``
-    a method of the class or of a compiled base), and a module constant (a name in capitals bound to
-    a number) not declared Final."""
+    a method of the class or of a compiled base), a module constant (a name in capitals bound to
+    a number) not declared Final, and a lambda or nested function that a call may return before
+    reaching (its closure is built when the function is entered, whatever path the call takes;
+    ``__init__`` and ``bind`` run once a run and may)."""
     trees = _compiled_trees()
     classes = {cls.name: cls for _, tree in trees for cls in ast.walk(tree) if isinstance(cls, ast.ClassDef)}
 
@@ -160,6 +162,9 @@ def test_compiled_modules_avoid_forms_mypyc_runs_as_python():
                         and isinstance(node.value.value, ast.Name) and node.value.value.id == "self"
                         and node.value.attr in held):
                     found.append(f"{path}:{node.lineno}: method self.{node.value.attr} held in a local")
+        for function in (node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)):
+            if function.name not in ("__init__", "bind") and _closure_built_in_vain(function):
+                found.append(f"{path}:{function.lineno}: {function.name} builds a closure a call may not use")
     # The constants of the compiled modules and of the modules they take constants from.
     sources = {path for path, _ in trees} | {
         node.module.replace(".", "/") + ".py" for _, tree in trees for node in tree.body
@@ -184,3 +189,16 @@ def _is_number(node: ast.expr) -> bool:
     if isinstance(node, ast.UnaryOp):
         return _is_number(node.operand)
     return isinstance(node, ast.BinOp) and _is_number(node.left) and _is_number(node.right)
+
+
+def _closure_built_in_vain(function: ast.FunctionDef) -> bool:
+    """Whether ``function`` holds a lambda or nested function inside a branch or loop, or after a
+    return: paths that never reach it still pay for its closure."""
+    for statement in function.body:
+        inner = [node for node in ast.walk(statement) if isinstance(node, ast.Lambda | ast.FunctionDef)]
+        if inner and isinstance(statement, ast.If | ast.For | ast.While | ast.Try | ast.With | ast.Match):
+            return True
+        if inner:
+            return any(isinstance(node, ast.Return) for earlier in function.body[:function.body.index(statement)]
+                       for node in ast.walk(earlier))
+    return False

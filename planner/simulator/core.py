@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import heapq
 import math
 import time
 from typing import TYPE_CHECKING, Any, cast
@@ -207,19 +206,18 @@ class Simulation(Offers):
         self.scheduler.bind(self)
         events = self.events
         heap = events.heap
-        pop = heapq.heappop
         settles = self.scheduler.settles
         hb0 = self.heartbeat == 0
         slot_gen = self.slot_gen
         ticks = events.ticks
         while heap or ticks:
-            if ticks and (not heap or events.tick_next < heap[0][0]):
+            if ticks and (not heap or events.tick_next < heap[0].time):
                 node = events.pop_tick()  # a heartbeat: last at its time (see `engine`)
                 now = events.now
                 self._heartbeat(node, now)
             else:
-                now, _, a, b = pop(heap)
-                events.now = now
+                event = events.pop()
+                now, a, b = event.time, event.a, event.b
                 if b >= 0:
                     if slot_gen[a] == b:
                         self._finish(a, now)

@@ -6,7 +6,6 @@ per-task hot path, kept apart from the event loop and the offers.
 
 from __future__ import annotations
 
-import heapq
 from typing import cast
 
 from mypy_extensions import mypyc_attr
@@ -58,9 +57,7 @@ class Ends(Transfers):
             return
         self.cohort_end = end
         self.cohort = None
-        events = self.events
-        events.sequence += 1  # FINISH is priority 0: the order is the sequence number
-        heapq.heappush(events.heap, (end, events.sequence, slot, self.slot_gen[slot]))
+        self.events.push_end(end, slot, self.slot_gen[slot])
 
     def _finish(self, slot: int, now: float) -> None:
         """The attempt on ``slot`` completed (the release is inlined: this runs once per task)."""

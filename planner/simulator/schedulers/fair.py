@@ -204,7 +204,7 @@ class Fair(Scheduler):
         started = [job for job in members if job.start is not None]
         waiting = [job for job in members if job.start is None]
         if self.k is not None:  # with the admission limit, jobs it admitted go first (else both wait forever)
-            waiting.sort(key=lambda job: job not in self.admitted[MAP] and job not in self.admitted[REDUCE])
+            waiting.sort(key=self._not_admitted)
         waiting = waiting[: max(cap - len(started), 0)]
         self.runnable[pool] = sorted(started + waiting, key=fifo_key)
         # O(members) per arrival and finish, only for pools with a running-job limit.
@@ -221,6 +221,9 @@ class Fair(Scheduler):
                     self.memo.arrived(job)  # it may run now
 
     # -- the totals and orders, kept as jobs change ------------------------------------------
+    def _not_admitted(self, job: JobRun) -> bool:
+        return job not in self.admitted[MAP] and job not in self.admitted[REDUCE]
+
     def _new_pool(self, name: str) -> None:
         self._running[name] = [0, 0, 0]
         self._pending[name] = [0, 0, 0]
@@ -322,11 +325,16 @@ class Fair(Scheduler):
             elif kind == MAP:
                 launch = self.scan_maps(jobs, node, now)
             else:
-                launch = jobs.scan(lambda job: self.take(job, node, self._kind_of(job, kind), now))
+                launch = self._scan(jobs, node, kind, now)
             if launch is not None:
                 self._changes.jobs.append(launch[0])
                 return launch
         return None
+
+    def _scan(self, jobs: RankedJobs, node: int, kind: int, now: float) -> Launch | None:
+        """The first of ``jobs`` that takes a task of ``kind`` for ``node`` (apart from `_pick`:
+        compiled, a function holding a lambda builds its closure at every call)."""
+        return jobs.scan(lambda job: self.take(job, node, self._kind_of(job, kind), now))
 
     def settle(self, now: float) -> float | None:
         if self.preemptor is None:

@@ -85,6 +85,11 @@ class Fifo(Scheduler):
             return None
         if kind == MAP:
             return self.scan_maps(ranked, node, now, drop_idle=True)
+        return self._scan(ranked, node, kind, now)
+
+    def _scan(self, ranked: RankedJobs, node: int, kind: int, now: float) -> Launch | None:
+        """The first job in order that takes a task of ``kind`` for ``node`` (apart from `pick`:
+        compiled, a function holding lambdas builds their closure at every call, hot path or not)."""
         return ranked.scan(lambda job: self.take(job, node, kind, now), keep=lambda job: job.pending(kind))
 
 
