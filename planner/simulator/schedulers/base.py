@@ -177,13 +177,16 @@ class Scheduler:
         rack = sim.layout.rack_of[node]
         plain = delay is not None and delay.intensities is None
         pop = heapq.heappop
-        taken = []
+        # Entries taken off and put back as the objects they are: typed, each would be unpacked
+        # into native values when popped and built again (a tuple and two ints) when pushed back.
+        boxed: list[Any] = heap
+        taken: list[Any] = []
         try:
             while heap:
                 entry = heap[0]
                 index = entry[1]
                 if stamps[index] != entry[2] or index not in keys:
-                    pop(heap)  # stale (`RankedJobs.first`)
+                    pop(boxed)  # stale (`RankedJobs.first`)
                     continue
                 job = entry[3]
                 if not job.pending_maps:
@@ -221,11 +224,11 @@ class Scheduler:
                         sim.request_wake(wake)
                     if started and memo is not None:
                         memo.skipped(job, True)
-                taken.append(pop(heap))
+                taken.append(pop(boxed))
             return None
         finally:
             for entry in taken:
-                heapq.heappush(heap, entry)
+                heapq.heappush(boxed, entry)
 
 
 def job_weight(job: JobRun) -> float:

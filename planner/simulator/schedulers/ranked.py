@@ -75,7 +75,7 @@ class RankedJobs:
             entry = heap[0]
             if self.stamps[entry[1]] == entry[2] and entry[1] in self.keys:
                 return entry[3]
-            heapq.heappop(heap)
+            _drop_first(heap)
         return None
 
     def scan(self, attempt: Callable[[JobRun], T | None],
@@ -85,8 +85,8 @@ class RankedJobs:
         scan that stops at the k-th job costs O(k log n); ``attempt`` must not re-key jobs.
         With ``keep``, a job met for which ``keep(job)`` is false is taken out instead (a lazy
         removal: the scheduler puts it back when it has work again)."""
-        heap = self.heap
-        taken: list[tuple[Any, int, int, JobRun]] = []
+        heap: list[Any] = self.heap  # entries kept as the objects they are (see `Scheduler.scan_maps`)
+        taken: list[Any] = []
         try:
             while (job := self.first()) is not None:
                 if keep is not None and not keep(job):
@@ -113,6 +113,11 @@ class RankedJobs:
 
         self.scan(collect)
         return jobs
+
+
+def _drop_first(heap: list[Any]) -> None:
+    """Pop the heap's first entry, unread (typed, mypyc would unpack the tuple it returns)."""
+    heapq.heappop(heap)
 
 
 class Changes:
