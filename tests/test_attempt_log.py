@@ -1,8 +1,8 @@
 """Attempts in columns, records on demand, result files written a chunk at a time, progress.
 
-The simulation logs nine numbers per ended attempt into a flat list that moves into typed numpy
-columns every ``progress_every`` attempts (`planner.simulator.attempt_log`); the records, the
-summary and the result file are built from the columns.
+The simulation logs nine numbers per ended attempt into typed columns and reports progress every
+``progress_every`` attempts (`planner.simulator.attempt_log`); the records, the summary and the
+result file are built from the columns.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def test_columns_are_typed_and_match_the_attempts(natjam_run):
 
 
 def test_the_chunk_size_changes_nothing_but_the_progress_reports(natjam_run):
-    """Chunks of 7 attempts (so dozens of moves into columns) and the default (one): the same
+    """Reports every 7 attempts (so dozens of them) and at the default (none here): the same
     attempts, records, summary and file text."""
     whole = _natjam(natjam_run)
     reports: list[Progress] = []
@@ -169,3 +169,21 @@ def test_finished_jobs_let_go_of_their_tasks():
         assert len(job.map_times) == job.maps and job.replicas.shape == (job.maps, 3)
         assert job.replicas.dtype == np.int16 and job.map_times.dtype == np.float64
     assert np.isfinite(sim.jobs[0].finish)
+
+
+def test_the_columns_grow_past_their_capacity_and_say_when_a_chunk_is_full():
+    """Room for 2 attempts, 5 logged, a report every 2: `add` says True at the 2nd and 4th; the
+    columns hold all 5 with their types (locality -1 for a reduce, fate 2 for a suspension), and
+    columns taken before the last add do not hide it."""
+    log = AttemptLog(chunk=2, capacity=2)
+    said = [log.add(job, job % 2, 10 + job, 3, 7, 1.5 * job, 2.5 * job, -1 if job % 2 else 1, 2 if job == 4 else 0)
+            for job in range(4)]
+    assert said == [False, True, False, True]
+    assert len(log.columns()["job"]) == 4
+    assert log.add(4, 0, 14, 3, 7, 6.0, 10.0, 0, 2) is False
+    columns = log.columns()
+    assert len(log) == 5 and columns["job"].tolist() == [0, 1, 2, 3, 4]
+    assert columns["locality"].tolist() == [1, -1, 1, -1, 0] and columns["fate"].tolist() == [0, 0, 0, 0, 2]
+    assert columns["end"].tolist() == [0.0, 2.5, 5.0, 7.5, 10.0]
+    assert all(columns[name].dtype == dtype for name, dtype in COLUMNS)
+    assert list(log.rows())[1] == (1, 1, 11, 3, 7, 1.5, 2.5, -1, 0)

@@ -18,7 +18,7 @@ def test_equal_times_run_by_priority_then_in_the_order_scheduled():
     queue.push(5.0, FINISH, 2, 0)
     queue.push(5.0, ARRIVE, 3, -1)
     queue.push(4.0, WAKE, 4, -3)
-    assert [queue.pop().a for _ in range(5)] == [4, 1, 2, 3, 0]
+    assert [queue.pop()[1] for _ in range(5)] == [4, 1, 2, 3, 0]
     assert queue.now == 5.0
 
 
@@ -46,10 +46,10 @@ def test_a_report_waits_for_the_other_events_of_its_time():
     queue = EventQueue(3.0, 3)
     queue.push_tick(1, 0)
     queue.push(1.0, FINISH, 7, 0)
-    assert queue.tick_next == 1.0 == queue.heap[0].time
-    assert not queue.tick_next < queue.heap[0].time
+    assert queue.tick_next == 1.0 == queue.first_time()
+    assert not queue.tick_next < queue.first_time()
     assert queue.more_at(1.0) and not queue.more_at(0.5)
-    assert queue.pop().a == 7
+    assert queue.pop()[1] == 7
     assert queue.more_at(1.0)  # the report is still due at 1 s
     assert queue.pop_tick() == 1
     assert not queue.more_at(1.0)
@@ -79,8 +79,7 @@ def test_the_event_heap_pops_as_heapq_on_time_priority_sequence(seed):
     popped, expected = [], []
     for step in range(600):
         if reference and rng.random() < 0.45:
-            event = queue.pop()
-            popped.append((event.time, event.a, event.b))
+            popped.append(queue.pop())
             time, _, _, a, b = heapq.heappop(reference)
             expected.append((time, a, b))
             assert queue.now == time
@@ -95,9 +94,10 @@ def test_the_event_heap_pops_as_heapq_on_time_priority_sequence(seed):
             queue.push(time, priority, step, -1)
             heapq.heappush(reference, (time, priority, sequence, step, -1))
     while reference:
-        event = queue.pop()
-        popped.append((event.time, event.a, event.b))
+        popped.append(queue.pop())
         time, _, _, a, b = heapq.heappop(reference)
         expected.append((time, a, b))
     assert popped == expected
-    assert not queue.heap
+    assert len(queue) == 0 and queue.first_time() == math.inf
+    with pytest.raises(IndexError):
+        queue.pop()

@@ -8,7 +8,8 @@ import time
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
-from mypy_extensions import mypyc_attr
+from librt.vecs import vec
+from mypy_extensions import i64, mypyc_attr, u8
 
 from models import Cluster, Job, Workload
 from models.checks import as_int
@@ -89,8 +90,10 @@ class Simulation(Offers):
         self.slot_kind = layout.slot_kind
         # The attempt on each slot, (job, kind, task, start, locality), or None when free.
         self.slot_run = [None] * count
-        self.slot_gen = [0] * count
-        self.slot_end = [0.0] * count  # when the attempt on the slot is due to end (if it has an end event)
+        # Typed columns (`librt.vecs.vec`): compiled, an update stores a machine word (a list's would
+        # make a Python int or float, and free the one it replaces).
+        self.slot_gen = vec[i64]([0] * count)
+        self.slot_end = vec[float]([0.0] * count)  # when the attempt on the slot is due to end (if it has an end event)
         self.suspending: dict[int, float] = {}  # slot -> work its suspended attempt has left
         self.counts = {"suspensions": 0, "kills": 0}
         self.overhead_seconds = 0.0  # slot-seconds of suspend and resume overheads
@@ -98,24 +101,21 @@ class Simulation(Offers):
         # Jobs whose running or pending tasks changed, for schedulers that keep jobs ranked
         # (`schedulers.ranked`; they set it in `bind`): None costs the others nothing.
         self.changed: list[JobRun] | None = None
-        self.slot_busy = [0.0] * count
+        self.slot_busy = vec[float]([0.0] * count)
         # Free slots by node and kind (kept with a heartbeat only: heartbeat 0 uses fresh/idle).
         self.node_free: list[list[list[int]]] = [[[], [], []] for _ in range(nodes)]
         for slot in range(count - 1, -1, -1):
             self.node_free[layout.slot_node[slot]][layout.slot_kind[slot]].append(slot)
         self.free_count = [layout.count(MAP), layout.count(REDUCE), layout.count(ANY)]
         self.pending = [0, 0]  # pending maps; launchable reduces (over all submitted jobs)
-        # Ended attempts, nine values each (see `records.Attempt`), appended to a flat list (one
-        # object to the garbage collector, where a million tuples are a million) that moves
-        # into typed columns every `attempt_log.CHUNK` attempts.
+        # Ended attempts, nine values each (see `records.Attempt`), in typed columns; progress is
+        # reported every ``progress_every`` of them.
         self.progress = progress
         if progress is not None and not callable(progress):
             raise InvalidInput("progress", f"must be a function of a Progress, got {type(progress).__name__}")
         self.tasks_total = sum(job.map_tasks + job.reduce_tasks for job in self.workload)
         self.attempt_log = AttemptLog(as_int(progress_every, "progress_every", minimum=1, maximum=MAX_CHUNK),
                                       capacity=self.tasks_total)
-        self.log: list[float] = self.attempt_log.buffer
-        self.log_limit = self.attempt_log.limit
         self.started_at = 0.0  # wall clock at `run`
         self.jobs: list[JobRun] = []  # in order of arrival
         self._runs: list[JobRun | None] = [None] * len(self.workload)
@@ -143,15 +143,14 @@ class Simulation(Offers):
         self.declined_asleep = bytearray(nodes)
         self.declined_count = 0
         self.fresh: list[int] = []  # heartbeat 0: slots freed since the last dispatch
-        self.idle: dict[int, None] = {}  # heartbeat 0: free slots declined since work last appeared
+        # Heartbeat 0: flags of the free slots declined since work last appeared.
+        self.idle = vec[u8]([1 if self.heartbeat == 0 else 0] * count)
         self.reoffer = False
         self.dispatch_due = False
         self.wake_at = math.inf
         # The stall clock: the last launch, arrival, or end that left nothing running (`_check_stall`).
         self.last_change = 0.0
-        if self.heartbeat == 0:
-            self.idle = dict.fromkeys(range(count))
-        else:
+        if self.heartbeat != 0:
             for kind in self.kinds_present:
                 self.asleep[kind] = bytearray(b"\x01" * nodes)
                 self.asleep_count[kind] = nodes
@@ -205,19 +204,17 @@ class Simulation(Offers):
             self.events.push(job.submit, ARRIVE, index, ARRIVAL)
         self.scheduler.bind(self)
         events = self.events
-        heap = events.heap
         settles = self.scheduler.settles
         hb0 = self.heartbeat == 0
         slot_gen = self.slot_gen
         ticks = events.ticks
-        while heap or ticks:
-            if ticks and (not heap or events.tick_next < heap[0].time):
+        while events.size or ticks:
+            if ticks and (not events.size or events.tick_next < events.times[0]):
                 node = events.pop_tick()  # a heartbeat: last at its time (see `engine`)
                 now = events.now
                 self._heartbeat(node, now)
             else:
-                event = events.pop()
-                now, a, b = event.time, event.a, event.b
+                now, a, b = events.pop()
                 if b >= 0:
                     if slot_gen[a] == b:
                         self._finish(a, now)
@@ -257,9 +254,8 @@ class Simulation(Offers):
             names = ", ".join(list(self.active)[:3])
             raise SimulationStalled(f"simulation ended with unfinished jobs ({names}); no slot can run them")
 
-    def _log_full(self) -> None:
-        """The attempt log's buffer is full: move it into columns, and report progress."""
-        self.attempt_log.flush()
+    def _report_progress(self) -> None:
+        """Another ``progress_every`` attempts have ended: report progress (if asked)."""
         if self.progress is not None:
             done = len(self.attempt_log) - self.counts["kills"] - self.counts["suspensions"]
             self.progress(Progress(self.events.now, done, self.tasks_total, time.perf_counter() - self.started_at))
@@ -297,8 +293,8 @@ class Simulation(Offers):
                 free.pop()
             else:
                 free.remove(slot)
-        elif self.idle:
-            self.idle.pop(slot, None)
+        elif self.idle[slot]:
+            self.idle[slot] = 0
         self.free_count[kind] = self.free_count[kind] - 1
         self.running_total += 1
         job.running[task_kind] = job.running[task_kind] + 1

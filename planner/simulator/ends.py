@@ -72,10 +72,9 @@ class Ends(Transfers):
         else:
             run: SlotRun = self.slot_run[slot]
             job, kind, task, start, locality = run
-            log = self.log
-            log.extend((job.index, kind, task, self.slot_node[slot], slot, start, now, locality, DONE_FATE))
-            if len(log) >= self.log_limit:
-                self._log_full()
+            if self.attempt_log.add(job.index, kind, task, self.slot_node[slot], slot, start, now, locality,
+                                    DONE_FATE):
+                self._report_progress()
             job.running[kind] = job.running[kind] - 1
             if self.changed is not None:
                 self.changed.append(job)
@@ -102,7 +101,7 @@ class Ends(Transfers):
                     if not (pending[kind] if kind != ANY else pending[0] or pending[1]) or not self._offer(
                         slot, self.slot_node[slot], kind, now
                     ):
-                        self.idle[slot] = None
+                        self.idle[slot] = 1
                     return
                 self.fresh.append(slot)
                 self.dispatch_due = True
@@ -162,10 +161,8 @@ class Ends(Transfers):
         job, kind, task, start, locality = run
         node = self.slot_node[slot]
         slot_kind = self.slot_kind[slot]
-        log = self.log
-        log.extend((job.index, kind, task, node, slot, start, now, locality, fate))
-        if len(log) >= self.log_limit:
-            self._log_full()
+        if self.attempt_log.add(job.index, kind, task, node, slot, start, now, locality, fate):
+            self._report_progress()
         job.running[kind] = job.running[kind] - 1
         if self.changed is not None:
             self.changed.append(job)

@@ -1,4 +1,4 @@
-"""The event kernel: a clock and a heap of `Event` entries (time, order, a, b).
+"""The event kernel: a clock and a heap of events (time, order, a, b).
 
 ``order`` folds the priority and a sequence number into one integer,
 ``priority * 2**44 + sequence``: at equal times lower priorities run first and,
@@ -15,10 +15,12 @@ integer ``tick * phases + phase``, and the reports' order is the integers' (repo
 they did at the lowest priority when they shared the main heap: the same order, and an integer
 is cheaper to compare than a tuple (nine events in ten are heartbeats on a production day).
 
-The event heap is sifted here, not by `heapq`, on `Event` objects: compiled (`compiled.txt`), a
-comparison reads two native floats (and, at a tie, two native integers), where `heapq` compares
-tuples through Python's generic comparison, a few hundred instructions each, about ten per
-pop (a fifth of a task's cost in the throughput runs).
+The event heap is four parallel columns, one per field (`librt.vecs.vec` of native floats and
+64-bit integers), sifted here: compiled (`compiled.txt`), an entry is four machine words, moved
+and compared with no object made, counted or freed. (Events as objects cost an allocation
+each, and every move of one through the heap a reference count in and out: about a tenth of
+a task's instructions in the throughput runs.) The columns only grow; ``size`` says how much
+of them is the heap.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ from __future__ import annotations
 import heapq
 import math
 from typing import Final
+
+from librt.vecs import append, vec
+from mypy_extensions import i64
 
 # Priorities at equal times: state changes first, then decisions on the new state (and
 # after all of them the heartbeats, which offer a node's free slots).
@@ -41,31 +46,22 @@ ENDS: Final = -4  # a batch of attempt ends at one time; ``a`` numbers the batch
 _SHIFT: Final = 1 << 44
 
 
-class Event:
-    """One entry of the event heap: ``time``, then ``order`` (priority and sequence), then what
-    it is (``a``, ``b``: see the module docstring)."""
-
-    __slots__ = ("a", "b", "order", "time")
-
-    def __init__(self, time: float, order: int, a: int, b: int) -> None:
-        self.time = time
-        self.order = order
-        self.a = a
-        self.b = b
-
-    def __repr__(self) -> str:
-        return f"Event({self.time!r}, {self.order!r}, {self.a!r}, {self.b!r})"
-
-
 class EventQueue:
     """A clock, a heap of events and a heap of periodic reports. `pop` and `pop_tick` advance
-    the clock; the caller takes a report when `tick_next` comes before the heap's first event."""
+    the clock; the caller takes a report when `tick_next` comes before the heap's first event
+    (`first_time`)."""
 
-    __slots__ = ("heap", "now", "period", "phases", "sequence", "tick_next", "ticks")
+    __slots__ = ("a_of", "b_of", "now", "orders", "period", "phases", "sequence", "size", "tick_next", "ticks",
+                 "times")
 
     def __init__(self, period: float = 0.0, phases: int = 1) -> None:
-        self.heap: list[Event] = []  # a binary heap by (time, order)
-        self.sequence = 0
+        # The heap by (time, order): entry i is (times[i], orders[i], a_of[i], b_of[i]), i < size.
+        self.times: vec[float] = vec[float]()
+        self.orders: vec[i64] = vec[i64]()
+        self.a_of: vec[i64] = vec[i64]()
+        self.b_of: vec[i64] = vec[i64]()
+        self.size: i64 = 0
+        self.sequence: i64 = 0
         self.now = 0.0
         self.period = period
         self.phases = phases
@@ -73,7 +69,11 @@ class EventQueue:
         self.tick_next = math.inf  # the first report's time
 
     def __len__(self) -> int:
-        return len(self.heap) + len(self.ticks)
+        return self.size + len(self.ticks)
+
+    def first_time(self) -> float:
+        """The time of the heap's first event (inf when the heap is empty)."""
+        return self.times[0] if self.size else math.inf
 
     def tick_time(self, phase: int, tick: int) -> float:
         """When reporter ``phase`` makes its report number ``tick``."""
@@ -103,69 +103,91 @@ class EventQueue:
 
     def more_at(self, now: float) -> bool:
         """Is another event or report due at ``now``?"""
-        heap = self.heap
-        return (bool(heap) and heap[0].time == now) or self.tick_next == now
+        return (self.size > 0 and self.times[0] == now) or self.tick_next == now
 
     def push(self, time: float, priority: int, a: int, b: int) -> None:
         if time < self.now:
             raise RuntimeError(f"event scheduled in the past: {time} < {self.now}")
         self.sequence += 1
-        _heap_push(self.heap, Event(time, priority * _SHIFT + self.sequence, a, b))
+        self._insert(time, priority * _SHIFT + self.sequence, a, b)
 
     def push_end(self, time: float, slot: int, attempt: int) -> None:
         """The end of attempt number ``attempt`` on ``slot`` at ``time`` (priority FINISH; the
         caller guarantees ``time`` is not in the past: an attempt ends after it starts)."""
         self.sequence += 1
-        _heap_push(self.heap, Event(time, self.sequence, slot, attempt))
+        self._insert(time, self.sequence, slot, attempt)
 
-    def pop(self) -> Event:
-        """The first event; the clock moves to its time."""
-        heap = self.heap
-        last = heap.pop()
-        if heap:
-            first = heap[0]
-            _heap_refill(heap, last)
-        else:
-            first = last
-        self.now = first.time
-        return first
+    def _insert(self, time: float, order: i64, a: i64, b: i64) -> None:
+        """Add an entry: from a new last place, it rises past the parents that come after it."""
+        position = self.size
+        if position == len(self.times):  # the columns are full: each grows by one place
+            self.times = append(self.times, time)
+            self.orders = append(self.orders, order)
+            self.a_of = append(self.a_of, a)
+            self.b_of = append(self.b_of, b)
+        self.size = position + 1
+        times, orders, a_of, b_of = self.times, self.orders, self.a_of, self.b_of
+        while position > 0:
+            parent = (position - 1) >> 1
+            parent_time = times[parent]
+            if time < parent_time or (time == parent_time and order < orders[parent]):
+                times[position] = parent_time
+                orders[position] = orders[parent]
+                a_of[position] = a_of[parent]
+                b_of[position] = b_of[parent]
+                position = parent
+            else:
+                break
+        times[position] = time
+        orders[position] = order
+        a_of[position] = a
+        b_of[position] = b
 
+    def pop(self) -> tuple[float, int, int]:
+        """The first event as (time, a, b); the clock moves to its time.
 
-def _heap_push(heap: list[Event], item: Event) -> None:
-    """Add ``item`` to ``heap``."""
-    heap.append(item)
-    _rise(heap, item, len(heap) - 1)
-
-
-def _heap_refill(heap: list[Event], item: Event) -> None:
-    """Put ``item`` (the heap's last entry, just removed) in place of the first: the lesser child
-    moves up each level down to a leaf, then ``item`` rises from there (as `heapq` does: fewer
-    comparisons than stopping early, since the last entry mostly belongs near the bottom)."""
-    end = len(heap)
-    position = 0
-    child = 1
-    while child < end:
-        right = child + 1
-        if right < end:
-            left_entry, right_entry = heap[child], heap[right]
-            if right_entry.time < left_entry.time or (
-                    right_entry.time == left_entry.time and right_entry.order < left_entry.order):
-                child = right
-        heap[position] = heap[child]
-        position = child
-        child = 2 * position + 1
-    _rise(heap, item, position)
-
-
-def _rise(heap: list[Event], item: Event, position: int) -> None:
-    """Place ``item`` at ``position`` or above it, past the parents that come after it."""
-    time, order = item.time, item.order
-    while position > 0:
-        parent_position = (position - 1) >> 1
-        parent = heap[parent_position]
-        if time < parent.time or (time == parent.time and order < parent.order):
-            heap[position] = parent
-            position = parent_position
-        else:
-            break
-    heap[position] = item
+        The last entry takes the first's place: the lesser child moves up each level down to a
+        leaf, then the entry rises from there (as `heapq` does: fewer comparisons than stopping
+        early, since the last entry mostly belongs near the bottom)."""
+        if self.size == 0:
+            raise IndexError("pop from an empty event queue")
+        times, orders, a_of, b_of = self.times, self.orders, self.a_of, self.b_of
+        time = times[0]
+        a = a_of[0]
+        b = b_of[0]
+        end = self.size - 1
+        self.size = end
+        if end > 0:
+            last_time, last_order = times[end], orders[end]
+            last_a, last_b = a_of[end], b_of[end]
+            position: i64 = 0
+            child: i64 = 1
+            while child < end:
+                right = child + 1
+                if right < end:
+                    left_time, right_time = times[child], times[right]
+                    if right_time < left_time or (right_time == left_time and orders[right] < orders[child]):
+                        child = right
+                times[position] = times[child]
+                orders[position] = orders[child]
+                a_of[position] = a_of[child]
+                b_of[position] = b_of[child]
+                position = child
+                child = 2 * position + 1
+            while position > 0:
+                parent = (position - 1) >> 1
+                parent_time = times[parent]
+                if last_time < parent_time or (last_time == parent_time and last_order < orders[parent]):
+                    times[position] = parent_time
+                    orders[position] = orders[parent]
+                    a_of[position] = a_of[parent]
+                    b_of[position] = b_of[parent]
+                    position = parent
+                else:
+                    break
+            times[position] = last_time
+            orders[position] = last_order
+            a_of[position] = last_a
+            b_of[position] = last_b
+        self.now = time
+        return time, a, b

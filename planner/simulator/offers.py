@@ -238,12 +238,20 @@ class Offers(Ends):
             if not (self.pending[kind] if kind != ANY else self.pending[0] or self.pending[1]) or not self._offer(
                 slot, self.slot_node[slot], kind, now
             ):
-                self.idle[slot] = None
+                self.idle[slot] = 1
             return
         if self.reoffer:
+            # Every idle slot and the fresh ones, in order: one pass over the flags (a slot is both
+            # at most by its flag).
             self.reoffer = False
-            candidates = sorted({*self.fresh, *self.idle})
-            self.idle.clear()
+            flags = self.idle
+            for slot in self.fresh:
+                flags[slot] = 1
+            candidates: list[int] = []
+            for slot in range(len(flags)):
+                if flags[slot]:
+                    flags[slot] = 0
+                    candidates.append(slot)
         else:
             candidates = self.fresh
             if len(candidates) > 1:
@@ -258,7 +266,7 @@ class Offers(Ends):
             if not (pending[kind] if kind != ANY else pending[0] or pending[1]) or not self._offer(
                 slot, slot_node[slot], kind, now
             ):
-                idle[slot] = None
+                idle[slot] = 1
 
     def _check_stall(self, now: float) -> None:
         """Called when a heartbeat found a free slot and pending work but nothing runs.

@@ -1,8 +1,8 @@
 """How far a long run has got: simulated time, the share of tasks done, and an ETA.
 
-`simulate(..., progress=report)` calls ``report(Progress(...))`` each time the attempt log
-moves ``progress_every`` ended attempts into its columns (`attempt_log`), so reporting
-costs the run's hot path nothing. The command line shows it on stderr (`cli.console`).
+`simulate(..., progress=report)` calls ``report(Progress(...))`` each time another
+``progress_every`` ended attempts are in the attempt log (`attempt_log.AttemptLog.add` says
+when), so reporting costs the run's hot path one comparison an attempt. The command line shows it on stderr (`cli.console`).
 """
 
 from __future__ import annotations

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mypy_extensions import mypyc_attr
+from librt.vecs import vec
+from mypy_extensions import i64, mypyc_attr, u8
 
 if TYPE_CHECKING:
     from models import Cluster, Workload
+    from planner.simulator.attempt_log import AttemptLog
     from planner.simulator.engine import EventQueue
     from planner.simulator.jobs import JobRun
     from planner.simulator.layout import Layout
@@ -40,9 +42,9 @@ class SimState:
     slot_node: tuple[int, ...]
     slot_kind: tuple[int, ...]
     slot_run: list[Any]  # a `jobs.SlotRun` or None
-    slot_gen: list[int]
-    slot_end: list[float]
-    slot_busy: list[float]
+    slot_gen: vec[i64]
+    slot_end: vec[float]
+    slot_busy: vec[float]
     suspending: dict[int, float]
     # End events shared by attempts that end at the same time (`Ends._end_at`).
     cohort_end: float
@@ -70,15 +72,14 @@ class SimState:
     declined_asleep: bytearray
     declined_count: int
     fresh: list[int]
-    idle: dict[int, None]
-    # The attempt log's buffer (nine values an attempt) and the size at which it is moved.
-    log: list[float]
-    log_limit: int
+    idle: vec[u8]  # heartbeat 0: flags of the free slots declined since work last appeared
+    # Ended attempts, in typed columns.
+    attempt_log: AttemptLog
 
     def _offer(self, slot: int, node: int, kind: int, now: float) -> bool:
         raise NotImplementedError  # core.Simulation
 
-    def _log_full(self) -> None:
+    def _report_progress(self) -> None:
         raise NotImplementedError  # core.Simulation
 
     def _work_appeared(self, kind: int | None = None) -> None:

@@ -227,6 +227,7 @@ class Scheduler:
                 taken.append(pop(boxed))
             return None
         finally:
+            ranked.head = None  # entries were taken off (`RankedJobs.head`)
             for entry in taken:
                 heapq.heappush(boxed, entry)
 

@@ -30,13 +30,18 @@ T = TypeVar("T")
 class RankedJobs:
     """Jobs in increasing ``key`` order; ``key`` must end with something unique (the name)."""
 
-    __slots__ = ("heap", "key", "keys", "stamps")
+    __slots__ = ("head", "heap", "key", "keys", "stamps")
 
     def __init__(self, key: Callable[[JobRun], Any]) -> None:
         self.key = key
         self.heap: list[tuple[Any, int, int, JobRun]] = []
         self.stamps: dict[int, int] = {}  # job index -> stamp of its live entry
         self.keys: dict[int, Any] = {}  # job index -> key of its live entry
+        # The job `first` found, until anything changes the heap: FIFO asks for it at every launch,
+        # and finding it again (the entry's stamp and membership, two dictionary reads) cost more
+        # than the rest of its decision. Whatever takes entries off the heap or re-keys a job
+        # (`update`, `scan`, `Scheduler.scan_maps`) sets it to None.
+        self.head: JobRun | None = None
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -47,6 +52,7 @@ class RankedJobs:
     def update(self, job: JobRun, present: bool, key: Any = None) -> None:
         """Put ``job`` in at its current key (``present``; ``key`` if the caller has it at hand)
         or take it out."""
+        self.head = None
         index = job.index
         if not present:
             if index in self.keys:
@@ -70,10 +76,13 @@ class RankedJobs:
 
     def first(self) -> JobRun | None:
         """The job with the smallest key, or None."""
+        if self.head is not None:
+            return self.head
         heap = self.heap
         while heap:
             entry = heap[0]
             if self.stamps[entry[1]] == entry[2] and entry[1] in self.keys:
+                self.head = entry[3]
                 return entry[3]
             _drop_first(heap)
         return None
@@ -96,8 +105,10 @@ class RankedJobs:
                 if result is not None:
                     return result
                 taken.append(heapq.heappop(heap))
+                self.head = None  # the next live entry is the first now
             return None
         finally:
+            self.head = None
             for entry in taken:
                 heapq.heappush(heap, entry)
 
