@@ -191,3 +191,44 @@ def test_a_scan_drops_the_jobs_keep_refuses_and_only_those():
     found = ranked.scan(lambda job: job if job.index == 3 else None, keep=lambda job: job.index % 2 == 1)
     assert found is runs[3]
     assert [job.index for job in ranked.prefix(lambda job: True)] == [1, 3, 4]
+
+
+def test_pair_ranked_follows_a_sorted_list_through_random_updates():
+    """`PairRanked` (Fair's orders, in typed columns) against a sorted list of (value, order) through
+    random re-keys (through `update_value` and `update`), removals, scans, nested scans and
+    prefixes; its columns are compacted along the way."""
+    from planner.simulator.schedulers.pair_ranked import PairRanked
+
+    rng = random.Random(11)
+    runs = _runs(40)
+    for job in runs:
+        job.order = (job.index * 17) % 40  # ranks unlike the indexes
+    value = {job.index: 0.0 for job in runs}
+    ranked = PairRanked(lambda job: value[job.index])
+    present: set[int] = set()
+    for step in range(5_000):
+        job = rng.choice(runs)
+        if rng.random() < 0.3:
+            present.discard(job.index)
+            ranked.update(job, False)
+        else:
+            value[job.index] = rng.choice([0.0, 0.5, 1.0, 2.0, math.inf])
+            present.add(job.index)
+            if step % 2:
+                ranked.update_value(job, True, value[job.index])
+            else:
+                ranked.update(job, True)
+        expected = [entry[2] for entry in sorted((value[i], runs[i].order, runs[i]) for i in present)]
+        assert ranked.first() is (expected[0] if expected else None)
+        assert len(ranked) == len(expected) and all((job in ranked) == (job.index in present) for job in runs)
+        assert ranked.entries.size <= 2 * len(present) + 65
+        skip = rng.randrange(3)
+        seen: list[JobRun] = []
+
+        def attempt(job: JobRun, seen=seen, skip=skip) -> JobRun | None:
+            if len(seen) == 1:  # a scan inside a scan puts back only what it passed
+                assert ranked.prefix(lambda job: True) == expected[1:]
+            return job if len(seen) == skip else seen.append(job)
+
+        assert ranked.scan(attempt) is (expected[skip] if len(expected) > skip else None)
+        assert ranked.prefix(lambda job: True) == expected

@@ -8,7 +8,6 @@ task from a chosen job for a slot.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -170,25 +169,14 @@ class Scheduler:
         inlined (the hot path of delay scheduling: most jobs met decline, and each decline was
         seven calls). ``drop_idle``: a job met without pending maps leaves ``ranked`` (as
         ``scan``'s ``keep``)."""
-        heap, stamps, keys = ranked.heap, ranked.stamps, ranked.keys
         sim, delay, memo = self.sim, self.delay, self.memo
         if sim is None:
             sim = self.bound()  # raises
         rack = sim.layout.rack_of[node]
         plain = delay is not None and delay.intensities is None
-        pop = heapq.heappop
-        # Entries taken off and put back as the objects they are: typed, each would be unpacked
-        # into native values when popped and built again (a tuple and two ints) when pushed back.
-        boxed: list[Any] = heap
-        taken: list[Any] = []
+        mark = ranked.mark()
         try:
-            while heap:
-                entry = heap[0]
-                index = entry[1]
-                if stamps[index] != entry[2] or index not in keys:
-                    pop(boxed)  # stale (`RankedJobs.first`)
-                    continue
-                job = entry[3]
+            while (job := ranked.first()) is not None:
                 if not job.pending_maps:
                     if drop_idle:
                         ranked.update(job, False)
@@ -224,12 +212,10 @@ class Scheduler:
                         sim.request_wake(wake)
                     if started and memo is not None:
                         memo.skipped(job, True)
-                taken.append(pop(boxed))
+                ranked.set_aside()
             return None
         finally:
-            ranked.head = None  # entries were taken off (`RankedJobs.head`)
-            for entry in taken:
-                heapq.heappush(boxed, entry)
+            ranked.restore(mark)
 
 
 def job_weight(job: JobRun) -> float:

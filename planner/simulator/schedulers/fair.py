@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mypy_extensions import mypyc_attr
@@ -14,8 +15,9 @@ from models.errors import InvalidInput
 from planner.simulator.jobs import OFF_RACK, JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
 from planner.simulator.schedulers.admission import AdmissionLimit
-from planner.simulator.schedulers.base import Launch, Scheduler, fair_key, fifo_key, register
+from planner.simulator.schedulers.base import Launch, Scheduler, fifo_key, job_weight, register
 from planner.simulator.schedulers.declines import DeclineMemo
+from planner.simulator.schedulers.pair_ranked import PairRanked
 from planner.simulator.schedulers.pools import Pool, as_pool
 from planner.simulator.schedulers.preemption import Preemptor, as_preemption
 from planner.simulator.schedulers.ranked import Changes, RankedJobs
@@ -100,7 +102,7 @@ class Fair(Scheduler):
         # the pool's order, and per pool the running and pending tasks by kind.
         self._changes = Changes(self._refresh)
         sim.changed = self._changes.jobs
-        self._ranked: dict[str, list[RankedJobs]] = {}  # pool -> its order for each kind (MAP, REDUCE, ANY)
+        self._ranked: dict[str, list[PairRanked]] = {}  # pool -> its order for each kind (MAP, REDUCE, ANY)
         self._running: dict[str, list[int]] = {}
         self._pending: dict[str, list[int]] = {}
         # What the decisions read of each pool, as native values (a Pool is a Python object):
@@ -233,7 +235,8 @@ class Fair(Scheduler):
         self._weight[name] = float(pool.weight)
         self._min_shares[name] = [pool.min_share(MAP), pool.min_share(REDUCE), pool.min_share(ANY)]
         # One order per kind, MAP, REDUCE and ANY (those of kinds absent from the cluster stay empty).
-        self._ranked[name] = [RankedJobs(fair_key(kind) if fair else fifo_key) for kind in (MAP, REDUCE, ANY)]
+        # (`PairRanked`: a fair pool's key is (running / weight, order), a FIFO pool's (-priority, order).)
+        self._ranked[name] = [PairRanked(_fair_value(kind) if fair else _fifo_value) for kind in (MAP, REDUCE, ANY)]
 
     def _refresh(self, job: JobRun) -> None:
         """Bring ``job``'s place in its pool's orders and its counts in the pool's totals up to date
@@ -260,8 +263,11 @@ class Fair(Scheduler):
             running_total[kind] = running_total[kind] + (running - seen[kind])
             pending_total[kind] = pending_total[kind] + (pending - seen[3 + kind])
             seen[kind], seen[3 + kind] = running, pending
-            key = (running / (job.weight * 2.0**job.priority), job.order) if fair and pending else None
-            self._ranked[pool][kind].update(job, pending > 0, key)
+            if pending <= 0:
+                self._ranked[pool][kind].update(job, False)
+            else:  # the values `_fair_value` and `_fifo_value` give, computed here (a call each saved)
+                value = running / (job.weight * 2.0**job.priority) if fair else -float(job.priority)
+                self._ranked[pool][kind].update_value(job, True, value)
 
     def _forget(self, job: JobRun) -> None:
         seen = self._seen.pop(job.index, None)
@@ -348,6 +354,18 @@ class Fair(Scheduler):
         # starvation clocks the settle has not updated yet: preempt only when one is due.
         if self.preemptor is not None and (self.k is None or now >= self.preempt_due):
             self.preemptor.preempt(now)
+
+
+def _fair_value(kind: int) -> Callable[[JobRun], float]:
+    """A fair pool's order for slots of ``kind`` (with `JobRun.order`, `base.fair_key`)."""
+    def value(job: JobRun) -> float:
+        return job.running_of(kind) / job_weight(job)
+    return value
+
+
+def _fifo_value(job: JobRun) -> float:
+    """A FIFO pool's order (with `JobRun.order`, which ranks by submission and name: `base.fifo_key`)."""
+    return -float(job.priority)
 
 
 register(Fair)  # a call, not the decorator: a compiled class takes no decorator of ours (setup.py)

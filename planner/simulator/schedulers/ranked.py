@@ -30,7 +30,7 @@ T = TypeVar("T")
 class RankedJobs:
     """Jobs in increasing ``key`` order; ``key`` must end with something unique (the name)."""
 
-    __slots__ = ("head", "heap", "key", "keys", "stamps")
+    __slots__ = ("head", "heap", "key", "keys", "stamps", "taken")
 
     def __init__(self, key: Callable[[JobRun], Any]) -> None:
         self.key = key
@@ -42,6 +42,9 @@ class RankedJobs:
         # than the rest of its decision. Whatever takes entries off the heap or re-keys a job
         # (`update`, `scan`, `Scheduler.scan_maps`) sets it to None.
         self.head: JobRun | None = None
+        # Entries a scan has passed (`set_aside`), kept as the objects they are: typed, each would be
+        # unpacked into native values when taken off and built again (a tuple, two ints) when put back.
+        self.taken: list[Any] = []
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -94,8 +97,7 @@ class RankedJobs:
         scan that stops at the k-th job costs O(k log n); ``attempt`` must not re-key jobs.
         With ``keep``, a job met for which ``keep(job)`` is false is taken out instead (a lazy
         removal: the scheduler puts it back when it has work again)."""
-        heap: list[Any] = self.heap  # entries kept as the objects they are (see `Scheduler.scan_maps`)
-        taken: list[Any] = []
+        mark = self.mark()
         try:
             while (job := self.first()) is not None:
                 if keep is not None and not keep(job):
@@ -104,13 +106,30 @@ class RankedJobs:
                 result = attempt(job)
                 if result is not None:
                     return result
-                taken.append(heapq.heappop(heap))
-                self.head = None  # the next live entry is the first now
+                self.set_aside()
             return None
         finally:
-            self.head = None
-            for entry in taken:
-                heapq.heappush(heap, entry)
+            self.restore(mark)
+
+    # A scan's steps, for scans written out elsewhere (`Scheduler.scan_maps`): take `mark`, then
+    # `set_aside` each job `first` gave that declines, and `restore` the mark when done.
+    def mark(self) -> int:
+        """Where the entries a scan is about to pass will start (scans may nest)."""
+        return len(self.taken)
+
+    def set_aside(self) -> None:
+        """Take the first job's entry off the heap until `restore` (`first` must have found it)."""
+        boxed: list[Any] = self.heap
+        self.taken.append(heapq.heappop(boxed))
+        self.head = None  # the next live entry is the first now
+
+    def restore(self, mark: int) -> None:
+        """Put back the entries set aside since ``mark``."""
+        self.head = None
+        boxed: list[Any] = self.heap
+        taken = self.taken
+        while len(taken) > mark:
+            heapq.heappush(boxed, taken.pop())
 
     def prefix(self, belongs: Callable[[JobRun], bool]) -> list[JobRun]:
         """The jobs in key order up to the first for which ``belongs`` is false."""
