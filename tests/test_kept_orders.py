@@ -225,7 +225,7 @@ def test_pair_ranked_follows_a_sorted_list_through_random_updates():
         skip = rng.randrange(3)
         seen: list[JobRun] = []
 
-        def attempt(job: JobRun, seen=seen, skip=skip) -> JobRun | None:
+        def attempt(job: JobRun, seen=seen, skip=skip, expected=expected) -> JobRun | None:
             if len(seen) == 1:  # a scan inside a scan puts back only what it passed
                 assert ranked.prefix(lambda job: True) == expected[1:]
             return job if len(seen) == skip else seen.append(job)
