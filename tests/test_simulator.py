@@ -506,6 +506,25 @@ def test_hdfs_block_placement():
     assert len(set(replicas[:, 0].tolist())) == 12
 
 
+@pytest.mark.parametrize(("nodes", "racks", "replication"), [(12, 3, 3), (500, 10, 3), (7, 3, 2), (9, 2, 5)])
+def test_replicas_placed_without_clash_checks_are_those_the_checks_give(nodes, racks, replication):
+    """Where no replica can clash (two racks or more, each of two nodes or more), `place_blocks`
+    skips the clash checks and reads the second replica's rack once: the same draws, the same
+    nodes as the general path (forced here by saying a clash is possible), for 20 seeds."""
+    from planner.simulator.layout import place_blocks
+
+    fast = build_layout(Cluster(nodes=nodes, racks=racks))
+    checked = build_layout(Cluster(nodes=nodes, racks=racks))
+    checked.__dict__["replicas_never_clash"] = False  # the cached property, overridden
+    assert fast.replicas_never_clash
+    for seed in range(20):
+        ours = place_blocks(np.random.default_rng(seed), 257, fast, replication)
+        general = place_blocks(np.random.default_rng(seed), 257, checked, replication)
+        assert ours.dtype == general.dtype and np.array_equal(ours, general)
+    single = build_layout(Cluster(nodes=5, racks=3))  # racks of 2, 2 and 1 node: the checks stay
+    assert not single.replicas_never_clash
+
+
 def test_same_result_in_another_process_with_another_hash_seed():
     """Byte-identical JSON in a fresh interpreter with a different PYTHONHASHSEED (set and dict
     iteration over pool and job names must not leak into the result)."""

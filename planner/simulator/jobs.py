@@ -228,7 +228,7 @@ class JobRun:
         compact arrays (14 bytes a task with three replicas on fewer than 32,768 nodes)."""
         self.map_times = np.asarray(self.map_times, dtype=np.float64)
         self.reduce_times = np.asarray(self.reduce_times, dtype=np.float64)
-        small = self.replicas.size == 0 or int(self.replicas.max()) < 2**15
+        small = len(self.rack_of) <= 2**15 or self.replicas.size == 0 or int(self.replicas.max()) < 2**15
         self.replicas = self.replicas.astype(np.int16 if small else np.int32)
         self.map_state = []
         self.on_node = self.on_rack = _NO_TASKS
@@ -251,10 +251,10 @@ def locality_indexes(replicas: np.ndarray, layout: Layout) -> tuple[TaskIndex, T
     flat = replicas.ravel()
     if layout.nodes < 2**15:
         flat = flat.astype(np.int16)  # numpy's stable sort is a radix sort on 16-bit keys
-    order = np.argsort(flat, kind="stable")
+    order = flat.argsort(kind="stable")  # (methods, not numpy's functions: no Python wrapper per call)
     listed = (order // copies).tolist()
-    bounds = [0, *np.cumsum(np.bincount(flat, minlength=layout.nodes)).tolist()]
-    rack_bounds = [bounds[start] for start in layout.rack_start.tolist()] + [bounds[-1]]
+    bounds = [0, *np.bincount(flat, minlength=layout.nodes).cumsum().tolist()]
+    rack_bounds = [bounds[start] for start in layout.rack_starts] + [bounds[-1]]
     return TaskIndex(listed, bounds), TaskIndex(listed, rack_bounds)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Final
 
 import numpy as np
@@ -42,6 +43,18 @@ class Layout:
 
     def count(self, kind: int) -> int:
         return sum(1 for k in self.slot_kind if k == kind)
+
+    @cached_property
+    def rack_starts(self) -> tuple[int, ...]:
+        """``rack_start`` as Python ints (read for every job's locality index)."""
+        return tuple(self.rack_start.tolist())
+
+    @cached_property
+    def replicas_never_clash(self) -> bool:
+        """Two racks or more, each of two nodes or more: HDFS's second replica (another rack than
+        the first's) and third (another node of the second's rack) can never land on a node
+        holding one already (`place_blocks` then skips the check)."""
+        return self.racks > 1 and int(self.rack_size.min()) > 1
 
 
 def spread(total: int, nodes: int) -> list[int]:
@@ -118,11 +131,24 @@ def place_blocks(rng: np.random.Generator, blocks: int, layout: Layout, replicat
     copies = min(replication, layout.nodes)
     rack_of = layout.rack_array
     chosen = [rng.integers(0, layout.nodes, blocks)]
+    never_clash = layout.replicas_never_clash
     for copy in range(1, copies):
         if layout.racks > 1 and copy == 1:
             rack = (rack_of[chosen[0]] + rng.integers(1, layout.racks, blocks)) % layout.racks
+            if never_clash:
+                # `_within` and then `_beside` for the third, written out: the second's rack, sizes and
+                # starts are read once, and no check runs for a clash that cannot happen (the same
+                # draws, the same arithmetic, the same nodes).
+                size, start = layout.rack_size[rack], layout.rack_start[rack]
+                chosen.append(start + np.floor(rng.random(blocks) * size).astype(np.int64))
+                if copies > 2:
+                    step = 1 + np.floor(rng.random(blocks) * (size - 1)).astype(np.int64)
+                    chosen.append(start + (chosen[1] - start + step) % size)
+                continue
             proposal = _within(rng, rack, layout)
         elif layout.racks > 1 and copy == 2:
+            if never_clash:
+                continue  # placed with the second
             proposal = _beside(rng, chosen[1], layout)
         else:
             proposal = rng.integers(0, layout.nodes, blocks)

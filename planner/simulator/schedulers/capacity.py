@@ -88,7 +88,9 @@ class Capacity(Scheduler):
         sim.changed = self._changes.jobs
         self._ranked = {(q.name, kind): RankedJobs(fifo_key) for q in self.queues for kind in sim.kinds_present}
         self._running = {q.name: [0, 0, 0] for q in self.queues}
-        self._seen: dict[int, list[int]] = {}  # job -> running tasks by kind, as counted
+        # job -> running tasks by kind as counted, then whether it is in each kind's order: a job's
+        # place in its queue's order never moves (FIFO), so only its coming and going is an update.
+        self._seen: dict[int, list[int]] = {}
         # Per queue and slot kind: (guaranteed slots, most slots it may hold).
         self._limits = {
             q.name: [(q.capacity * total, math.floor(q.max_capacity * total + 1e-9)) for total in totals]
@@ -109,7 +111,7 @@ class Capacity(Scheduler):
 
     def job_finished(self, job: JobRun, now: float) -> None:
         self.members[job.pool].remove(job)
-        seen = self._seen.pop(job.index, (0, 0, 0))
+        seen = self._seen.pop(job.index, [0] * 6)
         for kind in self.sim.kinds_present:
             self._running[job.pool][kind] -= seen[kind]
             self._ranked[(job.pool, kind)].update(job, False)
@@ -117,13 +119,16 @@ class Capacity(Scheduler):
     def _refresh(self, job: JobRun) -> None:
         seen = self._seen.get(job.index)
         if seen is None:
-            seen = self._seen[job.index] = [0, 0, 0]
+            seen = self._seen[job.index] = [0] * 6
         running = self._running[job.pool]
         for kind in self.sim.kinds_present:
             now_running = job.running_of(kind)
             running[kind] += now_running - seen[kind]
             seen[kind] = now_running
-            self._ranked[(job.pool, kind)].update(job, job.pending(kind) > 0)
+            present = 1 if job.pending(kind) > 0 else 0
+            if present != seen[3 + kind]:
+                seen[3 + kind] = present
+                self._ranked[(job.pool, kind)].update(job, bool(present))
 
     def pick(self, node: int, kind: int, now: float) -> Launch | None:
         if self._changes.jobs:

@@ -163,6 +163,7 @@ class Natjam(LaxityRules, Scheduler):
         self._order = RankedJobs(self._rank_key)
         self._urgent_pending = 0
         self._seen: dict[int, int] = {}  # job -> its pending tasks, as counted
+        self._placed: dict[int, int] = {}  # job -> pending (1), suspended work (2): all `_order` can change on
         # MDF: the jobs that may hold containers (launched since last seen idle), as a heap by
         # their rank, lowest-ranked first: when none ranks below the head, nothing can be evicted.
         specs = sim.workload.jobs if self.deadline_policy == "MDF" else []
@@ -214,7 +215,9 @@ class Natjam(LaxityRules, Scheduler):
         if job.priority >= PRODUCTION:
             self._urgent_pending += pending - self._seen.get(job.index, 0)
         self._seen[job.index] = pending
-        self._order.update(job, pending > 0)
+        if self._placed.get(job.index) != (placed := (pending > 0) + 2 * bool(job.left)):
+            self._placed[job.index] = placed
+            self._order.update(job, pending > 0)
         if self.deadline_policy == "MDF" and any(job.running) and job.index not in self._held:
             self._held.add(job.index)
             heapq.heappush(self._holding, (-self._rank[job.index], job.index, job))
@@ -228,13 +231,10 @@ class Natjam(LaxityRules, Scheduler):
 
     def ranked(self, now: float) -> list[JobRun]:
         """Every unfinished job, most important first."""
-        if self.deadline_policy == "MDF":
-            return sorted(self.jobs, key=_mdf_key)
         if self.deadline_policy == "MLF":
             remaining = self._running_left(now)
             return sorted(self.jobs, key=lambda job: (self.laxity(job, now, remaining), job.submit, job.name))
-        return sorted(self.jobs, key=lambda job: (job.priority < PRODUCTION, job.priority < PRODUCTION
-                                                  and not job.left, *fifo_key(job)))
+        return sorted(self.jobs, key=self._rank_key)
 
     # -- assignment ---------------------------------------------------------------------------
     def pick(self, node: int, kind: int, now: float) -> Launch | None:
