@@ -154,35 +154,6 @@ def _runs(count: int) -> list[JobRun]:
             for i in range(count)]
 
 
-def test_ranked_jobs_follow_a_sorted_list_through_random_updates():
-    """Random re-keys, removals and scans against a sorted list of (key, job); the heap is
-    compacted along the way (stale entries never outnumber live ones by much)."""
-    rng = random.Random(7)
-    runs = _runs(40)
-    value = {job.index: 0.0 for job in runs}
-    ranked = RankedJobs(lambda job: (value[job.index], job.name))
-    present: set[int] = set()
-    for _ in range(5_000):
-        job = rng.choice(runs)
-        if rng.random() < 0.3:
-            present.discard(job.index)
-            ranked.update(job, False)
-        else:
-            value[job.index] = rng.choice([0.0, 0.5, 1.0, 2.0, math.inf])
-            present.add(job.index)
-            ranked.update(job, True)
-        expected = sorted((value[i], runs[i].name, runs[i]) for i in present)
-        assert ranked.first() is (expected[0][2] if expected else None)
-        assert len(ranked) == len(expected)
-        assert len(ranked.heap) <= 2 * len(present) + 65
-        skip = rng.randrange(3)
-        # The (skip + 1)-th job in order, or None; the scan puts back what it passed.
-        seen: list[JobRun] = []
-        found = ranked.scan(lambda job, seen=seen, skip=skip: job if len(seen) == skip else seen.append(job))
-        assert found is (expected[skip][2] if len(expected) > skip else None)
-        assert ranked.prefix(lambda job: True) == [entry[2] for entry in expected]
-
-
 def test_a_scan_drops_the_jobs_keep_refuses_and_only_those():
     runs = _runs(5)
     ranked = RankedJobs(lambda job: job.name)
@@ -193,18 +164,21 @@ def test_a_scan_drops_the_jobs_keep_refuses_and_only_those():
     assert [job.index for job in ranked.prefix(lambda job: True)] == [1, 3, 4]
 
 
-def test_pair_ranked_follows_a_sorted_list_through_random_updates():
-    """`PairRanked` (Fair's orders, in typed columns) against a sorted list of (value, order) through
-    random re-keys (through `update_value` and `update`), removals, scans, nested scans and
-    prefixes; its columns are compacted along the way."""
+@pytest.mark.parametrize("paired", [False, True])
+def test_kept_orders_follow_a_sorted_list_through_random_updates(paired):
+    """`RankedJobs` (key (value, name)) and `PairRanked` (Fair's orders, in typed columns: key
+    (value, order)) against a sorted list through random re-keys (`PairRanked` also through
+    `update_value`), removals, scans, nested scans and prefixes; the heap is compacted along the way
+    (stale entries never outnumber live ones by much)."""
     from planner.simulator.schedulers.pair_ranked import PairRanked
 
-    rng = random.Random(11)
+    rng = random.Random(11 if paired else 7)
     runs = _runs(40)
     for job in runs:
-        job.order = (job.index * 17) % 40  # ranks unlike the indexes
+        job.order = (job.index * 17) % 40  # ranks unlike the indexes and the names
     value = {job.index: 0.0 for job in runs}
-    ranked = PairRanked(lambda job: value[job.index])
+    ranked = (PairRanked(lambda job: value[job.index]) if paired
+              else RankedJobs(lambda job: (value[job.index], job.name)))
     present: set[int] = set()
     for step in range(5_000):
         job = rng.choice(runs)
@@ -214,14 +188,15 @@ def test_pair_ranked_follows_a_sorted_list_through_random_updates():
         else:
             value[job.index] = rng.choice([0.0, 0.5, 1.0, 2.0, math.inf])
             present.add(job.index)
-            if step % 2:
+            if paired and step % 2:
                 ranked.update_value(job, True, value[job.index])
             else:
                 ranked.update(job, True)
-        expected = [entry[2] for entry in sorted((value[i], runs[i].order, runs[i]) for i in present)]
+        tie = (lambda i: runs[i].order) if paired else (lambda i: runs[i].name)
+        expected = [entry[2] for entry in sorted((value[i], tie(i), runs[i]) for i in present)]
         assert ranked.first() is (expected[0] if expected else None)
         assert len(ranked) == len(expected) and all((job in ranked) == (job.index in present) for job in runs)
-        assert ranked.entries.size <= 2 * len(present) + 65
+        assert (ranked.entries.size if paired else len(ranked.heap)) <= 2 * len(present) + 65
         skip = rng.randrange(3)
         seen: list[JobRun] = []
 
@@ -230,5 +205,6 @@ def test_pair_ranked_follows_a_sorted_list_through_random_updates():
                 assert ranked.prefix(lambda job: True) == expected[1:]
             return job if len(seen) == skip else seen.append(job)
 
+        # The (skip + 1)-th job in order, or None; the scan puts back what it passed.
         assert ranked.scan(attempt) is (expected[skip] if len(expected) > skip else None)
         assert ranked.prefix(lambda job: True) == expected

@@ -126,6 +126,11 @@ class EventQueue:
             self.a_of = append(self.a_of, a)
             self.b_of = append(self.b_of, b)
         self.size = position + 1
+        self._rise(position, time, order, a, b)
+
+    def _rise(self, position: i64, time: float, order: i64, a: i64, b: i64) -> None:
+        """Place the entry (time, order, a, b) at ``position`` or above it, past the parents that
+        come after it."""
         times, orders, a_of, b_of = self.times, self.orders, self.a_of, self.b_of
         while position > 0:
             parent = (position - 1) >> 1
@@ -174,20 +179,6 @@ class EventQueue:
                 b_of[position] = b_of[child]
                 position = child
                 child = 2 * position + 1
-            while position > 0:
-                parent = (position - 1) >> 1
-                parent_time = times[parent]
-                if last_time < parent_time or (last_time == parent_time and last_order < orders[parent]):
-                    times[position] = parent_time
-                    orders[position] = orders[parent]
-                    a_of[position] = a_of[parent]
-                    b_of[position] = b_of[parent]
-                    position = parent
-                else:
-                    break
-            times[position] = last_time
-            orders[position] = last_order
-            a_of[position] = last_a
-            b_of[position] = last_b
+            self._rise(position, last_time, last_order, last_a, last_b)
         self.now = time
         return time, a, b
