@@ -208,8 +208,9 @@ class Simulation(Offers):
         hb0 = self.heartbeat == 0
         slot_gen = self.slot_gen
         ticks = events.ticks
-        while events.size or ticks:
-            if ticks and (not events.size or events.tick_next < events.times[0]):
+        heap = events.heap
+        while heap.size or ticks:
+            if ticks and (not heap.size or events.tick_next < heap.keys[0]):
                 node = events.pop_tick()  # a heartbeat: last at its time (see `engine`)
                 now = events.now
                 self._heartbeat(node, now)

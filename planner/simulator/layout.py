@@ -135,31 +135,21 @@ def place_blocks(rng: np.random.Generator, blocks: int, layout: Layout, replicat
     for copy in range(1, copies):
         if layout.racks > 1 and copy == 1:
             rack = (rack_of[chosen[0]] + rng.integers(1, layout.racks, blocks)) % layout.racks
-            if never_clash:
-                # `_within` and then `_beside` for the third, written out: the second's rack, sizes and
-                # starts are read once, and no check runs for a clash that cannot happen (the same
-                # draws, the same arithmetic, the same nodes).
-                size, start = layout.rack_size[rack], layout.rack_start[rack]
-                chosen.append(start + np.floor(rng.random(blocks) * size).astype(np.int64))
-                if copies > 2:
-                    step = 1 + np.floor(rng.random(blocks) * (size - 1)).astype(np.int64)
-                    chosen.append(start + (chosen[1] - start + step) % size)
-                continue
             proposal = _within(rng, rack, layout)
         elif layout.racks > 1 and copy == 2:
-            if never_clash:
-                continue  # placed with the second
-            proposal = _beside(rng, chosen[1], layout)
+            # The second's rack: ``rack``, unless a clash redrew some of the second replicas.
+            proposal = _beside(rng, chosen[1], rack if never_clash else rack_of[chosen[1]], layout)
         else:
             proposal = rng.integers(0, layout.nodes, blocks)
-        clash = np.zeros(blocks, dtype=bool)
-        for previous in chosen:
-            clash |= proposal == previous
-        while clash.any():
-            proposal[clash] = rng.integers(0, layout.nodes, int(clash.sum()))
+        if not (never_clash and copy <= 2):  # (a check that cannot fire draws nothing: skipped)
             clash = np.zeros(blocks, dtype=bool)
             for previous in chosen:
                 clash |= proposal == previous
+            while clash.any():
+                proposal[clash] = rng.integers(0, layout.nodes, int(clash.sum()))
+                clash = np.zeros(blocks, dtype=bool)
+                for previous in chosen:
+                    clash |= proposal == previous
         chosen.append(proposal)
     return np.stack(chosen, axis=1)
 
@@ -169,9 +159,8 @@ def _within(rng: np.random.Generator, rack: np.ndarray, layout: Layout) -> np.nd
     return layout.rack_start[rack] + offset
 
 
-def _beside(rng: np.random.Generator, nodes: np.ndarray, layout: Layout) -> np.ndarray:
-    """Another node of each node's rack (the node itself when it is alone in its rack)."""
-    rack = layout.rack_array[nodes]
+def _beside(rng: np.random.Generator, nodes: np.ndarray, rack: np.ndarray, layout: Layout) -> np.ndarray:
+    """Another node of each node's rack, ``rack`` (the node itself when it is alone in its rack)."""
     size = layout.rack_size[rack]
     start = layout.rack_start[rack]
     others = np.maximum(size - 1, 1)
