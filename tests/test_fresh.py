@@ -129,6 +129,26 @@ def test_admission_limit_one_runs_phases_in_submit_order():
     assert result.makespan == 110.0
 
 
+class Phases(Fresh):
+    """FRESH noting `admission()` (the names in R_m, R_r, R' and waiting for R_r) after each job ends."""
+
+    def job_finished(self, job, now):
+        super().job_finished(job, now)
+        self.seen = [*getattr(self, "seen", []), (now, self.admission())]
+
+
+def test_admission_names_the_jobs_of_each_phase():
+    """The run of `test_admission_limit_one_runs_phases_in_submit_order`: at 50 A ends, B (maps
+    done at 40) enters R_r and C is in R_m; at 80 B ends and C (maps done at 60) enters R_r; at
+    110 every list is empty."""
+    jobs = [job("A", 2, 1, 10.0, 30.0), job("B", 2, 1, 10.0, 30.0), job("C", 2, 1, 10.0, 30.0, submit=1.0)]
+    scheduler = Phases(k=1, dynamic=False)
+    simulate(jobs, ONE_NODE_1_1, scheduler, options=EXACT)
+    empty = {"map_phase": [], "reduce_phase": [], "waiting": [], "reduce_waiting": []}
+    assert scheduler.seen == [(50.0, {**empty, "map_phase": ["C"], "reduce_phase": ["B"]}),
+                              (80.0, {**empty, "reduce_phase": ["C"]}), (110.0, empty)]
+
+
 def test_assignment_goes_to_the_smallest_share():
     """FRESH-static, same jobs and slots, k = 2 (Algorithm 4: smallest r_i = slot-seconds
     received / (now - submit); ties by submit, then name).

@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import math
 import statistics
-from types import SimpleNamespace
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from models import Cluster, Workload
+from models import Cluster, Job, Workload
 from planner.cli.main import app
 from planner.examples.workloads import set_a_batch
 from planner.proof.compare import Configuration, compare
 from planner.simulator import Fair, Fresh, SimOptions, simulate
-from planner.simulator.layout import MAP, REDUCE
+from planner.simulator.jobs import JobRun
+from planner.simulator.layout import MAP, REDUCE, build_layout
 from planner.simulator.schedulers.fresh_dynamic import target_literal, target_ours, theorem1_eta
 from solvers import configure_slots
 from tests.test_fresh import EXACT, ONE_NODE_2_2, Spy, job, starts
@@ -38,19 +39,28 @@ def mean_run(jobs, scheduler, cluster=PAPER, **settings):
 
 # -- Algorithm 3 as written, on a state set by hand ------------------------------------------------------
 def fake_job(name, maps, maps_done, running_maps, reduces, running_reduces=0):
-    return SimpleNamespace(name=name, submit=0.0, maps=maps, maps_done=maps_done, reduces=reduces,
-                           reduces_done=0, running=[running_maps, running_reduces])
+    """A job's run with its progress set by hand (its index is set by `fake_fresh`)."""
+    layout = build_layout(Cluster(nodes=1, map_slots=1, reduce_slots=1))
+    run = JobRun(0, Job(name, maps, reduces, 10.0, 20.0), layout, 1, 0.0, 1.0, np.random.default_rng(0))
+    run.maps_done, run.running = maps_done, [running_maps, running_reduces]
+    return run
 
 
-def fake_fresh(tau2=0.6, map_phase=None, reduce_phase=None, reduce_waiting=None, waiting=None):
-    """The state `target_literal` / `target_ours` read: every map takes 10 s, every reduce 20 s."""
-    def remaining(job, kind):
-        return (job.maps - job.maps_done) * 10.0 if kind == MAP else (job.reduces - job.reduces_done) * 20.0
-
-    return SimpleNamespace(
-        k=3, tau1=0.8, tau2=tau2, total_slots=40, map_phase=map_phase or [], reduce_phase=reduce_phase or [],
-        reduce_waiting=reduce_waiting or [], waiting=waiting or [], remaining_work=remaining,
-        mean_time=lambda job, kind: 10.0 if kind == MAP else 20.0)
+def fake_fresh(tau2=0.6, map_phase=(), reduce_phase=(), reduce_waiting=(), waiting=()):
+    """A `Fresh` (k = 3, S = 40) in the state set by hand: no task of these jobs has completed, and
+    the mean of the other jobs' completed tasks is 10 s for a map and 20 s for a reduce, so each
+    job's remaining work is its tasks left x 10 s or 20 s."""
+    scheduler = Fresh(k=3, tau1=0.8, tau2=tau2)
+    phases = (map_phase, reduce_phase, reduce_waiting, waiting)
+    scheduler._reset(sum(len(phase) for phase in phases))
+    for index, run in enumerate(run for phase in phases for run in phase):
+        run.index = index
+    for kept, phase in zip((scheduler.map_phase, scheduler.reduce_phase, scheduler.reduce_waiting, scheduler.waiting),
+                           phases, strict=True):
+        kept.extend(phase)
+    scheduler.total_slots = 40
+    scheduler.all_sum, scheduler.all_count = [10.0, 20.0], [1, 1]
+    return scheduler
 
 
 def state(tau2=0.6):

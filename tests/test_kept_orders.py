@@ -69,11 +69,12 @@ def check_fair(scheduler: Fair, kind: int) -> None:
 def check_capacity(scheduler: Capacity, kind: int) -> None:
     if scheduler._changes.jobs:
         scheduler._changes.drain()
-    for name, members in scheduler.members.items():
-        assert scheduler._running[name][kind] == sum(job.running_of(kind) for job in members)
+    for at, queue in enumerate(scheduler.queues):
+        members = scheduler.members[queue.name]
+        assert scheduler._running[at][kind] == sum(job.running_of(kind) for job in members)
         wanted = [job for job in members if job.pending(kind)]
-        assert scheduler._ranked[(name, kind)].first() is min(wanted, key=fifo_key, default=None)
-        assert len(scheduler._ranked[(name, kind)]) == len(wanted)
+        assert scheduler._ranked[at][kind].first() is min(wanted, key=fifo_key, default=None)
+        assert len(scheduler._ranked[at][kind]) == len(wanted)
 
 
 def check_natjam(scheduler: Natjam, now: float) -> None:

@@ -151,13 +151,11 @@ def test_runs_match_the_full_sort_attempt_for_attempt(case):
     assert kept.suspensions + kept.kills > 0
 
 
-def test_a_decision_computes_a_few_laxities_however_many_jobs_wait(monkeypatch):
+def test_a_decision_computes_a_few_laxities_however_many_jobs_wait():
     """The scale benchmark's MLF workload (every fifth job production, deadlines 3,600 (1 + i mod
     7) + 50 i): the exact laxities computed per decision stay a handful from 40 to 160 waiting jobs
     (a full sort computes one per job), and the kept order's heaps stay compact. (The order is
     compiled with the core: a subclass counts, its methods are called through the class.)"""
-    import planner.simulator.schedulers.natjam as natjam
-
     counted = {"exact": 0, "scans": 0}
 
     class Counting(LaxityOrder):
@@ -170,11 +168,14 @@ def test_a_decision_computes_a_few_laxities_however_many_jobs_wait(monkeypatch):
             assert len(self.floors) <= 2 * self.live[FLOOR] + 65
             return super().scan(now, attempt)
 
-    monkeypatch.setattr(natjam, "LaxityOrder", Counting)
+    class CountingMLF(Natjam):
+        def _new_laxity_order(self, sim):
+            return Counting(sim, self.jobs)
+
     per_decision = []
     for count in (40, 160):
         counted.update(exact=0, scans=0)
-        scheduler = Natjam(deadline_policy="MLF")
+        scheduler = CountingMLF(deadline_policy="MLF")
         simulate(_jobs(count), Cluster(nodes=10, map_slots=2, reduce_slots=2), scheduler, options=CONTAINERS)
         assert isinstance(scheduler._laxity_order, Counting) and counted["scans"] > 0 and counted["exact"] > 0
         per_decision.append(counted["exact"] / counted["scans"])

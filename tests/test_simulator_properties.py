@@ -45,6 +45,7 @@ from planner.simulator import (
     Pool,
     Preemption,
     Queue,
+    Scheduler,
     SimOptions,
     SimResult,
     simulate,
@@ -347,11 +348,29 @@ def test_copy_compute_limits_hold(jobs, cluster, limits, slowstart, kind):
             assert len(early) <= max_computing, (node, job.name, early, map_done)
 
 
-@pytest.mark.parametrize("name", sorted(SCHEDULERS))
-def test_every_registered_scheduler_meets_the_contract(name):
+class MostPending(Scheduler):
+    """A plug-in written in Python alone (every built-in scheduler is compiled): the job with the
+    most pending tasks of the slot's kind first, then by submission and name (`JobRun.order`)."""
+
+    name = "most-pending"
+
+    def pick(self, node, kind, now):
+        jobs = sorted(self.bound().active.values(), key=lambda job: (-job.pending(kind), job.order))
+        for job in jobs:
+            if job.pending(kind):
+                launch = self.take(job, node, kind, now)
+                if launch is not None:
+                    return launch
+        return None
+
+
+@pytest.mark.parametrize("name", [*sorted(SCHEDULERS), MostPending.name])
+def test_every_registered_scheduler_meets_the_contract(name, monkeypatch):
     """The shared contract, by name with default settings: a mixed batch (staggered arrivals,
     map-only and map-reduce jobs, pools, priorities) on a racked cluster with heartbeats,
-    all jobs finish and every invariant holds; the result names the scheduler."""
+    all jobs finish and every invariant holds; the result names the scheduler. `MostPending`,
+    registered for the test, is a scheduler of one's own in Python."""
+    monkeypatch.setitem(SCHEDULERS, MostPending.name, MostPending)
     jobs = [
         Job("etl", 12, 4, 8.0, 20.0, submit=0.0),
         Job("scan", 20, 0, 3.0, submit=2.0, intensity="io"),

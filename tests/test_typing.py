@@ -97,7 +97,7 @@ def test_a_scheduler_used_before_it_is_bound_says_so():
         Fifo().bound()
 
 
-@pytest.mark.parametrize("module", ["fair", "fifo"])
+@pytest.mark.parametrize("module", ["capacity", "fair", "fifo", "fresh", "natjam"])
 def test_declared_settings_are_the_constructor_parameters(module):
     """A compiled scheduler declares its settings (Python cannot read its signature): they must be
     its ``__init__``'s parameters, read here from the source."""

@@ -34,8 +34,8 @@ from models.checks import as_str
 from planner.simulator import Capacity, Fair, Fifo, SimOptions
 from planner.simulator.hadoop_plan_files import Submission, submitted
 from planner.simulator.prepared import PreparedRun
-from planner.simulator.schedulers.capacity import Queue
 from planner.simulator.schedulers.fair import Pool
+from planner.simulator.schedulers.queues import Queue
 
 TARGETS = ("mrv1", "yarn-fair", "yarn-capacity")
 #: Seconds between consecutive submissions of the schedule (Hadoop's start times are in ms).

@@ -33,9 +33,9 @@ from planner.limits import MAX_SETTING, MIN_RECHECK
 from planner.simulator.locality import DelayScheduling
 from planner.simulator.options import SimOptions
 from planner.simulator.schedulers.base import SCHEDULERS, Scheduler
-from planner.simulator.schedulers.capacity import Queue
 from planner.simulator.schedulers.fair import Pool
 from planner.simulator.schedulers.preemption import Preemption
+from planner.simulator.schedulers.queues import Queue
 
 #: Keys of a settings file besides the scheduler's own settings.
 FILE_KEYS = ("scheduler", "options")

@@ -13,9 +13,12 @@ import bisect
 from collections.abc import Callable
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from planner.simulator.jobs import JobRun
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # subclassed in Python (a test's reference)
 class AdmissionLimit:
     """R_m, R_r, R' and the jobs waiting for R_r, with the moves between them."""
 
@@ -26,6 +29,11 @@ class AdmissionLimit:
         self.reduce_phase: list[JobRun] = []  # R_r, in admission order
         self.waiting: list[JobRun] = []  # R', by key
         self.reduce_waiting: list[JobRun] = []  # maps done, R_r full: in order of map completion
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """A copy or pickle (a compiled class is made by its constructor, then given the lists)."""
+        return (_rebuilt, (type(self), self.k, self.key, self.map_phase, self.reduce_phase, self.waiting,
+                           self.reduce_waiting))
 
     def arrived(self, job: JobRun) -> None:
         """Into R', after the jobs whose key is not larger (ties keep their arrival order): R' is
@@ -61,3 +69,11 @@ class AdmissionLimit:
             self.map_phase.append(self.waiting.pop(0))
             admitted = True
         return admitted
+
+
+def _rebuilt(cls: type[AdmissionLimit], k: int, key: Callable[[JobRun], Any], map_phase: list[JobRun],
+             reduce_phase: list[JobRun], waiting: list[JobRun], reduce_waiting: list[JobRun]) -> AdmissionLimit:
+    limit = cls(k, key)
+    limit.map_phase, limit.reduce_phase, limit.waiting, limit.reduce_waiting = (
+        map_phase, reduce_phase, waiting, reduce_waiting)
+    return limit

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mypy_extensions import mypyc_attr
@@ -15,9 +14,9 @@ from models.errors import InvalidInput
 from planner.simulator.jobs import OFF_RACK, JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
 from planner.simulator.schedulers.admission import AdmissionLimit
-from planner.simulator.schedulers.base import Launch, Scheduler, fifo_key, job_weight, register
+from planner.simulator.schedulers.base import Launch, Scheduler, fifo_key, register
 from planner.simulator.schedulers.declines import DeclineMemo
-from planner.simulator.schedulers.pair_ranked import PairRanked
+from planner.simulator.schedulers.pair_ranked import PairRanked, fair_value, fifo_value
 from planner.simulator.schedulers.pools import Pool, as_pool
 from planner.simulator.schedulers.preemption import Preemptor, as_preemption
 from planner.simulator.schedulers.ranked import Changes, RankedJobs
@@ -236,7 +235,7 @@ class Fair(Scheduler):
         self._min_shares[name] = [pool.min_share(MAP), pool.min_share(REDUCE), pool.min_share(ANY)]
         # One order per kind, MAP, REDUCE and ANY (those of kinds absent from the cluster stay empty).
         # (`PairRanked`: a fair pool's key is (running / weight, order), a FIFO pool's (-priority, order).)
-        self._ranked[name] = [PairRanked(_fair_value(kind) if fair else _fifo_value) for kind in (MAP, REDUCE, ANY)]
+        self._ranked[name] = [PairRanked(fair_value(kind) if fair else fifo_value) for kind in (MAP, REDUCE, ANY)]
 
     def _refresh(self, job: JobRun) -> None:
         """Bring ``job``'s place in its pool's orders and its counts in the pool's totals up to date
@@ -265,7 +264,7 @@ class Fair(Scheduler):
             seen[kind], seen[3 + kind] = running, pending
             if pending <= 0:
                 self._ranked[pool][kind].update(job, False)
-            else:  # the values `_fair_value` and `_fifo_value` give, computed here (a call each saved)
+            else:  # the values `fair_value` and `fifo_value` give, computed here (a call each saved)
                 value = running / (job.weight * 2.0**job.priority) if fair else -float(job.priority)
                 self._ranked[pool][kind].update_value(job, True, value)
 
@@ -284,14 +283,9 @@ class Fair(Scheduler):
             self._refresh(job)
         loads = []
         for name, members in self.members.items():
-            if not members:
-                continue
-            running = self._running[name][kind]
-            demand = running + self._pending[name][kind]
-            cap = self._known[name].max_share(kind) if self.capped else None
-            if cap is not None:
-                demand = max(min(demand, cap), min(running, demand))
-            loads.append((name, running, demand))
+            if members:
+                running = self._running[name][kind]
+                loads.append((name, running, self._demand(name, kind, running)))
         return loads
 
     def pick(self, node: int, kind: int, now: float) -> Launch | None:
@@ -306,36 +300,77 @@ class Fair(Scheduler):
         return self._pick(node, kind, now)
 
     def _pick(self, node: int, kind: int, now: float) -> Launch | None:
-        loads = self.pool_loads(kind)
-        if len(loads) == 1:  # one pool: no order to work out
-            name, running, demand = loads[0]
-            names: list[str] | tuple[str, ...] = (name,) if demand > running else ()
-        else:
-            ranked = []
-            for name, running, demand in loads:
-                if demand <= running:  # nothing to launch, or at its cap
-                    continue
-                floor = min(self._min_shares[name][kind], demand)
-                key = (0, running / floor) if running < floor else (1, running / self._weight[name])
-                ranked.append((*key, self.members[name][0].submit, name))
-            ranked.sort()
-            names = [entry[-1] for entry in ranked]
-        launch: Launch | None
-        for name in names:
-            jobs = self._ranked[name][kind]
-            job = jobs.first()
-            if job is not None and self.delay is None and kind == MAP:
-                # The common case, as in `take`: the neediest job launches a map, as local as it can.
-                task, locality = job.take_map(node, self._rack_of[node], OFF_RACK)
-                launch = job, MAP, task, locality
-            elif kind == MAP:
-                launch = self.scan_maps(jobs, node, now)
-            else:
-                launch = self._scan(jobs, node, kind, now)
-            if launch is not None:
-                self._changes.jobs.append(launch[0])
-                return launch
+        for job in self._changes.take():  # `Changes.drain`, with `_refresh` called natively
+            self._refresh(job)
+        # The neediest pool in one pass, by the order `_pools_in_order` sorts (its entries' fields
+        # compared one by one, with no tuple made): most pools launch at the first try.
+        best: str | None = None
+        best_tier, best_ratio, best_submit = 0, 0.0, 0.0
+        wanting = 0
+        for name, members in self.members.items():
+            if not members:
+                continue
+            running = self._running[name][kind]
+            demand = self._demand(name, kind, running)
+            if demand <= running:  # nothing to launch, or at its cap
+                continue
+            wanting += 1
+            floor = min(self._min_shares[name][kind], demand)
+            tier, ratio = (0, running / floor) if running < floor else (1, running / self._weight[name])
+            submit = members[0].submit
+            if best is None or tier < best_tier or (tier == best_tier and (ratio < best_ratio or (
+                    ratio == best_ratio and (submit < best_submit or (submit == best_submit and name < best))))):
+                best, best_tier, best_ratio, best_submit = name, tier, ratio, submit
+        if best is None:
+            return None
+        launch = self._launch_in(best, node, kind, now)
+        if launch is not None or wanting == 1:
+            return launch
+        for name in self._pools_in_order(kind):  # the first declined: the others in order
+            if name != best:
+                launch = self._launch_in(name, node, kind, now)
+                if launch is not None:
+                    return launch
         return None
+
+    def _demand(self, name: str, kind: int, running: int) -> int:
+        """The pool's running plus pending tasks of ``kind``, stopped at its cap."""
+        demand = running + self._pending[name][kind]
+        cap = self._known[name].max_share(kind) if self.capped else None
+        if cap is not None:
+            demand = max(min(demand, cap), min(running, demand))
+        return demand
+
+    def _pools_in_order(self, kind: int) -> list[str]:
+        """The pools with a task to launch on a ``kind`` slot, neediest first: below its min share
+        (by running / min share), then by running / weight; ties by its first job's submission,
+        then its name."""
+        ranked = []
+        for name, running, demand in self.pool_loads(kind):
+            if demand <= running:
+                continue
+            floor = min(self._min_shares[name][kind], demand)
+            key = (0, running / floor) if running < floor else (1, running / self._weight[name])
+            ranked.append((*key, self.members[name][0].submit, name))
+        ranked.sort()
+        return [entry[-1] for entry in ranked]
+
+    def _launch_in(self, name: str, node: int, kind: int, now: float) -> Launch | None:
+        """A launch from pool ``name``'s order for a ``kind`` slot on ``node``, or None."""
+        jobs = self._ranked[name][kind]
+        job = jobs.first()
+        launch: Launch | None
+        if job is not None and self.delay is None and kind == MAP:
+            # The common case, as in `take`: the neediest job launches a map, as local as it can.
+            task, locality = job.take_map(node, self._rack_of[node], OFF_RACK)
+            launch = job, MAP, task, locality
+        elif kind == MAP:
+            launch = self.scan_maps(jobs, node, now)
+        else:
+            launch = self._scan(jobs, node, kind, now)
+        if launch is not None:
+            self._changes.jobs.append(launch[0])
+        return launch
 
     def _scan(self, jobs: RankedJobs, node: int, kind: int, now: float) -> Launch | None:
         """The first of ``jobs`` that takes a task of ``kind`` for ``node`` (apart from `_pick`:
@@ -354,18 +389,6 @@ class Fair(Scheduler):
         # starvation clocks the settle has not updated yet: preempt only when one is due.
         if self.preemptor is not None and (self.k is None or now >= self.preempt_due):
             self.preemptor.preempt(now)
-
-
-def _fair_value(kind: int) -> Callable[[JobRun], float]:
-    """A fair pool's order for slots of ``kind`` (with `JobRun.order`, `base.fair_key`)."""
-    def value(job: JobRun) -> float:
-        return job.running_of(kind) / job_weight(job)
-    return value
-
-
-def _fifo_value(job: JobRun) -> float:
-    """A FIFO pool's order (with `JobRun.order`, which ranks by submission and name: `base.fifo_key`)."""
-    return -float(job.priority)
 
 
 register(Fair)  # a call, not the decorator: a compiled class takes no decorator of ours (setup.py)

@@ -47,8 +47,9 @@ s_r))``), the same admission limit and the same fair assignment.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from mypy_extensions import mypyc_attr
 
 from models.checks import as_float, as_int, as_str
 from models.errors import InvalidInput
@@ -66,8 +67,11 @@ from planner.simulator.schedulers.fresh_dynamic import (
     relative_change,
 )
 
+if TYPE_CHECKING:
+    from planner.simulator.core import Simulation
 
-@register
+
+@mypyc_attr(allow_interpreted_subclasses=True, serializable=True)  # subclassed in Python; copied, pickled
 class Fresh(Scheduler):
     """FRESH: admission limit ``k`` per phase, dynamic slot typing (``dynamic``) with the
     look-ahead thresholds ``tau1`` (fraction of J's maps done) and ``tau2`` (relative change
@@ -75,10 +79,12 @@ class Fresh(Scheduler):
     the job with the smallest overall-fairness share r_i."""
 
     name = "fresh"
+    settings = ("k", "tau1", "tau2", "dynamic", "delay", "order", "algorithm3")
     hears_ends = True
 
-    def __init__(self, k: int = 5, tau1: float = 0.8, tau2: float = 0.6, dynamic: bool = True, delay=None,
-                 order: Sequence[str] | None = None, algorithm3: str = "ours") -> None:
+    # The settings are Any: they are validated here, with InvalidInput, not by a compiled type check.
+    def __init__(self, k: Any = 5, tau1: Any = 0.8, tau2: Any = 0.6, dynamic: Any = True, delay: Any = None,
+                 order: Any = None, algorithm3: Any = "ours") -> None:
         super().__init__(delay)
         self.ranks = as_order(order)
         self.k = as_int(k, "k", minimum=1)
@@ -108,19 +114,19 @@ class Fresh(Scheduler):
         return data
 
     def _reset(self, jobs: int) -> None:
-        self.admission = AdmissionLimit(self.k, self._key)
+        self.limit = AdmissionLimit(self.k, self._key)
         # R_m, R_r, R' (by order, submit, name) and the jobs waiting for R_r, under the names
         # Algorithms 2-4 read (the same lists, changed in place by the admission limit).
-        self.map_phase = self.admission.map_phase
-        self.reduce_phase = self.admission.reduce_phase
-        self.waiting = self.admission.waiting
-        self.reduce_waiting = self.admission.reduce_waiting
+        self.map_phase: list[JobRun] = self.limit.map_phase
+        self.reduce_phase: list[JobRun] = self.limit.reduce_phase
+        self.waiting: list[JobRun] = self.limit.waiting
+        self.reduce_waiting: list[JobRun] = self.limit.reduce_waiting
         self.received = [0.0] * jobs  # slot-seconds of completed attempts
         self.running_count = [0] * jobs
         self.maps_running = 0  # s_m: only jobs of R_m run maps, and a job leaves it with its last map
         self.running_starts = [0.0] * jobs  # sum of the start times of running attempts
-        self.own_sum = ([0.0] * jobs, [0.0] * jobs)  # by kind, then job index
-        self.own_count = ([0] * jobs, [0] * jobs)
+        self.own_sum: tuple[list[float], list[float]] = ([0.0] * jobs, [0.0] * jobs)  # by kind, then job index
+        self.own_count: tuple[list[int], list[int]] = ([0] * jobs, [0] * jobs)
         self.all_sum = [0.0, 0.0]
         self.all_count = [0, 0]
         # The slot target (`ours`): S f and whether it switched, `map_side` and RW_r, kept until
@@ -131,10 +137,10 @@ class Fresh(Scheduler):
         self.typed: tuple[float, bool] | None = None
         self.map_kept: tuple[float, JobRun | None, float, float] | None = None
         self.reduce_kept: float | None = None
-        self.counts = {"typed_map": 0, "typed_reduce": 0, "switched": 0, "other_kind": 0}
+        self.counts: dict[str, int] = {"typed_map": 0, "typed_reduce": 0, "switched": 0, "other_kind": 0}
 
     # -- hooks -----------------------------------------------------------------------------
-    def bind(self, sim) -> None:
+    def bind(self, sim: Simulation) -> None:
         super().bind(sim)
         containers = sim.options.containers
         if self.dynamic and not containers:
@@ -159,7 +165,7 @@ class Fresh(Scheduler):
         self.kept[REDUCE].reset()
 
     def job_arrived(self, job: JobRun, now: float) -> None:
-        self.admission.arrived(job)
+        self.limit.arrived(job)
         self._changed()
         if self.ranks is None or self.sim is None:
             self._admit(now)
@@ -175,20 +181,21 @@ class Fresh(Scheduler):
         return (order_rank(self.ranks, job), job.submit, job.name)
 
     def job_finished(self, job: JobRun, now: float) -> None:
-        self.admission.finished(job)
+        self.limit.finished(job)
         self._changed()
         self._admit(now)
 
     def attempt_ended(self, job: JobRun, kind: int, task: int, start: float, end: float) -> None:
         index = job.index
         seconds = end - start
-        self.received[index] += seconds
-        self.running_count[index] -= 1
-        self.running_starts[index] -= start
-        self.own_sum[kind][index] += seconds
-        self.own_count[kind][index] += 1
-        self.all_sum[kind] += seconds
-        self.all_count[kind] += 1
+        self.received[index] = self.received[index] + seconds
+        self.running_count[index] = self.running_count[index] - 1
+        self.running_starts[index] = self.running_starts[index] - start
+        own_sum, own_count = self.own_sum[kind], self.own_count[kind]
+        own_sum[index] = own_sum[index] + seconds
+        own_count[index] = own_count[index] + 1
+        self.all_sum[kind] = self.all_sum[kind] + seconds
+        self.all_count[kind] = self.all_count[kind] + 1
         self.typed = None
         if kind == MAP:
             self.maps_running -= 1
@@ -199,13 +206,13 @@ class Fresh(Scheduler):
         if kept.works is not None:
             kept.ended.append(job)
         # Its last map (the simulation raises maps_done after this call).
-        if kind == MAP and job.maps_done + 1 == job.maps and self.admission.last_map_done(job):
+        if kind == MAP and job.maps_done + 1 == job.maps and self.limit.last_map_done(job):
             self._changed()
             self._admit(end)
 
     def _admit(self, now: float) -> None:
         """Fill R_r from the jobs whose maps are done, and R_m from R'."""
-        if not self.admission.admit():
+        if not self.limit.admit():
             return
         self._changed()
         if self.sim is not None:
@@ -261,7 +268,8 @@ class Fresh(Scheduler):
             work_reduce = self.reduce_kept
             if work_reduce is None:
                 work_reduce = self.reduce_kept = sum(self.kept[REDUCE].get())
-            fields = ours(self, *side, work_reduce)
+            work_map, closest, own, head = side
+            fields = ours(self, work_map, closest, own, head, work_reduce)
             typed = self.typed = (fields[7], fields[5])
         return typed
 
@@ -270,22 +278,23 @@ class Fresh(Scheduler):
             target_maps, switched = self._typing()
             first = MAP if self.maps_running < target_maps else REDUCE
             counts = self.counts
-            counts["typed_map" if first == MAP else "typed_reduce"] += 1
+            typed = "typed_map" if first == MAP else "typed_reduce"
+            counts[typed] = counts[typed] + 1
             if switched:
-                counts["switched"] += 1
+                counts["switched"] = counts["switched"] + 1
             launch = self._assign(node, first, now)
             if launch is None:
                 launch = self._assign(node, REDUCE if first == MAP else MAP, now)
                 if launch is not None:
-                    counts["other_kind"] += 1
+                    counts["other_kind"] = counts["other_kind"] + 1
         else:
             launch = self._assign(node, kind, now)
         if launch is not None:
             index = launch[0].index
-            self.running_count[index] += 1
+            self.running_count[index] = self.running_count[index] + 1
             if launch[1] == MAP:
                 self.maps_running += 1
-            self.running_starts[index] += now
+            self.running_starts[index] = self.running_starts[index] + now
         return launch
 
     def _assign(self, node: int, kind: int, now: float) -> Launch | None:
@@ -305,17 +314,21 @@ class Fresh(Scheduler):
             # `share`, inlined: this runs for every admitted job at every decision.
             share = (float(running[index]) if elapsed <= 0 else
                      (received[index] + running[index] * now - starts[index]) / elapsed)
-            if best is None or share < least or (
-                    share == least and (job.submit, job.name) < (best.submit, best.name)):
+            # `JobRun.order` ranks by (submit, name).
+            if best is None or share < least or (share == least and job.order < best.order):
                 best, least = job, share
         if best is None:
             return None
         launch = self.take(best, node, kind, now)
         if launch is not None or count == 1:
             return launch
+        return self._assign_others(best, node, kind, now)
+
+    def _assign_others(self, declined: JobRun, node: int, kind: int, now: float) -> Launch | None:
+        """`_assign` after its first job ``declined``: the others in the order of (`share`, submit, name)."""
         candidates = [job for job in (self.map_phase if kind == MAP else self.reduce_phase)
-                      if job is not best and job.pending(kind)]
-        candidates.sort(key=lambda job: (self.share(job, now), job.submit, job.name))
+                      if job is not declined and job.pending(kind)]
+        candidates.sort(key=lambda job: (self.share(job, now), job.order))
         for job in candidates:
             launch = self.take(job, node, kind, now)
             if launch is not None:
@@ -331,5 +344,7 @@ class Fresh(Scheduler):
             "reduce_waiting": [job.name for job in self.reduce_waiting],
         }
 
+
+register(Fresh)  # a call, not the decorator: a compiled class takes no decorator of ours (setup.py)
 
 __all__ = ["Fresh", "SlotTarget", "relative_change"]

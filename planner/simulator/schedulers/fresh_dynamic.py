@@ -39,12 +39,17 @@ and RW_r over `KeptWorks`, which keeps each admitted job's remaining work betwee
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
+from planner.simulator.jobs import JobRun
 from planner.simulator.layout import MAP, REDUCE
 
+if TYPE_CHECKING:
+    from planner.simulator.schedulers.fresh import Fresh
+
 #: The readings of Algorithm 3 `Fresh` takes (``algorithm3=``).
-READINGS = ("ours", "literal")
+READINGS: Final = ("ours", "literal")
 
 
 class SlotTarget(NamedTuple):
@@ -70,6 +75,10 @@ class SlotTarget(NamedTuple):
     running_maps: int
     lookahead: str | None
     predicted_maps: float | None = None
+
+
+#: What `map_side` returns: (RW_m, J_a, w'_m(a), w_m(b)).
+MapSide = tuple[float, JobRun | None, float, float]
 
 
 def ratio(work_map: float, work_reduce: float) -> float:
@@ -105,7 +114,7 @@ def theorem1_eta(work: float, running: int, fraction: float, interval: float, k:
     return math.inf if root == 0 else 2.0 * work / root / interval
 
 
-def reduce_interval(scheduler: Any) -> float:
+def reduce_interval(scheduler: Fresh) -> float:
     """r of Theorem 1: seconds between reduce completions at the running reduces' learned means."""
     rate = 0.0
     for job in scheduler.reduce_phase:
@@ -115,17 +124,17 @@ def reduce_interval(scheduler: Any) -> float:
     return 1.0 / rate if rate > 0 else math.inf
 
 
-def map_works(scheduler: Any) -> list[float]:
+def map_works(scheduler: Fresh) -> list[float]:
     """RW_m of each job of R_m, in R_m's order (what `Fresh` keeps up to date job by job)."""
     return [scheduler.remaining_work(job, MAP) for job in scheduler.map_phase]
 
 
-def reduce_works(scheduler: Any) -> list[float]:
+def reduce_works(scheduler: Fresh) -> list[float]:
     """RW_r of each job of R_r, in R_r's order."""
     return [scheduler.remaining_work(job, REDUCE) for job in scheduler.reduce_phase]
 
 
-def _head_map_work(scheduler: Any) -> float:
+def _head_map_work(scheduler: Fresh) -> float:
     """w_m(b): the whole map work of the head of R' (0 when R' is empty)."""
     if not scheduler.waiting:
         return 0.0
@@ -133,7 +142,7 @@ def _head_map_work(scheduler: Any) -> float:
     return head.maps * scheduler.mean_time(head, MAP)
 
 
-def map_side(scheduler: Any, works: list[float]) -> tuple[float, Any, float, float]:
+def map_side(scheduler: Fresh, works: list[float]) -> MapSide:
     """What Algorithm 3 reads of R_m and R', from ``works`` (RW_m of each job of R_m, in its
     order): (RW_m, J_a, w'_m(a), w_m(b)). J_a is the job with the least remaining map work (then
     submit time, then name; the first of equals) if it has passed tau1, else None (and 0, 0)."""
@@ -144,9 +153,10 @@ def map_side(scheduler: Any, works: list[float]) -> tuple[float, Any, float, flo
     least = min(works)
     closest = phase[works.index(least)]
     if works.count(least) > 1:
-        for job, work in zip(phase, works, strict=True):
-            if work == least and (job.submit, job.name) < (closest.submit, closest.name):
-                closest = job
+        for position, work in enumerate(works):
+            # `JobRun.order` ranks by (submit, name).
+            if work == least and phase[position].order < closest.order:
+                closest = phase[position]
     if closest.maps_done < scheduler.tau1 * closest.maps:
         return work_map, None, 0.0, 0.0
     return work_map, closest, least, _head_map_work(scheduler)
@@ -158,15 +168,17 @@ class KeptWorks:
     job without a completed task of the kind (it reads the mean of all jobs, which every end
     moves), at every reading; the whole list after the phase changed (`reset`)."""
 
-    __slots__ = ("ended", "kind", "phase", "scheduler", "unseen", "works")
-
-    def __init__(self, scheduler: Any, kind: int, phase: list[Any]) -> None:
+    def __init__(self, scheduler: Fresh, kind: int, phase: list[JobRun]) -> None:
         self.scheduler = scheduler
         self.kind = kind
         self.phase = phase
         self.works: list[float] | None = None  # None: to compute
-        self.ended: list[Any] = []  # jobs of the phase whose attempt ended since (while kept)
+        self.ended: list[JobRun] = []  # jobs of the phase whose attempt ended since (while kept)
         self.unseen: list[int] = []  # positions of the jobs without a completed task of the kind
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """A copy or pickle (a compiled class is made by its constructor, then given its state)."""
+        return (_rebuilt_works, (self.scheduler, self.kind, self.phase, self.works, self.ended, self.unseen))
 
     def reset(self) -> None:
         self.works = None
@@ -174,36 +186,46 @@ class KeptWorks:
 
     def get(self) -> list[float]:
         """The remaining work of each job of the phase now, in its order."""
-        remaining, kind, phase = self.scheduler.remaining_work, self.kind, self.phase
-        counts = self.scheduler.own_count[kind]
+        scheduler, kind, phase = self.scheduler, self.kind, self.phase
+        counts = scheduler.own_count[kind]
         works = self.works
         if works is not None:
             try:
                 for job in self.ended:
-                    works[phase.index(job)] = remaining(job, kind)
+                    works[phase.index(job)] = scheduler.remaining_work(job, kind)
             except ValueError:  # not in the phase: it changed
                 works = None
         if works is None:
-            works = self.works = [remaining(job, kind) for job in phase]
+            works = self.works = [scheduler.remaining_work(job, kind) for job in phase]
             self.unseen = [position for position, job in enumerate(phase) if not counts[job.index]]
         elif self.unseen:
             for position in self.unseen:
-                works[position] = remaining(phase[position], kind)
+                works[position] = scheduler.remaining_work(phase[position], kind)
             self.unseen = [position for position in self.unseen if not counts[phase[position].index]]
         self.ended.clear()
         return works
+
+
+def _rebuilt_works(scheduler: Fresh, kind: int, phase: list[JobRun], works: list[float] | None,
+                   ended: list[JobRun], unseen: list[int]) -> KeptWorks:
+    kept = KeptWorks(scheduler, kind, phase)
+    kept.works, kept.ended, kept.unseen = works, ended, unseen
+    return kept
 
 
 #: What `ours` returns: the fields of `SlotTarget` but the running maps and the literal reading's.
 Ours = tuple[float, float, float, float | None, float, bool, float | None, float, str | None]
 
 
-def ours(scheduler: Any, work_map: float, closest: Any, own: float, head: float, work_reduce: float) -> Ours:
+def ours(scheduler: Fresh, work_map: float, closest: JobRun | None, own: float, head: float,
+         work_reduce: float) -> Ours:
     """Algorithm 3 as read here from `map_side` and RW_r: (RW_m, RW_r, theta_cur, theta_exp,
     theta, switched, eta, S f, J_a's name)."""
     theta_cur = ratio(work_map, work_reduce)
     fraction = map_fraction(work_map, work_reduce)
-    theta_exp = eta = lookahead = None
+    theta_exp: float | None = None
+    eta: float | None = None
+    lookahead: str | None = None
     switched = False
     slots = scheduler.total_slots
     if closest is not None:
@@ -214,28 +236,29 @@ def ours(scheduler: Any, work_map: float, closest: Any, own: float, head: float,
         map_next, reduce_next = max(work_map - own + head, 0.0), max(reduce_next, 0.0)
         theta_exp = ratio(map_next, reduce_next)
         fraction_exp = map_fraction(map_next, reduce_next)
-        eta = round(slots * fraction_exp) - round(slots * fraction)
+        eta = float(round(slots * fraction_exp) - round(slots * fraction))
         if relative_change(theta_cur, theta_exp) > scheduler.tau2:
             switched = True
             fraction = fraction_exp
-    theta = theta_exp if switched else theta_cur
+    theta = theta_exp if switched and theta_exp is not None else theta_cur
     return work_map, work_reduce, theta_cur, theta_exp, theta, switched, eta, slots * fraction, lookahead
 
 
-def running_maps(scheduler: Any) -> int:
+def running_maps(scheduler: Fresh) -> int:
     """s_m: the maps running now (only jobs of R_m run maps)."""
     return sum([job.running[MAP] for job in scheduler.map_phase])
 
 
-def target_ours(scheduler: Any) -> SlotTarget:
+def target_ours(scheduler: Fresh) -> SlotTarget:
     """Algorithm 3 as read here (module docstring)."""
+    work, closest, own, head = map_side(scheduler, map_works(scheduler))
     (work_map, work_reduce, theta_cur, theta_exp, theta, switched, eta, target_maps,
-     lookahead) = ours(scheduler, *map_side(scheduler, map_works(scheduler)), sum(reduce_works(scheduler)))
+     lookahead) = ours(scheduler, work, closest, own, head, sum(reduce_works(scheduler)))
     return SlotTarget(work_map, work_reduce, theta_cur, theta_exp, theta, switched, eta, target_maps,
                       running_maps(scheduler), lookahead)
 
 
-def target_literal(scheduler: Any) -> SlotTarget:
+def target_literal(scheduler: Fresh) -> SlotTarget:
     """Algorithm 3 as the paper writes it (module docstring)."""
     work_map, closest, own, head = map_side(scheduler, map_works(scheduler))
     work_reduce = sum(scheduler.remaining_work(job, REDUCE)
@@ -243,7 +266,10 @@ def target_literal(scheduler: Any) -> SlotTarget:
     running = running_maps(scheduler)
     theta_cur = ratio(work_map, work_reduce)
     fraction = map_fraction(work_map, work_reduce)
-    theta_exp = eta = lookahead = predicted = None
+    theta_exp: float | None = None
+    eta: float | None = None
+    lookahead: str | None = None
+    predicted: float | None = None
     switched = False
     slots = scheduler.total_slots
     if closest is not None:
@@ -257,9 +283,9 @@ def target_literal(scheduler: Any) -> SlotTarget:
         if slots and relative_change(fraction_exp, predicted / slots) > scheduler.tau2:
             switched = True
             fraction = fraction_exp
-    theta = theta_exp if switched else theta_cur
+    theta = theta_exp if switched and theta_exp is not None else theta_cur
     return SlotTarget(work_map, work_reduce, theta_cur, theta_exp, theta, switched, eta, slots * fraction,
                       running, lookahead, predicted)
 
 
-TARGETS = {"ours": target_ours, "literal": target_literal}
+TARGETS: Final[dict[str, Callable[[Fresh], SlotTarget]]] = {"ours": target_ours, "literal": target_literal}

@@ -5,26 +5,72 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+from mypy_extensions import mypyc_attr
 
 from planner.simulator.jobs import JobRun
-from planner.simulator.layout import MAP
+from planner.simulator.layout import MAP, REDUCE
+from planner.simulator.schedulers.base import Launch, Scheduler
 from planner.simulator.schedulers.evictable import evictable
 from planner.simulator.schedulers.laxity_work import laxity_from, time_left, work_left
 
 if TYPE_CHECKING:
-    from planner.simulator.core import Simulation
     from planner.simulator.schedulers.laxity_order import LaxityOrder
 
 #: Jobs of this priority level or above are production jobs; the others research.
-PRODUCTION = 1
+PRODUCTION: Final = 1
 
 
-class LaxityRules:
-    """A mixin of `Natjam`: laxity (MLF's order), the work an attempt has left, and rules 2-4."""
+@mypyc_attr(allow_interpreted_subclasses=True, serializable=True)  # `Natjam`'s base, compiled with it
+class LaxityRules(Scheduler):
+    """`Natjam`'s base: laxity (MLF's order), the work an attempt has left, rules 2-4 and the
+    choice of a victim task.
 
-    sim: Simulation
+    Termination. Evictions stop on any input, by four rules:
+
+    1. Evictions are matched by launches (every policy). ``_owed[j]`` counts the
+       containers taken back for job j that j has not launched a task since; a
+       job may have containers taken back for it only while that count stays
+       below its pending tasks. Without it a container freed for j and taken by
+       another job (j declined it under delay scheduling, or a heartbeat offered
+       it later, to someone else) is taken back again min_run later, again and
+       again, throwing work away each time.
+    2. Eviction agrees with selection (MLF). A task is evicted only if its job,
+       its laxity recomputed with the eviction done (a kill puts the task's whole
+       work back, a suspension adds the resume overhead; the rate of progress
+       drops with it), still ranks after the head. Otherwise the freed container
+       goes straight back to the victim (the paper found the same thrashing when
+       selection disagreed with eviction). This was the endless MLF kill loop:
+       a job whose maps had run at twice the even share lost them, its rate fell
+       to the even share, it out-ranked the head at once and relaunched, and
+       min_run later the same again (1.26 million kills in 60 s).
+    3. No kill is undone (MLF, kill mode). Once a task of V was killed for H, no
+       task of H, nor of a job that (transitively) had tasks killed for H, is
+       killed for V: the kill relation stays acyclic. Laxities drift with time,
+       so without it H and V may take turns killing each other's attempts, each
+       kill throwing work away (the paper's "lockstep" of MLF, affordable only
+       when progress is kept).
+    4. Suspensions bank progress (MLF, suspend mode). An attempt is suspended only
+       once it has computed for ``banks`` = max(min_run, resume_overhead +
+       MIN_RUN) seconds (a reducer still copying has computed nothing), so each
+       suspension leaves its task at least ``banks - resume_overhead`` >= MIN_RUN
+       seconds less work. MLF may then alternate jobs (the lockstep) but not for
+       ever. With the default min_run this changes nothing for maps.
+
+    Bounds, for T tasks in n jobs. Except under MLF with suspensions, evictions
+    only go down an order of the jobs that never turns (production over
+    research, MDF's deadlines, or rule 3's kills). By rule 1 the evictions made
+    for the k-th job are at most its launches: its t_k tasks plus the evictions
+    of its own attempts, all made for jobs above it. Weighting an eviction from
+    the i-th job to the j-th (i < j) by j - i >= 1 and summing gives at most
+    sum_k (n - k) t_k <= T (n - 1) evictions. MLF with suspensions: by rule 4 at
+    most W / (banks - resume_overhead), W the tasks' first-attempt work."""
+
     jobs: list[JobRun]
+    task_eviction: str
+    rng: np.random.Generator
     mode: str
     deadline_policy: str | None
     min_run: float
@@ -50,10 +96,10 @@ class LaxityRules:
         if running_left is None:
             running_left = self._running_left(now)
         left = work_left(job, running_left.get(job.index, 0.0), extra)
-        return laxity_from(job, now, left, self.sim.layout.slots / max(len(self.jobs), 1))
+        return laxity_from(job, now, left, self.bound().layout.slots / max(len(self.jobs), 1))
 
     def _running_left(self, now: float) -> dict[int, float]:
-        sim = self.sim
+        sim = self.bound()
         left: dict[int, float] = {}
         for slot in sim.running_slots():
             job = sim.slot_run[slot][0]
@@ -80,7 +126,7 @@ class LaxityRules:
         """The victims' attempts that may be evicted now and those jobs (`evictable`, with rule 4
         under MLF with suspensions); the first time a protected one may be goes to ``_protected_until``."""
         held, holders, self._protected_until = evictable(
-            self.sim, victims.includes, now, self.min_run, self.banks,
+            self.bound(), victims.includes, now, self.min_run, self.banks,
             self.deadline_policy == "MLF" and self.mode != "kill", self.evict_maps, self._protected_until)
         return held, holders
 
@@ -102,8 +148,9 @@ class LaxityRules:
         time; suspended, it resumes with the resume overhead added."""
         if self.mode == "suspend":
             return self.resume_overhead
-        job, kind, _, _, _ = self.sim.slot_run[slot]
-        return (job.map_time if kind == MAP else job.reduce_time) - time_left(self.sim, slot, now)
+        sim = self.bound()
+        job, kind, _, _, _ = sim.slot_run[slot]
+        return (job.map_time if kind == MAP else job.reduce_time) - time_left(sim, slot, now)
 
     def _key_after(self, job: JobRun, slot: int, now: float) -> tuple[float, float, str]:
         """``job``'s rank key (as in `ranked`) once the attempt on ``slot`` is evicted (rule 2)."""
@@ -114,9 +161,44 @@ class LaxityRules:
         """The margin (MLF) evicting the attempt on ``slot`` must leave its job above the head: its
         remaining time plus the overheads when suspended, plus the work thrown away when killed.
         A margin, not the exact change of laxity (rule 2 checks the ranking itself)."""
+        sim = self.bound()
         if self.mode == "kill":
-            return time_left(self.sim, slot, now) + (now - self.sim.slot_run[slot][3])
-        return time_left(self.sim, slot, now) + self.suspend_overhead + self.resume_overhead
+            return time_left(sim, slot, now) + (now - sim.slot_run[slot][3])
+        return time_left(sim, slot, now) + self.suspend_overhead + self.resume_overhead
+
+    def _resume_here(self, job: JobRun, node: int) -> Launch | None:
+        """A suspended reduce of ``job`` that was suspended on ``node``, if any (its checkpoint is there)."""
+        if not job.left or job.pending_maps or not job.reduces_open:
+            return None
+        for position in range(len(job.reduce_queue) - 1, -1, -1):
+            task = job.reduce_queue[position]
+            if job.resume_on.get((REDUCE, task)) == node and (REDUCE, task) in job.left:
+                del job.reduce_queue[position]
+                return job, REDUCE, task, -1
+        return None
+
+    def _by_task_policy(self, slots: list[int], now: float) -> int:
+        """The victim task among ``slots`` (a job's, in slot order) by ``task_eviction``."""
+        if self.task_eviction == "random":
+            return slots[int(self.rng.integers(len(slots)))]
+        sim = self.bound()
+        remaining = [(time_left(sim, slot, now), slot) for slot in slots]
+        return min(remaining)[1] if self.task_eviction == "SRT" else max(remaining)[1]
+
+
+def by_containers(jobs: list[JobRun], held: dict[int, list[int]], most: bool) -> JobRun:
+    """"MR": the first job holding the most containers, then the latest submitted, then the last
+    name; "LR" (``most`` false): the fewest, then the latest submitted, then the first name."""
+    best = jobs[0]
+    for job in jobs[1:]:
+        count, top = len(held[job.index]), len(held[best.index])
+        if most:
+            better = (count, job.submit, job.name) > (top, best.submit, best.name)
+        else:
+            better = (count, -job.submit, job.name) < (top, -best.submit, best.name)
+        if better:
+            best = job
+    return best
 
 
 class Victims:

@@ -22,6 +22,7 @@ from mypy_extensions import i64
 
 from planner.simulator.entry_heap import EntryHeap
 from planner.simulator.jobs import JobRun
+from planner.simulator.schedulers.base import job_weight
 from planner.simulator.schedulers.ranked import COMPACT_FACTOR, RankedJobs
 
 NO_VALUE: Final = float("nan")  # the value `update` passes on when it takes a job out
@@ -116,3 +117,15 @@ class PairRanked(RankedJobs):
         for position in range(kept):
             entries.push(entries.keys[position], entries.orders[position], entries.a_of[position],
                          entries.b_of[position])
+
+
+def fair_value(kind: int) -> Callable[[JobRun], float]:
+    """A fair pool's order for slots of ``kind`` (with `JobRun.order`, `base.fair_key`)."""
+    def value(job: JobRun) -> float:
+        return job.running_of(kind) / job_weight(job)
+    return value
+
+
+def fifo_value(job: JobRun) -> float:
+    """A FIFO pool's order (with `JobRun.order`, which ranks by submission and name: `base.fifo_key`)."""
+    return -float(job.priority)
