@@ -16,6 +16,7 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from planner.simulator.jobs import JobRun
+from planner.simulator.schedulers.base import remade
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # subclassed in Python (a test's reference)
@@ -31,9 +32,9 @@ class AdmissionLimit:
         self.reduce_waiting: list[JobRun] = []  # maps done, R_r full: in order of map completion
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """A copy or pickle (a compiled class is made by its constructor, then given the lists)."""
-        return (_rebuilt, (type(self), self.k, self.key, self.map_phase, self.reduce_phase, self.waiting,
-                           self.reduce_waiting))
+        return (remade, (type(self), (self.k, self.key), {
+            "map_phase": self.map_phase, "reduce_phase": self.reduce_phase, "waiting": self.waiting,
+            "reduce_waiting": self.reduce_waiting}))
 
     def arrived(self, job: JobRun) -> None:
         """Into R', after the jobs whose key is not larger (ties keep their arrival order): R' is
@@ -70,10 +71,3 @@ class AdmissionLimit:
             admitted = True
         return admitted
 
-
-def _rebuilt(cls: type[AdmissionLimit], k: int, key: Callable[[JobRun], Any], map_phase: list[JobRun],
-             reduce_phase: list[JobRun], waiting: list[JobRun], reduce_waiting: list[JobRun]) -> AdmissionLimit:
-    limit = cls(k, key)
-    limit.map_phase, limit.reduce_phase, limit.waiting, limit.reduce_waiting = (
-        map_phase, reduce_phase, waiting, reduce_waiting)
-    return limit

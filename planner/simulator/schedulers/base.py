@@ -218,6 +218,15 @@ class Scheduler:
             ranked.restore(mark)
 
 
+def remade(cls: Callable[..., Any], args: tuple[Any, ...], attributes: dict[str, Any]) -> Any:
+    """``cls(*args)`` given ``attributes``: how a compiled helper whose constructor takes arguments
+    is copied and pickled (its ``__reduce__``; a compiled object has no ``__dict__`` to fill)."""
+    made = cls(*args)
+    for name, value in attributes.items():
+        setattr(made, name, value)
+    return made
+
+
 def job_weight(job: JobRun) -> float:
     """A job's weight inside a fair pool: its own weight, doubled per priority level."""
     return job.weight * 2.0**job.priority

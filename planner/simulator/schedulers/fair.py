@@ -279,8 +279,7 @@ class Fair(Scheduler):
     def pool_loads(self, kind: int) -> list[tuple[str, int, int]]:
         """(pool, running tasks, demand) of every pool with jobs, for slots of ``kind``; a
         pool's demand stops at its cap."""
-        for job in self._changes.take():  # `Changes.drain`, with `_refresh` called natively
-            self._refresh(job)
+        self._catch_up()
         loads = []
         for name, members in self.members.items():
             if members:
@@ -299,11 +298,14 @@ class Fair(Scheduler):
             return launch
         return self._pick(node, kind, now)
 
-    def _pick(self, node: int, kind: int, now: float) -> Launch | None:
-        for job in self._changes.take():  # `Changes.drain`, with `_refresh` called natively
+    def _catch_up(self) -> None:
+        """Re-key the jobs changed since (`Changes.drain`, with `_refresh` called natively)."""
+        for job in self._changes.take():
             self._refresh(job)
-        # The neediest pool in one pass, by the order `_pools_in_order` sorts (its entries' fields
-        # compared one by one, with no tuple made): most pools launch at the first try.
+
+    def _pick(self, node: int, kind: int, now: float) -> Launch | None:
+        self._catch_up()
+        # The first pool of `_pools_in_order`, found in one pass with no tuple made: most launch.
         best: str | None = None
         best_tier, best_ratio, best_submit = 0, 0.0, 0.0
         wanting = 0
@@ -315,8 +317,7 @@ class Fair(Scheduler):
             if demand <= running:  # nothing to launch, or at its cap
                 continue
             wanting += 1
-            floor = min(self._min_shares[name][kind], demand)
-            tier, ratio = (0, running / floor) if running < floor else (1, running / self._weight[name])
+            tier, ratio = self._need(name, kind, running, demand)
             submit = members[0].submit
             if best is None or tier < best_tier or (tier == best_tier and (ratio < best_ratio or (
                     ratio == best_ratio and (submit < best_submit or (submit == best_submit and name < best))))):
@@ -341,17 +342,21 @@ class Fair(Scheduler):
             demand = max(min(demand, cap), min(running, demand))
         return demand
 
+    def _need(self, name: str, kind: int, running: int, demand: int) -> tuple[int, float]:
+        """A pool's need, smaller first: (0, running / min share) below its min share, else
+        (1, running / weight) (a native pair: no tuple object is made)."""
+        floor = min(self._min_shares[name][kind], demand)
+        return (0, running / floor) if running < floor else (1, running / self._weight[name])
+
     def _pools_in_order(self, kind: int) -> list[str]:
-        """The pools with a task to launch on a ``kind`` slot, neediest first: below its min share
-        (by running / min share), then by running / weight; ties by its first job's submission,
-        then its name."""
+        """The pools with a task to launch on a ``kind`` slot, neediest first (`_need`); ties by
+        its first job's submission, then its name."""
         ranked = []
         for name, running, demand in self.pool_loads(kind):
             if demand <= running:
                 continue
-            floor = min(self._min_shares[name][kind], demand)
-            key = (0, running / floor) if running < floor else (1, running / self._weight[name])
-            ranked.append((*key, self.members[name][0].submit, name))
+            tier, ratio = self._need(name, kind, running, demand)
+            ranked.append((tier, ratio, self.members[name][0].submit, name))
         ranked.sort()
         return [entry[-1] for entry in ranked]
 

@@ -61,6 +61,7 @@ from planner.simulator.schedulers.fresh_dynamic import (
     READINGS,
     TARGETS,
     KeptWorks,
+    MapSide,
     SlotTarget,
     map_side,
     ours,
@@ -135,7 +136,7 @@ class Fresh(Scheduler):
         # running maps, counted at each decision. RW of each job of R_m and R_r, kept job by job.
         self.kept = (KeptWorks(self, MAP, self.map_phase), KeptWorks(self, REDUCE, self.reduce_phase))
         self.typed: tuple[float, bool] | None = None
-        self.map_kept: tuple[float, JobRun | None, float, float] | None = None
+        self.map_kept: MapSide | None = None
         self.reduce_kept: float | None = None
         self.counts: dict[str, int] = {"typed_map": 0, "typed_reduce": 0, "switched": 0, "other_kind": 0}
 

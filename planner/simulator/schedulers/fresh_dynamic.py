@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import MAP, REDUCE
+from planner.simulator.schedulers.base import remade
 
 if TYPE_CHECKING:
     from planner.simulator.schedulers.fresh import Fresh
@@ -177,8 +178,8 @@ class KeptWorks:
         self.unseen: list[int] = []  # positions of the jobs without a completed task of the kind
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """A copy or pickle (a compiled class is made by its constructor, then given its state)."""
-        return (_rebuilt_works, (self.scheduler, self.kind, self.phase, self.works, self.ended, self.unseen))
+        return (remade, (type(self), (self.scheduler, self.kind, self.phase),
+                         {"works": self.works, "ended": self.ended, "unseen": self.unseen}))
 
     def reset(self) -> None:
         self.works = None
@@ -204,13 +205,6 @@ class KeptWorks:
             self.unseen = [position for position in self.unseen if not counts[phase[position].index]]
         self.ended.clear()
         return works
-
-
-def _rebuilt_works(scheduler: Fresh, kind: int, phase: list[JobRun], works: list[float] | None,
-                   ended: list[JobRun], unseen: list[int]) -> KeptWorks:
-    kept = KeptWorks(scheduler, kind, phase)
-    kept.works, kept.ended, kept.unseen = works, ended, unseen
-    return kept
 
 
 #: What `ours` returns: the fields of `SlotTarget` but the running maps and the literal reading's.

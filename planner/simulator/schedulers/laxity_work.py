@@ -1,7 +1,7 @@
 """The arithmetic of MLF's laxity: a job's work, its laxity, an attempt's time left.
 
 Compiled with the simulator's core (`compiled.txt`): `laxity_order.LaxityOrder` computes these at
-every decision, and `natjam_laxity.LaxityRules` (a Python mixin of `Natjam`) uses the same ones.
+every decision, and `natjam_laxity.LaxityRules` (`Natjam`'s base) uses the same ones.
 """
 
 from __future__ import annotations

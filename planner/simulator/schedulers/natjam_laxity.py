@@ -13,7 +13,6 @@ from mypy_extensions import mypyc_attr
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import MAP, REDUCE
 from planner.simulator.schedulers.base import Launch, Scheduler
-from planner.simulator.schedulers.evictable import evictable
 from planner.simulator.schedulers.laxity_work import laxity_from, time_left, work_left
 
 if TYPE_CHECKING:
@@ -25,8 +24,9 @@ PRODUCTION: Final = 1
 
 @mypyc_attr(allow_interpreted_subclasses=True, serializable=True)  # `Natjam`'s base, compiled with it
 class LaxityRules(Scheduler):
-    """`Natjam`'s base: laxity (MLF's order), the work an attempt has left, rules 2-4 and the
-    choice of a victim task.
+    """`Natjam`'s base: laxity (MLF's order), the work an attempt has left, rules 2-4, the
+    attempts that may be evicted and the choice of a victim task, and a resume on the node of
+    the checkpoint.
 
     Termination. Evictions stop on any input, by four rules:
 
@@ -123,11 +123,52 @@ class LaxityRules(Scheduler):
         return self.laxity(job, now, self._running)
 
     def _holders(self, victims: Victims, now: float) -> tuple[dict[int, list[int]], dict[int, JobRun]]:
-        """The victims' attempts that may be evicted now and those jobs (`evictable`, with rule 4
-        under MLF with suspensions); the first time a protected one may be goes to ``_protected_until``."""
-        held, holders, self._protected_until = evictable(
-            self.bound(), victims.includes, now, self.min_run, self.banks,
-            self.deadline_policy == "MLF" and self.mode != "kill", self.evict_maps, self._protected_until)
+        """The victims' attempts that may be evicted now, by job index in slot order, and those
+        jobs; the first time a protected one may be goes to ``_protected_until`` (if earlier).
+
+        An attempt may be evicted once it has run ``min_run``; under MLF with suspensions (rule 4)
+        also once it has computed ``banks`` seconds, never while a reducer is copying. Maps only
+        with ``evict_maps``. A suspending attempt is not running. (Natjam looks at most instants
+        while urgent work waits, and each look walks every slot.)"""
+        sim = self.bound()
+        rule4 = self.deadline_policy == "MLF" and self.mode != "kill"
+        min_run, banks, protected = self.min_run, self.banks, self._protected_until
+        held: dict[int, list[int]] = {}
+        holders: dict[int, JobRun] = {}
+        verdicts: dict[int, bool] = {}  # job index -> whether it is a victim
+        suspending = sim.suspending
+        for slot, run in enumerate(sim.slot_run):
+            if run is None or slot in suspending:
+                continue
+            job: JobRun = run[0]
+            kind: int = run[1]
+            start: float = run[3]
+            ready = start + min_run
+            if kind == MAP:
+                if not self.evict_maps:
+                    continue  # a map ends soon on its own (the paper evicts reduces only)
+                if rule4 and start + banks > ready:
+                    ready = start + banks
+            elif rule4:  # a reducer computes once the job's last map ends: an event settle will see
+                map_done = job.map_done
+                if slot in job.copying or map_done is None:
+                    ready = math.inf
+                elif (start if start >= map_done else map_done) + banks > ready:
+                    ready = (start if start >= map_done else map_done) + banks
+            if now < ready and ready >= protected:
+                continue
+            index = job.index
+            victim = verdicts.get(index)
+            if victim is None:
+                victim = verdicts[index] = bool(victims.includes(job))
+            if not victim:
+                continue
+            if now >= ready:  # the very sum settle asks to be woken at
+                held.setdefault(index, []).append(slot)
+                holders[index] = job
+            else:
+                protected = ready
+        self._protected_until = protected
         return held, holders
 
     def _kills_ranked(self, above: int, below: int) -> bool:
