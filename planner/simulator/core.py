@@ -86,6 +86,7 @@ class Simulation(Offers):
         self.cohort: list[int] | None = None
         self.batches: dict[int, list[int]] = {}
         self.batch_count = 0
+        self.slot_count = count
         self.slot_node = layout.slot_node
         self.slot_kind = layout.slot_kind
         # The attempt on each slot, (job, kind, task, start, locality), or None when free.

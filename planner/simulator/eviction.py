@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from planner.simulator.jobs import JobRun, SlotRun
 from planner.simulator.layout import MAP, REDUCE
 from planner.simulator.records import KILLED_FATE, SUSPENDED_FATE
 
@@ -21,7 +22,8 @@ def evict(sim: Simulation, slot: int, now: float, overheads: tuple[float, float]
     network on, a killed reducer loses the bytes it fetched and a suspended one
     keeps them (`planner.simulator.shuffle`).
     """
-    job, kind, task, _, _ = sim.slot_run[slot]
+    run: SlotRun = sim.slot_run[slot]
+    job, kind, task = run[0], run[1], run[2]
     node = sim.slot_node[slot]
     # A remote map reading its block: the seconds of work it had left (the network decides its end).
     reading_left = sim._network_evict(slot, now, overheads is not None) if sim.network is not None else None
@@ -30,11 +32,11 @@ def evict(sim: Simulation, slot: int, now: float, overheads: tuple[float, float]
     computing = kind == MAP or not (copying or queued)
     if copying:
         job.copying.remove(slot)
-        job.copying_on[node] -= 1
+        job.copying_on[node] = job.copying_on[node] - 1
     elif queued:
         sim.compute_queue[node].remove(slot)
     if overheads is None:
-        sim.counts["kills"] += 1
+        sim.counts["kills"] = sim.counts["kills"] + 1
         _stop_computing(sim, kind, computing, node, now)
         sim._release(slot, now, KILLED_FATE)
         _pending_again(sim, job, kind, task)
@@ -43,9 +45,9 @@ def evict(sim: Simulation, slot: int, now: float, overheads: tuple[float, float]
     left = sim.slot_end[slot] - now if computing else job.reduce_times[task]
     if reading_left is not None:
         left = reading_left
-    sim.counts["suspensions"] += 1
+    sim.counts["suspensions"] = sim.counts["suspensions"] + 1
     sim.suspending[slot] = left + resume_overhead
-    sim.slot_gen[slot] += 1  # the attempt's own end event is now stale
+    sim.slot_gen[slot] = sim.slot_gen[slot] + 1  # the attempt's own end event is now stale
     _stop_computing(sim, kind, computing, node, now)
     sim.overhead_seconds += suspend_overhead + resume_overhead  # the checkpoint now, the restore later
     sim._end_at(now + suspend_overhead, slot)
@@ -65,14 +67,14 @@ def _stop_computing(sim: Simulation, kind: int, computing: bool, node: int, now:
         sim._compute_slot_freed(node, now)
 
 
-def _pending_again(sim: Simulation, job, kind: int, task: int) -> None:
+def _pending_again(sim: Simulation, job: JobRun, kind: int, task: int) -> None:
     if kind == MAP:
         job.return_map(task)
-        sim.pending[MAP] += 1
+        sim.pending[MAP] = sim.pending[MAP] + 1
     else:
         job.reduce_queue.append(task)  # a stack: it is taken before the job's fresh reduces
-        job.pending_reduces += 1
+        job.pending_reduces = job.pending_reduces + 1
         if job.reduces_open:
-            sim.pending[REDUCE] += 1
+            sim.pending[REDUCE] = sim.pending[REDUCE] + 1
     sim.scheduler.job_has_work(job)
     sim._work_appeared()

@@ -39,6 +39,7 @@ class SimState:
     hears_ends: bool
     heartbeat: float
     # Slots: the attempt on each, (job, kind, task, start, locality) or None, and its bookkeeping.
+    slot_count: int  # the layout's slots (read at every laxity: an attribute, not a property)
     slot_node: tuple[int, ...]
     slot_kind: tuple[int, ...]
     slot_run: list[Any]  # a `jobs.SlotRun` or None

@@ -156,7 +156,7 @@ class Fresh(Scheduler):
             )
         check_order_names(self.ranks, sim)
         self._reset(len(sim.workload))
-        self.total_slots = sim.layout.slots
+        self.total_slots = sim.slot_count
         self._changed()
 
     def _changed(self) -> None:

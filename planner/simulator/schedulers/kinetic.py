@@ -8,9 +8,12 @@ always among the subtrees beside the path of those already listed.
 
 from __future__ import annotations
 
-import heapq
 import math
-from collections.abc import Iterator
+
+from librt.vecs import vec
+from mypy_extensions import i64
+
+from planner.simulator.entry_heap import EntryHeap
 
 
 class KineticLines:
@@ -19,42 +22,45 @@ class KineticLines:
     subtree may change (two lines crossing). `advance` replays only those matches; putting or
     removing a line replays the matches above its leaf."""
 
-    __slots__ = ("b", "d", "melt", "now", "s", "size", "win")
+    __slots__ = ("b", "d", "listing", "melt", "now", "s", "size", "win")
 
     def __init__(self, count: int) -> None:
         size = 2
         while size < count:
             size *= 2
-        self.size = size
-        self.win = [-1] * (2 * size)  # node -> the leaf winning its subtree (-1: no line)
-        self.melt = [math.inf] * (2 * size)
-        self.d = [0.0] * size
-        self.b = [0.0] * size
-        self.s = [0.0] * size
+        self.size: i64 = size
+        # Typed columns (`librt.vecs.vec`): a match reads and writes machine words, no float objects.
+        self.win = vec[i64]([-1] * (2 * size))  # node -> the leaf winning its subtree (-1: no line)
+        self.melt = vec[float]([math.inf] * (2 * size))
+        self.d = vec[float]([0.0] * size)
+        self.b = vec[float]([0.0] * size)
+        self.s = vec[float]([0.0] * size)
         self.now = 0.0
+        self.listing: LinesInOrder | None = None  # `ordered`'s, made again each time from its columns
 
     def __contains__(self, leaf: int) -> bool:
         return self.win[self.size + leaf] >= 0
 
-    def value(self, leaf: int, now: float) -> float:
+    def value(self, leaf: i64, now: float) -> float:
         return self.d[leaf] - self.b[leaf] * (now - self.s[leaf])
 
-    def put(self, leaf: int, d: float, b: float, s: float) -> None:
-        self.d[leaf], self.b[leaf], self.s[leaf] = d, b, s
+    def put(self, leaf: i64, d: float, b: float, s: float) -> None:
+        self.d[leaf] = d
+        self.b[leaf] = b
+        self.s[leaf] = s
         self._set(leaf, leaf)
 
-    def remove(self, leaf: int) -> None:
+    def remove(self, leaf: i64) -> None:
         self._set(leaf, -1)
 
-    def _set(self, leaf: int, value: int) -> None:
-        win, melt = self.win, self.melt
+    def _set(self, leaf: i64, value: i64) -> None:
         node = self.size + leaf
-        win[node] = value
+        self.win[node] = value
         node >>= 1
         while node:
-            before = win[node], melt[node]
+            winner, melt = self.win[node], self.melt[node]
             self._match(node)
-            if before[0] != leaf and win[node] == before[0] and melt[node] == before[1]:
+            if winner != leaf and self.win[node] == winner and self.melt[node] == melt:
                 return  # nothing above depends on more than this node's winner and melt
             node >>= 1
 
@@ -65,7 +71,8 @@ class KineticLines:
         if melt[1] > now:
             return
         size = self.size
-        stack, due = [1], []
+        stack: list[i64] = [1]
+        due: list[i64] = []
         while stack:
             node = stack.pop()
             due.append(node)
@@ -75,15 +82,14 @@ class KineticLines:
                     stack.append(child)
                 if melt[child + 1] <= now:
                     stack.append(child + 1)
-        for node in reversed(due):  # children before their parents
-            self._match(node)
+        for position in range(len(due) - 1, -1, -1):  # children before their parents
+            self._match(due[position])
 
-    def _match(self, node: int) -> None:
-        win, melt = self.win, self.melt
-        left, right = win[2 * node], win[2 * node + 1]
-        soon = min(melt[2 * node], melt[2 * node + 1])
+    def _match(self, node: i64) -> None:
+        left, right = self.win[2 * node], self.win[2 * node + 1]
+        soon = min(self.melt[2 * node], self.melt[2 * node + 1])
         if left < 0 or right < 0:
-            win[node] = right if left < 0 else left
+            self.win[node] = right if left < 0 else left
         else:
             now, d, b, s = self.now, self.d, self.b, self.s
             at_left = d[left] - b[left] * (now - s[left])
@@ -92,32 +98,66 @@ class KineticLines:
                 winner, loser, gap = left, right, at_right - at_left
             else:
                 winner, loser, gap = right, left, at_left - at_right
-            win[node] = winner
+            self.win[node] = winner
             faster = b[loser] - b[winner]
             if faster > 0:  # the loser falls faster: it wins from where the lines cross
                 cross = now + gap / faster
                 soon = min(soon, cross if cross > now else math.nextafter(now, math.inf))
-        melt[node] = soon
+        self.melt[node] = soon
 
-    def ordered(self) -> Iterator[tuple[float, int]]:
-        """(value at ``now``, leaf) in increasing value (up to rounding), lazily: the first costs
-        nothing, each next one O(log count)."""
-        win, size, now = self.win, self.size, self.now
-        if win[1] < 0:
-            return
-        heap = [(self.value(win[1], now), 1)]
-        while heap:
-            value, node = heapq.heappop(heap)
-            leaf = win[node]
-            yield value, leaf
-            while node < size:  # the subtrees beside the winner's path hold the next ones
-                node *= 2
-                beside = node + 1
-                if win[node] != leaf:
-                    node, beside = beside, node
-                other = win[beside]
-                if other >= 0:
-                    heapq.heappush(heap, (self.value(other, now), beside))
+    def ordered(self) -> LinesInOrder:
+        """The lines in increasing value at ``now`` (up to rounding), lazily: the first costs
+        nothing, each next one O(log count). One listing at a time: each call starts it again
+        (its heap's columns are kept, so a listing allocates nothing once they have grown)."""
+        if self.listing is None:
+            self.listing = LinesInOrder(self)
+        else:
+            self.listing.restart()
+        return self.listing
 
 
-__all__ = ["KineticLines"]
+class LinesInOrder:
+    """The lines of a `KineticLines` at its time, one `step` at a time: ``value`` and ``leaf`` of
+    the next (the next one is always among the subtrees beside the path of those already listed,
+    kept on a heap by (value, node))."""
+
+    __slots__ = ("heap", "leaf", "lines", "value")
+
+    def __init__(self, lines: KineticLines) -> None:
+        self.lines = lines
+        self.heap = EntryHeap()
+        self.value = math.inf
+        self.leaf: i64 = -1
+        self.restart()
+
+    def restart(self) -> None:
+        """List from the least line again, at the lines' time now."""
+        lines = self.lines
+        self.heap.size = 0
+        self.value, self.leaf = math.inf, -1
+        if lines.win[1] >= 0:
+            self.heap.push(lines.value(lines.win[1], lines.now), 1, 0, 0)
+
+    def step(self) -> bool:
+        """Move to the next line (``value``, ``leaf``); False when none is left."""
+        heap, lines = self.heap, self.lines
+        if heap.size == 0:
+            return False
+        self.value = heap.keys[0]
+        node = heap.orders[0]
+        heap.drop_first()
+        win, size, now = lines.win, lines.size, lines.now
+        leaf = win[node]
+        self.leaf = leaf
+        while node < size:  # the subtrees beside the winner's path hold the next ones
+            node *= 2
+            beside = node + 1
+            if win[node] != leaf:
+                node, beside = beside, node
+            other = win[beside]
+            if other >= 0:
+                heap.push(lines.value(other, now), beside, 0, 0)
+        return True
+
+
+__all__ = ["KineticLines", "LinesInOrder"]

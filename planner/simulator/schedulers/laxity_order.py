@@ -39,17 +39,18 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, TypeVar
 
 from mypy_extensions import mypyc_attr
 
-from planner.simulator.jobs import JobRun
+from planner.simulator.jobs import JobRun, SlotRun
 from planner.simulator.layout import ANY
-from planner.simulator.schedulers.kinetic import KineticLines
+from planner.simulator.schedulers.kinetic import KineticLines, LinesInOrder
 from planner.simulator.schedulers.laxity_work import (
     before_compute,
     deadline_of,
+    holds,
     laxity_from,
     time_left,
     total_work,
@@ -145,13 +146,11 @@ class LaxityOrder:
 
     def refresh(self, now: float) -> None:
         """Bring every bound to ``now``: re-bound the jobs that changed or whose window ended."""
-        slot_run = self.sim.slot_run
         changed = self.changed
         for job, node in self.launches:
             mine = self.slots[job.index]
             for slot in self.node_slots[node]:
-                run = slot_run[slot]
-                if run is not None and run[0] is job and slot not in mine:
+                if holds(self.sim, slot, job) and slot not in mine:
                     mine.append(slot)
                     mine.sort()
             changed.append(job)
@@ -179,7 +178,7 @@ class LaxityOrder:
         lined = self._drop(index)
         line = self._classify(job, now)
         if line is not None:
-            self.lines.put(index, *line)
+            self.lines.put(index, line[0], line[1], line[2])
         elif lined:
             self.lines.remove(index)
 
@@ -188,9 +187,9 @@ class LaxityOrder:
         index, stamp = job.index, self.stamps[job.index]
         sim = self.sim
         mine = self.slots[index]
+        slot_run = sim.slot_run
         if mine:
-            slot_run = sim.slot_run
-            mine[:] = [slot for slot in mine if (run := slot_run[slot]) is not None and run[0] is job]
+            mine[:] = [slot for slot in mine if holds(sim, slot, job)]
         if not job.pending(ANY):
             return None
         if job.deadline is None:
@@ -201,16 +200,19 @@ class LaxityOrder:
                 heapq.heapify(self.last)
             return None
         running, computing, end = 0.0, 0, math.inf
-        for slot in mine:
-            running = running + time_left(sim, slot, now)
-            if before_compute(sim, job, slot_run[slot][1], slot):
+        for slot in mine:  # what time_left adds up, with the computing attempts counted on the way
+            run: SlotRun = slot_run[slot]
+            if before_compute(sim, job, run[1], slot):
+                running = running + job.reduce_times[run[2]]
                 continue  # its remaining time is its whole compute, until the job's last map ends
+            seconds = sim.slot_end[slot] - now
+            running = running + (0.0 if seconds < 0.0 else seconds)
             if sim.slot_end[slot] > now:
                 computing += 1
                 end = min(end, sim.slot_end[slot])
         left = work_left(job, running)
         total = total_work(job)
-        share = sim.layout.slots / max(len(self.jobs), 1)
+        share = sim.slot_count / max(len(self.jobs), 1)
         start = job.start
         if computing:
             self.ends = self._push(self.ends, (end, index, stamp), TANGENT, SHARED, WINDOW)  # re-bound then
@@ -276,7 +278,7 @@ class LaxityOrder:
     def scan(self, now: float, attempt: Callable[[JobRun], T | None]) -> T | None:
         """The first non-None ``attempt(job)`` over the jobs with a task to launch, in order."""
         self.refresh(now)
-        share = self.sim.layout.slots / max(len(self.jobs), 1)
+        share = self.sim.slot_count / max(len(self.jobs), 1)
         count = len(self.jobs)
         stamps = self.stamps
         windows, floors, last = self.windows, self.floors, self.last
@@ -285,9 +287,9 @@ class LaxityOrder:
         taken_last: list[tuple[float, str, int, int]] = []
         met: list[tuple[float, float, str, int]] = []  # exact keys of the jobs met, not yet offered
         tree = self.lines
-        root = tree.win[1]
-        line = None if root < 0 else (tree.value(root, now), root)  # the least line, then the next ones
-        lines: Iterator[tuple[float, int]] | None = None
+        line_leaf = tree.win[1]  # the least line, then the next ones (-1: none left)
+        line_value = tree.value(line_leaf, now) if line_leaf >= 0 else math.inf
+        lines: LinesInOrder | None = None
         scale = self.scale + abs(now)
         try:
             while True:
@@ -307,8 +309,8 @@ class LaxityOrder:
                     bound, source = windows[0][0], WINDOW
                 if floors and floors[0][0] < bound:
                     bound, source = floors[0][0], FLOOR
-                if line is not None and line[0] < bound:
-                    bound, source = line[0], LINE
+                if line_leaf >= 0 and line_value < bound:
+                    bound, source = line_value, LINE
                 if met and (source == NONE or met[0][0] + now + MARGIN * (scale + abs(met[0][0])) < bound):
                     result = attempt(self._job(heapq.heappop(met)[3]))
                     if result is not None:
@@ -322,12 +324,13 @@ class LaxityOrder:
                 elif source == FLOOR:
                     taken_floors.append(heapq.heappop(floors))
                     index = taken_floors[-1][1]
-                elif line is not None:  # source == LINE
-                    index = line[1]
+                elif line_leaf >= 0:  # source == LINE
+                    index = line_leaf
                     if lines is None:
                         lines = tree.ordered()
-                        next(lines)  # the least, met already
-                    line = next(lines, None)
+                        lines.step()  # the least, met already
+                    line_leaf = lines.leaf if lines.step() else -1
+                    line_value = lines.value
                 else:  # pragma: no cover - a source is a window, a floor or a line
                     break
                 job = self._job(index)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from planner.simulator.jobs import JobRun
+from planner.simulator.jobs import JobRun, SlotRun
 from planner.simulator.layout import MAP, REDUCE
 
 if TYPE_CHECKING:
@@ -53,7 +53,20 @@ def before_compute(sim: Simulation, job: JobRun, kind: int, slot: int) -> bool:
 
 def time_left(sim: Simulation, slot: int, now: float) -> float:
     """Seconds the attempt on ``slot`` has left (a reducer before its compute: its whole compute)."""
-    job, kind, task, _, _ = sim.slot_run[slot]
-    if before_compute(sim, job, kind, slot):
-        return job.reduce_times[task]
-    return max(sim.slot_end[slot] - now, 0.0)
+    run: SlotRun = sim.slot_run[slot]  # typed: compiled, its items are read without a lookup
+    kind = run[1]
+    if kind == REDUCE:
+        job = run[0]
+        if before_compute(sim, job, kind, slot):
+            return job.reduce_times[run[2]]
+    left = sim.slot_end[slot] - now
+    return 0.0 if left < 0.0 else left  # max(left, 0.0), without a call: the same value, -0.0 included
+
+
+def holds(sim: Simulation, slot: int, job: JobRun) -> bool:
+    """Whether ``job``'s attempt is on ``slot``."""
+    item = sim.slot_run[slot]
+    if item is None:
+        return False
+    run: SlotRun = item  # typed: compiled, its items are read without a lookup
+    return run[0] is job

@@ -335,20 +335,10 @@ class Natjam(LaxityRules):
 
     def _victim(self, head: JobRun, victims: Victims, now: float) -> int | None:
         held, holders = self._holders(victims, now)
-        candidates = sorted(holders.values(), key=victims.rank)  # in rank order, as the victims were
-        if self.deadline_policy == "MLF":
-            candidates = [job for job in candidates if self._laxities[job.index] > self._head_key[0]]
-            if self.mode == "kill":  # rule 3: never kill for head a task of a job ranked above it by kills
-                candidates = [job for job in candidates if not self._kills_ranked(job.index, head.index)]
-        if not candidates:
+        job = (self._lowest_ranked(head, holders, victims) if self.deadline_policy is not None
+               else self._by_job_policy(sorted(holders.values(), key=victims.rank), held))  # in rank order
+        if job is None:
             return None
-        if self.deadline_policy is not None:
-            job = candidates[-1]  # the lowest-ranked job holding containers
-        elif self.job_eviction in ("MR", "LR"):
-            job = by_containers(candidates, held, self.job_eviction == "MR")
-        else:
-            weights = np.array([len(held[j.index]) for j in candidates], dtype=float)
-            job = candidates[int(self.rng.choice(len(candidates), p=weights / weights.sum()))]
         slots = sorted(held[job.index])
         if self.deadline_policy == "MLF":
             # The margin: the job keeps more slack than the head after losing the task's remaining
@@ -363,6 +353,30 @@ class Natjam(LaxityRules):
             self._extra[job.index] = self._extra.get(job.index, 0.0) + self._work_back(chosen, now)
             return chosen
         return self._by_task_policy(slots, now)
+
+    def _lowest_ranked(self, head: JobRun, holders: dict[int, JobRun], victims: Victims) -> JobRun | None:
+        """Natjam-R: the lowest-ranked job holding containers that may be evicted (keys are unique:
+        the last of a sort by rank); under MLF one that keeps more laxity than the head, and in
+        kill mode (rule 3) not ranked above it by kills."""
+        lowest: JobRun | None = None
+        lowest_key: Any = None
+        for job in holders.values():
+            key = victims.rank(job)  # first: under MLF it also starts the job's entry in _laxities
+            if self.deadline_policy == "MLF" and (self._laxities[job.index] <= self._head_key[0] or (
+                    self.mode == "kill" and self._kills_ranked(job.index, head.index))):
+                continue
+            if lowest is None or key > lowest_key:
+                lowest, lowest_key = job, key
+        return lowest
+
+    def _by_job_policy(self, candidates: list[JobRun], held: dict[int, list[int]]) -> JobRun | None:
+        """Natjam: the victim job by ``job_eviction`` among ``candidates`` (in rank order), if any."""
+        if not candidates:
+            return None
+        if self.job_eviction in ("MR", "LR"):
+            return by_containers(candidates, held, self.job_eviction == "MR")
+        weights = np.array([len(held[j.index]) for j in candidates], dtype=float)
+        return candidates[int(self.rng.choice(len(candidates), p=weights / weights.sum()))]
 
 
 def _research(job: JobRun) -> bool:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 from mypy_extensions import mypyc_attr
 
-from planner.simulator.jobs import JobRun
+from planner.simulator.jobs import JobRun, SlotRun
 from planner.simulator.layout import MAP, REDUCE
 from planner.simulator.schedulers.base import Launch, Scheduler
 from planner.simulator.schedulers.laxity_work import laxity_from, time_left, work_left
@@ -96,7 +96,7 @@ class LaxityRules(Scheduler):
         if running_left is None:
             running_left = self._running_left(now)
         left = work_left(job, running_left.get(job.index, 0.0), extra)
-        return laxity_from(job, now, left, self.bound().layout.slots / max(len(self.jobs), 1))
+        return laxity_from(job, now, left, self.bound().slot_count / max(len(self.jobs), 1))
 
     def _running_left(self, now: float) -> dict[int, float]:
         sim = self.bound()
@@ -137,12 +137,11 @@ class LaxityRules(Scheduler):
         holders: dict[int, JobRun] = {}
         verdicts: dict[int, bool] = {}  # job index -> whether it is a victim
         suspending = sim.suspending
-        for slot, run in enumerate(sim.slot_run):
-            if run is None or slot in suspending:
+        for slot, item in enumerate(sim.slot_run):
+            if item is None:
                 continue
-            job: JobRun = run[0]
-            kind: int = run[1]
-            start: float = run[3]
+            run: SlotRun = item  # typed: compiled, its items are read without a lookup
+            job, kind, start = run[0], run[1], run[3]
             ready = start + min_run
             if kind == MAP:
                 if not self.evict_maps:
@@ -155,8 +154,8 @@ class LaxityRules(Scheduler):
                     ready = math.inf
                 elif (start if start >= map_done else map_done) + banks > ready:
                     ready = (start if start >= map_done else map_done) + banks
-            if now < ready and ready >= protected:
-                continue
+            if (now < ready and ready >= protected) or (suspending and slot in suspending):
+                continue  # (a suspending attempt's slot is looked up last: the dictionary costs most)
             index = job.index
             victim = verdicts.get(index)
             if victim is None:
