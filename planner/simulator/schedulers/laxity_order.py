@@ -50,6 +50,7 @@ from planner.simulator.schedulers.kinetic import KineticLines, LinesInOrder
 from planner.simulator.schedulers.laxity_work import (
     before_compute,
     deadline_of,
+    even_share,
     holds,
     laxity_from,
     time_left,
@@ -200,19 +201,17 @@ class LaxityOrder:
                 heapq.heapify(self.last)
             return None
         running, computing, end = 0.0, 0, math.inf
-        for slot in mine:  # what time_left adds up, with the computing attempts counted on the way
+        for slot in mine:
+            running = running + time_left(sim, slot, now)
             run: SlotRun = slot_run[slot]
             if before_compute(sim, job, run[1], slot):
-                running = running + job.reduce_times[run[2]]
                 continue  # its remaining time is its whole compute, until the job's last map ends
-            seconds = sim.slot_end[slot] - now
-            running = running + (0.0 if seconds < 0.0 else seconds)
             if sim.slot_end[slot] > now:
                 computing += 1
                 end = min(end, sim.slot_end[slot])
         left = work_left(job, running)
         total = total_work(job)
-        share = sim.slot_count / max(len(self.jobs), 1)
+        share = even_share(sim, len(self.jobs))
         start = job.start
         if computing:
             self.ends = self._push(self.ends, (end, index, stamp), TANGENT, SHARED, WINDOW)  # re-bound then
@@ -278,7 +277,7 @@ class LaxityOrder:
     def scan(self, now: float, attempt: Callable[[JobRun], T | None]) -> T | None:
         """The first non-None ``attempt(job)`` over the jobs with a task to launch, in order."""
         self.refresh(now)
-        share = self.sim.slot_count / max(len(self.jobs), 1)
+        share = even_share(self.sim, len(self.jobs))
         count = len(self.jobs)
         stamps = self.stamps
         windows, floors, last = self.windows, self.floors, self.last

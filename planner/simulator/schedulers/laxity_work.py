@@ -38,6 +38,11 @@ def laxity_from(job: JobRun, now: float, left: float, share: float) -> float:
     return deadline_of(job) - (now + left / rate)
 
 
+def even_share(sim: Simulation, jobs: int) -> float:
+    """Slots per unfinished job (``jobs`` of them): the rate a job without one of its own counts on."""
+    return sim.slot_count / max(jobs, 1)
+
+
 def deadline_of(job: JobRun) -> float:
     """The deadline of a job the laxity arithmetic is given (only jobs with one are)."""
     if job.deadline is None:  # pragma: no cover - callers rank jobs without a deadline apart

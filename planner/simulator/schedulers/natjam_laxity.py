@@ -13,7 +13,7 @@ from mypy_extensions import mypyc_attr
 from planner.simulator.jobs import JobRun, SlotRun
 from planner.simulator.layout import MAP, REDUCE
 from planner.simulator.schedulers.base import Launch, Scheduler
-from planner.simulator.schedulers.laxity_work import laxity_from, time_left, work_left
+from planner.simulator.schedulers.laxity_work import even_share, laxity_from, time_left, work_left
 
 if TYPE_CHECKING:
     from planner.simulator.schedulers.laxity_order import LaxityOrder
@@ -96,7 +96,7 @@ class LaxityRules(Scheduler):
         if running_left is None:
             running_left = self._running_left(now)
         left = work_left(job, running_left.get(job.index, 0.0), extra)
-        return laxity_from(job, now, left, self.bound().slot_count / max(len(self.jobs), 1))
+        return laxity_from(job, now, left, even_share(self.bound(), len(self.jobs)))
 
     def _running_left(self, now: float) -> dict[int, float]:
         sim = self.bound()
