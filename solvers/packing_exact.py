@@ -19,26 +19,44 @@ reduced cost. HiGHS solves the integer program over the pool whenever it
 grows, started from the greedy schedule (whose phases are in the pool).
 
 When a gap remains, the search branches best-first on how many phases are at
-least lambda seconds long (`CountRow`; lambda = 0 counts all phases), at the
-threshold whose count is most fractional in the LP: one side at most the
-floor, the other at least the ceiling. The rows' duals only depend on a
-phase's length, so the pricing stays the same knapsack. Before a region is
-split, a short list closes it when its gap is small (`_Search._listed`). A
-region whose LP counts are all whole is closed by enumeration (when branching
-runs out of time, the least bound of the regions left is the result's bound):
-every phase whose reduced cost there is at most
-(incumbent - region bound) is listed (`packing_columns.enumerate_phases`); a
-better schedule uses only such phases, so the integer program over the pool
-and them is optimal. The root itself is tried that way first, before any
-branching: when its gap is small the list is short and the proof immediate;
-when it is not (over `ROOT_PHASES` phases, or `ROOT_ENUMERATION` of the
-time), the list is dropped. When the enumeration does not finish in time, what was found still
-feeds the integer program and the result has status time_limit with the
-proven bound and gap. Time split: root column generation up to 30% of the
-limit (90% if it has not converged, then no branching), the root's
-enumeration up to 20% more, branching up to 85%, enumeration up to 95%, then
-the last integer program. The column generation keeps its LP in one HiGHS
-instance (`solvers.milp.WarmLp`): each round starts from the last basis.
+least lambda seconds long (`CountRow`): one side at most the floor of the LP's
+count, the other at least its ceiling. The rows' duals only depend on a
+phase's length, so the pricing stays the same knapsack. The threshold settles
+the phases' lengths longest first (`packing_lp.branching_row`): the gap is
+almost all in the lengths (random_batch(40, 2) on P = 9: root LP 6,743.25,
+6,814.22 with the two longest phases' lengths fixed, 6,817.74, the optimum,
+with three), so splitting the longest undecided one moves the bound where the
+most fractional count anywhere (the rule before) cut among short phases and
+moved it by seconds per split. Column generation in a region stops once its
+bound reaches the incumbent (Farley's bound holds with count rows too:
+`packing_lp._farley`). After each split, the integer program over the pool's
+columns that could be in a better schedule of a child (`_Search._dive`, a few
+thousand at most) looks for a better incumbent, at a fraction of the whole
+pool's cost. Before a region is split, a short list closes it when its gap is
+small (`_Search._listed`): every phase whose reduced cost there is at most what
+a phase of a better schedule can have (`LpBound.slack`) is listed
+(`packing_listing.PhaseLister`); a better schedule in the region uses only such
+phases, so the integer program over them and the incumbent's decides it. A
+list within half the slack is made first and the whole one only when that is
+short (`PhaseLister.probe`). A region whose LP counts are all whole is closed
+the same way at the end (when branching runs out of time, the least bound of
+the regions left is the result's bound), with the pool in its integer program.
+The root itself is tried that way first, before any branching: when its gap is
+small the list is short and the proof immediate; when it is not (over
+`ROOT_PHASES` phases, or `ROOT_ENUMERATION` of the time), the list is dropped.
+When the enumeration does not finish in time, what was found still feeds the
+integer program and the result has status time_limit with the proven bound and
+gap. Time split: root column generation up to 30% of the limit (90% if it has
+not converged, then no branching), the root's enumeration up to 5% more,
+branching up to 85%, enumeration up to 95%, then the last integer program. The
+column generation keeps its LP in one HiGHS instance (`solvers.milp.WarmLp`):
+each round starts from the last basis.
+
+Measured on random_batch(40, seed) on P = 9 (N = 18, the benchmark's 58 s
+limit, two rounds on a shared 2-core machine), seeds 0-4: all proven optimal in
+3.4-3.9, 28.1-35.8, 18.9-26.9, 10.8-12.5 and 37.2-40.1 s; before, in the same
+rounds, 4.6-4.8 s, stopped at the limit (0.1% gap), stopped (0.7%, 6,821.73
+for the optimum 6,817.74), 30.5-31.6 s, and stopped (0.1%) or 47.3 s.
 """
 
 from __future__ import annotations
@@ -62,8 +80,9 @@ from solvers.packing import (
     phase_total,
     simple_bound,
 )
-from solvers.packing_columns import candidate_lengths, enumerate_phases, level_tables
-from solvers.packing_lp import ColumnPool, CountRow, LpBound, generate_columns, initial_pool
+from solvers.packing_columns import candidate_lengths, level_tables
+from solvers.packing_listing import PhaseLister
+from solvers.packing_lp import ColumnPool, CountRow, LpBound, branching_row, generate_columns, initial_pool, with_row
 from solvers.packing_methods import _greedy
 from solvers.registry import register_method
 
@@ -71,7 +90,7 @@ ENUMERATION_LIMIT = 200_000
 #: The root's enumeration (before any branching) lists at most this many phases and takes at
 #: most this fraction of the time limit (ending by 85% of it, when branching would).
 ROOT_PHASES = 5_000
-ROOT_ENUMERATION = 0.2
+ROOT_ENUMERATION = 0.05
 #: Bytes the knapsack tables may take: the pricing holds about four tables of lengths x (N + 1)^2
 #: numbers (measured: 935 MiB at its peak for 20 jobs on N = 100, one table 0.24 GiB), the
 #: enumeration one per job more. Over it the step is not taken (greedy is returned, or the
@@ -81,9 +100,14 @@ TABLE_BYTES = 4 << 30
 #: at most `NODE_SHARE` of the time limit, when its gap is at most `NODE_RETRY` times the least gap
 #: that failed so far: lists grow quickly with the gap (random_batch(40, 1) on P = 9: closed at a
 #: gap of 19.5 s, 0.28%, in about 0.4 s; not listed in 1 s at 28 s), and a failed try is wasted time.
+#: (2% of the limit cut off lists that would have closed their regions on a slow machine.)
 NODE_PHASES = 20_000
-NODE_SHARE = 0.02
+NODE_SHARE = 0.08
 NODE_RETRY = 0.5
+#: The integer program after each split (`_Search._dive`) takes at most this many columns per child
+#: and this fraction of the time limit.
+NODE_COLUMNS = 3_000
+DIVE_SHARE = 0.02
 #: Branching ends at this fraction of the time limit; the open regions' enumeration follows.
 BRANCHING = 0.85
 
@@ -94,13 +118,13 @@ def table_bytes(instance: PackingInstance, copies: int) -> int:
 
 
 def _integer_program(pool: ColumnPool, start: list[list[Placement]] | None, *, time_limit: float, seed: int,
-                     mip_gap: float, use_start: bool = True):
-    """Set partitioning over the pool's cheapest column of each job set (`ColumnPool.cheapest`),
-    with the pool index and cost of each of its columns. Leaving out dominated columns loses
-    nothing, and keeps HiGHS's presolve from removing a column the MIP start uses (HiGHS 1.16.0
-    then reported "optimal" with objective 0)."""
+                     mip_gap: float, use_start: bool = True, among: np.ndarray | None = None):
+    """Set partitioning over the pool's cheapest column of each job set (`ColumnPool.cheapest`;
+    only among the columns ``among`` when given), with the pool index and cost of each of its
+    columns. Leaving out dominated columns loses nothing, and keeps HiGHS's presolve from removing
+    a column the MIP start uses (HiGHS 1.16.0 then reported "optimal" with objective 0)."""
     n = pool.instance.jobs
-    kept, costs = pool.cheapest()
+    kept, costs = pool.cheapest(among)
     columns = pool.matrix()[:, kept]
     guess = pool.start(start, kept) if start is not None and use_start else None
     solved = solve_arrays(costs, columns, np.ones(n), np.ones(n), np.zeros(kept.size), np.ones(kept.size),
@@ -129,34 +153,6 @@ def _polish(phases: list[list[Placement]], instance: PackingInstance) -> list[li
     return polished
 
 
-def _branching_row(node: LpBound, pool: ColumnPool) -> tuple[float, float] | None:
-    """The length threshold whose phase count is most fractional in the node's LP (ties: the
-    shortest threshold, 0 = every phase), with that count; None when every count is whole."""
-    if node.values is None:
-        return None
-    values = node.values
-    costs = np.array(pool.costs[: values.size])
-    used = values > 1e-9
-    best, best_score = None, 1e-6
-    for threshold in np.concatenate([[0.0], np.unique(costs[used])]):
-        count = float(values[costs >= threshold].sum())
-        score = min(count - math.floor(count), math.ceil(count) - count)
-        if score > best_score + 1e-12:
-            best, best_score = (float(threshold), count), score
-    return best
-
-
-def _with(rows: tuple[CountRow, ...], threshold: float, lower: float, upper: float) -> tuple[CountRow, ...]:
-    """The rows with [lower, upper] imposed on the count at ``threshold`` (merged with any there)."""
-    kept = []
-    for row in rows:
-        if row.threshold == threshold:
-            lower, upper = max(lower, row.lower), min(upper, row.upper)
-        else:
-            kept.append(row)
-    return (*kept, CountRow(threshold, lower, upper))
-
-
 class _Search:
     """The incumbent, the pool and the clock of one solve."""
 
@@ -180,18 +176,21 @@ class _Search:
     def closed(self, bound: float) -> bool:
         return self.total - bound <= self.mip_gap * self.total + 1e-12 * self.total  # relative only
 
-    def improve(self, until: float | None = None) -> bool:
+    def improve(self, until: float | None = None, among: np.ndarray | None = None) -> float | None:
         """The integer program over the pool (until ``until`` seconds on the clock, at most the time
-        limit); keeps what beats the incumbent. True when the pool's optimum is certified
-        (`solvers.certify`): the solution partitions the jobs, its cost is what HiGHS reported, and
-        HiGHS's bound is at least our LP bound and at most the incumbent. A failed certificate is
-        retried once without the MIP start."""
+        limit; over the columns ``among`` and the incumbent's when given); keeps what beats the
+        incumbent. Its certified bound when its optimum is certified (`solvers.certify`: the
+        solution partitions the jobs, its cost is what HiGHS reported, and HiGHS's bound is at least
+        our LP bound and at most the incumbent), else None; over the whole pool that bound is also
+        `pool_bound`. A failed certificate is retried once without the MIP start."""
         end = self.time_limit if until is None else min(until, self.time_limit)
+        if among is not None:
+            among = np.concatenate([among, self.pool.holding(self.best)])  # the incumbent stays feasible
         for use_start in (True, False):
             remaining = max(1e-3, end - self.clock.seconds)
             solved, kept, costs, columns = _integer_program(self.pool, self.best, time_limit=remaining,
                                                             seed=self.seed, mip_gap=self.mip_gap,
-                                                            use_start=use_start)
+                                                            use_start=use_start, among=among)
             chosen = _partition(solved.values, columns)
             if chosen is not None:
                 phases = [self.pool.phases[kept[c]] for c in chosen]
@@ -199,20 +198,24 @@ class _Search:
                 if total < self.total * (1 - 1e-12):  # relative: times may be milliseconds
                     self.best, self.total = phases, total
             if solved.status is not SolveStatus.OPTIMAL:
-                return False
+                return None
             recomputed = float(costs[chosen].sum()) if chosen is not None else math.inf
             claim = Claim(solved.status, solved.objective, solved.bound)
             problem = check_claim(claim, recomputed, lower=self.lower, upper=self.total, gap=self.mip_gap,
                                   feasible=chosen is not None)
             if problem is None:
-                self.pool_bound = max(float(solved.bound), self.lower)
-                return True
+                bound = max(float(solved.bound), self.lower)
+                if among is None:
+                    self.pool_bound = bound
+                return bound
             self.failed_certificates.append(problem)
-        return False
+        return None
 
     def columns(self, deadline: float, rows: tuple[CountRow, ...] = ()) -> LpBound:
+        # Past the cutoff the region is closed (`closed`): no more columns are needed for it.
         return generate_columns(self.instance, self.pool, self.tables, deadline=min(deadline, self.time_limit),
-                                clock=self.clock, seed=self.seed, rows=rows, limit=self.time_limit)
+                                clock=self.clock, seed=self.seed, rows=rows, limit=self.time_limit,
+                                cutoff=self.total * (1 - self.mip_gap))
 
     def branch(self, root: LpBound, deadline: float) -> tuple[float, list[LpBound] | None]:
         """Best-first branching on phase counts by length (`CountRow`): the bound over every
@@ -234,18 +237,18 @@ class _Search:
                     heapq.heappush(heap, (max(bound, node.bound), made, node))
                     made += 1
                     continue
-            listed = self._listed(node, deadline)
+            split = branching_row(node, self.pool)
+            listed = self._listed(node, deadline, always=split is None)
             if listed is not None:  # closed: nothing in it beats the incumbent; its bound still counts
                 dropped = min(dropped, max(bound, listed))
                 continue
-            split = _branching_row(node, self.pool)
             if split is None:
                 whole.append(node)
                 continue
             threshold, count = split
-            children = [self.columns(deadline, _with(node.rows, threshold, lower, upper))
+            children = [self.columns(deadline, with_row(node.rows, threshold, lower, upper))
                         for lower, upper in ((0.0, math.floor(count)), (math.ceil(count), np.inf))]
-            self.improve()  # once for both: their new columns may make a better schedule
+            self._dive(children)
             for child in children:
                 child_bound = max(bound, child.bound)
                 if not self.closed(child_bound):
@@ -258,35 +261,65 @@ class _Search:
         every = [lp.bound for lp in whole] + [b for b, _, _ in heap] + [dropped]
         return min(min(every), self.total), open_regions
 
-    def _listed(self, node: LpBound, deadline: float) -> float | None:
+    def _dive(self, children: list[LpBound]) -> None:
+        """The integer program over the pool's columns that could be in a better schedule in an
+        open child: reduced cost there at most the child's gap (at most `NODE_COLUMNS`, the
+        cheapest), with the incumbent's, for at most `DIVE_SHARE` of the time limit. A heuristic:
+        its bound proves nothing, but it is a fraction of the whole pool's integer program (which
+        took about 1 s per split at 5,000 columns, the better part of branching)."""
+        picked = []
+        for child in children:
+            if child.duals is None or self.closed(child.bound):
+                continue
+            reduced = self.pool.reduced_costs(child, self.tables.levels)
+            near = np.flatnonzero(reduced <= self.total - child.bound)
+            picked.append(near[np.argsort(reduced[near], kind="stable")[:NODE_COLUMNS]])
+        if picked:
+            self.improve(until=self.clock.seconds + DIVE_SHARE * self.time_limit, among=np.concatenate(picked))
+
+    def _listed(self, node: LpBound, deadline: float, always: bool = False) -> float | None:
         """Close one region by enumeration (as `prove` does for several, at the end): every phase
-        whose reduced cost there is at most the region's gap joins the pool, and the integer program
-        over the pool, certified, is then at least as good as any schedule in the region. Tried only
-        on regions whose gap is small enough (`NODE_RETRY`), within `NODE_SHARE` of the limit.
-        The region's proven bound when it is closed (every schedule in it costs at least the pool's
-        certified bound: HiGHS stops within ``mip_gap``, so not the incumbent), else None."""
+        that could be in a better schedule there joins the pool, and the integer program over them
+        and the incumbent's, certified, is then at least as good as any schedule in the region.
+        Tried on regions whose gap is small enough (`NODE_RETRY`), and ``always`` on one that cannot
+        be split (random_batch(20, 3) on P = 9: its optimum was in such a region, found only by the
+        last enumeration after 8 s of branching), within `NODE_SHARE` of the limit. The region's
+        proven bound when it is closed (every schedule in it costs at least the certified bound:
+        HiGHS stops within ``mip_gap``, so not the incumbent), else None."""
         gap = self.total - node.bound
-        if not self.can_list or node.duals is None or gap > NODE_RETRY * self.failed_gap:
+        if not self.can_list or node.duals is None or (gap > NODE_RETRY * self.failed_gap and not always):
             return None
         found, whole = self._phases_within_gap(
-            node, limit=NODE_PHASES, deadline=min(deadline, self.clock.seconds + NODE_SHARE * self.time_limit))
-        if whole:
-            for _, phase in found:
+            node, limit=NODE_PHASES, deadline=min(deadline, self.clock.seconds + NODE_SHARE * self.time_limit),
+            probe=True)
+        if whole or always:
+            # A better schedule in the region uses listed phases only: the integer program over
+            # them and the incumbent's decides the region, at a fraction of the whole pool's cost.
+            # Cut short, the list of a region that cannot be split still feeds it good phases.
+            phases = [phase for _, phase in found]
+            for phase in phases:
                 self.pool.add(phase)
-            if self.improve(until=deadline):
-                return self.pool_bound
-        self.failed_gap = gap  # a failed list's phases stay out: a longer pool slows every integer program after
+            bound = self.improve(until=deadline, among=self.pool.holding(phases))
+            if bound is not None and whole:
+                return bound
+        # Other lists cut short stay out of the pool: they would slow every integer program after.
+        self.failed_gap = min(self.failed_gap, gap)
         return None
 
-    def _phases_within_gap(self, lp: LpBound, *, limit: int, deadline: float) -> tuple[list, bool]:
-        """`enumerate_phases` in ``lp``'s region: every phase whose reduced cost there is at most
-        the gap (incumbent - region bound, padded for rounding), and whether the list is complete."""
-        slack = self.total - lp.bound
-        return enumerate_phases(self.tables, lp.duals, slack * (1 + 1e-9) + 1e-9, shift=lp.shift, limit=limit,
-                                deadline=deadline, clock=self.clock)
+    def _phases_within_gap(self, lp: LpBound, *, limit: int, deadline: float, probe: bool = False) -> tuple[list, bool]:
+        """Every phase whose reduced cost in ``lp``'s region is at most what a phase of a better
+        schedule there can have (`LpBound.slack`, padded for rounding), and whether the list is
+        complete; with ``probe``, given up early when the list within half of it is already long
+        (`PhaseLister.probe`)."""
+        slack = lp.slack(self.total)
+        lister = PhaseLister(self.tables, lp.duals, slack * (1 + 1e-9) + 1e-9, shift=lp.shift)
+        if probe:
+            return lister.probe(limit=limit, deadline=deadline, clock=self.clock)
+        return lister.within(lister.slack, limit=limit, deadline=deadline, clock=self.clock)
 
     def prove(
-        self, open_regions: list[LpBound], until: float = 0.95, limit: int = ENUMERATION_LIMIT, partial: bool = True
+        self, open_regions: list[LpBound], until: float = 0.95, limit: int = ENUMERATION_LIMIT, partial: bool = True,
+        probe: bool = False,
     ) -> bool:
         """Enumerate, for each open region, every phase that could still be in a better schedule
         there (at most ``limit`` per region, until ``until`` x the time limit), then solve the
@@ -303,13 +336,14 @@ class _Search:
                 continue
             # The rest of the time (5% after the last enumeration) is for what follows.
             share = (until * self.time_limit - self.clock.seconds) / (len(open_regions) - index)
-            found, whole = self._phases_within_gap(lp, limit=limit, deadline=self.clock.seconds + max(0.0, share))
+            found, whole = self._phases_within_gap(lp, limit=limit, deadline=self.clock.seconds + max(0.0, share),
+                                                   probe=probe)
             complete = complete and whole
             if not (whole or partial):
                 return False
             for _, phase in found:
                 self.pool.add(phase)
-        return self.improve() and complete
+        return self.improve() is not None and complete
 
 
 @register_method(PROBLEM, "milp", exact=True)
@@ -341,8 +375,10 @@ def _milp(instance: PackingInstance, *, time_limit: float, seed: int, mip_gap: f
         # A larger gap stops at `ROOT_PHASES` phases or `ROOT_ENUMERATION` of the time; what it
         # found is dropped and branching follows as before.
         until = min(BRANCHING, search.clock.seconds / time_limit + ROOT_ENUMERATION)
-        if search.prove([root], until=until, limit=ROOT_PHASES, partial=False):
+        if search.prove([root], until=until, limit=ROOT_PHASES, partial=False, probe=True):
             proven, bound = True, max(bound, search.pool_bound)
+        else:
+            search.failed_gap = search.total - root.bound  # a region's own list is tried below it only
     if not proven and root.converged:
         bound, open_regions = search.branch(root, BRANCHING * time_limit)
         bound = max(bound, search.lower)

@@ -3,7 +3,8 @@ phase-count rows, and column generation (see solvers/packing_exact.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import sparse
@@ -15,6 +16,7 @@ from solvers.packing_columns import LevelTables, best_by_level, best_phases, res
 from solvers.packing_methods import pair_phases
 
 COLUMNS_PER_ROUND = 24
+STALL = 4  # sampled rounds without progress before a full pricing
 PARTIAL_LEVELS = 96  # lengths priced per partial round, when there are over eight times as many
 
 
@@ -27,6 +29,46 @@ class CountRow:
     threshold: float
     lower: float
     upper: float
+
+
+def branching_row(node: LpBound, pool: ColumnPool) -> tuple[float, float] | None:
+    """The length threshold to branch on, with the LP's count of phases at least that long; None
+    when every count is whole.
+
+    Phase lengths longest first: with counts c(lambda) falling as lambda grows, the longest
+    threshold whose count is fractional shows the first undecided place m = ceil(c) in the order
+    of lengths; of the thresholds whose count lies strictly between m - 1 and m, the one nearest
+    m - 1/2 splits the m-th longest phase's length where the LP is most undecided. Once the
+    lengths of the longest phases are fixed the LP is nearly the integer optimum
+    (random_batch(40, 2) on P = 9: root LP 6,743.25, with the two longest lengths fixed 6,814.22,
+    three 6,817.74 = the optimum), while the most fractional count anywhere (the rule before) cut
+    among short phases first and moved the bound by a few seconds per split."""
+    if node.values is None:
+        return None
+    values = node.values
+    costs = np.array(pool.costs[: values.size])
+    used = values > 1e-9
+    thresholds = np.unique(costs[used])[::-1]  # longest first
+    counts = np.array([values[costs >= threshold].sum() for threshold in thresholds])
+    distance = np.minimum(counts - np.floor(counts), np.ceil(counts) - counts)
+    fractional = np.flatnonzero(distance > 1e-6)
+    if not fractional.size:
+        return None
+    place = math.ceil(counts[fractional[0]])
+    within = [i for i in fractional if place - 1 < counts[i] < place]
+    best = min(within, key=lambda i: (abs(counts[i] - (place - 0.5)), i))  # ties: the longer threshold
+    return float(thresholds[best]), float(counts[best])
+
+
+def with_row(rows: tuple[CountRow, ...], threshold: float, lower: float, upper: float) -> tuple[CountRow, ...]:
+    """The rows with [lower, upper] imposed on the count at ``threshold`` (merged with any there)."""
+    kept = []
+    for row in rows:
+        if row.threshold == threshold:
+            lower, upper = max(lower, row.lower), min(upper, row.upper)
+        else:
+            kept.append(row)
+    return (*kept, CountRow(threshold, lower, upper))
 
 
 class ColumnPool:
@@ -42,14 +84,15 @@ class ColumnPool:
         self.phases: list[list[Placement]] = []
         self.costs: list[float] = []
         self.masks: list[int] = []
+        self.lengths: list[float] = []  # each column's real length (its cost may be declared longer)
         self._known: set[tuple[int, float]] = set()
         self._entries: tuple[list[int], list[int]] = ([], [])  # (job, column) of every placement
         self._offsets: list[int] = []  # where each column's entries start
 
     def add(self, phase: list[Placement], length: float | None = None) -> bool:
         mask = sum(1 << p.job for p in phase)
-        cost = phase_total([phase], self.instance)
-        cost = cost if length is None else max(cost, float(length))
+        real = phase_total([phase], self.instance)
+        cost = real if length is None else max(real, float(length))
         if (mask, cost) in self._known:
             return False
         self._known.add((mask, cost))
@@ -59,6 +102,7 @@ class ColumnPool:
         self.phases.append(list(phase))
         self.costs.append(cost)
         self.masks.append(mask)
+        self.lengths.append(real)
         return True
 
     def matrix(self, start: int = 0) -> sparse.csc_matrix:
@@ -68,17 +112,28 @@ class ColumnPool:
         shape = (self.instance.jobs, len(self.phases) - start)
         return sparse.csc_matrix((np.ones(len(rows)), (rows, cols)), shape=shape)
 
-    def cheapest(self) -> tuple[np.ndarray, np.ndarray]:
+    def cheapest(self, among: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The index of the cheapest column of each job set, by its real length (declared lengths
-        serve the LP's count rows), and those lengths; in pool order. A costlier column of the same
-        set is dominated: any schedule using it is matched by the cheapest."""
+        serve the LP's count rows), and those lengths; in pool order; over the columns ``among``
+        (indices; None: every column). A costlier column of the same set is dominated: any
+        schedule using it is matched by the cheapest."""
         best: dict[int, tuple[float, int]] = {}
-        for c, (mask, phase) in enumerate(zip(self.masks, self.phases, strict=True)):
-            cost = phase_total([phase], self.instance)
+        for c in range(len(self.masks)) if among is None else np.unique(among).tolist():
+            mask, cost = self.masks[c], self.lengths[c]
             if mask not in best or cost < best[mask][0]:
                 best[mask] = (cost, c)
         chosen = sorted((c, cost) for cost, c in best.values())
         return np.array([c for c, _ in chosen], dtype=np.int64), np.array([cost for _, cost in chosen])
+
+    def reduced_costs(self, lp: LpBound, levels: np.ndarray) -> np.ndarray:
+        """Every column's reduced cost at its real length under the region ``lp``'s duals."""
+        shift = lp.shift[np.searchsorted(levels, np.array(self.lengths))] if lp.shift is not None else 0.0
+        return np.array(self.lengths) - self.matrix().T @ lp.duals - shift
+
+    def holding(self, phases: list[list[Placement]]) -> np.ndarray:
+        """The columns whose job set is one of the phases'."""
+        wanted = {sum(1 << p.job for p in phase) for phase in phases}
+        return np.array([c for c, mask in enumerate(self.masks) if mask in wanted], dtype=np.int64)
 
     def start(self, phases: list[list[Placement]], kept: np.ndarray) -> np.ndarray:
         """A 0/1 vector over the columns ``kept`` (one per job set) choosing the given phases' sets."""
@@ -105,7 +160,8 @@ class LpBound:
     """Where column generation got for one set of count ``rows``: a proven ``bound`` on every
     schedule obeying them, the last duals (``duals`` per job; ``shift[k]``, what the count rows
     pay a phase of length levels[k]), whether it ``converged``, and the LP solution ``values``
-    over the first len(values) columns of the pool."""
+    over the first len(values) columns of the pool; for those duals, ``lagrange`` (sum(pi) and the
+    rows' least terms) and ``rho``, at most every phase's reduced cost per second of its length."""
 
     bound: float
     duals: np.ndarray | None
@@ -113,6 +169,21 @@ class LpBound:
     converged: bool
     values: np.ndarray | None
     rows: tuple[CountRow, ...]
+    lagrange: float = -np.inf
+    rho: float = -np.inf
+    least: float = -np.inf
+
+    def slack(self, incumbent: float) -> float:
+        """The most reduced cost (under these duals) a phase of a schedule in the region costing at
+        most ``incumbent`` can have. Such a schedule costs at least lagrange + its phases' reduced
+        costs; the others' are each at least ``least`` (at most n - 1 of them) and together at least
+        rho x their length, so one phase's is at most the lesser of incumbent - lagrange - (n - 1)
+        min(0, least) and incumbent (1 - min(0, rho)) - lagrange. (incumbent - bound holds only
+        for the duals of the bound: the best bound may come from earlier duals, and Farley's is
+        above the Lagrangian one when rho < 0.)"""
+        jobs = self.duals.size if self.duals is not None else 0
+        by_count = incumbent - self.lagrange - max(0, jobs - 1) * min(0.0, self.least)
+        return min(by_count, incumbent * (1.0 - min(0.0, self.rho)) - self.lagrange)
 
 
 class _CoveringLp:
@@ -184,31 +255,37 @@ def _add_best(pool: ColumnPool, tables: LevelTables, duals: np.ndarray, reduced:
     return added
 
 
-def _farley(tables: LevelTables, duals: np.ndarray, held: np.ndarray, rows: tuple[CountRow, ...]) -> float:
-    """Farley's bound, much stronger than the Lagrangian one before convergence: with theta the
-    largest dual weight per second any phase holds (max over lengths L of what the pricing packs
-    into L, over L), duals / theta are feasible for the covering LP's dual, so sum(duals) / theta
-    bounds every schedule. Only without count rows (they price phases by length differently)."""
-    positive = tables.levels > 0
-    if rows or not positive.any():
-        return 0.0
-    theta = float(np.max(held[positive] / tables.levels[positive]))
-    return float(duals.sum()) / theta if theta > 0 else 0.0
+def _farley(levels: np.ndarray, lagrange: float, reduced: np.ndarray) -> float:
+    """Farley's bound, much stronger than the Lagrangian one before convergence, with count rows too.
+    A schedule obeying the rows costs lagrange + the sum of its phases' reduced costs (see
+    `generate_columns`), and a phase of length L has a reduced cost of at least rho L, rho the least
+    of (reduced cost / length) over the lengths; so cost >= lagrange + rho cost, that is
+    cost >= lagrange / (1 - rho) (rho < 1). Without rows this is sum(duals) / theta, theta the most
+    dual weight per second a phase holds."""
+    if not (levels > 0).all():  # a phase of length 0 has no reduced cost per second
+        return -np.inf
+    rho = float(np.min(reduced / levels))
+    return lagrange / (1.0 - rho) if rho < 1.0 else -np.inf
 
 
 def generate_columns(instance: PackingInstance, pool: ColumnPool, tables: LevelTables, *, deadline: float,
                      clock: Stopwatch, seed: int, rows: tuple[CountRow, ...] = (),
-                     limit: float | None = None) -> LpBound:
-    """Column generation on the covering LP with the count ``rows``.
+                     limit: float | None = None, cutoff: float = np.inf) -> LpBound:
+    """Column generation on the covering LP with the count ``rows``, stopped early (not converged)
+    once its bound reaches ``cutoff`` (a region that cannot beat the incumbent needs no more).
 
-    For any schedule obeying the rows, its cost is sum(pi) + the rows' dual terms + the sum of its
-    phases' reduced costs, so with at most n phases, sum(pi) + (the rows' least dual terms) +
-    n * min(0, least reduced cost) bounds it at every round of full pricing, at convergence too
-    (where it is the LP value up to round-off): the bound never rests on HiGHS's word. With many candidate lengths (large clusters) most rounds price only a sample of
-    them (spread evenly, plus the best of the last full pricing); a full pricing runs whenever
-    the sample finds nothing, so convergence is still proven over every length. Stopped by the
-    ``deadline`` between full pricings, it prices the last duals in full once more for the bound,
-    when that fits before ``limit`` (the solve's own time limit) at the pace of the last one.
+    For any schedule obeying the rows, its cost is at least sum(pi) + the rows' least dual terms
+    (``lagrange``) + the sum of its phases' reduced costs, so with at most n phases, lagrange +
+    n * min(0, least reduced cost) bounds it, and so does Farley's lagrange / (1 - rho) (`_farley`),
+    at every round, at convergence too (where both are the LP value up to round-off): the bound
+    never rests on HiGHS's word. With many candidate lengths (large clusters) most rounds price
+    only a sample of them (spread evenly, plus the best of the last full pricing); a length
+    between two priced ones holds at most what the next longer priced one does, which bounds the
+    reduced costs of every length from the sample alone. A full pricing runs whenever the sample
+    finds nothing or stalls (`STALL` rounds without the LP's value moving), so convergence is
+    still proven over every length. Stopped by the ``deadline`` between full pricings, it prices
+    the last duals in full once more for the bound, when that fits before ``limit`` (the solve's
+    own time limit) at the pace of the last one.
     """
     scale = float(tables.levels[-1])
     tolerance = 1e-9 * scale
@@ -221,46 +298,68 @@ def generate_columns(instance: PackingInstance, pool: ColumnPool, tables: LevelT
     pace = None  # seconds one full pricing took
     estimate = 0.0  # what one would take, from the sampled pricings, before one is timed
     lp = _CoveringLp(pool, rows, tables.levels, seed)
+    recent: list[float] = []  # the LP's values since the last full pricing
     while clock.seconds < deadline:
         solved = lp.solve(max(1e-3, deadline - clock.seconds))
         if solved is None:
             break
-        _, duals, shift, lagrange, values = solved
-        if sample is not None:
+        objective, duals, shift, lagrange, values = solved
+        recent.append(objective)
+        # A sample that finds columns without moving the LP (degenerate pivots) is stalling:
+        # a full pricing then finds the columns that matter.
+        stalled = len(recent) > STALL and recent[-1 - STALL] - objective <= 1e-5 * abs(objective)
+        if sample is not None and not stalled:
             if cached is None or not np.array_equal(cached[0], sample):
                 cached = (sample, restricted(tables, sample))  # the sample changes only after a full pricing
             part = cached[1]
-            part_shift = shift[np.unique(sample)]
+            priced = np.unique(sample)
             started = clock.seconds
             part_held = best_by_level(part, duals)
             if pace is None:  # until a full pricing is timed: the sample's pace, scaled to every length
                 estimate = (clock.seconds - started) * size / max(1, part.levels.size)
-            if _add_best(pool, part, duals, part.levels - part_held - part_shift, tolerance):
+            # A bound from the sample alone: a phase fitting one length fits every longer one, so the
+            # weight held at a length is at most that of the next priced length (the longest is priced).
+            above = part_held[np.searchsorted(priced, np.arange(size))]
+            state = _bounded(state, tables.levels, lagrange, tables.levels - above - shift, instance.jobs, duals, shift,
+                             values)
+            if state.bound >= cutoff:
+                return state
+            if _add_best(pool, part, duals, part.levels - part_held - shift[priced], tolerance):
                 unpriced = (duals, shift, lagrange, values)
                 continue
         unpriced = None
+        recent = recent[-1:]
         started = clock.seconds
         held = best_by_level(tables, duals)
         pace = clock.seconds - started
         reduced = tables.levels - held - shift
-        least = float(reduced.min())
         # The bound is ours, not HiGHS's LP value: sum(pi) and the rows' terms, with our own exact
         # pricing's least reduced cost, bound every schedule whatever the duals' accuracy.
-        proven = max(state.bound, lagrange + instance.jobs * min(0.0, least), _farley(tables, duals, held, rows))
-        if least >= -tolerance:
-            return LpBound(proven, duals, shift, True, values, rows)
-        state = LpBound(proven, duals, shift, False, values, rows)
+        state = _bounded(state, tables.levels, lagrange, reduced, instance.jobs, duals, shift, values)
+        if float(reduced.min()) >= -tolerance:
+            return replace(state, converged=True)
+        if state.bound >= cutoff:
+            return state
         if sample is not None:
             best = np.argsort(reduced, kind="stable")[:PARTIAL_LEVELS // 2]
             sample = np.unique(np.concatenate([np.linspace(0, size - 1, PARTIAL_LEVELS // 2).astype(np.int64), best]))
         if not _add_best(pool, tables, duals, reduced, tolerance):
             # The pricing's best columns are already in the pool: numerically converged.
-            return LpBound(state.bound, duals, shift, True, values, rows)
+            return replace(state, converged=True)
     if unpriced is not None and (limit is None or clock.seconds + 2 * (pace if pace is not None else estimate) <= limit):
         # Out of time between full pricings: one more, so that the bound reflects the last duals.
         duals, shift, lagrange, values = unpriced
-        held = best_by_level(tables, duals)
-        least = float((tables.levels - held - shift).min())
-        bound = max(state.bound, lagrange + instance.jobs * min(0.0, least), _farley(tables, duals, held, rows))
-        state = LpBound(bound, duals, shift, False, values, rows)
+        reduced = tables.levels - best_by_level(tables, duals) - shift
+        state = _bounded(state, tables.levels, lagrange, reduced, instance.jobs, duals, shift, values)
     return state
+
+
+def _bounded(state: LpBound, levels: np.ndarray, lagrange: float, reduced: np.ndarray, jobs: int, duals: np.ndarray,
+             shift: np.ndarray, values: np.ndarray) -> LpBound:
+    """The state after a pricing with the least reduced cost of each length (or less: a valid
+    bound needs only a lower one): the better of the Lagrangian bound (at most ``jobs`` phases)
+    and Farley's, never below the last one."""
+    least = float(reduced.min())
+    bound = max(state.bound, lagrange + jobs * min(0.0, least), _farley(levels, lagrange, reduced))
+    rho = float(np.min(reduced / levels)) if (levels > 0).all() else -np.inf
+    return LpBound(bound, duals, shift, False, values, state.rows, lagrange, rho, least)

@@ -23,7 +23,8 @@ from models import Cluster, Job
 from solvers import SolveStatus, evaluate_phases, pack_phases
 from solvers.base import Stopwatch
 from solvers.packing import Placement, _check_placements, packing_instance
-from solvers.packing_columns import best_by_level, best_phase, cheapest_phase, enumerate_phases, level_tables
+from solvers.packing_columns import best_by_level, best_phase, cheapest_phase, level_tables
+from solvers.packing_listing import enumerate_phases
 from solvers.packing_lp import CountRow, generate_columns, initial_pool
 from solvers.packing_methods import _greedy
 
@@ -681,11 +682,125 @@ def test_a_region_closed_by_its_own_list_is_never_wrong(monkeypatch, mip_gap):
     closed = []
     real_listed = packing_exact._Search._listed
 
-    def counted(self, node, deadline):
-        result = real_listed(self, node, deadline)
+    def counted(self, node, deadline, **kwargs):
+        result = real_listed(self, node, deadline, **kwargs)
         closed.append(result)
         return result
 
     monkeypatch.setattr(packing_exact._Search, "_listed", counted)
     _claims_match_exhaustive_search(mip_gap)
     assert sum(closed) >= 10, closed
+
+
+# ---------------------------------------------------------------- 9. seed 2: bounds at any duals, profile branching, lists
+
+@pytest.mark.parametrize(("seed", "cluster", "bowl"), [(90, CLUSTER, None), (91, C3, None), (92, TIGHT, None),
+                                                       (93, CLUSTER, "io")])
+def test_an_early_stop_bounds_and_its_slack_covers_every_phase_of_a_cheaper_schedule(seed, cluster, bowl):
+    """Column generation stopped at its first bound (cutoff 0: duals far from optimal, so phases may
+    price below 0 and Farley's bound is above the Lagrangian one) still bounds every schedule of its
+    region (brute force over the set partitions of 4 jobs), with count rows too, and ``slack(c)`` is
+    at least the reduced cost, under those duals, of every phase of every region schedule costing at
+    most c: what listing a region relies on."""
+    jobs = batch(seed, 4)
+    if bowl is not None:
+        jobs = with_bowl(jobs, 1, bowl)
+    instance = packing_instance(jobs, cluster)
+    shortest, tables = shortest_phases(instance), level_tables(instance)
+    greedy = _greedy(instance, time_limit=10, seed=0)
+    partitions = [[frozenset(block) for block in p] for p in set_partitions(list(range(4)))]
+    partitions = [p for p in partitions if all(math.isfinite(shortest[b]) for b in p)]
+    middle = float(np.median([shortest[b] for p in partitions for b in p]))
+    for rows in ((), (CountRow(middle, 1.0, np.inf),), (CountRow(middle, 0.0, 1.0),)):
+        lp = generate_columns(instance, initial_pool(instance, greedy), tables, deadline=30, clock=Stopwatch(), seed=0,
+                              rows=rows, cutoff=0.0)
+        assert lp.duals is not None and np.isfinite(lp.lagrange)
+        inside = [p for p in partitions
+                  if all(row.lower <= sum(shortest[b] >= row.threshold for b in p) <= row.upper for row in rows)]
+        costs = [sum(shortest[b] for b in p) for p in inside]
+        assert lp.bound <= min(costs) * (1 + 1e-9)
+        for p, cost in zip(inside, costs, strict=True):
+            for block in p:
+                k = int(np.searchsorted(tables.levels, shortest[block]))
+                reduced = shortest[block] - lp.duals[list(block)].sum() - lp.shift[k]
+                assert reduced <= lp.slack(cost) + 1e-9 * cost, (rows, sorted(block))
+
+
+def test_a_cutoff_stops_column_generation_once_the_bound_reaches_it():
+    """A region whose bound reaches the incumbent needs no more columns: with a cutoff at 95% of the
+    converged bound (205.5), generation stops (not converged) with a bound of at least the cutoff
+    (197.2: the bound rises in steps) and at most the converged one (an LP bound is the most any
+    duals prove)."""
+    instance = packing_instance(batch(94, 9), CLUSTER)
+    tables, greedy = level_tables(instance), _greedy(instance, time_limit=10, seed=0)
+    full = generate_columns(instance, initial_pool(instance, greedy), tables, deadline=60, clock=Stopwatch(), seed=0)
+    cutoff = 0.95 * full.bound
+    early = generate_columns(instance, initial_pool(instance, greedy), tables, deadline=60, clock=Stopwatch(), seed=0,
+                             cutoff=cutoff)
+    assert full.converged and not early.converged
+    assert cutoff <= early.bound < full.bound
+
+
+def test_branching_settles_the_longest_phases_first():
+    """Counts of phases at least lambda long, from an LP using phases of 100, 90, 50 and 20 s at
+    0.2, 0.5, 0.8 and 0.5: 0.2 (>= 100), 0.7 (>= 90), 1.5 (>= 50), 2.0 (>= 20). The most fractional
+    count is at 50 s (1.5), but the longest phase's length is still open: of the thresholds whose
+    count lies in (0, 1), 90 s (0.7) is the nearest to 1/2. Once every count up to some place is
+    whole, the next place's thresholds are split: counts 1.0 (>= 100) and 1.3, 1.8 below it pick 1.3."""
+    from types import SimpleNamespace
+
+    from solvers.packing_lp import LpBound, branching_row
+
+    def lp(values):
+        return LpBound(0.0, None, None, True, np.array(values), ())
+
+    pool = SimpleNamespace(costs=[100.0, 90.0, 50.0, 20.0])
+    assert branching_row(lp([0.2, 0.5, 0.8, 0.5]), pool) == (90.0, pytest.approx(0.7))
+    assert branching_row(lp([1.0, 0.3, 0.5, 0.2]), pool) == (90.0, pytest.approx(1.3))
+    assert branching_row(lp([1.0, 1.0, 0.0, 3.0]), pool) is None  # every count whole: no split
+
+
+def test_a_probe_lists_the_whole_list_when_half_the_slack_holds_few_phases():
+    """`PhaseLister.probe` returns what `within` lists at the full slack when the list within half of it
+    is short, and stops (incomplete, at most limit / PROBE phases) when it is not."""
+    from solvers.packing_listing import PROBE, PhaseLister
+
+    _, instance, tables, shortest = case(*CASES[4])  # 5 phases within the slack, 2 within half of it
+    duals = _duals(instance, shortest, CASES[4][0])
+    slack = 0.1 * float(tables.levels[-1])
+    lister = PhaseLister(tables, duals, slack)
+    whole, complete = lister.within(slack, limit=10**6, deadline=1e9, clock=Stopwatch())
+    half, _ = lister.within(slack / 2, limit=10**6, deadline=1e9, clock=Stopwatch())
+    assert complete and 1 < len(half) < len(whole)
+    probed, done = lister.probe(limit=PROBE * len(half), deadline=1e9, clock=Stopwatch())
+    assert done and sorted(length for length, _ in probed) == sorted(length for length, _ in whole)
+    cut, done = lister.probe(limit=PROBE * (len(half) - 1), deadline=1e9, clock=Stopwatch())
+    assert not done and len(cut) <= len(half) - 1
+    with pytest.raises(ValueError, match="slack"):
+        lister.within(2 * slack, limit=10, deadline=1e9, clock=Stopwatch())
+
+
+def test_the_pool_prices_and_restricts_its_columns():
+    """`ColumnPool.reduced_costs` is each column's real length less its jobs' duals and the rows' shift
+    at that length; `holding` finds columns by job set; `cheapest(among)` keeps the cheapest of each
+    set among the columns given only."""
+    from solvers.packing_lp import ColumnPool, LpBound
+
+    instance = packing_instance(batch(95, 3), CLUSTER)
+    tables = level_tables(instance)
+    pool = ColumnPool(instance)
+    a, b = [Placement(0, 4, "primary")], [Placement(0, 1, "primary"), Placement(1, 3, "primary")]
+    slow_a = [Placement(0, 1, "primary")]
+    for phase in (a, b, slow_a):
+        pool.add(phase)
+    duals = np.array([10.0, 20.0, 30.0])
+    shift = np.where(tables.levels >= length(instance, b), 5.0, 0.0)
+    reduced = pool.reduced_costs(LpBound(0.0, duals, shift, True, None, ()), tables.levels)
+    expected = [length(instance, a) - 10 - (5.0 if length(instance, a) >= length(instance, b) else 0.0),
+                length(instance, b) - 30 - 5, length(instance, slow_a) - 10 - 5 * (length(instance, slow_a) >=
+                                                                                    length(instance, b))]
+    assert reduced == pytest.approx(expected)
+    assert pool.holding([a]).tolist() == [0, 2] and pool.holding([b, a]).tolist() == [0, 1, 2]
+    kept, costs = pool.cheapest(np.array([2, 1]))
+    assert kept.tolist() == [1, 2] and costs == pytest.approx([length(instance, b), length(instance, slow_a)])
+    assert pool.cheapest()[0].tolist() == [0, 1]  # job 0 alone on 4 VMs beats it on 1
