@@ -116,6 +116,46 @@ def test_validate_on_dask_equals_local(dask_cluster):
     assert remote.to_json() == local.to_json()
 
 
+class CountedPayload:
+    """A megabyte that pickles as plain bytes (a worker needs no test module to load it) and counts
+    each time it is pickled, in this process."""
+
+    pickled = 0
+
+    def __init__(self) -> None:
+        self.data = bytes(1 << 20)
+
+    def __reduce__(self):
+        type(self).pickled += 1
+        return (bytes, (self.data,))
+
+
+def test_dask_sends_an_argument_the_specs_share_once(dask_cluster):
+    """Eight runs taking the same megabyte (as a validation's runs take the same batch): the client
+    pickles it once, to scatter it, not once per run's task, and every run gets it whole."""
+    import distributed
+
+    payload = CountedPayload()
+    CountedPayload.pickled = 0
+    with distributed.Client(dask_cluster) as client:
+        assert sweep([Spec(len, (payload,)) for _ in range(8)], client) == [1 << 20] * 8
+    assert CountedPayload.pickled == 1
+
+
+def test_shared_arguments_are_the_objects_several_specs_take():
+    """Positional and keyword arguments count alike, by identity (an equal copy is not shared),
+    in order of first use; numbers, strings and None always travel inside the task."""
+    from planner.proof.sweep import shared_arguments
+
+    batch, cluster, copy_of_batch = [1, 2], {"nodes": 4}, [1, 2]
+    specs = [Spec(fails_on, (7, "x", None, cluster)), Spec(fails_on, (7, "x", batch), {"cluster": cluster}),
+             Spec(fails_on, (batch, copy_of_batch))]
+    shared = shared_arguments(specs)
+    assert len(shared) == 2 and shared[0] is cluster and shared[1] is batch
+    assert shared_arguments([Spec(fails_on, (batch, batch))]) == [batch]  # twice in one spec
+    assert shared_arguments([Spec(fails_on, (batch,))]) == []
+
+
 def test_sweeping_solves_and_comparisons_as_the_readme_shows():
     """Plans are picklable results too: a sweep of two packing solves returns them in order,
     equal to solving one by one; `compare` over seeds is a sweep of simulations."""
