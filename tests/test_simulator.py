@@ -932,6 +932,44 @@ def test_plot_gantt_returns_axes():
     plt.close(given.figure)
 
 
+def test_gantt_draws_from_the_columns_each_attempt_on_a_shown_slot_once():
+    """The chart reads the attempt columns (a day's millions of attempts are never built as
+    tuples: `attempts` stays unbuilt): one box per attempt on the slots shown, the killed ones
+    hatched, in one collection per (job, fate)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    scheduler = Fair(pools=[Pool("b", min_map=4)], preemption=Preemption(min_share_timeout=30, fair_share_timeout=None))
+    result = simulate([Job("hog", 12, 0, 100.0, pool="a"), Job("b", 4, 0, 50.0, submit=10.0, pool="b")],
+                      PREEMPT_CLUSTER, scheduler)
+    table = result.columns()
+    assert result.kills > 0
+    for shown in (3, None):
+        _, ax = plt.subplots()
+        result.plot_gantt(ax=ax, max_slots=shown)
+        on = table["slot"] < (shown if shown is not None else result.slots)
+        boxes = sum(len(c.get_paths()) for c in ax.collections)
+        hatched = sum(len(c.get_paths()) for c in ax.collections if c.get_hatch())
+        assert boxes == int(on.sum()) and hatched == int((on & (table["fate"] != 0)).sum())
+        assert len(ax.collections) == len({(j, f != 0) for j, f in zip(table["job"][on], table["fate"][on], strict=True)})
+        plt.close(ax.figure)
+    assert "attempts" not in result.__dict__
+
+
+def test_jobs_in_the_system_over_time_are_those_submitted_before_and_not_finished():
+    """fairness_over_time's jobs_in_system at each completion T counts the jobs with submit < T <= finish
+    (counted here one job at a time), with staggered arrivals so that the count rises and falls."""
+    jobs = [Job(f"j{i}", 3 + i, 1, 10.0 + i, 5.0, submit=7.0 * i) for i in range(8)]
+    result = simulate(jobs, Cluster(nodes=2, racks=1), "fair", seed=0)
+    first = min(job["submit"] for job in result.jobs)
+    counts = [record["jobs_in_system"] for record in result.fairness_over_time()]
+    expected = [sum(1 for job in result.jobs if job["submit"] < record["time"] + first <= job["finish"])
+                for record in result.fairness_over_time()]
+    assert counts == expected and len(set(counts)) > 2
+
+
 # -- bad inputs --------------------------------------------------------------------------------------
 def test_unknown_scheduler_name():
     with pytest.raises(InvalidInput, match="scheduler"):

@@ -101,6 +101,28 @@ def test_johnson_plans_run_under_fifo_in_plan_order():
     assert list(setups[0].scheduler.ranks) == list(plan.order)
 
 
+def test_a_johnson_plans_curve_is_computed_once(monkeypatch):
+    """A "johnson" plan stores no curve (its runs are FIFO's, the k = 1 model): validate computes it
+    once for the setups' predictions and the report, not twice (minutes each on a day's batch), and
+    the report is the one it was."""
+    from planner.proof import setups as setups_module
+
+    workload, cluster = mixed(), Cluster(nodes=4, racks=2)
+    plan = make_plan(workload, cluster, "johnson")
+    before = validate(plan, workload, cluster, runs=2, curve_splits=2, executor="serial").to_json()
+    calls = []
+    real = setups_module.fluid_curve
+
+    def counted(*args, **kwargs):
+        calls.append(args[0].strategy)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(setups_module, "fluid_curve", counted)
+    monkeypatch.setattr("planner.proof.validate.fluid_curve", counted)
+    assert validate(plan, workload, cluster, runs=2, curve_splits=2, executor="serial").to_json() == before
+    assert calls == ["johnson"]
+
+
 def profiled() -> tuple[Workload, Cluster]:
     jobs = [Job(name, 1, 0, 10.0, 0.0, intensity=intensity, profile=PowerLawProfile.from_coefficients(a, b))
             for name, a, b, intensity in (("scan", 120, -1, "io"), ("train", 60, -1, "cpu"), ("flat", 50, 0, "balanced"),

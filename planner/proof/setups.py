@@ -140,11 +140,14 @@ def plan_submits(plan: Plan, workload: Workload) -> tuple[float, ...] | None:
     return tuple(at[job.name] for job in workload)
 
 
-def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: int) -> list[Setup]:
-    """The plan, the baselines and the curve points of a slot plan (module docstring)."""
+def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: int,
+                curve: Sequence[float] | None = None) -> list[Setup]:
+    """The plan, the baselines and the curve points of a slot plan (module docstring); ``curve``
+    is `fluid_curve`'s, when the caller has it (a "johnson" plan's takes minutes on a day's batch)."""
     jobs = list(workload)
     total = plan.map_slots + plan.reduce_slots
-    curve = fluid_curve(plan, workload)
+    if curve is None:
+        curve = fluid_curve(plan, workload)
     scheduler, label = plan_scheduler(plan.strategy, plan.k, plan.order)
     submits = plan_submits(plan, workload)
     setups = [Setup(f"plan ({label}, {plan.map_slots}:{plan.reduce_slots})", "plan", curve[plan.map_slots - 1],

@@ -219,7 +219,8 @@ def validate(
     if plan.phases:
         kind, setups, curve = "vms", vm_setups(plan, night, cluster), []
     else:
-        kind, setups, curve = "slots", slot_setups(plan, workload, cluster, curve_splits), fluid_curve(plan, workload)
+        curve = fluid_curve(plan, workload)
+        kind, setups = "slots", slot_setups(plan, workload, cluster, curve_splits, curve)
         if hadoop_conf:
             machines, scheduler, options = hadoop_settings(hadoop_conf, cluster)
             setups.insert(2 if setups[1].role == "variant" else 1, Setup("the cluster as configured", "baseline", None, scheduler, cluster=machines,
