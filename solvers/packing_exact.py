@@ -52,11 +52,8 @@ branching up to 85%, enumeration up to 95%, then the last integer program. The
 column generation keeps its LP in one HiGHS instance (`solvers.milp.WarmLp`):
 each round starts from the last basis.
 
-Measured on random_batch(40, seed) on P = 9 (N = 18, the benchmark's 58 s
-limit, two rounds on a shared 2-core machine), seeds 0-4: all proven optimal in
-3.4-3.9, 28.1-35.8, 18.9-26.9, 10.8-12.5 and 37.2-40.1 s; before, in the same
-rounds, 4.6-4.8 s, stopped at the limit (0.1% gap), stopped (0.7%, 6,821.73
-for the optimum 6,817.74), 30.5-31.6 s, and stopped (0.1%) or 47.3 s.
+What it proves within the benchmark's limit, and how long it takes, is in
+docs/solvers.md (benchmark `packing`).
 """
 
 from __future__ import annotations

@@ -90,7 +90,7 @@ class ColumnPool:
         self._offsets: list[int] = []  # where each column's entries start
 
     def add(self, phase: list[Placement], length: float | None = None) -> bool:
-        mask = sum(1 << p.job for p in phase)
+        mask = _job_set(phase)
         real = phase_total([phase], self.instance)
         cost = real if length is None else max(real, float(length))
         if (mask, cost) in self._known:
@@ -132,13 +132,17 @@ class ColumnPool:
 
     def holding(self, phases: list[list[Placement]]) -> np.ndarray:
         """The columns whose job set is one of the phases'."""
-        wanted = {sum(1 << p.job for p in phase) for phase in phases}
+        wanted = {_job_set(phase) for phase in phases}
         return np.array([c for c, mask in enumerate(self.masks) if mask in wanted], dtype=np.int64)
 
     def start(self, phases: list[list[Placement]], kept: np.ndarray) -> np.ndarray:
         """A 0/1 vector over the columns ``kept`` (one per job set) choosing the given phases' sets."""
-        wanted = {sum(1 << p.job for p in phase) for phase in phases}
-        return np.array([1.0 if self.masks[c] in wanted else 0.0 for c in kept])
+        return np.isin(kept, self.holding(phases)).astype(float)
+
+
+def _job_set(phase: list[Placement]) -> int:
+    """The jobs of a phase as a bit mask (a column's identity with its length)."""
+    return sum(1 << p.job for p in phase)
 
 
 def initial_pool(instance: PackingInstance, greedy: PhaseSchedule) -> ColumnPool:

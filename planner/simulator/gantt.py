@@ -30,17 +30,14 @@ def plot_gantt(result: SimResult, ax: Any = None, *, max_slots: int | None = 200
     start, end = table["start"][picked], table["end"][picked]
     # One collection per (job, fate), not per slot: thousands of broken_barh calls take seconds.
     # Boxes by job, fate, then slot, and in the order the attempts ended within a slot (stable).
-    order = np.lexsort((slot, lost, job))
-    x, width, row = start[order], (end - start)[order], slot[order].astype(float)
+    group = job.astype(np.int64) * 2 + lost  # (job, fate) as one key
+    order = np.lexsort((slot, group))
+    x, width, row, group = start[order], (end - start)[order], slot[order].astype(float), group[order]
     low, high = row - 0.4, row + 0.4
-    boxes = np.stack([np.stack([x, low], 1), np.stack([x + width, low], 1), np.stack([x + width, high], 1),
-                      np.stack([x, high], 1)], 1)
-    keys = np.stack([job[order], lost[order]], 1)
-    cuts = np.flatnonzero((keys[1:] != keys[:-1]).any(axis=1)) + 1
-    for first, last in zip(np.concatenate(([0], cuts)), np.concatenate((cuts, [len(order)])), strict=True):
-        if first == last:
-            continue
-        owner, killed = int(keys[first, 0]), bool(keys[first, 1])
+    boxes = np.stack([[x, low], [x + width, low], [x + width, high], [x, high]]).transpose(2, 0, 1)
+    firsts = np.flatnonzero(np.diff(group, prepend=-1))
+    for first, last in zip(firsts, [*firsts[1:], len(order)], strict=True):
+        owner, killed = divmod(int(group[first]), 2)
         ax.add_collection(PolyCollection(boxes[first:last], facecolor=colours(owner % 20),
                                          hatch="//" if killed else None, edgecolor="black" if killed else "none",
                                          linewidth=0.3), autolim=True)
