@@ -10,7 +10,7 @@ import numpy as np
 from benchmarks.registry import Row, register
 from planner.examples.workloads import crosscheck_cases, packing_workload, paper_cluster, random_batch
 from solvers import SolveStatus, order_two_stage, pack_phases, schedule_pairs
-from solvers.ordering import two_stage_makespan
+from solvers.ordering.two_stage import two_stage_makespan
 
 #: What a solve may take beyond its time limit (building the model, reading the answer back).
 OVERHEAD = 1.0

@@ -8,7 +8,7 @@ import numpy as np
 
 from benchmarks.registry import Row, register, timed
 from solvers import PsoOptions, johnson_order, order_two_stage, two_stage_makespan
-from solvers.ordering import lower_bound, makespans
+from solvers.ordering.two_stage import lower_bound, makespans
 
 
 def _optimum(a: np.ndarray, b: np.ndarray) -> float:

@@ -13,7 +13,7 @@ from benchmarks.reference_slots import reference_makespans
 from benchmarks.registry import Row, register, timed
 from models import Job
 from solvers import configure_slots
-from solvers.slots import PhaseWork
+from solvers.slots.work import PhaseWork
 
 FLOOR_SECONDS = 0.025
 FLOOR_SPEEDUP = 5.0
@@ -88,10 +88,11 @@ def release_rows(suite: str) -> list[Row]:
 _CHILD = """
 import json, resource, sys, time
 from planner.io.swim import read_swim
-from solvers import configure_slots, slots_fluid
+from solvers import configure_slots
+from solvers.slots import fluid
 if sys.argv[2] != "None":  # one pass: no cap on the bytes nor on the splits of a block
-    slots_fluid.BLOCK_BYTES = int(sys.argv[2])
-    slots_fluid.MAX_BLOCK_SPLITS = 2**62
+    fluid.BLOCK_BYTES = int(sys.argv[2])
+    fluid.MAX_BLOCK_SPLITS = 2**62
 jobs = read_swim(sys.argv[1], window=(0, 7200))
 start = time.process_time()
 plan = configure_slots(jobs, 12000, 5, releases="submit")

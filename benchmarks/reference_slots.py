@@ -1,6 +1,6 @@
 """A straightforward reference for the fluid slot model: one event loop per s_m, plain Python.
 
-It follows FRESH's Algorithm 1 step by step (see solvers/slots.py for the
+It follows FRESH's Algorithm 1 step by step (see solvers/slots/configure.py for the
 semantics) and exists to check and time the vectorized `configure_slots`.
 """
 
@@ -11,7 +11,7 @@ from collections import deque
 
 import numpy as np
 
-from solvers.slots import SIMULTANEOUS, TASK_EPSILON, PhaseWork
+from solvers.slots.work import SIMULTANEOUS, TASK_EPSILON, PhaseWork
 
 
 def _waterfill(caps: list[float], total: float) -> list[float]:

@@ -1,6 +1,6 @@
 """Upper limits on runs, seeds and simulator settings, in one place so that the README can cite
 them (the limits of jobs, clusters and files are in `models.limits`; a solver's time limit,
-`solvers.MAX_TIME_LIMIT`, and the VMs a packing takes, `solvers.packing.MAX_PACKING_VMS`, are
+`solvers.MAX_TIME_LIMIT`, and the VMs a packing takes, `solvers.packing.problem.MAX_PACKING_VMS`, are
 the solvers'). The simulator imports this module, so it imports nothing from `solvers`.
 
 The command line checks its options against these before any work starts, and the settings

@@ -1,10 +1,16 @@
 """Planning problems turned into solutions (slot configuration, ordering, ordering with releases, packing).
 
-Imports `models` only, never `planner`. Every solution carries a `SolveStatus`,
-its objective, the best proven bound (or None), the gap, the solver and the
-wall time. The names are served on first use (`__getattr__`) and the solver methods register
-when they are first looked up (`solvers.registry`), so importing one piece (say
-`solvers.slots`) does not import pyomo, SciPy or pyswarms.
+Imports `models` only, never `planner`. One sub-package per problem: `solvers.slots` (static
+slot configuration), `solvers.ordering` (two-stage orders, with or without release times, and a
+batch's admission orders), `solvers.pairs` (VM pair scheduling) and `solvers.packing`
+(multi-phase overcommit packing). What every problem shares sits at the top: `solvers.base`
+(what a result carries), `solvers.certify` (checking a solver's claim), `solvers.registry`
+(methods by name) and `solvers.backends` (thin wrappers over HiGHS and pyswarms).
+
+Every solution carries a `SolveStatus`, its objective, the best proven bound (or None), the
+gap, the solver and the wall time. The names are served on first use (`__getattr__`) and the
+solver methods register when they are first looked up (`solvers.registry`), so importing one
+piece (say `solvers.slots.configure`) does not import pyomo, SciPy or pyswarms.
 """
 
 from __future__ import annotations
@@ -20,42 +26,42 @@ _PUBLIC = {
     "SolveStatus": "solvers.base",
     "relative_gap": "solvers.base",
     "UncertifiedResult": "solvers.certify",
-    "MilpOutcome": "solvers.milp",
-    "solve_milp": "solvers.milp",
-    "OrderSolution": "solvers.ordering",
-    "johnson_order": "solvers.ordering",
-    "order_jobs": "solvers.ordering",
-    "order_two_stage": "solvers.ordering",
-    "stage_times": "solvers.ordering",
-    "two_stage_makespan": "solvers.ordering",
-    "ReleaseOrderSolution": "solvers.ordering_release",
-    "ReleaseSchedule": "solvers.ordering_release",
-    "order_with_releases": "solvers.ordering_release",
-    "release_lower_bound": "solvers.ordering_release",
-    "release_schedule": "solvers.ordering_release",
-    "PackingInstance": "solvers.packing",
-    "PhaseSchedule": "solvers.packing",
-    "Placement": "solvers.packing",
-    "evaluate_phases": "solvers.packing",
-    "pack_phases": "solvers.packing",
-    "PairCost": "solvers.pairs",
-    "PairCosts": "solvers.pairs",
-    "PairGroup": "solvers.pairs",
-    "PairSchedule": "solvers.pairs",
-    "pair_cost": "solvers.pairs",
-    "pair_costs": "solvers.pairs",
-    "schedule_pairs": "solvers.pairs",
-    "PsoOptions": "solvers.pso",
-    "PsoOutcome": "solvers.pso",
-    "minimize_pso": "solvers.pso:minimize",
+    "MilpOutcome": "solvers.backends.milp",
+    "solve_milp": "solvers.backends.milp",
+    "OrderSolution": "solvers.ordering.two_stage",
+    "johnson_order": "solvers.ordering.two_stage",
+    "order_jobs": "solvers.ordering.two_stage",
+    "order_two_stage": "solvers.ordering.two_stage",
+    "stage_times": "solvers.ordering.two_stage",
+    "two_stage_makespan": "solvers.ordering.two_stage",
+    "ReleaseOrderSolution": "solvers.ordering.releases",
+    "ReleaseSchedule": "solvers.ordering.releases",
+    "order_with_releases": "solvers.ordering.releases",
+    "release_lower_bound": "solvers.ordering.releases",
+    "release_schedule": "solvers.ordering.releases",
+    "PackingInstance": "solvers.packing.problem",
+    "PhaseSchedule": "solvers.packing.problem",
+    "Placement": "solvers.packing.problem",
+    "evaluate_phases": "solvers.packing.problem",
+    "pack_phases": "solvers.packing.problem",
+    "PairCost": "solvers.pairs.problem",
+    "PairCosts": "solvers.pairs.problem",
+    "PairGroup": "solvers.pairs.problem",
+    "PairSchedule": "solvers.pairs.problem",
+    "pair_cost": "solvers.pairs.problem",
+    "pair_costs": "solvers.pairs.problem",
+    "schedule_pairs": "solvers.pairs.problem",
+    "PsoOptions": "solvers.backends.pso",
+    "PsoOutcome": "solvers.backends.pso",
+    "minimize_pso": "solvers.backends.pso:minimize",
     "Method": "solvers.registry",
     "method": "solvers.registry",
     "methods": "solvers.registry",
     "register_method": "solvers.registry",
-    "SLOT_MODELS": "solvers.slots:MODELS",
-    "SlotPlan": "solvers.slots",
-    "configure_slots": "solvers.slots",
-    "fluid_makespan": "solvers.slots",
+    "SLOT_MODELS": "solvers.slots.configure:MODELS",
+    "SlotPlan": "solvers.slots.configure",
+    "configure_slots": "solvers.slots.configure",
+    "fluid_makespan": "solvers.slots.configure",
 }
 
 __getattr__, __dir__ = lazy_names("solvers", _PUBLIC, globals())

@@ -2,9 +2,14 @@
 
 A method is a function ``solve(instance, *, time_limit, seed, **options) ->
 Solution`` for one problem (e.g. "two_stage"). Registering validates the name
-and refuses duplicates; `method` looks one up and names the choices when the
-name is unknown. One contract test runs every registered method of a problem
-on a shared instance set.
+and refuses a second function under a taken name; registering the same function
+again (a module reloaded, a notebook cell run twice) replaces the entry and is
+harmless. `method` looks one up and names the choices when the name is unknown.
+One contract test runs every registered method of a problem on a shared
+instance set.
+
+A new method goes in its problem's sub-package (``solvers/<problem>/``) and its
+module is listed in `METHOD_MODULES`.
 """
 
 from __future__ import annotations
@@ -29,9 +34,12 @@ _METHODS: dict[tuple[str, str], Method] = {}
 
 #: The modules whose import registers the built-in methods. They are imported when methods are
 #: first looked up, not when `solvers` is: pyomo, SciPy and pyswarms load only for a solve.
-METHOD_MODULES = ("solvers.ordering", "solvers.pairs", "solvers.matching", "solvers.packing_methods",
-                  "solvers.packing_exact", "solvers.packing_pso", "solvers.packing_exhaustive",
-                  "solvers.ordering_release", "solvers.ordering_release_search", "solvers.ordering_release_methods")
+METHOD_MODULES = (
+    "solvers.ordering.two_stage",
+    "solvers.pairs.problem", "solvers.pairs.matching",
+    "solvers.packing.methods", "solvers.packing.exact", "solvers.packing.pso", "solvers.packing.exhaustive",
+    "solvers.ordering.release_search", "solvers.ordering.release_methods",
+)
 
 
 def _load_methods() -> None:
@@ -51,13 +59,24 @@ def register_method(problem: str, name: str, *, exact: bool) -> Callable[[Callab
     name = as_str(name, "name")
 
     def decorate(solve: Callable) -> Callable:
-        if (problem, name) in _METHODS:
+        taken = _METHODS.get((problem, name))
+        if taken is not None and not _same_function(taken.solve, solve):
             raise InvalidInput("name", f"method {name!r} of {problem!r} is already registered")
         description = (solve.__doc__ or "").strip().splitlines()[0] if solve.__doc__ else name
         _METHODS[(problem, name)] = Method(problem, name, solve, exact, description)
         return solve
 
     return decorate
+
+
+def _same_function(registered: Callable, solve: Callable) -> bool:
+    """The same function, or its definition run again (same module and qualified name: a
+    reloaded module or a notebook cell run twice makes a new function object)."""
+    if registered is solve:
+        return True
+    where = (getattr(solve, "__module__", None), getattr(solve, "__qualname__", None))
+    return None not in where and where == (getattr(registered, "__module__", None),
+                                           getattr(registered, "__qualname__", None))
 
 
 def methods(problem: str) -> dict[str, Method]:

@@ -17,7 +17,7 @@ from planner.cli.main import app
 from planner.plans.arrivals import ArrivalsWarning
 from planner.proof.applied import submission_schedule
 from planner.proof.report import deadline_columns, sections
-from solvers.ordering_release_search import earliest_among_equals
+from solvers.ordering.release_search import earliest_among_equals
 
 ONE_NODE = Cluster(nodes=1, map_slots=1, reduce_slots=1)
 ROOT = Path(__file__).resolve().parent.parent

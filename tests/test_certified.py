@@ -21,10 +21,10 @@ import warnings
 import numpy as np
 import pytest
 
-import solvers.matching as matching
-import solvers.ordering as ordering
-import solvers.packing_exact as packing_exact
-import solvers.packing_methods as packing_methods
+import solvers.ordering.two_stage as ordering
+import solvers.packing.exact as packing_exact
+import solvers.packing.methods as packing_methods
+import solvers.pairs.matching as matching
 from models import InvalidInput
 from planner.examples.workloads import crosscheck_cases, packing_workload, paper_cluster, random_batch
 from solvers import (
@@ -36,9 +36,9 @@ from solvers import (
     pack_phases,
     schedule_pairs,
 )
+from solvers.backends.milp import ArrayOutcome, MilpOutcome
 from solvers.certify import Claim, certified, check_claim, trusted_bound
-from solvers.milp import ArrayOutcome, MilpOutcome
-from solvers.packing import packing_instance, simple_bound
+from solvers.packing.problem import packing_instance, simple_bound
 
 CASES = 200
 REL = 1e-6
@@ -315,7 +315,7 @@ def test_exhaustive_packing_matches_an_independent_brute_force():
 @pytest.mark.parametrize("method", ["milp", "matching"])
 def test_pair_methods_agree_with_brute_force(method):
     """Zero disagreements on 200 instances of 2-7 jobs (an odd one runs alone)."""
-    from solvers.pairs import _edge_costs, pair_costs
+    from solvers.pairs.problem import _edge_costs, pair_costs
 
     disagreements = []
     for index, (jobs, cluster) in enumerate(crosscheck_cases(CASES, seed=16, jobs=(2, 7))):

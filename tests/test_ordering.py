@@ -17,7 +17,7 @@ from solvers import (
     order_two_stage,
     two_stage_makespan,
 )
-from solvers.ordering import lower_bound, makespans
+from solvers.ordering.two_stage import lower_bound, makespans
 
 
 def brute_force(a, b) -> float:

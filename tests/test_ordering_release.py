@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
-import solvers.ordering_release_methods as methods_module
+import solvers.ordering.release_methods as methods_module
 from models import InvalidInput
 from solvers import (
     PsoOptions,
@@ -25,9 +25,9 @@ from solvers import (
     release_schedule,
     two_stage_makespan,
 )
-from solvers.milp import MilpOutcome
-from solvers.ordering_release import johnson_bound, node_bound, release_instance, schedule_of, value_of
-from solvers.ordering_release_methods import reversed_instance
+from solvers.backends.milp import MilpOutcome
+from solvers.ordering.release_methods import reversed_instance
+from solvers.ordering.releases import johnson_bound, node_bound, release_instance, schedule_of, value_of
 
 OBJECTIVES = ("makespan", "max_lateness", "late_jobs")
 SMALL_PSO = PsoOptions(particles=40, iterations=30)

@@ -9,8 +9,7 @@ import pytest
 
 from models import Cluster, InvalidPlan, Job, PowerLawProfile
 from solvers import PhaseSchedule, SolveStatus, evaluate_phases, methods, pack_phases
-from solvers.packing import packing_instance, phase_total
-from solvers.packing_methods import Placement
+from solvers.packing.problem import Placement, packing_instance, phase_total
 
 #: P = 2, k = 2: N = 4 VMs; r = 2; alpha = 1.5.
 CLUSTER = Cluster(nodes=2, disks=2, primaries_per_extra=2, overcommit_penalty=1.5)

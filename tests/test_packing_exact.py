@@ -1,5 +1,5 @@
-"""The exact packing method "milp" (set partitioning over phases, solvers/packing_exact.py) and its
-column machinery (solvers/packing_columns.py), checked against brute force.
+"""The exact packing method "milp" (set partitioning over phases, solvers/packing/exact.py) and its
+column machinery (solvers/packing/columns.py), checked against brute force.
 
 The reference is `shortest_phases`: for every set of jobs, the shortest phase holding exactly
 that set, found by trying every role and VM count of every member. From it follow the most
@@ -18,15 +18,15 @@ import numpy as np
 import pytest
 from test_packing import CLUSTER, brute_force, job
 
-import solvers.packing_exact as packing_exact
+import solvers.packing.exact as packing_exact
 from models import Cluster, Job
 from solvers import SolveStatus, evaluate_phases, pack_phases
 from solvers.base import Stopwatch
-from solvers.packing import Placement, _check_placements, packing_instance
-from solvers.packing_columns import best_by_level, best_phase, cheapest_phase, level_tables
-from solvers.packing_listing import enumerate_phases
-from solvers.packing_lp import CountRow, generate_columns, initial_pool
-from solvers.packing_methods import _greedy
+from solvers.packing.columns import best_by_level, best_phase, cheapest_phase, level_tables
+from solvers.packing.listing import enumerate_phases
+from solvers.packing.lp import CountRow, generate_columns, initial_pool
+from solvers.packing.methods import _greedy
+from solvers.packing.problem import Placement, _check_placements, packing_instance
 
 INTENSITIES = ("cpu", "io", "balanced")
 #: N = 6, r = 2, alpha = 1.3.
@@ -67,7 +67,7 @@ def _options(instance, j):
 
 
 def follows_rules(instance, phase) -> bool:
-    """One phase by the model's rules, checked here independently of solvers.packing."""
+    """One phase by the model's rules, checked here independently of solvers.packing.problem."""
     jobs = [p.job for p in phase]
     if len(set(jobs)) != len(jobs):
         return False
@@ -544,8 +544,8 @@ def test_partial_pricing_sees_the_same_lengths_and_converges_to_the_same_bound(m
     """Restricting the tables to some lengths prices those lengths exactly as the full tables do, and
     column generation that prices a sample of lengths first (forced here by a tiny sample size)
     still converges to the LP bound of full pricing: it prices every length before it stops."""
-    import solvers.packing_lp as packing_lp
-    from solvers.packing_columns import restricted
+    import solvers.packing.lp as packing_lp
+    from solvers.packing.columns import restricted
 
     cluster = Cluster(nodes=4, disks=2, primaries_per_extra=2, overcommit_penalty=1.3)
     instance = packing_instance(batch(81, 7), cluster)
@@ -568,7 +568,7 @@ def test_partial_pricing_sees_the_same_lengths_and_converges_to_the_same_bound(m
 def test_best_phases_traces_every_level_in_one_pass(seed, n, cluster, bowl):
     """`best_phases` over every level at once (asked in descending order, answered in that order):
     at each, a valid phase within that length holding the most weight `best_by_level` says."""
-    from solvers.packing_columns import best_phases
+    from solvers.packing.columns import best_phases
 
     _, instance, tables, _ = case(seed, n, cluster, bowl)
     weights = np.random.default_rng(300 + seed).uniform(1, 10, n)
@@ -583,7 +583,7 @@ def test_best_phases_traces_every_level_in_one_pass(seed, n, cluster, bowl):
 
 
 def test_the_pool_matrix_from_a_column_on_is_a_slice_of_the_whole():
-    from solvers.packing_lp import ColumnPool
+    from solvers.packing.lp import ColumnPool
 
     instance = packing_instance(batch(31, 6), CLUSTER)
     pool = initial_pool(instance, _greedy(instance, time_limit=10, seed=0))
@@ -598,7 +598,7 @@ def test_the_warm_lp_matches_a_cold_solve_after_every_batch_of_columns():
     cold `solve_arrays` of every column so far, and its duals are feasible (no column prices below 0)."""
     from scipy import sparse
 
-    from solvers.milp import WarmLp, solve_arrays
+    from solvers.backends.milp import WarmLp, solve_arrays
 
     rng = np.random.default_rng(32)
     for _ in range(5):
@@ -749,7 +749,7 @@ def test_branching_settles_the_longest_phases_first():
     whole, the next place's thresholds are split: counts 1.0 (>= 100) and 1.3, 1.8 below it pick 1.3."""
     from types import SimpleNamespace
 
-    from solvers.packing_lp import LpBound, branching_row
+    from solvers.packing.lp import LpBound, branching_row
 
     def lp(values):
         return LpBound(0.0, None, None, True, np.array(values), ())
@@ -763,7 +763,7 @@ def test_branching_settles_the_longest_phases_first():
 def test_a_probe_lists_the_whole_list_when_half_the_slack_holds_few_phases():
     """`PhaseLister.probe` returns what `within` lists at the full slack when the list within half of it
     is short, and stops (incomplete, at most limit / PROBE phases) when it is not."""
-    from solvers.packing_listing import PROBE, PhaseLister
+    from solvers.packing.listing import PROBE, PhaseLister
 
     _, instance, tables, shortest = case(*CASES[4])  # 5 phases within the slack, 2 within half of it
     duals = _duals(instance, shortest, CASES[4][0])
@@ -784,7 +784,7 @@ def test_the_pool_prices_and_restricts_its_columns():
     """`ColumnPool.reduced_costs` is each column's real length less its jobs' duals and the rows' shift
     at that length; `holding` finds columns by job set; `cheapest(among)` keeps the cheapest of each
     set among the columns given only."""
-    from solvers.packing_lp import ColumnPool, LpBound
+    from solvers.packing.lp import ColumnPool, LpBound
 
     instance = packing_instance(batch(95, 3), CLUSTER)
     tables = level_tables(instance)

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 from test_packing import CLUSTER, brute_force, job
 
-import solvers.pso
+import solvers.backends.pso
 from models import Cluster
 from solvers import PsoOptions, SolveStatus, evaluate_phases, pack_phases
-from solvers.packing import ROLES, Placement, packing_instance
-from solvers.packing_pso import bounds, decode, phase_totals
+from solvers.packing.problem import ROLES, Placement, packing_instance
+from solvers.packing.pso import bounds, decode, phase_totals
 
 FAST = {"particles": 40, "iterations": 25}
 MIXES = {"io": ["io"], "cpu": ["cpu"], "balanced": ["balanced"], "mixed": ["cpu", "io", "balanced"]}
@@ -83,14 +83,14 @@ def test_finds_the_overcommitted_pair():
 
 
 def test_paper_defaults_unless_overridden(monkeypatch):
-    real = solvers.pso.minimize
+    real = solvers.backends.pso.minimize
     seen = []
 
     def spy(cost, lower, upper, *, options, seed):
         seen.append((options, seed, lower.size))
         return real(cost, lower, upper, options=PsoOptions(particles=5, iterations=2), seed=seed)
 
-    monkeypatch.setattr(solvers.pso, "minimize", spy)
+    monkeypatch.setattr(solvers.backends.pso, "minimize", spy)
     jobs = batch(3, MIXES["mixed"], seed=0)
     pack_phases(jobs, CLUSTER, "pso", seed=9)
     pack_phases(jobs, CLUSTER, "pso", seed=9, particles=60, iterations=30)

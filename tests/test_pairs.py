@@ -109,7 +109,7 @@ def test_errors():
         schedule_pairs([], SMALL)
 
 
-# ---------------------------------------------------------------- past the direct limit (solvers/matching_lp.py)
+# ---------------------------------------------------------------- past the direct limit (solvers/pairs/matching_lp.py)
 
 
 def _brute_force(matrix: np.ndarray) -> float:
@@ -127,7 +127,7 @@ def _brute_force(matrix: np.ndarray) -> float:
 def _matrices(count: int, seed: int, jobs: tuple[int, int] = (3, 11)) -> list[np.ndarray]:
     """The pair-cost matrices (a dummy node when the count is odd) of seeded random batches."""
     from planner.examples.workloads import crosscheck_cases
-    from solvers.pairs import _edge_costs, pair_costs
+    from solvers.pairs.problem import _edge_costs, pair_costs
 
     return [_edge_costs(pair_costs(batch, cluster)) for batch, cluster in crosscheck_cases(count, seed, jobs=jobs)]
 
@@ -136,8 +136,8 @@ def test_the_assignment_start_is_the_fractional_lp_optimum():
     """The assignment relaxation's potentials y are dual feasible (every reduced cost C_ij - y_i -
     y_j >= 0) and sum(y) is the fractional matching LP's value, solved here by HiGHS over every
     edge; the assignment has no fixed point (no job paired with itself)."""
-    from solvers.matching_lp import assignment_start
-    from solvers.milp import solve_arrays
+    from solvers.backends.milp import solve_arrays
+    from solvers.pairs.matching_lp import assignment_start
 
     for matrix in _matrices(20, seed=21, jobs=(5, 40)):
         nodes = matrix.shape[0]
@@ -160,8 +160,8 @@ def test_the_lp_path_agrees_with_exhaustive_search(monkeypatch):
     optimum, proven, on 40 seeded batches of 3-11 jobs. The cuts make every one of these LPs
     integral, so milp also runs with that shortcut off ("milp, no shortcut"): the fixing, the
     integer program on the kept edges and its certificate."""
-    import solvers.matching as matching
-    import solvers.matching_lp as matching_lp
+    import solvers.pairs.matching as matching
+    import solvers.pairs.matching_lp as matching_lp
     from planner.examples.workloads import crosscheck_cases
 
     monkeypatch.setattr(matching, "DIRECT_LIMIT", 0)
@@ -198,9 +198,9 @@ def test_fixing_by_reduced_costs_keeps_every_better_matching(monkeypatch, incumb
     """Every perfect matching cheaper than `shrink`'s incumbent uses only edges it keeps (all
     matchings listed), so an optimal one is among them; its incumbent is a perfect matching. With
     the greedy matching as incumbent (the search on least reduced costs off) far more must be kept."""
-    import solvers.matching as matching
-    from solvers.matching import _matching_cost, is_perfect, shrink
-    from solvers.matching_lp import matching_lp
+    import solvers.pairs.matching as matching
+    from solvers.pairs.matching import _matching_cost, is_perfect, shrink
+    from solvers.pairs.matching_lp import matching_lp
 
     if incumbent == "greedy":
         monkeypatch.setattr(matching, "_least_reduced_matching", lambda *args: None)
@@ -219,7 +219,7 @@ def test_fixing_by_reduced_costs_keeps_every_better_matching(monkeypatch, incumb
 def test_the_incumbent_search_widens_past_tight_edges_with_no_perfect_matching():
     """Tight edges forming two triangles hold no perfect matching of 6 nodes: the search takes the
     cheapest edges beyond them and still returns one."""
-    from solvers.matching import _least_reduced_matching, is_perfect
+    from solvers.pairs.matching import _least_reduced_matching, is_perfect
 
     matrix = np.full((6, 6), 10.0)
     np.fill_diagonal(matrix, np.inf)
@@ -235,8 +235,8 @@ def test_the_assignment_start_leaves_little_to_price():
     """On 401 random jobs the LP ends with about 7 edges per node from the assignment start, where
     each node's cheapest edges by cost left about 70 to price in (measured): at most 12 here."""
     from planner.examples.workloads import paper_cluster, random_batch
-    from solvers.matching_lp import matching_lp
-    from solvers.pairs import _edge_costs, pair_costs
+    from solvers.pairs.matching_lp import matching_lp
+    from solvers.pairs.problem import _edge_costs, pair_costs
 
     matrix = _edge_costs(pair_costs(random_batch(401, 3), paper_cluster(10)))
     relaxation = matching_lp(matrix)
@@ -247,7 +247,7 @@ def test_blossom_returns_the_incumbent_when_its_edges_would_not_fit_in_the_time_
     """networkx cannot be stopped: past the direct limit, with more kept edges than it goes through
     in the time left (none at all here), the incumbent comes back with status time_limit and a
     bound below the optimum, which milp proves."""
-    import solvers.matching as matching
+    import solvers.pairs.matching as matching
     from planner.examples.workloads import paper_cluster, random_batch
 
     jobs, cluster = random_batch(150, 6), paper_cluster(10)

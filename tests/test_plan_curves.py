@@ -12,7 +12,8 @@ from planner.plans import curves as curves_module
 from planner.plans.arrivals import releases_of
 from planner.plans.curves import SlotCurves
 from planner.plans.plan import make_plan
-from solvers import configure_slots, slots_fluid
+from solvers import configure_slots
+from solvers.slots import fluid
 
 
 def _batch(seed: int = 0, count: int = 30) -> list[Job]:
@@ -28,7 +29,7 @@ def test_progress_hears_every_block_up_to_all_splits(monkeypatch, model):
     without a listener."""
     jobs = _batch()
     releases = [job.submit for job in jobs]
-    monkeypatch.setattr(slots_fluid, "BLOCK_BYTES", 7 * slots_fluid.bytes_per_entry(model) * len(jobs))
+    monkeypatch.setattr(fluid, "BLOCK_BYTES", 7 * fluid.bytes_per_entry(model) * len(jobs))
     heard: list[tuple[int, int]] = []
     plan = configure_slots(jobs, 40, 3, model=model, releases=releases, progress=lambda d, t: heard.append((d, t)))
     assert heard == [(done, 39) for done in (7, 14, 21, 28, 35, 39)]

@@ -1,7 +1,7 @@
 """VM-level execution of pair and phase schedules (`planner.simulator.simulate_vms`).
 
 The simulator re-implements the packing model's capacity rule (it never imports
-`solvers`); these tests hold it to `solvers.packing.evaluate_phases`: without
+`solvers`); these tests hold it to `solvers.packing.problem.evaluate_phases`: without
 noise a barrier run's makespan is the packing objective to the last bit, and
 backfill never makes the makespan longer (checked with hypothesis, with and
 without noise).

@@ -8,7 +8,9 @@ import pytest
 from benchmarks.reference_slots import reference_makespans
 from models import InvalidInput, Job
 from solvers import SolveStatus, configure_slots, fluid_makespan
-from solvers.slots import PhaseWork, unit_map_phase, waterfill
+from solvers.slots.fluid import waterfill
+from solvers.slots.maps import unit_map_phase
+from solvers.slots.work import PhaseWork
 
 
 def test_two_jobs_one_slot_each_way():

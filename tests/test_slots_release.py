@@ -13,8 +13,9 @@ from models import Cluster, InvalidInput, Job
 from planner.simulator import SimOptions, simulate
 from planner.simulator.schedulers.fresh import Fresh
 from solvers import configure_slots, fluid_makespan
-from solvers.slots import PhaseWork, unit_map_phase, unit_map_phases
-from solvers.slots_fluid import SIMULTANEOUS, _fresh_makespans, _general_makespans
+from solvers.slots.fluid import SIMULTANEOUS, _fresh_makespans, _general_makespans
+from solvers.slots.maps import unit_map_phase, unit_map_phases
+from solvers.slots.work import PhaseWork
 
 MODELS = ("fresh", "capped")
 

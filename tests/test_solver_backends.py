@@ -105,7 +105,7 @@ def test_pso_defaults_follow_the_packing_paper():
 
 def test_pso_decoders():
     """Rounding then clipping: 0.49 -> 0, 2.5 -> 2 (round half to even), 7.2 -> 5 (upper bound 5)."""
-    from solvers.pso import integers, penalized, random_keys
+    from solvers.backends.pso import integers, penalized, random_keys
 
     decoded = integers(np.array([[0.49, 2.5, 7.2]]), np.array([0, 0, 1]), np.array([5, 5, 5]))
     assert decoded.tolist() == [[0, 2, 5]]

@@ -31,8 +31,8 @@ class ArrivalsWarning(UserWarning):
 
 
 def releases_of(workload: Workload, ready_now: bool) -> np.ndarray | None:
-    """The jobs' releases counted from the first arrival, or None (`solvers.admission.release_times`)."""
-    from solvers.admission import release_times
+    """The jobs' releases counted from the first arrival, or None (`solvers.ordering.admission_orders.release_times`)."""
+    from solvers.ordering.admission_orders import release_times
 
     releases = release_times(workload, ready_now)
     return None if releases is None else np.array(releases, dtype=np.float64)
@@ -63,8 +63,8 @@ def release_order(workload: Workload, cluster: Cluster, *, releases: np.ndarray 
     """The admission order the two-stage release model finds best for ``objective`` (module
     docstring), and the record of that solve (the plan's ``ordering``)."""
     from solvers import order_with_releases
-    from solvers.ordering import stage_times
-    from solvers.ordering_release_search import earliest_among_equals
+    from solvers.ordering.release_search import earliest_among_equals
+    from solvers.ordering.two_stage import stage_times
 
     jobs = list(workload)
     a, b = stage_times(jobs, cluster.total_map_slots, cluster.total_reduce_slots)
@@ -91,8 +91,8 @@ def _list_order(a: np.ndarray, b: np.ndarray, r: np.ndarray, due: np.ndarray | N
                 ) -> tuple[list[int], dict[str, Any]]:
     """Johnson's rule among the jobs released when the map stage frees (O(n log n)), no bound."""
     from solvers.base import Stopwatch
-    from solvers.ordering_release import release_instance, release_schedule
-    from solvers.ordering_release_search import johnson_rank, list_rule
+    from solvers.ordering.release_search import johnson_rank, list_rule
+    from solvers.ordering.releases import release_instance, release_schedule
 
     clock = Stopwatch()
     inst = release_instance(a, b, r, due, objective)
@@ -122,7 +122,7 @@ def warn_task_floor(plan: Any, workload: Workload) -> Any:
     """Warn (`TaskFloorWarning`) when a slot plan predicts less than a job needs from its arrival
     (counted from the first, unless the plan takes every job as ready now) for one map and then
     one reduce: no schedule can end before that, whatever the slots."""
-    from solvers.admission import release_times
+    from solvers.ordering.admission_orders import release_times
 
     releases = release_times(workload, plan.ready_now) or [0.0] * len(workload)
     floor, longest, release = max(((r + job.map_time + job.reduce_time, job, r) for job, r in zip(

@@ -15,7 +15,7 @@ import numpy as np
 from models import Job
 from planner.proof.sweep import Progress, step_reporter
 from solvers import configure_slots
-from solvers.slots import SlotPlan
+from solvers.slots.configure import SlotPlan
 
 
 class SlotCurves:

@@ -15,7 +15,7 @@ from models.limits import MAX_JOBS, MAX_SECONDS, MAX_TOTAL_SLOTS, MAX_VMS
 from planner.limits import MAX_K, MAX_RUNS, MAX_SEED
 from planner.plans.vm import VM_STRATEGIES, Phases
 from solvers import SLOT_MODELS
-from solvers.packing import ROLES
+from solvers.packing.problem import ROLES
 
 SLOT_STRATEGIES = ("slots", "johnson", "slots+johnson")
 STRATEGIES = SLOT_STRATEGIES + VM_STRATEGIES

@@ -39,8 +39,8 @@ from planner.proof.sweep import Progress
 from planner.proof.validate import check_noise
 from planner.simulator.layout import node_slots
 from solvers import SLOT_MODELS, fluid_makespan
-from solvers.admission import johnson_admission, submission_order
 from solvers.base import Stopwatch
+from solvers.ordering.admission_orders import johnson_admission, submission_order
 
 __all__ = ["DEFAULT_K", "PLAN_VERSION", "SLOT_STRATEGIES", "STRATEGIES", "VM_STRATEGIES", "Plan", "make_plan"]
 

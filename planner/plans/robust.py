@@ -33,7 +33,7 @@ from planner.proof.setups import Setup, batch, plan_scheduler, run_setup
 from planner.proof.sweep import Progress, Spec, sweep
 from planner.proof.validate import statistics
 from solvers import SLOT_MODELS, configure_slots
-from solvers.admission import job_names, johnson_admission, submission_order
+from solvers.ordering.admission_orders import job_names, johnson_admission, submission_order
 
 TOLERANCE = 0.05
 #: The runs a robust plan is chosen on (`planner.proof.validate.biased`): not those `validate` uses.

@@ -2,7 +2,7 @@
 
 A VM-level plan is a sequence of phases run one after another; each phase is a
 tuple of (job name, VMs, role) with role one of "primary", "host" or "extra"
-(the packing model's roles, see `solvers.packing`). Pair schedules are written
+(the packing model's roles, see `solvers.packing.problem`). Pair schedules are written
 in the same form so one file format, one checker and one table serve both.
 """
 
@@ -17,7 +17,7 @@ import numpy as np
 from models import Cluster, ExtrapolationWarning, InvalidInput, Job, Workload
 from models.checks import as_str
 from solvers import PairSchedule, PhaseSchedule, evaluate_phases, methods, pack_phases, schedule_pairs
-from solvers.pairs import profile_times
+from solvers.pairs.problem import profile_times
 
 #: Each VM strategy is named after the solver problem whose registered methods it accepts.
 VM_STRATEGIES = ("pairs", "packing")

@@ -17,7 +17,7 @@ from models import Cluster, Job, Workload
 from planner.proof.applied import PLAN_POOL, plan_run, submission_schedule
 from planner.simulator import Fair, Fifo, Fresh, Scheduler, SimOptions, simulate, simulate_vms
 from solvers import configure_slots, fluid_makespan
-from solvers.admission import job_names, release_times, submission_order
+from solvers.ordering.admission_orders import job_names, release_times, submission_order
 
 if TYPE_CHECKING:
     from planner.plans.plan import Plan

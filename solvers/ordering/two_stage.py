@@ -22,10 +22,10 @@ import pyomo.environ as pyo
 
 from models import InvalidInput, Job
 from models.checks import as_int
+from solvers.backends.milp import solve_milp
+from solvers.backends.pso import PsoOptions, minimize, random_keys
 from solvers.base import Solution, SolveStatus, Stopwatch, check_time_limit, method_choice, relative_gap
 from solvers.certify import Claim, certified, own_proof, proven_bound
-from solvers.milp import solve_milp
-from solvers.pso import PsoOptions, minimize, random_keys
 from solvers.registry import method as find_method
 from solvers.registry import register_method
 

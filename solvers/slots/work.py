@@ -1,4 +1,4 @@
-"""The fluid model's view of a batch (`solvers.slots`): each job's map and reduce work, task
+"""The fluid model's view of a batch (`solvers.slots.configure`): each job's map and reduce work, task
 times and release, in admission order."""
 
 from __future__ import annotations
@@ -42,5 +42,5 @@ class PhaseWork:
         )
 
     def gates(self) -> np.ndarray | None:
-        """The earliest time each position may enter M (`solvers.slots_fluid`), or None."""
+        """The earliest time each position may enter M (`solvers.slots.fluid`), or None."""
         return None if self.release is None else np.maximum.accumulate(self.release)

@@ -12,8 +12,8 @@ count and role), cost c_s = the phase's length;
 
 Phases carry no labels here, so the symmetry between interchangeable phases
 is gone entirely. The LP relaxation is solved by column generation
-(solvers/packing_lp.py): the covering LP over a pool of columns gives duals
-pi_j >= 0, and the pricing (`packing_columns.best_by_level`, an exact knapsack
+(solvers/packing/lp.py): the covering LP over a pool of columns gives duals
+pi_j >= 0, and the pricing (`columns.best_by_level`, an exact knapsack
 over every candidate phase length at once) finds the phases with negative
 reduced cost. HiGHS solves the integer program over the pool whenever it
 grows, started from the greedy schedule (whose phases are in the pool).
@@ -22,20 +22,20 @@ When a gap remains, the search branches best-first on how many phases are at
 least lambda seconds long (`CountRow`): one side at most the floor of the LP's
 count, the other at least its ceiling. The rows' duals only depend on a
 phase's length, so the pricing stays the same knapsack. The threshold settles
-the phases' lengths longest first (`packing_lp.branching_row`): the gap is
+the phases' lengths longest first (`lp.branching_row`): the gap is
 almost all in the lengths (random_batch(40, 2) on P = 9: root LP 6,743.25,
 6,814.22 with the two longest phases' lengths fixed, 6,817.74, the optimum,
 with three), so splitting the longest undecided one moves the bound where the
 most fractional count anywhere (the rule before) cut among short phases and
 moved it by seconds per split. Column generation in a region stops once its
 bound reaches the incumbent (Farley's bound holds with count rows too:
-`packing_lp._farley`). After each split, the integer program over the pool's
+`lp._farley`). After each split, the integer program over the pool's
 columns that could be in a better schedule of a child (`_Search._dive`, a few
 thousand at most) looks for a better incumbent, at a fraction of the whole
 pool's cost. Before a region is split, a short list closes it when its gap is
 small (`_Search._listed`): every phase whose reduced cost there is at most what
 a phase of a better schedule can have (`LpBound.slack`) is listed
-(`packing_listing.PhaseLister`); a better schedule in the region uses only such
+(`listing.PhaseLister`); a better schedule in the region uses only such
 phases, so the integer program over them and the incumbent's decides it. A
 list within half the slack is made first and the whole one only when that is
 short (`PhaseLister.probe`). A region whose LP counts are all whole is closed
@@ -49,7 +49,7 @@ integer program and the result has status time_limit with the proven bound and
 gap. Time split: root column generation up to 30% of the limit (90% if it has
 not converged, then no branching), the root's enumeration up to 5% more,
 branching up to 85%, enumeration up to 95%, then the last integer program. The
-column generation keeps its LP in one HiGHS instance (`solvers.milp.WarmLp`):
+column generation keeps its LP in one HiGHS instance (`solvers.backends.milp.WarmLp`):
 each round starts from the last basis.
 
 What it proves within the benchmark's limit, and how long it takes, is in
@@ -64,10 +64,14 @@ import warnings
 
 import numpy as np
 
+from solvers.backends.milp import solve_arrays
 from solvers.base import SolveStatus, Stopwatch
 from solvers.certify import Claim, UncertifiedResult, check_claim, own_proof
-from solvers.milp import solve_arrays
-from solvers.packing import (
+from solvers.packing.columns import candidate_lengths, level_tables
+from solvers.packing.listing import PhaseLister
+from solvers.packing.lp import ColumnPool, CountRow, LpBound, branching_row, generate_columns, initial_pool, with_row
+from solvers.packing.methods import _greedy
+from solvers.packing.problem import (
     PROBLEM,
     PackingInstance,
     PhaseSchedule,
@@ -77,10 +81,6 @@ from solvers.packing import (
     phase_total,
     simple_bound,
 )
-from solvers.packing_columns import candidate_lengths, level_tables
-from solvers.packing_listing import PhaseLister
-from solvers.packing_lp import ColumnPool, CountRow, LpBound, branching_row, generate_columns, initial_pool, with_row
-from solvers.packing_methods import _greedy
 from solvers.registry import register_method
 
 ENUMERATION_LIMIT = 200_000

@@ -122,7 +122,7 @@ def solve_milp(
     and ``require_solution`` is set, `InfeasibleProblem` is raised; otherwise
     the outcome says so. ``seed`` is HiGHS's random_seed, so reruns are
     identical; one thread keeps them so. (No objective cutoff is offered:
-    HiGHS 1.15.1 proved a wrong optimum with one; see solvers/packing_methods.py.)
+    HiGHS 1.15.1 proved a wrong optimum with one; see solvers/packing/methods.py.)
     """
     time_limit = as_float(time_limit, "time_limit", above=0.0)
     mip_gap = as_float(mip_gap, "mip_gap", minimum=0.0)

@@ -7,7 +7,7 @@ fixing:
 1. the LP relaxation (sum of x_e at each node = 1, 0 <= x <= 1, plus Edmonds'
    odd-set cuts sum of x_e inside S <= (|S| - 1) / 2 for the odd components of
    fractional edges, added as they appear) is solved by column generation
-   (solvers/matching_lp.py: started from the assignment relaxation's duals, then
+   (solvers/pairs/matching_lp.py: started from the assignment relaxation's duals, then
    edges whose reduced cost c_uv - y_u - y_v is negative enter, until none
    does). Its value LB is a lower bound, and every edge has reduced
    cost r_e = c_e - y_u - y_v - (cut duals of the sets holding both ends) >= 0;
@@ -28,11 +28,11 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
+from solvers.backends.milp import solve_arrays
 from solvers.base import SolveStatus, Stopwatch
 from solvers.certify import Claim, certified, check_claim
-from solvers.matching_lp import MatchingLp, _pairs_from, matching_lp
-from solvers.milp import solve_arrays
-from solvers.pairs import PROBLEM, PairCosts, PairSchedule, _edge_costs, _schedule
+from solvers.pairs.matching_lp import MatchingLp, _pairs_from, matching_lp
+from solvers.pairs.problem import PROBLEM, PairCosts, PairSchedule, _edge_costs, _schedule
 from solvers.registry import register_method
 
 DIRECT_LIMIT = 60

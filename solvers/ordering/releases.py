@@ -3,13 +3,13 @@
 Job j has a map-stage time a_j, a reduce-stage time b_j, a release time r_j (absolute seconds: it cannot start its
 map stage earlier) and optionally a due date d_j. The admission order is strict (a permutation schedule): for the
 job at position p, C1[p] = max(C1[p-1], r_j) + a_j and C2[p] = max(C2[p-1], C1[p]) + b_j; its completion C_j is
-C2[p]. With every r_j = 0 this is the `two_stage_makespan` recurrence, and the problem is `solvers.ordering`'s.
+C2[p]. With every r_j = 0 this is the `two_stage_makespan` recurrence, and the problem is `solvers.ordering.two_stage`'s.
 Objectives: "makespan" (C_max), "max_lateness" (L_max = max C_j - d_j over the jobs that have a due date) and
 "late_jobs" (the number of jobs with C_j > d_j). The heuristics and "exhaustive" break ties of the objective by the
 smaller makespan; the exact methods guarantee the objective only.
 
-This module holds the instance, the evaluation and the lower bound; `solvers.ordering_release_search` the list
-rules, the local search and the method "johnson"; `solvers.ordering_release_methods` "milp", "branch_and_bound",
+This module holds the instance, the evaluation and the lower bound; `solvers.ordering.release_search` the list
+rules, the local search and the method "johnson"; `solvers.ordering.release_methods` "milp", "branch_and_bound",
 "pso" and "exhaustive". All are registered for the problem "two_stage_release".
 """
 
@@ -26,7 +26,7 @@ from models import InvalidInput
 from models.checks import as_int, as_str
 from solvers.base import Solution, SolveStatus, Stopwatch, check_time_limit, relative_gap
 from solvers.certify import Claim, certified, proven_bound
-from solvers.ordering import _permutation, _stages, johnson_order
+from solvers.ordering.two_stage import _permutation, _stages, johnson_order
 from solvers.registry import method as find_method
 
 PROBLEM = "two_stage_release"

@@ -5,7 +5,7 @@ Encoding. A particle has 3n coordinates for n jobs, in three blocks of n:
 - phase key x in [0, n): job j runs in phase floor(x) (clipped to n - 1), so up
   to n phases, any partition of the jobs into phases is reachable;
 - VM count v in [0.5, N + 0.5]: rounded to the nearest integer in 1..N, so every
-  count has an equally wide basin (`solvers.pso.integers`);
+  count has an equally wide basin (`solvers.backends.pso.integers`);
 - overcommit key o in [0, 1]: o >= 0.5 asks for the job's overcommit role, "host"
   for an io job and "extra" for a cpu job; a balanced job has no such role and
   decodes to "primary" whatever its key (the coordinate is then inert).
@@ -50,9 +50,17 @@ from collections.abc import Callable
 
 import numpy as np
 
-from solvers import pso as wrapper
+from solvers.backends import pso as wrapper
 from solvers.base import SolveStatus, Stopwatch
-from solvers.packing import PROBLEM, ROLES, PackingInstance, PhaseSchedule, Placement, grow_longest, make_schedule
+from solvers.packing.problem import (
+    PROBLEM,
+    ROLES,
+    PackingInstance,
+    PhaseSchedule,
+    Placement,
+    grow_longest,
+    make_schedule,
+)
 from solvers.registry import register_method
 
 PRIMARY, HOST, EXTRA = (ROLES.index(role) for role in ("primary", "host", "extra"))

@@ -1,7 +1,7 @@
 """Methods of "two_stage_release": a positional MILP ("milp"), a branch and bound, a particle swarm and
 exhaustive search (n <= 8, for cross-checks).
 
-The exact two start from the heuristic incumbent of `solvers.ordering_release` (never returning worse), and
+The exact two start from the heuristic incumbent of `solvers.ordering.releases` (never returning worse), and
 both check their own certificate (`solvers.certify.certified`) before they say optimal: the order's
 objective recomputed by `schedule_of`, the proven bound between our own `node_bound` of the empty
 prefix and the incumbent's objective.
@@ -17,11 +17,12 @@ import numpy as np
 import pyomo.environ as pyo
 
 from models import InvalidInput
+from solvers.backends.milp import solve_milp
+from solvers.backends.pso import PsoOptions, minimize, random_keys
 from solvers.base import SolveStatus, Stopwatch
 from solvers.certify import Claim, certified, own_proof
-from solvers.milp import solve_milp
-from solvers.ordering import _permutation, add_positions
-from solvers.ordering_release import (
+from solvers.ordering.release_search import _best_row, heuristic_order, local_search
+from solvers.ordering.releases import (
     HEURISTIC_SHARE,
     PROBLEM,
     ReleaseInstance,
@@ -34,12 +35,11 @@ from solvers.ordering_release import (
     solution,
     value_of,
 )
-from solvers.ordering_release_search import _best_row, heuristic_order, local_search
-from solvers.pso import PsoOptions, minimize, random_keys
+from solvers.ordering.two_stage import _permutation, add_positions
 from solvers.registry import register_method
 
 EXHAUSTIVE_LIMIT = 8
-#: Seconds per binary to build the positional model in pyomo (as `solvers.ordering`).
+#: Seconds per binary to build the positional model in pyomo (as `solvers.ordering.two_stage`).
 MILP_SECONDS_PER_BINARY = 4e-5
 #: Share of the time limit the branch and bound spends improving its incumbent before it branches.
 INCUMBENT_SHARE = 0.1

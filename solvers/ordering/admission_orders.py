@@ -21,7 +21,7 @@ def submission_order(workload: Workload) -> list[int]:
 def johnson_admission(workload: Workload, cluster: Cluster) -> list[int]:
     """Johnson's order on the stage times map_work / total map slots and reduce_work / total
     reduce slots of the cluster as configured, ties in submission order."""
-    from solvers.ordering import order_two_stage, stage_times  # pyomo: only when Johnson's order is asked for
+    from solvers.ordering.two_stage import order_two_stage, stage_times  # pyomo: only when Johnson's order is asked for
 
     submitted = submission_order(workload)
     a, b = stage_times([workload[i] for i in submitted], cluster.total_map_slots, cluster.total_reduce_slots)

@@ -1,14 +1,14 @@
 """Listing every phase of small reduced cost: the enumeration behind the exact packing's proofs
-(solvers/packing_exact.py). A schedule better than the incumbent in a region uses only phases
-whose reduced cost there is at most the region's slack (`packing_lp.LpBound.slack`), so the
+(solvers/packing/exact.py). A schedule better than the incumbent in a region uses only phases
+whose reduced cost there is at most the region's slack (`lp.LpBound.slack`), so the
 integer program over a complete list decides the region."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from solvers.packing import Placement
-from solvers.packing_columns import LevelTables, _empty, _fewest, _step, best_by_level, restricted
+from solvers.packing.columns import LevelTables, _empty, _fewest, _step, best_by_level, restricted
+from solvers.packing.problem import Placement
 
 #: A probe lists the phases within half the slack first (`PhaseLister.probe`): lists grow steeply with
 #: the slack (random_batch(40, 2) on P = 9 at its root: 1,114 phases within 20 s of reduced cost,

@@ -28,7 +28,7 @@ The makespan is the time the last job leaves, measured from t = 0. Two sharing m
   to the other jobs of its phase by water filling. Slots may idle when every
   job is capped.
 
-All splits s_m = 1..S-1 are simulated together (`solvers.slots_fluid`): every
+All splits s_m = 1..S-1 are simulated together (`solvers.slots.fluid`): every
 state variable is an array with one row per split, and each loop iteration
 advances every split by its own next event, so the loop runs at most 2n times
 (about 3n with releases) whatever S is.
@@ -46,11 +46,8 @@ from models import InvalidInput, Job
 from models.checks import as_float, as_int, as_str, shown
 from models.limits import MAX_SECONDS
 from solvers.base import Solution, SolveStatus, Stopwatch
-
-# The event loops live in `solvers.slots_fluid` and `solvers.slots_maps`; their names stay importable from here.
-from solvers.slots_fluid import fluid_makespans, waterfill
-from solvers.slots_maps import unit_map_phase, unit_map_phases
-from solvers.slots_work import SIMULTANEOUS, TASK_EPSILON, PhaseWork
+from solvers.slots.fluid import fluid_makespans
+from solvers.slots.work import PhaseWork
 
 MODELS = ("fresh", "capped")
 #: ``releases="submit"``: each job's ``submit`` time is its release.
@@ -58,9 +55,8 @@ FROM_SUBMIT = "submit"
 Releases = Sequence[float] | Literal["submit"] | None
 
 __all__ = [
-    "FROM_SUBMIT", "MODELS", "SIMULTANEOUS", "TASK_EPSILON", "PhaseWork", "Releases", "SlotPlan", "check_jobs",
-    "check_order", "check_releases", "configure_slots", "fluid_makespan", "fluid_makespans", "unit_map_phase",
-    "unit_map_phases", "waterfill",
+    "FROM_SUBMIT", "MODELS", "Releases", "SlotPlan", "check_jobs", "check_order", "check_releases", "configure_slots",
+    "fluid_makespan",
 ]
 
 
@@ -141,7 +137,7 @@ def configure_slots(
     order stays strict (a job not yet released holds back the ones after it) and
     the makespan is measured from t = 0. None: every job is ready at 0.
     ``progress(done, total)`` (optional) hears how many of the S - 1 splits are evaluated,
-    a block of splits at a time (`solvers.slots_fluid.BLOCK_BYTES`).
+    a block of splits at a time (`solvers.slots.fluid.BLOCK_BYTES`).
     """
     clock = Stopwatch()
     jobs = check_jobs(jobs)

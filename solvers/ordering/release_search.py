@@ -1,5 +1,5 @@
 """Searching orders of a batch with release times: list rules, local search, the method "johnson", and
-a polish among orders of equal value (`solvers.ordering_release` holds the instance and the evaluation).
+a polish among orders of equal value (`solvers.ordering.releases` holds the instance and the evaluation).
 
 The local search evaluates its candidate orders in blocks of at most `BLOCK_CELLS` cells (orders x jobs), so
 its memory stays bounded however many jobs there are (all swaps of 1,000 jobs at once took 7.8 GB), and checks
@@ -14,8 +14,7 @@ import math
 import numpy as np
 
 from solvers.base import Stopwatch
-from solvers.ordering import johnson_order
-from solvers.ordering_release import (
+from solvers.ordering.releases import (
     HEURISTIC_SHARE,
     LOCAL_PASSES,
     PROBLEM,
@@ -28,6 +27,7 @@ from solvers.ordering_release import (
     root_bound,
     solution,
 )
+from solvers.ordering.two_stage import johnson_order
 from solvers.registry import register_method
 
 #: Cells (orders x jobs) of one block of candidate orders the local search evaluates at once.

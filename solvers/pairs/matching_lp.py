@@ -1,4 +1,4 @@
-"""The matching LP behind the exact pair methods (solvers/matching.py): its relaxation with
+"""The matching LP behind the exact pair methods (solvers/pairs/matching.py): its relaxation with
 Edmonds' odd-set cuts, solved by column generation in one warm-started HiGHS instance.
 
 Where the column generation starts decides its speed. Each node's cheapest edges are a poor
@@ -23,8 +23,8 @@ from scipy import sparse
 from scipy.optimize import linear_sum_assignment
 from scipy.sparse.csgraph import connected_components
 
+from solvers.backends.milp import quiet_highs, run_for
 from solvers.base import SolverFailed, Stopwatch
-from solvers.milp import quiet_highs, run_for
 
 START_NEIGHBOURS = 10
 #: Seconds per nodes^3 SciPy's assignment takes on pair costs (measured 0.7e-9 on 2 busy cores:

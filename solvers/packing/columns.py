@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers.packing import PackingInstance, Placement
+from solvers.packing.problem import PackingInstance, Placement
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The fluid model's event loops, vectorized across map-slot splits (`solvers.slots` has the model).
+"""The fluid model's event loops, vectorized across map-slot splits (`solvers.slots.configure` has the model).
 
 Every state variable is an array with one row (or column) per split s_m, and each loop
 iteration advances every split by its own next event: a phase completion or, with release
@@ -18,11 +18,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from solvers.slots_maps import enter_map, reduce_queues, unit_map_phase
-from solvers.slots_work import SIMULTANEOUS, TASK_EPSILON, PhaseWork
+from solvers.slots.maps import enter_map, reduce_queues, unit_map_phase
+from solvers.slots.work import SIMULTANEOUS, TASK_EPSILON, PhaseWork
 
 #: Splits evaluated together keep arrays of (splits x jobs): "fresh" two of 8 bytes an entry
-#: (`slots_maps.reduce_queues`), "capped" about six. The splits go through in blocks that keep
+#: (`maps.reduce_queues`), "capped" about six. The splits go through in blocks that keep
 #: those arrays near this size (the FB-2010 day's 24,437 jobs on 12,000 slots would otherwise
 #: hold some 10 GB), and of at most `MAX_BLOCK_SPLITS` (larger ones ran slower, out of cache).
 #: Splits are independent, so the blocks give the very numbers one pass would.

@@ -1,4 +1,4 @@
-"""The fluid model's map phase (`solvers.slots`): once for all splits without releases (every
+"""The fluid model's map phase (`solvers.slots.configure`): once for all splits without releases (every
 rate scales with s_m), else one per split in lockstep, with the reduce queues it feeds."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from solvers.slots_work import SIMULTANEOUS, PhaseWork
+from solvers.slots.work import SIMULTANEOUS, PhaseWork
 
 
 def unit_map_phase(map_work: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

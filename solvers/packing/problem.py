@@ -25,7 +25,7 @@ from models import Cluster, InvalidInput, InvalidPlan, Job
 from models.checks import as_int
 from solvers.base import Solution, SolveStatus, Stopwatch, check_time_limit, method_choice, relative_gap
 from solvers.certify import proven_bound
-from solvers.pairs import check_cluster, profile_times
+from solvers.pairs.problem import check_cluster, profile_times
 from solvers.registry import method as find_method
 
 PROBLEM = "packing"

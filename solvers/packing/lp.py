@@ -1,5 +1,5 @@
 """The LP side of the exact packing method: the pool of phases, the covering LP with
-phase-count rows, and column generation (see solvers/packing_exact.py)."""
+phase-count rows, and column generation (see solvers/packing/exact.py)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import sparse
 
+from solvers.backends.milp import WarmLp
 from solvers.base import SolveStatus, Stopwatch
-from solvers.milp import WarmLp
-from solvers.packing import PackingInstance, PhaseSchedule, Placement, phase_total
-from solvers.packing_columns import LevelTables, best_by_level, best_phases, restricted
-from solvers.packing_methods import pair_phases
+from solvers.packing.columns import LevelTables, best_by_level, best_phases, restricted
+from solvers.packing.methods import pair_phases
+from solvers.packing.problem import PackingInstance, PhaseSchedule, Placement, phase_total
 
 COLUMNS_PER_ROUND = 24
 STALL = 4  # sampled rounds without progress before a full pricing
@@ -192,7 +192,7 @@ class LpBound:
 
 class _CoveringLp:
     """The covering LP with the count ``rows`` over the pool, kept in one HiGHS instance
-    (`solvers.milp.WarmLp`) while column generation adds columns: each round starts from the
+    (`solvers.backends.milp.WarmLp`) while column generation adds columns: each round starts from the
     last basis instead of from scratch."""
 
     def __init__(self, pool: ColumnPool, rows: tuple[CountRow, ...], levels: np.ndarray, seed: int) -> None:

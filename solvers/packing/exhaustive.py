@@ -18,7 +18,7 @@ import numpy as np
 
 from models import InvalidInput
 from solvers.base import SolveStatus, Stopwatch
-from solvers.packing import PROBLEM, PackingInstance, PhaseSchedule, Placement, make_schedule
+from solvers.packing.problem import PROBLEM, PackingInstance, PhaseSchedule, Placement, make_schedule
 from solvers.registry import register_method
 
 EXHAUSTIVE_JOBS = 6

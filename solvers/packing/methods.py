@@ -1,4 +1,4 @@
-"""Methods of the packing problem: "greedy" and "milp-compact" (see solvers/packing.py; "milp" is in packing_exact.py)."""
+"""Methods of the packing problem: "greedy" and "milp-compact" (see solvers/packing/problem.py; "milp" is in solvers/packing/exact.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import numpy as np
 import pyomo.environ as pyo
 
 from models import InvalidPlan
+from solvers.backends.milp import solve_milp
 from solvers.base import SolveStatus, Stopwatch
 from solvers.certify import Claim, certified, own_proof, trusted_bound
-from solvers.milp import solve_milp
-from solvers.packing import (
+from solvers.packing.problem import (
     PROBLEM,
     PackingInstance,
     PhaseSchedule,
