@@ -1,6 +1,8 @@
 """The surface users read is typed: every public function, method and constructor of the three
 packages declares its parameters' and its return's types, and `Any` appears only where no type
-exists (each such place is listed here with its reason).
+exists: in a container of mixed values (``dict[str, Any]``, a flat record), as the type of
+``**options`` forwarded to a constructor that checks each, and at the places listed here, each
+with its reason.
 
 Read from the source (`ast`), so that compiled modules (whose signatures Python cannot read) are
 checked alike. The public names are those the packages serve (`_PUBLIC` of `models`, `solvers`
@@ -73,13 +75,12 @@ def _problems(module: str, function: ast.FunctionDef, owner: str = "") -> list[s
     every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
     if owner and every and every[0].arg in ("self", "cls"):
         every = every[1:]
-    for extra in (arguments.vararg, arguments.kwarg):
-        if extra is not None:
-            every.append(extra)
-    for argument in every:
+    forwarded = [extra for extra in (arguments.vararg, arguments.kwarg) if extra is not None]
+    for argument in every + forwarded:
         if argument.annotation is None:
             found.append(f"{module}:{where}({argument.arg}) has no type")
-        elif _is_any(argument.annotation) and (module, where, argument.arg) not in ANY_ALLOWED:
+        elif (_is_any(argument.annotation) and argument not in forwarded
+              and (module, where, argument.arg) not in ANY_ALLOWED):
             found.append(f"{module}:{where}({argument.arg}) is Any")
     if function.name != "__init__":
         if function.returns is None:
@@ -113,7 +114,7 @@ SERVED = _served()
 def test_the_surface_is_read():
     """A check that cannot fail is no check: it finds the names, and finds an untyped one."""
     assert "planner.make_plan" in SERVED and "planner.simulator.Fair" in SERVED and len(SERVED) > 120
-    tree = ast.parse("def f(a, b: int) -> dict[str, Any]:\n    return {}\ndef g(x: int | Any):\n    pass\n")
+    tree = ast.parse("def f(a, b: int, **c: Any) -> dict[str, Any]:\n    return {}\ndef g(x: int | Any):\n    pass\n")
     first, second = tree.body
     assert _problems("m", first) == ["m:f(a) has no type"]
     assert _problems("m", second) == ["m:g(x) is Any", "m:g has no return type"]
