@@ -37,7 +37,7 @@ from pathlib import Path
 from benchmarks.registry import Row, register
 from models import Cluster, Workload
 from planner.io.swim import read_swim
-from planner.plans.plan import make_plan
+from planner.planning.make import make_plan
 from planner.proof.validate import validate
 
 NAME = "dask"

@@ -23,7 +23,7 @@ from benchmarks.bench_dask import WORKERS, dask_cluster
 from benchmarks.registry import Row, register
 from models import Cluster
 from planner.io.swim import read_swim
-from planner.plans.plan import make_plan
+from planner.planning.make import make_plan
 from planner.proof.validate import validate
 
 NAME = "dask-day"

@@ -35,7 +35,7 @@ from models import Cluster, Workload
 from planner.examples.demo import DEMO_CLUSTER, SWIM_SAMPLE, bundled, nightly_batch
 from planner.examples.workloads import set_a_batch
 from planner.io.swim import read_swim
-from planner.plans.plan import make_plan
+from planner.planning.make import make_plan
 from planner.proof.validate import validate
 
 NAME = "validate"

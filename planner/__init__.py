@@ -6,7 +6,8 @@ Everything a user of the README and the docs needs is importable from here::
 
 The names are served on first use (`__getattr__`), so that ``import planner`` (and so the
 `planner` command's start) imports none of NumPy, scikit-learn, pyomo or the simulator. The
-rooms behind them: `planner.io` (files in), `planner.plans` (making plans), `planner.proof`
+rooms behind them: `planner.io` (files in), `planner.plans` (the Plan record), `planner.planning`
+(making plans), `planner.proof`
 (validating, comparing, sweeping, reporting), `planner.simulator`, `planner.examples` and
 `planner.cli`.
 """
@@ -39,7 +40,7 @@ _PUBLIC = {
     "workload_summary": "planner.io.summary",
     # plans
     "Plan": "planner.plans.plan",
-    "make_plan": "planner.plans.plan",
+    "make_plan": "planner.planning.make",
     "export_plan": "planner.plans.export",
     "plan_run": "planner.proof.applied",
     "submission_schedule": "planner.proof.applied",

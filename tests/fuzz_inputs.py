@@ -63,7 +63,7 @@ class Case:
 def originals() -> dict[str, str]:
     """The inputs every case starts from, by file name in the case folder."""
     from models import Cluster, Workload
-    from planner.plans.plan import make_plan
+    from planner.planning.make import make_plan
 
     files = {
         "w.yaml": (EXAMPLES / "nightly.yaml").read_text(),

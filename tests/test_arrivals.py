@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from models import Cluster, InvalidInput, Job, Workload
 from planner import make_plan, read_swim, validate
 from planner.cli.main import app
-from planner.plans.arrivals import ArrivalsWarning
+from planner.planning.arrivals import ArrivalsWarning
 from planner.proof.applied import submission_schedule
 from planner.proof.report import deadline_columns, sections
 from solvers.ordering.release_search import earliest_among_equals
@@ -162,7 +162,7 @@ def test_the_task_floor_counts_from_the_arrival():
 def test_large_batches_are_ordered_by_the_list_rule_and_slots_keeps_submission_order():
     """Over 200 jobs the exact search is not tried (it grows as n^3): Johnson's rule among the
     released jobs, status feasible; "slots" minimizes only the makespan."""
-    from planner.plans.arrivals import EXACT_ORDER_JOBS
+    from planner.planning.arrivals import EXACT_ORDER_JOBS
 
     rng = np.random.default_rng(0)
     day = Workload([Job(f"j{i}", int(rng.integers(1, 50)), int(rng.integers(0, 10)), float(rng.uniform(5, 60)),

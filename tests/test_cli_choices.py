@@ -12,7 +12,7 @@ from models import InvalidInput, Workload
 from planner.cli.choices import SCHEDULER_NAMES, SOLVER_CHOICES, SWIM_SETTINGS, TRACE_FORMATS
 from planner.io.importers import IMPORTERS, Importer, read_trace, register_importer
 from planner.io.swim import SwimConversion
-from planner.plans.vm import all_solver_choices
+from planner.planning.vm import all_solver_choices
 from planner.simulator import SCHEDULERS
 
 

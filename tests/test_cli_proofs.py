@@ -95,7 +95,7 @@ def test_no_feasible_plan_exits_3(monkeypatch):
     def infeasible(*args, **kwargs):
         raise InfeasibleProblem("HiGHS: no solution within the time limit (maxTimeReached)")
 
-    monkeypatch.setattr("planner.plans.plan.make_plan", infeasible)  # the command imports it when it runs
+    monkeypatch.setattr("planner.planning.make.make_plan", infeasible)  # the command imports it when it runs
     line = one_line_error(invoke("plan", WORKLOAD, "-c", CLUSTER), code=3)
     assert line == "error: no feasible plan: HiGHS: no solution within the time limit (maxTimeReached)"
 

@@ -14,7 +14,7 @@ from models.profiles import DerivedProfileWarning, wave_power_law, wave_runtime,
 from models.profiles.derived import vm_counts
 from planner import read_swim
 from planner.cli.main import app
-from planner.plans.plan import make_plan
+from planner.planning.make import make_plan
 from planner.proof.validate import example_run, validate
 
 DATA = Path(__file__).parent / "data"

@@ -6,7 +6,7 @@ import pytest
 
 from models import Cluster, InvalidInput, Job, Workload
 from planner.examples.workloads import random_batch
-from planner.plans.plan import make_plan
+from planner.planning.make import make_plan
 from planner.proof.compare import compare
 from planner.proof.validate import validate
 from planner.simulator import simulate

@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 from models import Cluster, InvalidInput, Job, TaskFloorWarning, Workload
 from models.profiles import DerivedProfileWarning
 from planner.cli.main import app
-from planner.plans.plan import Plan, make_plan
+from planner.planning.make import make_plan
+from planner.plans.plan import Plan
 from solvers import configure_slots, johnson_order
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -179,11 +180,12 @@ def test_cli_plan_bad_solver_writes_nothing(tmp_path):
 
 def test_make_plan_is_served_by_the_package():
     """`from planner import make_plan, Plan` (the documented names) is the same function and class as
-    planner.plans.plan's, loaded on first use."""
+    planner.planning.make's and planner.plans.plan's, loaded on first use."""
     import planner
+    import planner.planning.make
     import planner.plans.plan
 
-    assert planner.make_plan is planner.plans.plan.make_plan and planner.Plan is planner.plans.plan.Plan
+    assert planner.make_plan is planner.planning.make.make_plan and planner.Plan is planner.plans.plan.Plan
     with pytest.raises(AttributeError, match="no_such_name"):
         planner.no_such_name  # noqa: B018
 

@@ -1,4 +1,4 @@
-"""A slot plan's fluid curves: each admission order's computed once (`planner.plans.curves`),
+"""A slot plan's fluid curves: each admission order's computed once (`planner.planning.curves`),
 their progress heard per block of splits, and shown on stderr by `planner plan`."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import pytest
 
 from models import Cluster, InvalidInput, Job, Workload
 from planner.cli.console import steps_shown
-from planner.plans import curves as curves_module
-from planner.plans.arrivals import releases_of
-from planner.plans.curves import SlotCurves
-from planner.plans.plan import make_plan
+from planner.planning import curves as curves_module
+from planner.planning.arrivals import releases_of
+from planner.planning.curves import SlotCurves
+from planner.planning.make import make_plan
 from solvers import configure_slots
 from solvers.slots import fluid
 

@@ -8,8 +8,10 @@ import pytest
 
 from models import Cluster, ExtrapolationWarning, InvalidInput, InvalidPlan, Job, PowerLawProfile, Workload
 from models.profiles import DerivedProfileWarning
-from planner.plans.plan import PLAN_VERSION, Plan, make_plan
-from planner.plans.vm import pair_phases
+from planner.planning.make import make_plan
+from planner.planning.vm import pair_phases
+from planner.plans.files import PLAN_VERSION
+from planner.plans.plan import Plan
 from solvers import PairGroup, PairSchedule, SolveStatus, evaluate_phases, methods, pack_phases, schedule_pairs
 
 #: P = 2 machines, k = 2 disks: N = 4 primary VMs, N / r = 2 extra VMs, alpha = 1.5.

@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 from models import Cluster, InvalidInput, Job, PowerLawProfile, Workload
 from planner.examples.demo import bundled
 from planner.io.swim import read_swim
-from planner.plans.plan import make_plan
+from planner.planning.make import make_plan
 from planner.proof import plots
 from planner.proof.paired import paired_comparisons, verdict_text
 from planner.proof.report import FIGURES, render_figures, render_html, render_markdown, write_report

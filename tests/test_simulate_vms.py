@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from models import Cluster, ExtrapolationWarning, InvalidInput, InvalidPlan, Job, PlannerError, PowerLawProfile
 from planner.examples.workloads import packing_workload as workload
 from planner.examples.workloads import paper_cluster, random_batch
-from planner.plans.vm import packing_phases, pair_phases
+from planner.planning.vm import packing_phases, pair_phases
 from planner.simulator import VmResult, check_vm_groups, simulate_vms
 from solvers import evaluate_phases, pack_phases, schedule_pairs
 
@@ -151,7 +151,7 @@ def test_random_batches_reproduce_packing_objective():
 
 
 def test_pair_schedules_are_phases_of_at_most_two_jobs():
-    """`schedule_pairs` output, converted to phases by `planner.plans.vm.pair_phases`: concurrent
+    """`schedule_pairs` output, converted to phases by `planner.planning.vm.pair_phases`: concurrent
     pairs are one phase of two primaries, overcommitted pairs a host beside an extra, sequential
     or lone jobs one phase each on N VMs. The barrier run's makespan is the pair objective (up to
     the order of float additions: a sequential pair is one summand there, two phases here) and

@@ -105,7 +105,7 @@ def test_dask_client_and_address_give_the_local_results(dask_cluster):
 
 def test_validate_on_dask_equals_local(dask_cluster):
     """The validation report of a small slot plan is the same JSON on Dask and locally."""
-    from planner.plans.plan import make_plan
+    from planner.planning.make import make_plan
     from planner.proof.validate import validate
 
     workload = Workload(JOBS, name="three")
@@ -160,7 +160,7 @@ def test_sweeping_solves_and_comparisons_as_the_readme_shows():
     """Plans are picklable results too: a sweep of two packing solves returns them in order,
     equal to solving one by one; `compare` over seeds is a sweep of simulations."""
     from models import PowerLawProfile
-    from planner.plans.plan import make_plan
+    from planner.planning.make import make_plan
     from planner.proof.compare import compare
 
     workload = Workload([Job(n, 1, 0, 10.0, 0.0, intensity=i, profile=PowerLawProfile.from_coefficients(a, b))

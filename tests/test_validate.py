@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from models import Cluster, InvalidInput, Job, PowerLawProfile, Workload
-from planner.plans.plan import Plan, make_plan
+from planner.planning.make import make_plan
+from planner.plans.plan import Plan
 from planner.proof.setups import biased, run_setup, slot_setups
 from planner.proof.validate import example_run, validate
 
@@ -72,7 +73,7 @@ def mixed() -> Workload:
 
 
 def test_every_configuration_sees_the_same_biased_batch():
-    """Run r of each setup is run_setup(setup, batch, cluster, noise, seed, r): re-running one
+    """Run r of each setup is run_setup(setup, noise, seed, r): re-running one
     sample by hand gives the same record; jobs arrive at their submit times, and the plan submits
     them in its order, never before they arrive (a plan made ready_now runs them all from 0)."""
     workload, cluster = mixed(), Cluster(nodes=4, racks=2)
@@ -81,7 +82,7 @@ def test_every_configuration_sees_the_same_biased_batch():
     setups = slot_setups(plan, workload, cluster, 2)
     assert [s.name for s in setups] == [r["setup"] for r in report.setups]
     sample = next(s for s in report.samples if s["setup"] == setups[3].name and s["run"] == 2)
-    assert run_setup(setups[3], workload, cluster, 0.2, 5, 2) == sample
+    assert run_setup(setups[3], 0.2, 5, 2) == sample
     assert len(report.samples) == 4 * 8 + 2 * 4
     assert report.to_json() == validate(plan, workload, cluster, runs=4, noise=0.2, seed=5, curve_splits=2).to_json()
     single = example_run(plan, workload, cluster)
@@ -97,8 +98,8 @@ def test_johnson_plans_run_under_fifo_in_plan_order():
     workload, cluster = mixed(), Cluster(nodes=4, racks=2)
     plan = make_plan(workload, cluster, "johnson")
     setups = slot_setups(plan, workload, cluster, 0)
-    assert setups[0].scheduler.name == "fifo" and setups[0].slots == (8, 8)
-    assert list(setups[0].scheduler.ranks) == list(plan.order)
+    assert setups[0].run.scheduler.name == "fifo" and setups[0].run.slots == (8, 8)
+    assert list(setups[0].run.scheduler.ranks) == list(plan.order)
 
 
 def test_a_johnson_plans_curve_is_computed_once(monkeypatch):
@@ -266,7 +267,7 @@ def test_near_optimal_keeps_at_most_the_limit_with_the_optimum():
     """Curve (s_m = 1..8): 10, 6, 5.2, 5, 5.1, 5.2, 7, 9. Within 5% of 5: s_m 3, 4, 5, 6 (5.25 cap).
     Limit 3: evenly spread over [3, 4, 5, 6] -> 3, 5 (rounded positions 0, 1.5 -> 2, 3) and 6; the
     optimum 4 displaces the farthest, 6 -> 3, 4, 5. Limit 10: all four."""
-    from planner.plans.robust import near_optimal
+    from planner.planning.robust import near_optimal
 
     curve = np.array([10, 6, 5.2, 5, 5.1, 5.2, 7, 9])
     assert near_optimal(curve, 0.05, 3) == [3, 4, 5]
@@ -291,7 +292,7 @@ def test_robust_ties_go_to_the_model_nearest_the_simulation():
 def test_a_robust_choice_off_the_optimum_is_feasible_with_its_gap(monkeypatch):
     """When the best p90 is not the model's optimum, the plan says "feasible", with the
     optimum as bound and the distance as gap."""
-    import planner.plans.plan as plan_module
+    import planner.planning.make as plan_module
     from planner.examples.workloads import set_a_batch
 
     # Six Set-A jobs on 16 slots: 7 map slots are the optimum (1,438 s), 8 within 5% (1,475 s).

@@ -14,7 +14,7 @@ from planner.io.swim import CONVERSION_SETTINGS
 
 #: `planner.simulator.SCHEDULERS`, sorted.
 SCHEDULER_NAMES = ("capacity", "fair", "fifo", "fresh", "natjam")
-#: `planner.plans.vm.all_solver_choices()`: the pair and packing methods --solver may name.
+#: `planner.planning.vm.all_solver_choices()`: the pair and packing methods --solver may name.
 SOLVER_CHOICES = ("exhaustive", "greedy", "matching", "milp", "milp-compact", "pso")
 #: `planner.io.swim.SwimConversion`'s fields: what ``planner import swim --set NAME=VALUE`` sets.
 SWIM_SETTINGS = CONVERSION_SETTINGS

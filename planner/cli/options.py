@@ -80,7 +80,7 @@ SIMULATION_FLAGS = {"scheduler": "--scheduler", "delay": "--delay", "slots": "--
 
 
 @dataclass(frozen=True)
-class Simulation:
+class SimulationFlags:
     """The simulation options of a command line, as the library takes them."""
 
     config: Path | None
@@ -90,7 +90,7 @@ class Simulation:
 
     @classmethod
     def of(cls, config: Path | None, delay: str | None, slowstart: float | None, task_time_cv: float | None,
-           containers: bool, heartbeat: float | None, network: bool = False) -> Simulation:
+           containers: bool, heartbeat: float | None, network: bool = False) -> SimulationFlags:
         return cls(config, parse_pair(delay, "--delay", float, "15,15"),
                    {"reduce_slowstart": slowstart, "task_time_cv": task_time_cv,
                     "containers": True if containers else None, "network": True if network else None}, heartbeat)

@@ -114,8 +114,8 @@ def plan(
     """
     from models.cluster import Cluster
     from models.workload import Workload
+    from planner.planning.make import make_plan
     from planner.plans.files import SLOT_STRATEGIES
-    from planner.plans.plan import make_plan
     from solvers.base import MAX_TIME_LIMIT
 
     if output is not None and output.suffix.lower() != ".json":

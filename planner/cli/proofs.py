@@ -38,7 +38,7 @@ from planner.cli.options import (
     RunsOption,
     SchedulersOption,
     SeedOption,
-    Simulation,
+    SimulationFlags,
     SimulationSeedOption,
     SlotsListOption,
     SlowstartOption,
@@ -134,7 +134,7 @@ def _seeds(seed: int, runs: int) -> list[int]:
 
 
 def _compared(workload: Path, cluster: Path, scheduler: list[str] | None, slots: list[str] | None, seed: int,
-              runs: int, executor: str, simulation: Simulation, hadoop_conf: list[Path] | None = None
+              runs: int, executor: str, simulation: SimulationFlags, hadoop_conf: list[Path] | None = None
               ) -> Comparison:
     from planner.proof.compare import compare, configurations, configured
 
@@ -186,7 +186,7 @@ def compare_command(
     Example: planner compare examples/nightly.yaml --cluster examples/cluster.yaml --scheduler fifo --scheduler fair --scheduler fresh -o compare/
     """
     _check_folder(output)
-    simulation = Simulation.of(config, delay, slowstart, task_time_cv, containers, heartbeat, network)
+    simulation = SimulationFlags.of(config, delay, slowstart, task_time_cv, containers, heartbeat, network)
     result = _compared(workload, cluster, scheduler, slots, seed, runs, executor, simulation, hadoop_conf)
     if output is not None:
         result.write(output)
@@ -227,7 +227,7 @@ def sweep_command(
         raise InvalidInput("--output", "sweep results are written as .csv or .json", source=str(output))
     not_a_folder(output)
     clock = time.perf_counter()
-    simulation = Simulation.of(config, delay, slowstart, task_time_cv, containers, heartbeat, network)
+    simulation = SimulationFlags.of(config, delay, slowstart, task_time_cv, containers, heartbeat, network)
     result = _compared(workload, cluster, scheduler, slots, seed, runs, executor, simulation, hadoop_conf)
     if output is not None:
         text = csv_text(result.runs) if output.suffix.lower() == ".csv" else json.dumps(result.runs, indent=1) + "\n"

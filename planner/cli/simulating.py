@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -30,12 +30,16 @@ from planner.cli.options import (
     HeartbeatOption,
     NetworkOption,
     ReadyNowOption,
-    Simulation,
+    SimulationFlags,
     SlowstartOption,
     TaskTimeCvOption,
     WorkloadArgument,
     check_seed,
 )
+
+if TYPE_CHECKING:
+    from models import Cluster, Workload
+    from planner.simulator.run import Run
 
 
 def simulate_command(
@@ -98,7 +102,7 @@ def simulate_command(
     not_a_folder(output)
     check_seed(seed)
     split = parse_slots(slots)
-    chosen_options = Simulation.of(config, delay, slowstart, task_time_cv, containers, heartbeat, network)
+    chosen_options = SimulationFlags.of(config, delay, slowstart, task_time_cv, containers, heartbeat, network)
     batch, given_cluster = Workload.from_file(workload), Cluster.from_file(cluster)
     try:
         machines = chosen_options.on(given_cluster)
@@ -143,8 +147,8 @@ def simulate_command(
          as_json=json_output)
 
 
-def _plan_run(path: Path, batch: Any, given: Any, machines: Any, target: str, ready_now: bool,
-              chosen_options: Any) -> Any:
+def _plan_run(path: Path, batch: Workload, given: Cluster, machines: Cluster, target: str, ready_now: bool,
+              chosen_options: SimulationFlags) -> Run:
     """The run of the plan in ``path`` as its exported files configure the cluster (``given``, the
     cluster file's, is the one the plan was made for; ``machines`` has the flags' changes)."""
     from planner.plans.plan import Plan

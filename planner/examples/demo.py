@@ -11,8 +11,9 @@ from models import Cluster, Workload
 from models.checks import as_int
 from planner.io.summary import workload_summary
 from planner.io.swim import read_swim
-from planner.plans.plan import Plan, make_plan
-from planner.proof.sweep import Progress
+from planner.planning.make import make_plan
+from planner.plans.plan import Plan
+from planner.proof.sweep import ExecutorChoice, ProgressOption
 from planner.proof.validate import ValidationReport, check_noise, example_run, validate
 from planner.simulator import SimResult
 
@@ -67,8 +68,8 @@ def run_demo(
     noise: float = 0.3,
     seed: int = 0,
     robust_runs: int = 10,
-    executor: Any = None,
-    progress: Progress = False,
+    executor: ExecutorChoice = None,
+    progress: ProgressOption = False,
 ) -> DemoResult:
     """Plan tonight's bundled batch and prove the plan in the simulator.
 

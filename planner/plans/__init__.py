@@ -1,9 +1,8 @@
-"""Making plans: what an operator applies tonight, and its file format.
+"""Plans as records: what an operator applies tonight, and its file format.
 
-`plan` (`Plan`, `make_plan`), `vm` (pair and phase schedules as plain data), `robust`
-(near-optimal candidates chosen by simulated p90), `files` (reading plan files strictly). A new
-planning strategy goes here; it calls `solvers` for the optimization (admission orders are
-`solvers.ordering.admission_orders`'s, fingerprints `models.fingerprints`) and may run simulations through
-`planner.proof` (as robust plans do): proofs never import this room, so the order of the rooms
-is io and the simulator, then proof, then plans.
+`plan` (the `Plan` record), `files` (reading plan files strictly) and `phases` (a VM-level plan's
+phases as plain data, and the packing rules they are checked by). This room sits below every
+room that reads, exports, runs or proves plans (`planner.io`, `planner.proof`), and below
+`planner.planning`, which makes them: a `Plan` is typed wherever it travels, with no import
+circle.
 """

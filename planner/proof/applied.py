@@ -33,7 +33,7 @@ from models import Cluster, InvalidInput, Workload
 from models.checks import as_str
 from planner.simulator import Capacity, Fair, Fifo, SimOptions
 from planner.simulator.hadoop_plan_files import Submission, submitted
-from planner.simulator.prepared import PreparedRun
+from planner.simulator.run import Run
 from planner.simulator.schedulers.fair import Pool
 from planner.simulator.schedulers.queues import Queue
 
@@ -81,7 +81,7 @@ def yarn_cluster(cluster: Cluster) -> Cluster:
 
 
 def plan_run(plan: Any, workload: Workload, cluster: Cluster, target: str = "mrv1", *, ready_now: bool = False,
-             options: SimOptions | None = None) -> PreparedRun:
+             options: SimOptions | None = None) -> Run:
     """The run of ``plan`` as its ``target``'s exported files configure Hadoop: the same run that
     simulating those files gives (`planner.simulator.hadoop_run`). VM plans run their phases
     with barriers, on profiles derived where jobs have none, whatever the target."""
@@ -90,13 +90,13 @@ def plan_run(plan: Any, workload: Workload, cluster: Cluster, target: str = "mrv
         from models.profiles.derived import with_wave_profiles  # scikit-learn: only for VM plans
 
         phases = tuple(tuple(phase) for phase in plan.phases)
-        return PreparedRun(with_wave_profiles(workload, cluster)[0], cluster, None, phases=phases)
+        return Run(with_wave_profiles(workload, cluster)[0], cluster, None, phases=phases)
     batch = submitted(workload, submission_schedule(plan, workload, ready_now=ready_now), "the plan")
     chosen = options or SimOptions()
     if target == "mrv1":
-        return PreparedRun(batch, cluster, plan_scheduler(plan, target), (plan.map_slots, plan.reduce_slots),
+        return Run(batch, cluster, plan_scheduler(plan, target), (plan.map_slots, plan.reduce_slots),
                            replace(chosen, containers=False))
-    return PreparedRun(batch, yarn_cluster(cluster), plan_scheduler(plan, target), None,
+    return Run(batch, yarn_cluster(cluster), plan_scheduler(plan, target), None,
                        replace(chosen, containers=True))
 
 

@@ -22,7 +22,7 @@ from models import Cluster, InvalidInput, Workload
 from models.checks import as_int
 from models.fileio import csv_text, write_atomic
 from planner.limits import MAX_RUNS
-from planner.proof.sweep import Progress, Spec, sweep
+from planner.proof.sweep import ExecutorChoice, ProgressOption, Spec, sweep
 from planner.simulator import SimOptions, hadoop_settings, simulate, simulation_settings
 from planner.simulator.layout import check_slots
 from planner.simulator.schedulers.base import Scheduler
@@ -176,8 +176,8 @@ def compare(
     *,
     splits: Sequence[tuple[int, int] | None] = (None,),
     seeds: Sequence[int] = (0,),
-    executor: Any = None,
-    progress: Progress = False,
+    executor: ExecutorChoice = None,
+    progress: ProgressOption = False,
 ) -> Comparison:
     """Run every configuration (entries as in `configurations`) on every split and seed."""
     made = [c for c in chosen if isinstance(c, Configuration)]

@@ -1,26 +1,25 @@
 """The configurations a validation simulates: the plan, its baselines, its variants and the
-points of its makespan-vs-map-slots curve, and one biased run of one of them (`run_setup`).
+points of its makespan-vs-map-slots curve, each a `Setup` (a name, a role, a prediction and one
+`Run`), and one biased run of one of them (`run_setup`).
 
 See `planner.proof.validate` for what the runs mean; this module holds what each setup is.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from models import Cluster, Job, Workload
+from planner.plans.plan import Plan
 from planner.proof.applied import PLAN_POOL, plan_run, submission_schedule
-from planner.simulator import Fair, Fifo, Fresh, Scheduler, SimOptions, simulate, simulate_vms
+from planner.simulator import Fair, Fifo, Fresh, Scheduler, SimOptions
+from planner.simulator.run import Run
 from solvers import configure_slots, fluid_makespan
 from solvers.ordering.admission_orders import job_names, release_times, submission_order
-
-if TYPE_CHECKING:
-    from planner.plans.plan import Plan
 
 #: Fair baselines: map slots are this many quarters of the total.
 FAIR_RATIOS = ((1, 3), (2, 2), (3, 1))
@@ -37,17 +36,17 @@ class ScaledProfile:
         return self.factor * float(self.profile(n))
 
 
-def batch(workload: Workload) -> Workload:
-    """The workload as tonight's batch: every job submitted at 0, in the file's order."""
+def all_ready(workload: Workload) -> Workload:
+    """The workload with every job ready now: submitted at 0, in the file's order."""
     return Workload([job.with_changes(submit=0.0) for job in workload], name=workload.name)
 
 
-def tonight(plan: Plan, workload: Workload, cluster: Cluster) -> Workload:
-    """The batch a plan runs on: the jobs as they arrive, or all at 0 (`batch`) when the plan
+def plan_batch(plan: Plan, workload: Workload, cluster: Cluster) -> Workload:
+    """The batch a plan runs on: the jobs as they arrive, or all at 0 (`all_ready`) when the plan
     takes every job as ready now (``plan.ready_now``: plans made so, VM and robust plans, and
     plan files before version 4); for a VM plan, jobs without a runtime profile get the one
     planning derived from their tasks (deterministic: `with_wave_profiles`)."""
-    night = batch(workload) if plan.ready_now else workload
+    night = all_ready(workload) if plan.ready_now else workload
     if not plan.phases:
         return night
     from models.profiles.derived import with_wave_profiles  # scikit-learn: only for VM plans
@@ -74,53 +73,44 @@ def _scaled(job: Job, factor: float) -> Job:
 
 @dataclass(frozen=True)
 class Setup:
-    """One configuration to simulate: the plan, a baseline, a variant or a point of the curve;
-    ``cluster`` and ``options``, when given, replace the validation's (the cluster as configured)."""
+    """One configuration to simulate: the plan, a baseline, a variant, a candidate or a point of the
+    curve. ``run`` is its simulation on the unbiased batch (`run_setup` runs it on biased copies);
+    ``window`` is the batch window's end (the due date of jobs without a deadline, for counting
+    misses) and ``origin`` when makespans count from: the batch's first arrival, whenever this
+    setup submits its first job (None: its own first submission)."""
 
     name: str
     role: str
     predicted: float | None
-    scheduler: Scheduler | None = None
-    slots: tuple[int, int] | None = None
-    groups: tuple[tuple[tuple[str, int, str], ...], ...] | None = None
-    backfill: bool = False
-    cluster: Cluster | None = None
-    options: SimOptions | None = None
-    #: Submit times replacing the batch's, in its job order (the plan's strict submission schedule).
-    submits: tuple[float, ...] | None = None
-    #: The batch window's end: the due date of jobs without a deadline, for counting misses.
+    run: Run
     window: float | None = None
-    #: Every job submitted into this pool at the default priority (an exported plan's run).
-    pool: str | None = None
+    origin: float | None = None
 
     def record(self) -> dict[str, Any]:
-        scheduler = self.scheduler.name if self.scheduler is not None else ("vm-backfill" if self.backfill else "vm")
+        run = self.run
+        scheduler = run.scheduler.name if run.scheduler is not None else ("vm-backfill" if run.backfill else "vm")
         return {"setup": self.name, "role": self.role, "scheduler": scheduler,
-                "map_slots": self.slots[0] if self.slots else None,
-                "reduce_slots": self.slots[1] if self.slots else None, "predicted": self.predicted}
+                "map_slots": run.slots[0] if run.slots else None,
+                "reduce_slots": run.slots[1] if run.slots else None, "predicted": self.predicted}
 
 
-def run_setup(setup: Setup, workload: Workload, cluster: Cluster, noise: float, seed: int, run: int,
-              stream: int = 0) -> dict[str, Any]:
-    """Simulate ``setup`` on run ``run``'s biased batch (of ``stream``, `biased`): one flat record."""
-    jobs, simulation_seed = biased(workload, noise, seed, run, stream)
-    # Makespans count from the batch's first arrival, whenever a setup submits its first job.
-    origin = min((job.submit for job in jobs), default=0.0)
-    if setup.submits is not None or setup.pool is not None:
-        submits = setup.submits or tuple(job.submit for job in jobs)
-        pooled = {} if setup.pool is None else {"pool": setup.pool, "priority": 0}
-        jobs = Workload([job.with_changes(submit=at, **pooled) for job, at in zip(jobs, submits, strict=True)],
-                        name=jobs.name)
+def first_arrival(workload: Workload) -> float:
+    """When the batch's first job arrives (0 for an empty one): where its makespans count from."""
+    return min((job.submit for job in workload), default=0.0)
+
+
+def run_setup(setup: Setup, noise: float, seed: int, run: int, stream: int = 0) -> dict[str, Any]:
+    """Simulate ``setup``'s run on run ``run``'s biased batch (of ``stream``, `biased`): one flat
+    record."""
+    jobs, simulation_seed = biased(setup.run.workload, noise, seed, run, stream)
+    origin = first_arrival(jobs) if setup.origin is None else setup.origin
+    result = setup.run.with_workload(jobs).simulate(simulation_seed)
     record: dict[str, Any] = {"setup": setup.name, "run": run}
-    if setup.groups is not None:
-        result = simulate_vms(jobs, cluster, setup.groups, seed=simulation_seed, backfill=setup.backfill)
+    if setup.run.phases:
         finishes = [job["finish"] for job in result.jobs]
         record.update(makespan=result.makespan, mean_response=sum(finishes) / len(finishes),
                       fairness=None, node_local=None)
     else:
-        # a private copy: runs of one setup may share a process (threads, serial)
-        result = simulate(jobs, setup.cluster or cluster, copy.deepcopy(setup.scheduler), seed=simulation_seed,
-                          slots=setup.slots, options=setup.options)
         record.update(makespan=max(job["finish"] for job in result.jobs) - origin if result.jobs else 0.0,
                       mean_response=result.mean_response, fairness=result.fairness,
                       node_local=result.locality["node"])
@@ -129,6 +119,17 @@ def run_setup(setup: Setup, workload: Workload, cluster: Cluster, noise: float, 
     due = {job.name: job.deadline if job.deadline is not None else setup.window for job in jobs}
     record["deadline_misses"] = sum(1 for name, at in due.items() if at is not None and finish[name] > at)
     return record
+
+
+def resubmitted(workload: Workload, submits: Sequence[float] | None, pool: str | None = None) -> Workload:
+    """``workload`` with the submit times ``submits`` (in its job order; None: its own) and, with
+    ``pool``, every job in that pool at the default priority (an exported plan's run)."""
+    if submits is None and pool is None:
+        return workload
+    at = submits if submits is not None else [job.submit for job in workload]
+    pooled = {} if pool is None else {"pool": pool, "priority": 0}
+    return Workload([job.with_changes(submit=when, **pooled) for job, when in zip(workload, at, strict=True)],
+                    name=workload.name)
 
 
 def plan_submits(plan: Plan, workload: Workload) -> tuple[float, ...] | None:
@@ -142,16 +143,18 @@ def plan_submits(plan: Plan, workload: Workload) -> tuple[float, ...] | None:
 
 def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: int,
                 curve: Sequence[float] | None = None) -> list[Setup]:
-    """The plan, the baselines and the curve points of a slot plan (module docstring); ``curve``
-    is `fluid_curve`'s, when the caller has it (a "johnson" plan's takes minutes on a day's batch)."""
+    """The plan, the baselines and the curve points of a slot plan (module docstring), each run on
+    the batch the plan runs on (`plan_batch`); ``curve`` is `fluid_curve`'s, when the caller has
+    it (a "johnson" plan's takes minutes on a day's batch)."""
     jobs = list(workload)
+    night = plan_batch(plan, workload, cluster)
     total = plan.map_slots + plan.reduce_slots
     if curve is None:
         curve = fluid_curve(plan, workload)
-    scheduler, label = plan_scheduler(plan.strategy, plan.k, plan.order)
-    submits = plan_submits(plan, workload)
+    scheduler, label = planned_scheduler(plan.strategy, plan.k, plan.order)
+    planned = resubmitted(night, plan_submits(plan, workload))
     setups = [Setup(f"plan ({label}, {plan.map_slots}:{plan.reduce_slots})", "plan", curve[plan.map_slots - 1],
-                    scheduler, (plan.map_slots, plan.reduce_slots), submits=submits)]
+                    Run(planned, cluster, scheduler, (plan.map_slots, plan.reduce_slots)))]
     exported = exported_setup(plan, workload, cluster)
     if exported is not None:
         setups.append(exported)
@@ -166,44 +169,58 @@ def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: 
         predicted = fluid_makespan(jobs, map_slots, total - map_slots, len(jobs), order, plan.model,
                                    releases=releases)
         setups.append(Setup(f"Fair {maps}:{reduces} ({map_slots}:{total - map_slots})", "baseline", predicted,
-                            Fair(), (map_slots, total - map_slots)))
+                            Run(night, cluster, Fair(), (map_slots, total - map_slots))))
     # Dynamic schedulers on the same slots, untyped: what a static split gives up (no prediction:
     # the fluid models are of static splits).
     same = (plan.map_slots, plan.reduce_slots)
-    setups.append(Setup(f"Fair on containers ({total})", "baseline", None, Fair(), same,
-                        options=SimOptions(containers=True)))
+    setups.append(Setup(f"Fair on containers ({total})", "baseline", None,
+                        Run(night, cluster, Fair(), same, SimOptions(containers=True))))
     setups.append(Setup(f"FRESH dynamic (k={plan.k}, {total} containers)", "baseline", None,
-                        Fresh(k=plan.k, dynamic=True, order=list(plan.order)), same))
+                        Run(night, cluster, Fresh(k=plan.k, dynamic=True, order=list(plan.order)), same)))
     cluster_split = (cluster.total_map_slots, cluster.total_reduce_slots)
     predicted = fluid_makespan(jobs, *cluster_split, 1, order, plan.model, releases=releases)
     setups.append(Setup(f"FIFO, submission order ({cluster_split[0]}:{cluster_split[1]})", "baseline", predicted,
-                        Fifo(order=job_names(workload, order)), cluster_split))
+                        Run(night, cluster, Fifo(order=job_names(workload, order)), cluster_split)))
     for map_slots in curve_points(total, plan.map_slots, curve_splits):
-        setups.append(Setup(f"curve {map_slots}:{total - map_slots}", "curve", curve[map_slots - 1], scheduler,
-                            (map_slots, total - map_slots), submits=submits))
-    return setups
+        setups.append(Setup(f"curve {map_slots}:{total - map_slots}", "curve", curve[map_slots - 1],
+                            Run(planned, cluster, scheduler, (map_slots, total - map_slots))))
+    origin = first_arrival(night)  # whenever a setup submits its first job
+    return [replace(setup, origin=origin) for setup in setups]
 
 
 def exported_setup(plan: Plan, workload: Workload, cluster: Cluster) -> Setup | None:
     """The plan as its Hadoop 1 export runs it (`planner.proof.applied.plan_run`, "mrv1"): a fair
-    scheduler pool in FIFO mode with at most k running jobs, submitted in the plan's order; None
-    for "johnson" plans, whose export is the FIFO run the plan itself is."""
+    scheduler pool in FIFO mode with at most k running jobs, submitted in the plan's order, on the
+    batch the plan runs on (in its job order); None for "johnson" plans, whose export is the FIFO
+    run the plan itself is."""
     if plan.strategy == "johnson":
         return None
-    prepared = plan_run(plan, workload, cluster, "mrv1")  # a ready-now plan's schedule starts at 0
-    at = {job.name: job.submit for job in prepared.workload}
+    exported = plan_run(plan, workload, cluster, "mrv1")  # a ready-now plan's schedule starts at 0
+    at = {job.name: job.submit for job in exported.workload}
+    night = resubmitted(plan_batch(plan, workload, cluster), [at[job.name] for job in workload], PLAN_POOL)
     return Setup(f"plan as exported (mrv1: Fair pool, <= {plan.k} running jobs)", "variant", None,
-                 prepared.scheduler, prepared.slots, options=prepared.options,
-                 submits=tuple(at[job.name] for job in workload), pool=PLAN_POOL)
+                 Run(night, cluster, exported.scheduler, exported.slots, exported.options))
 
 
-def plan_scheduler(strategy: str, k: int, order: Sequence[str]) -> tuple[Scheduler, str]:
-    """The scheduler a slot plan runs under, and its label: FIFO in the plan's order for "johnson",
-    FRESH-static with the plan's k and order otherwise. Runs simulate with copies (`run_setup`),
-    so setups may share it."""
+def planned_scheduler(strategy: str, k: int, order: Sequence[str]) -> tuple[Scheduler, str]:
+    """The scheduler a slot plan runs under as planned (its exported files configure another:
+    `planner.proof.applied`), and its label: FIFO in the plan's order for "johnson", FRESH-static
+    with the plan's k and order otherwise. Runs simulate with copies (`Run.simulate`), so setups
+    may share it."""
     if strategy == "johnson":
         return Fifo(order=list(order)), "FIFO, plan order"
     return Fresh(k=k, dynamic=False, order=list(order)), f"FRESH-static k={k}"
+
+
+def planned_run(plan: Plan, workload: Workload, cluster: Cluster) -> Run:
+    """A slot plan's run as planned, on the batch it runs on (`plan_batch`), or a VM plan's phases
+    with barriers."""
+    night = plan_batch(plan, workload, cluster)
+    if plan.phases:
+        return Run(night, cluster, phases=tuple(tuple(phase) for phase in plan.phases))
+    scheduler, _ = planned_scheduler(plan.strategy, plan.k, plan.order)
+    return Run(resubmitted(night, plan_submits(plan, workload)), cluster, scheduler,
+               (plan.map_slots, plan.reduce_slots))
 
 
 def fluid_curve(plan: Plan, workload: Workload) -> list[float]:
@@ -232,11 +249,14 @@ def curve_points(total: int, planned: int, count: int) -> list[int]:
 
 
 def vm_setups(plan: Plan, workload: Workload, cluster: Cluster) -> list[Setup]:
+    """A VM plan's phases with barriers and with backfill, and each job alone on all VMs in
+    submission order, on ``workload`` (the batch the plan runs on, `plan_batch`)."""
     groups = tuple(tuple(phase) for phase in plan.phases)
     sequential = tuple(((name, cluster.vms, "primary"),) for name in job_names(workload, submission_order(workload)))
     return [
         Setup(f"plan ({plan.strategy}, {len(groups)} phases, barriers)", "plan", plan.predicted_makespan,
-              groups=groups),
-        Setup(f"plan ({plan.strategy}, backfill)", "variant", None, groups=groups, backfill=True),
-        Setup("sequential (each job alone on all VMs)", "baseline", plan.baseline_makespan, groups=sequential),
+              Run(workload, cluster, phases=groups)),
+        Setup(f"plan ({plan.strategy}, backfill)", "variant", None, Run(workload, cluster, phases=groups, backfill=True)),
+        Setup("sequential (each job alone on all VMs)", "baseline", plan.baseline_makespan,
+              Run(workload, cluster, phases=sequential)),
     ]

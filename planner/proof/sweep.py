@@ -39,7 +39,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from models import InvalidInput
 from models.checks import shown
@@ -55,8 +55,14 @@ PARENT_CHECK_SECONDS = 1.0
 #: Arguments of these types travel inside each Dask task even when specs share them (`shared_arguments`).
 INLINE_TYPES = (bool, int, float, complex, str, bytes, type(None))
 
+if TYPE_CHECKING:
+    from distributed import Client
+
 #: ``progress``: False, True (a bar on stderr when it is a terminal) or a callable(done, total).
-Progress = bool | Callable[[int, int], None]
+ProgressOption: TypeAlias = "bool | Callable[[int, int], None]"
+#: ``executor`` (module docstring): None, "serial", a Dask scheduler's address, a
+#: `distributed.Client` or any `concurrent.futures.Executor`.
+ExecutorChoice: TypeAlias = "str | Client | Executor | None"
 
 
 @dataclass(frozen=True)
@@ -88,10 +94,10 @@ def _run(spec: Spec) -> Any:
 
 def sweep(
     specs: Iterable[Spec],
-    executor: str | Any = None,
+    executor: ExecutorChoice = None,
     *,
     workers: int | None = None,
-    progress: Progress = False,
+    progress: ProgressOption = False,
     description: str = "runs",
 ) -> list[Any]:
     """Run every spec and return their results in the order of ``specs`` (module docstring).
@@ -351,7 +357,7 @@ class _DaskWatch:
             return None
 
 
-def step_reporter(progress: Progress, total: int, description: str) -> Callable[[int | None], None]:
+def step_reporter(progress: ProgressOption, total: int, description: str) -> Callable[[int | None], None]:
     """A function called with the steps just done (runs, splits) and None at the end: it
     passes the count so far to a ``progress`` function, or (True) shows a bar on a terminal."""
     if callable(progress):

@@ -47,7 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -56,21 +56,20 @@ from models.checks import as_float, as_int
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_NOISE, DEFAULT_RUNS
 from planner.limits import MAX_RUNS
+from planner.plans.plan import Plan
 from planner.proof.setups import (
     Setup,
+    first_arrival,
     fluid_curve,
-    plan_scheduler,
-    plan_submits,
+    plan_batch,
+    planned_run,
     run_setup,
     slot_setups,
-    tonight,
     vm_setups,
 )
-from planner.proof.sweep import Progress, Spec, sweep
-from planner.simulator import hadoop_settings, simulate, simulate_vms
-
-if TYPE_CHECKING:
-    from planner.plans.plan import Plan
+from planner.proof.sweep import ExecutorChoice, ProgressOption, Spec, sweep
+from planner.simulator import SimResult, VmResult, hadoop_settings
+from planner.simulator.run import Run
 
 #: Runs per point of the makespan-vs-map-slots curve (at most).
 CURVE_RUNS = 10
@@ -196,9 +195,9 @@ def validate(
     runs: int = DEFAULT_RUNS,
     noise: float = DEFAULT_NOISE,
     seed: int = 0,
-    executor: Any = None,
+    executor: ExecutorChoice = None,
     curve_splits: int = 6,
-    progress: Progress = False,
+    progress: ProgressOption = False,
     hadoop_conf: Sequence[str | Path] | None = None,
 ) -> ValidationReport:
     """Run ``plan`` and its baselines ``runs`` times each on biased copies of tonight's batch
@@ -215,7 +214,7 @@ def validate(
     seed = as_int(seed, "seed", minimum=0)
     curve_splits = as_int(curve_splits, "curve_splits", minimum=0)
     check_plan(plan, workload, cluster)
-    night = tonight(plan, workload, cluster)
+    night = plan_batch(plan, workload, cluster)
     if plan.phases:
         kind, setups, curve = "vms", vm_setups(plan, night, cluster), []
     else:
@@ -223,12 +222,13 @@ def validate(
         kind, setups = "slots", slot_setups(plan, workload, cluster, curve_splits, curve)
         if hadoop_conf:
             machines, scheduler, options = hadoop_settings(hadoop_conf, cluster)
-            setups.insert(2 if setups[1].role == "variant" else 1, Setup("the cluster as configured", "baseline", None, scheduler, cluster=machines,
-                                   options=options))
+            as_configured = Setup("the cluster as configured", "baseline", None,
+                                  Run(night, machines, scheduler, options=options), origin=first_arrival(night))
+            setups.insert(2 if setups[1].role == "variant" else 1, as_configured)
     setups = [replace(setup, window=plan.window) for setup in setups]
     clock = time.perf_counter()
     counts = [min(runs, CURVE_RUNS) if setup.role == "curve" else runs for setup in setups]
-    specs = [Spec(run_setup, (setup, night, cluster, noise, seed, run), label=f"{setup.name} #{run}")
+    specs = [Spec(run_setup, (setup, noise, seed, run), label=f"{setup.name} #{run}")
              for setup, count in zip(setups, counts, strict=True) for run in range(count)]
     samples = sweep(specs, executor, progress=progress, description=f"validating ({len(specs)} runs)")
     records, start = [], 0
@@ -270,16 +270,8 @@ def check_plan(plan: Plan, workload: Workload, cluster: Cluster) -> None:
             raise InvalidInput("curve", f"has {len(plan.curve)} points; {total} slots need {total - 1}")
 
 
-def example_run(plan: Plan, workload: Workload, cluster: Cluster, *, seed: int = 0) -> Any:
+def example_run(plan: Plan, workload: Workload, cluster: Cluster, *, seed: int = 0) -> SimResult | VmResult:
     """The plan simulated once on tonight's batch without bias (for Gantt charts and fairness over
     time): a `SimResult` for slot plans, a `VmResult` (phase barriers) for VM plans."""
     check_plan(plan, workload, cluster)
-    night, seed = tonight(plan, workload, cluster), as_int(seed, "seed", minimum=0)
-    if plan.phases:
-        return simulate_vms(night, cluster, plan.phases, seed=seed)
-    submits = plan_submits(plan, night)
-    if submits is not None:
-        night = Workload([job.with_changes(submit=at) for job, at in zip(night, submits, strict=True)],
-                         name=night.name)
-    scheduler, _ = plan_scheduler(plan.strategy, plan.k, plan.order)
-    return simulate(night, cluster, scheduler, seed=seed, slots=(plan.map_slots, plan.reduce_slots))
+    return planned_run(plan, workload, cluster).simulate(as_int(seed, "seed", minimum=0))

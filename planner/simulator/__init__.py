@@ -26,9 +26,9 @@ from planner.simulator.hadoop_conf import HadoopSetup, IgnoredSetting, hadoop_ru
 from planner.simulator.locality import DelayScheduling
 from planner.simulator.native import check_build
 from planner.simulator.options import OFF_RACK_FACTOR, RACK_FACTOR, SimOptions
-from planner.simulator.prepared import PreparedRun
 from planner.simulator.progress import Progress
 from planner.simulator.result import SimResult, overall_fairness
+from planner.simulator.run import Run
 from planner.simulator.schedulers import (
     SCHEDULERS,
     Capacity,
@@ -63,9 +63,9 @@ __all__ = [
     "Natjam",
     "Pool",
     "Preemption",
-    "PreparedRun",
     "Progress",
     "Queue",
+    "Run",
     "Scheduler",
     "SimOptions",
     "SimResult",

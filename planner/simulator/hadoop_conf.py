@@ -265,10 +265,10 @@ def _settings(setup: HadoopSetup, cluster: Cluster, delay: object, options: dict
 
 def hadoop_run(paths: Iterable[str | Path], workload: Any, cluster: Cluster, *, delay: object = None,
                **options: Any) -> Any:
-    """A `PreparedRun` of ``workload`` on ``cluster`` as the files configure it (`hadoop_settings`),
+    """A `Run` of ``workload`` on ``cluster`` as the files configure it (`hadoop_settings`),
     with their per-host slot groups, their submission schedule, and a VM plan's phases (whose jobs
     without a runtime profile get the one planning derives, `with_wave_profiles`)."""
-    from planner.simulator.prepared import PreparedRun
+    from planner.simulator.run import Run
 
     setup = read_hadoop_conf(paths)
     machines, scheduler, chosen = _settings(setup, cluster, delay, options)
@@ -283,8 +283,8 @@ def hadoop_run(paths: Iterable[str | Path], workload: Any, cluster: Cluster, *, 
             raise InvalidInput(error.field, error.problem, source=setup.schedule_source) from None
         except InvalidPlan as error:  # a rule of the packing model: still the file's problem
             raise InvalidInput("phases", str(error), source=setup.schedule_source) from None
-        return PreparedRun(jobs, machines, None, phases=setup.phases)
-    return PreparedRun(setup.submit(workload), machines, scheduler, setup.slots, chosen)
+        return Run(jobs, machines, None, phases=setup.phases)
+    return Run(setup.submit(workload), machines, scheduler, setup.slots, chosen)
 
 
 def _scheduler(site: dict, capacity: dict, read: list[Allocations], ignored: list[str]) -> Scheduler:

@@ -1,6 +1,6 @@
 """VM-level execution of pair and phase schedules: `simulate_vms`.
 
-A VM-level plan (see `planner.plans.vm`) is plain data: a list of phases, each a
+A VM-level plan (see `planner.planning.vm`) is plain data: a list of phases, each a
 list of ``(job name, VMs, role)`` with role "primary", "host" or "extra". Each
 job is gang-scheduled on its VMs for its whole run; it never shares them and
 never changes its VM count.

@@ -29,9 +29,10 @@ from typing import Any
 import numpy as np
 
 from models import Cluster, Workload
-from planner.proof.setups import Setup, batch, plan_scheduler, run_setup
-from planner.proof.sweep import Progress, Spec, sweep
+from planner.proof.setups import Setup, all_ready, planned_scheduler, run_setup
+from planner.proof.sweep import ExecutorChoice, ProgressOption, Spec, sweep
 from planner.proof.validate import statistics
+from planner.simulator.run import Run
 from solvers import SLOT_MODELS, configure_slots
 from solvers.ordering.admission_orders import job_names, johnson_admission, submission_order
 
@@ -90,24 +91,23 @@ def robust_candidates(
     return candidates
 
 
-def _setup(candidate: Candidate, strategy: str, k: int, total: int) -> Setup:
-    scheduler, _ = plan_scheduler(strategy, k, candidate.order)
-    return Setup(candidate.label(), "candidate", candidate.predicted, scheduler,
-                 (candidate.map_slots, total - candidate.map_slots))
+def _setup(candidate: Candidate, strategy: str, k: int, batch: Workload, cluster: Cluster) -> Setup:
+    scheduler, _ = planned_scheduler(strategy, k, candidate.order)
+    return Setup(candidate.label(), "candidate", candidate.predicted,
+                 Run(batch, cluster, scheduler, (candidate.map_slots, cluster.total_slots - candidate.map_slots)))
 
 
 def choose_robust(
     candidates: list[Candidate], workload: Workload, cluster: Cluster, strategy: str, k: int, *,
-    runs: int, noise: float, seed: int, executor: Any = None, progress: Progress = False,
+    runs: int, noise: float, seed: int, executor: ExecutorChoice = None, progress: ProgressOption = False,
 ) -> tuple[Candidate, list[dict[str, Any]]]:
     """The candidate with the best simulated p90 makespan, and one record per candidate."""
-    total = cluster.total_slots
-    tonight = batch(workload)
+    ready = all_ready(workload)
     distinct: dict[tuple[tuple[str, ...], int], Setup] = {}
     for candidate in candidates:
-        distinct.setdefault((candidate.order, candidate.map_slots), _setup(candidate, strategy, k, total))
+        distinct.setdefault((candidate.order, candidate.map_slots), _setup(candidate, strategy, k, ready, cluster))
     setups = list(distinct.values())
-    specs = [Spec(run_setup, (setup, tonight, cluster, noise, seed, run, SELECTION_STREAM))
+    specs = [Spec(run_setup, (setup, noise, seed, run, SELECTION_STREAM))
              for setup in setups for run in range(runs)]
     samples = sweep(specs, executor, progress=progress, description=f"robust plan ({len(specs)} runs)")
     stats = {key: statistics([s["makespan"] for s in samples[i * runs:(i + 1) * runs]])

@@ -24,6 +24,7 @@ from models import Cluster, Workload
 from models.checks import as_float
 from models.errors import InvalidInput, TaskFloorWarning
 from models.limits import MAX_SECONDS
+from planner.plans.plan import Plan
 
 
 class ArrivalsWarning(UserWarning):
@@ -118,7 +119,7 @@ def no_worse_than_submission(order: list[int], ordering: dict[str, Any], submitt
     return order, ordering
 
 
-def warn_task_floor(plan: Any, workload: Workload) -> Any:
+def warn_task_floor(plan: Plan, workload: Workload) -> Plan:
     """Warn (`TaskFloorWarning`) when a slot plan predicts less than a job needs from its arrival
     (counted from the first, unless the plan takes every job as ready now) for one map and then
     one reduce: no schedule can end before that, whatever the slots."""

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from models import Job
-from planner.proof.sweep import Progress, step_reporter
+from planner.proof.sweep import ProgressOption, step_reporter
 from solvers import configure_slots
 from solvers.slots.configure import SlotPlan
 
@@ -25,7 +25,7 @@ class SlotCurves:
     and starting again at each new curve; ``computed`` counts the curves computed."""
 
     def __init__(self, jobs: Sequence[Job], total: int, k: int, model: str, releases: np.ndarray | None,
-                 progress: Progress = False) -> None:
+                 progress: ProgressOption = False) -> None:
         self.jobs = list(jobs)
         self.total = total
         self.k = k
