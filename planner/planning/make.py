@@ -28,8 +28,8 @@ from planner.plans.plan import Plan
 from planner.proof.sweep import Executor, ProgressOption
 from planner.proof.validate import check_noise
 from solvers import SLOT_MODELS, fluid_makespan
-from solvers.ordering.admission_orders import johnson_admission, submission_order
 from solvers.base import Stopwatch
+from solvers.ordering.admission_orders import johnson_admission, submission_order
 
 __all__ = ["make_plan"]
 
