@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from models import Cluster, Workload
 from planner.cli.main import app
 from planner.simulator import Natjam, simulate
-from planner.simulator.config import simulation_settings
+from planner.io.settings import simulation_settings
 
 runner = CliRunner()
 WORKLOAD = """\

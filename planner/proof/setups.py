@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from models import Cluster, Job, Workload
-from planner.proof.applied import PLAN_POOL, plan_run, submission_schedule
+from planner.io.hadoop.applied import PLAN_POOL, plan_run, submission_schedule
 from planner.simulator import Fair, Fifo, Fresh, Scheduler, SimOptions, simulate, simulate_vms
 from solvers import configure_slots, fluid_makespan
 from solvers.admission import job_names, release_times, submission_order

@@ -67,7 +67,8 @@ from planner.proof.setups import (
     vm_setups,
 )
 from planner.proof.sweep import Progress, Spec, sweep
-from planner.simulator import hadoop_settings, simulate, simulate_vms
+from planner.io.hadoop.conf import hadoop_settings
+from planner.simulator import simulate, simulate_vms
 
 if TYPE_CHECKING:
     from planner.plans.plan import Plan

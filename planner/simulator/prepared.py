@@ -1,6 +1,6 @@
 """A run ready to simulate: the batch as submitted, the cluster, the scheduler, the slot split and
-the options, or a VM plan's phases. Hadoop's files (`hadoop_conf.hadoop_run`) and a plan
-(`planner.proof.applied.plan_run`) both prepare one, so that a plan and the files it exports run
+the options, or a VM plan's phases. Hadoop's files (`planner.io.hadoop.conf.hadoop_run`) and a
+plan (`planner.io.hadoop.applied.plan_run`) both prepare one, so that a plan and the files it exports run
 the same simulation, byte for byte."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 `read_hadoop_conf(paths)` reads any mix of:
 
-- a fair scheduler allocation file, MRv1 or YARN (``<allocations>``; `hadoop_allocations`);
+- a fair scheduler allocation file, MRv1 or YARN (``<allocations>``; `allocations`);
 - capacity-scheduler.xml (``yarn.scheduler.capacity.*``): leaf queues with their capacity and
   maximum-capacity as fractions of the cluster (each level's percentages multiplied down the
   path);
@@ -10,7 +10,7 @@
   `SITE_SETTINGS` (slots or containers per node, reduce slow-start, assign-multiple, preemption,
   the scheduler class, block replication);
 - SLS's nodes file (JSON): the nodes and racks;
-- what `planner export` writes beside them (`hadoop_plan_files`): per-host slot groups
+- what `planner export` writes beside them (`plan_files`): per-host slot groups
   (``NAME.xml`` with ``NAME.hosts``), ``submissions.tsv`` and ``phases.tsv``.
 
 A folder stands for the files in it (sorted by name); its README.md and submit.sh are skipped.
@@ -33,9 +33,9 @@ from typing import Any
 from models import Cluster
 from models.errors import InvalidInput, InvalidPlan
 from planner.simulator.config import delay_from_value, with_options
-from planner.simulator.hadoop_allocations import DEFAULT_CONTAINER, Allocations, read_allocations
-from planner.simulator.hadoop_files import Topology, number_text, read_sls_nodes, read_xml, site_properties
-from planner.simulator.hadoop_plan_files import (
+from planner.io.hadoop.allocations import DEFAULT_CONTAINER, Allocations, read_allocations
+from planner.io.hadoop.parsing import Topology, number_text, read_sls_nodes, read_xml, site_properties
+from planner.io.hadoop.plan_files import (
     SlotGroup,
     Submission,
     group_slots,

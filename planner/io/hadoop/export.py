@@ -2,7 +2,7 @@
 
 Every target gets the scheduler's files, hdfs-site.xml (replication), topology.json (SLS's
 nodes file: hosts ``node001``... in rack order, as the simulator numbers them),
-``submissions.tsv`` and ``submit.sh`` (the schedule of `planner.proof.applied`), and a README
+``submissions.tsv`` and ``submit.sh`` (the schedule of `planner.io.hadoop.applied`), and a README
 saying what goes where and what the target cannot enforce (`target_notes`). "mrv1" adds one
 TaskTracker site file per group of nodes with the same slot counts (``tasktracker-N.xml`` and the
 hosts it is for, ``tasktracker-N.hosts``): a split that is not a multiple of the nodes is laid
@@ -10,7 +10,7 @@ out exactly, extra map slots on the first nodes and extra reduce slots on the la
 every node keeps its own number of slots. VM plans export ``phases.tsv`` and a script that runs
 the phases one after another.
 
-Reading the folder back (`planner.simulator.hadoop_run`, ``planner simulate --hadoop-conf
+Reading the folder back (`planner.io.hadoop.conf.hadoop_run`, ``planner simulate --hadoop-conf
 FOLDER``) prepares the same run as the plan itself (`plan_run`); tests check the results are
 byte-identical. The folder is written whole or not at all: into a temporary folder beside it,
 renamed into place; an existing folder is refused unless it is empty.
@@ -29,9 +29,9 @@ from xml.sax.saxutils import escape
 from models import Cluster, InvalidInput, Workload
 from models.checks import as_str
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
-from planner.proof.applied import PLAN_POOL, SUBMIT_GAP, TARGETS, submission_schedule, target_notes
+from planner.io.hadoop.applied import PLAN_POOL, SUBMIT_GAP, TARGETS, submission_schedule, target_notes
 from planner.simulator import SimOptions
-from planner.simulator.hadoop_plan_files import PHASES_COLUMNS, SUBMISSIONS_COLUMNS
+from planner.io.hadoop.plan_files import PHASES_COLUMNS, SUBMISSIONS_COLUMNS
 from planner.simulator.layout import node_slots, spread
 
 _FAIR_MRV1 = "org.apache.hadoop.mapred.FairScheduler"

@@ -32,7 +32,7 @@ from typing import Any
 from models import Cluster, InvalidInput, Workload
 from models.checks import as_str
 from planner.simulator import Capacity, Fair, Fifo, SimOptions
-from planner.simulator.hadoop_plan_files import Submission, submitted
+from planner.io.hadoop.plan_files import Submission, submitted
 from planner.simulator.prepared import PreparedRun
 from planner.simulator.schedulers.fair import Pool
 from planner.simulator.schedulers.queues import Queue
@@ -62,7 +62,7 @@ def submission_schedule(plan: Any, workload: Workload | None, *, ready_now: bool
     return tuple(schedule)
 
 
-def plan_scheduler(plan: Any, target: str) -> Fair | Fifo | Capacity:
+def exported_scheduler(plan: Any, target: str) -> Fair | Fifo | Capacity:
     """The scheduler the exported files configure for ``target`` (module docstring)."""
     target = as_str(target, "target", choices=TARGETS)
     limit = None if plan.strategy == "johnson" else plan.k
@@ -75,7 +75,7 @@ def plan_scheduler(plan: Any, target: str) -> Fair | Fifo | Capacity:
 
 def yarn_cluster(cluster: Cluster) -> Cluster:
     """The cluster as YARN sees it: each node's slots as containers, which the site files express
-    as half map and half reduce per node (`hadoop_conf` reads them so)."""
+    as half map and half reduce per node (`conf` reads them so)."""
     per_node = cluster.map_slots + cluster.reduce_slots
     return cluster.with_changes(map_slots=per_node - per_node // 2, reduce_slots=per_node // 2)
 
@@ -83,7 +83,7 @@ def yarn_cluster(cluster: Cluster) -> Cluster:
 def plan_run(plan: Any, workload: Workload, cluster: Cluster, target: str = "mrv1", *, ready_now: bool = False,
              options: SimOptions | None = None) -> PreparedRun:
     """The run of ``plan`` as its ``target``'s exported files configure Hadoop: the same run that
-    simulating those files gives (`planner.simulator.hadoop_run`). VM plans run their phases
+    simulating those files gives (`planner.io.hadoop.conf.hadoop_run`). VM plans run their phases
     with barriers, on profiles derived where jobs have none, whatever the target."""
     target = as_str(target, "target", choices=TARGETS)
     if plan.phases:
@@ -94,9 +94,9 @@ def plan_run(plan: Any, workload: Workload, cluster: Cluster, target: str = "mrv
     batch = submitted(workload, submission_schedule(plan, workload, ready_now=ready_now), "the plan")
     chosen = options or SimOptions()
     if target == "mrv1":
-        return PreparedRun(batch, cluster, plan_scheduler(plan, target), (plan.map_slots, plan.reduce_slots),
-                           replace(chosen, containers=False))
-    return PreparedRun(batch, yarn_cluster(cluster), plan_scheduler(plan, target), None,
+        return PreparedRun(batch, cluster, exported_scheduler(plan, target),
+                           (plan.map_slots, plan.reduce_slots), replace(chosen, containers=False))
+    return PreparedRun(batch, yarn_cluster(cluster), exported_scheduler(plan, target), None,
                        replace(chosen, containers=True))
 
 
