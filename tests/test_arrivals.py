@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from models import Cluster, InvalidInput, Job, Workload
 from planner import make_plan, read_swim, validate
 from planner.cli.main import app
-from planner.plans.arrivals import ArrivalsWarning
 from planner.io.hadoop.applied import submission_schedule
+from planner.plans.arrivals import ArrivalsWarning
 from planner.proof.report import deadline_columns, sections
 from solvers.ordering_release_search import earliest_among_equals
 

@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from models import Cluster, Workload
 from planner.cli.main import app
-from planner.proof.formats import percent, shown_value
 from planner.io.settings import simulation_settings
+from planner.proof.formats import percent, shown_value
 from planner.simulator import simulate
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

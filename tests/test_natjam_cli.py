@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from models import Cluster, Workload
 from planner.cli.main import app
-from planner.simulator import Natjam, simulate
 from planner.io.settings import simulation_settings
+from planner.simulator import Natjam, simulate
 
 runner = CliRunner()
 WORKLOAD = """\

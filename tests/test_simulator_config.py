@@ -11,6 +11,7 @@ import planner.io
 import planner.io.settings as settings_files
 import planner.simulator as simulator
 from models import Cluster, InvalidInput, Workload
+from planner.io.settings import load_scheduler, load_settings, simulation_settings
 from planner.simulator import (
     SCHEDULERS,
     Capacity,
@@ -24,7 +25,6 @@ from planner.simulator import (
     SimOptions,
     simulate,
 )
-from planner.io.settings import load_scheduler, load_settings, simulation_settings
 from planner.simulator.config import (
     options_from_dict,
     scheduler_from_dict,

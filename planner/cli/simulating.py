@@ -150,8 +150,8 @@ def _plan_run(path: Path, batch: Any, given: Any, machines: Any, target: str, re
               chosen_options: Any) -> Any:
     """The run of the plan in ``path`` as its exported files configure the cluster (``given``, the
     cluster file's, is the one the plan was made for; ``machines`` has the flags' changes)."""
-    from planner.plans.plan import Plan
     from planner.io.hadoop.applied import plan_run
+    from planner.plans.plan import Plan
     from planner.simulator import with_options
 
     chosen = Plan.from_file(path)

@@ -55,6 +55,7 @@ from models import Cluster, InvalidInput, Workload
 from models.checks import as_float, as_int
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_NOISE, DEFAULT_RUNS
+from planner.io.hadoop.conf import hadoop_settings
 from planner.limits import MAX_RUNS
 from planner.proof.setups import (
     Setup,
@@ -67,7 +68,6 @@ from planner.proof.setups import (
     vm_setups,
 )
 from planner.proof.sweep import Progress, Spec, sweep
-from planner.io.hadoop.conf import hadoop_settings
 from planner.simulator import simulate, simulate_vms
 
 if TYPE_CHECKING:

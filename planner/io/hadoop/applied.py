@@ -31,8 +31,8 @@ from typing import Any
 
 from models import Cluster, InvalidInput, Workload
 from models.checks import as_str
-from planner.simulator import Capacity, Fair, Fifo, SimOptions
 from planner.io.hadoop.plan_files import Submission, submitted
+from planner.simulator import Capacity, Fair, Fifo, SimOptions
 from planner.simulator.prepared import PreparedRun
 from planner.simulator.schedulers.fair import Pool
 from planner.simulator.schedulers.queues import Queue

@@ -32,7 +32,6 @@ from typing import Any
 
 from models import Cluster
 from models.errors import InvalidInput, InvalidPlan
-from planner.simulator.config import delay_from_value, with_options
 from planner.io.hadoop.allocations import DEFAULT_CONTAINER, Allocations, read_allocations
 from planner.io.hadoop.parsing import Topology, number_text, read_sls_nodes, read_xml, site_properties
 from planner.io.hadoop.plan_files import (
@@ -44,6 +43,7 @@ from planner.io.hadoop.plan_files import (
     read_submissions,
     submitted,
 )
+from planner.simulator.config import delay_from_value, with_options
 from planner.simulator.layout import spread
 from planner.simulator.options import SimOptions
 from planner.simulator.schedulers.base import Scheduler

@@ -30,8 +30,8 @@ from models import Cluster, InvalidInput, Workload
 from models.checks import as_str
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.io.hadoop.applied import PLAN_POOL, SUBMIT_GAP, TARGETS, submission_schedule, target_notes
-from planner.simulator import SimOptions
 from planner.io.hadoop.plan_files import PHASES_COLUMNS, SUBMISSIONS_COLUMNS
+from planner.simulator import SimOptions
 from planner.simulator.layout import node_slots, spread
 
 _FAIR_MRV1 = "org.apache.hadoop.mapred.FairScheduler"
