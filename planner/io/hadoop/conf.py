@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from models import Cluster
+from models import Cluster, Workload
 from models.errors import InvalidInput, InvalidPlan
 from planner.io.hadoop.allocations import DEFAULT_CONTAINER, Allocations, read_allocations
 from planner.io.hadoop.parsing import Topology, number_text, read_sls_nodes, read_xml, site_properties
@@ -46,6 +46,7 @@ from planner.io.hadoop.plan_files import (
 from planner.simulator.config import delay_from_value, with_options
 from planner.simulator.layout import spread
 from planner.simulator.options import SimOptions
+from planner.simulator.prepared import PreparedRun
 from planner.simulator.schedulers.base import Scheduler
 from planner.simulator.schedulers.capacity import Capacity, Queue
 from planner.simulator.schedulers.fair import Fair
@@ -108,7 +109,7 @@ class HadoopSetup:
     phases: tuple[tuple[tuple[str, int, str], ...], ...] = ()
     schedule_source: str = ""
 
-    def submit(self, workload: Any) -> Any:
+    def submit(self, workload: Workload) -> Workload:
         """``workload`` as the submission schedule submits it (unchanged without one)."""
         return submitted(workload, self.submissions, self.schedule_source) if self.submissions else workload
 
@@ -263,13 +264,11 @@ def _settings(setup: HadoopSetup, cluster: Cluster, delay: object, options: dict
     return setup.on(cluster), scheduler, with_options(setup.sim_options(), **options)
 
 
-def hadoop_run(paths: Iterable[str | Path], workload: Any, cluster: Cluster, *, delay: object = None,
-               **options: Any) -> Any:
+def hadoop_run(paths: Iterable[str | Path], workload: Workload, cluster: Cluster, *, delay: object = None,
+               **options: Any) -> PreparedRun:
     """A `PreparedRun` of ``workload`` on ``cluster`` as the files configure it (`hadoop_settings`),
     with their per-host slot groups, their submission schedule, and a VM plan's phases (whose jobs
     without a runtime profile get the one planning derives, `with_wave_profiles`)."""
-    from planner.simulator.prepared import PreparedRun
-
     setup = read_hadoop_conf(paths)
     machines, scheduler, chosen = _settings(setup, cluster, delay, options)
     if setup.phases:
