@@ -5,7 +5,7 @@ jobs imported, 8,853,238 tasks), on 3,000 nodes in 100 racks (2 map and 2 reduce
 heartbeat 3 s) under fair sharing with delay scheduling (15 + 15 s). Each run is a child
 process, so that its peak resident memory (``ru_maxrss``) is its own: once summary only, as
 ``planner simulate`` without ``-o``; once writing the whole result file (every attempt's
-record, `SimResult.write_json`, as ``-o``).
+record, `planner.io.results.write_result_json`, as ``-o``).
 
 Floors (full suite): at most 120 s of CPU (`simulate` only, import excluded) and a peak of
 1 GB without the file, 1.5 GB with it. The objective of each row is the peak RSS in MB; its
@@ -37,6 +37,7 @@ def measure(hours: float, output: Path | None) -> dict:
     import time
 
     from models import Cluster
+    from planner.io.results import write_result_json
     from planner.io.swim import read_swim
     from planner.simulator import Fair, simulate
     from planner.simulator.native import compiled_modules
@@ -48,7 +49,7 @@ def measure(hours: float, output: Path | None) -> dict:
     simulated = time.process_time()
     summary = result.summary()
     if output is not None:
-        result.write_json(output)
+        write_result_json(output, result)
     written = time.process_time()
     return {
         "jobs": len(workload),

@@ -6,8 +6,8 @@ Everything a user of the README and the docs needs is importable from here::
 
 The names are served on first use (`__getattr__`), so that ``import planner`` (and so the
 `planner` command's start) imports none of NumPy, scikit-learn, pyomo or the simulator. The
-rooms behind them: `planner.io` (files in), `planner.plans` (the Plan record), `planner.planning`
-(making plans), `planner.proof`
+rooms behind them: `planner.io` (files in and out: traces, settings, results, Hadoop's
+configuration), `planner.plans` (the Plan record), `planner.planning` (making plans), `planner.proof`
 (validating, comparing, sweeping, reporting), `planner.simulator`, `planner.examples` and
 `planner.cli`.
 """
@@ -38,12 +38,22 @@ _PUBLIC = {
     "task_workload": "planner.io.fitting",
     "RuntimeFit": "planner.io.fitting",
     "workload_summary": "planner.io.summary",
+    # files in and out: settings, results, Hadoop's configuration
+    "load_scheduler": "planner.io.settings",
+    "load_settings": "planner.io.settings",
+    "simulation_settings": "planner.io.settings",
+    "write_result_json": "planner.io.results",
+    "read_hadoop_conf": "planner.io.hadoop.conf",
+    "hadoop_settings": "planner.io.hadoop.conf",
+    "hadoop_run": "planner.io.hadoop.conf",
+    "HadoopSetup": "planner.io.hadoop.conf",
+    "IgnoredSetting": "planner.io.hadoop.conf",
+    "export_plan": "planner.io.hadoop.export",
+    "plan_run": "planner.io.hadoop.applied",
+    "submission_schedule": "planner.io.hadoop.applied",
     # plans
     "Plan": "planner.plans.plan",
     "make_plan": "planner.planning.make",
-    "export_plan": "planner.plans.export",
-    "plan_run": "planner.proof.applied",
-    "submission_schedule": "planner.proof.applied",
     # proof
     "validate": "planner.proof.validate",
     "ValidationReport": "planner.proof.validate",
@@ -65,7 +75,6 @@ _PUBLIC = {
     "VmResult": "planner.simulator",
     "SCHEDULERS": "planner.simulator",
     "make_scheduler": "planner.simulator",
-    "load_scheduler": "planner.simulator",
     "Fifo": "planner.simulator",
     "Fair": "planner.simulator",
     "Pool": "planner.simulator",

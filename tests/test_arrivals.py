@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from models import Cluster, InvalidInput, Job, Workload
 from planner import make_plan, read_swim, validate
 from planner.cli.main import app
+from planner.io.hadoop.applied import submission_schedule
 from planner.planning.arrivals import ArrivalsWarning
-from planner.proof.applied import submission_schedule
 from planner.proof.report import deadline_columns, sections
 from solvers.ordering.release_search import earliest_among_equals
 

@@ -20,9 +20,9 @@ from models.errors import InvalidInput
 from planner.cli.console import progress_shown
 from planner.cli.main import app
 from planner.examples.workloads import set_a_batch
+from planner.io.results import write_result_json
 from planner.simulator import Fair, Natjam, Progress, SimOptions, simulate
 from planner.simulator.attempt_log import COLUMNS, AttemptLog
-from planner.simulator.records import write_result_json
 
 ROOT = Path(__file__).resolve().parent.parent
 NIGHTLY = ROOT / "examples" / "nightly.yaml"

@@ -13,8 +13,9 @@ from typer.testing import CliRunner
 
 from models import Cluster, Workload
 from planner.cli.main import app
+from planner.io.settings import simulation_settings
 from planner.proof.formats import percent, shown_value
-from planner.simulator import simulate, simulation_settings
+from planner.simulator import simulate
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 WORKLOAD, CLUSTER = EXAMPLES / "nightly.yaml", EXAMPLES / "cluster.yaml"

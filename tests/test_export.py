@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 from models import Cluster, InvalidInput, Job, Workload
 from planner import make_plan, read_swim
 from planner.cli.main import app
-from planner.plans.export import export_files, export_plan, host_names
-from planner.proof.applied import SUBMIT_GAP, TARGETS, plan_run, submission_schedule
-from planner.simulator import hadoop_run, hadoop_settings, read_hadoop_conf
+from planner.io.hadoop.applied import SUBMIT_GAP, TARGETS, plan_run, submission_schedule
+from planner.io.hadoop.conf import hadoop_run, hadoop_settings, read_hadoop_conf
+from planner.io.hadoop.export import export_files, export_plan, host_names
 from planner.simulator.layout import build_layout
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,15 +16,13 @@ from typer.testing import CliRunner
 
 from models import Cluster, InvalidInput, Job
 from planner.cli.main import app
+from planner.io.hadoop.conf import IgnoredSetting, hadoop_settings, read_hadoop_conf
 from planner.simulator import (
     Capacity,
     Fair,
-    IgnoredSetting,
     Pool,
     Preemption,
     SimOptions,
-    hadoop_settings,
-    read_hadoop_conf,
     simulate,
 )
 

@@ -100,8 +100,8 @@ def test_layering_rule():
 
 
 @pytest.mark.parametrize(("room", "allowed"), [
-    # files in: read with models' vocabulary only
-    ("planner.io", ("models", "planner.io", "planner.limits")),
+    # files in and out: the simulator's settings and results, a cluster software's formats
+    ("planner.io", ("models", "planner.io", "planner.plans", "planner.simulator", "planner.limits")),
     # the simulator runs plans given as plain data
     ("planner.simulator", ("models", "planner.simulator", "planner.limits")),
     # the Plan record and its file: below every room that reads or runs plans
@@ -117,6 +117,73 @@ def test_layering_rule():
 def test_rooms_import_only_what_is_below_them(room, allowed):
     wrong = sorted(e for e in _imports_of(room) if not _under(e[1], *allowed))
     assert not wrong, f"{room} imports outside its room's rule: {wrong}"
+
+
+#: The modules of planner.io that hold the simulator's own files and the cluster software's formats
+#: (they may import the simulator); the other modules of the room are trace importers.
+SIMULATOR_FORMATS = ("planner.io.settings", "planner.io.results", "planner.io.hadoop")
+
+
+def test_trace_importers_read_with_models_vocabulary_only():
+    importers = {m for m in GRAPH if _under(m, "planner.io") and not _under(m, *SIMULATOR_FORMATS)}
+    assert "planner.io.swim" in importers and "planner.io.hadoop.conf" not in importers
+    wrong = sorted((m, t) for m in importers for t in GRAPH[m] if t not in importers
+                   and not _under(t, "models", "planner.limits"))
+    assert not wrong, f"trace importers import beyond models: {wrong}"
+
+
+#: What reading or writing a file looks like in source: modules imported, methods and functions called.
+FILE_MODULES = ("models.fileio", "xml", "csv", "pickle", "tomllib", "yaml")
+FILE_CALLS = ("open", "read_text", "write_text", "read_bytes", "write_bytes")
+#: Simulator modules allowed to touch files, with the reason.
+FILE_EXCEPTIONS = {
+    # the install's own build record and the hashes of the sources compiled, not a user's file
+    "planner.simulator.native": "the compiled build's record (_build.json) and source hashes",
+}
+
+
+def _file_uses(tree: ast.AST) -> list[str]:
+    """Where ``tree`` reads or writes a file: imports of file-format modules (`FILE_MODULES`, at
+    any level, TYPE_CHECKING included) and calls of ``open`` or of a path's read/write methods."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        modules: list[str] = []
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            modules = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        found.extend((node.lineno, f"import {m}") for m in modules
+                     if any(m == f or m.startswith(f + ".") for f in FILE_MODULES))
+        if isinstance(node, ast.Call):
+            function = node.func
+            name = (function.id if isinstance(function, ast.Name)
+                    else function.attr if isinstance(function, ast.Attribute) else None)
+            if name in FILE_CALLS:
+                found.append((node.lineno, f"{name}()"))
+    return [f"line {line}: {what}" for line, what in sorted(found)]
+
+
+def test_the_file_check_finds_file_access():
+    """A check that cannot fail is no check: each form of file access in a made-up module."""
+    source = ("import json\nimport xml.etree.ElementTree as ET\nfrom models.fileio import read_mapping\n"
+              "from models import fileio\n"
+              "def f(path):\n    with open(path) as stream:\n        return stream.read()\n"
+              "def g(path):\n    path.write_text(json.dumps({}))\n    return path.read_text()\n")
+    found = _file_uses(ast.parse(source))
+    assert found == ["line 2: import xml.etree.ElementTree", "line 3: import models.fileio",
+                     "line 3: import models.fileio.read_mapping", "line 4: import models.fileio",
+                     "line 6: open()", "line 9: write_text()", "line 10: read_text()"]
+    assert not _file_uses(ast.parse("import json\ndef f(result):\n    return json.dumps(result.to_dict())\n"))
+
+
+def test_the_simulator_reads_and_writes_no_file_format():
+    """Files are planner.io's: settings files, result files and Hadoop's files are read and written
+    there; the simulator takes and gives objects (and text, `SimResult.to_json`)."""
+    simulator = {name: path for name, path in _modules().items() if _under(name, "planner.simulator")}
+    uses = {name: found for name, path in simulator.items()
+            if (found := _file_uses(ast.parse(path.read_text()))) and name not in FILE_EXCEPTIONS}
+    assert not uses, f"simulator modules touching files (move it to planner.io): {uses}"
+    assert set(FILE_EXCEPTIONS) <= set(simulator)
 
 
 def test_nothing_imports_the_command_line():
@@ -193,7 +260,8 @@ def test_no_circle_among_the_schedulers_even_for_type_checking():
 
 
 def test_every_room_says_what_lives_there():
-    for room in ("planner.io", "planner.plans", "planner.planning", "planner.proof", "planner.simulator", "planner.examples",
+    for room in ("planner.io", "planner.io.hadoop", "planner.plans", "planner.planning", "planner.proof",
+                 "planner.simulator", "planner.examples",
                  "planner.cli", "planner.simulator.schedulers"):
         path = ROOT / room.replace(".", "/") / "__init__.py"
         doc = ast.get_docstring(ast.parse(path.read_text()))
@@ -220,3 +288,36 @@ def test_simulation_workers_start_light(module):
     code = f"import {module}, sys; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['numpy']", f"{module} imports {out.stdout.strip()}"
+
+
+# -- where new things go (docs/layout.md), each tried with a throwaway one --------------------------
+
+
+def test_a_new_trace_importer_goes_in_the_registry(tmp_path, monkeypatch):
+    """docs/layout.md's trace importer row: a module with ``read(path, **options) -> Workload``,
+    registered with `register_importer`, is read through by `read_trace`."""
+    from models import Job, Workload
+    from planner.io.importers import IMPORTERS, Importer, read_trace, register_importer
+
+    module = tmp_path / "throwaway_trace_format.py"
+    module.write_text(
+        "from pathlib import Path\n"
+        "from models import Job, Workload\n\n"
+        "def read(path, *, scale=1.0):\n"
+        "    rows = [line.split() for line in Path(path).read_text().splitlines() if line.strip()]\n"
+        "    return Workload([Job(name=name, map_tasks=int(maps), reduce_tasks=0, map_time=float(time) * scale)\n"
+        "                     for name, maps, time in rows], name=Path(path).stem)\n")
+    trace = tmp_path / "night.trace"
+    trace.write_text("a 4 10\nb 2 30\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert "throwaway" not in IMPORTERS
+    register_importer(Importer("throwaway", "throwaway_trace_format", "read", "a test's format", options=("scale",)))
+    try:
+        workload = read_trace("throwaway", trace, scale=2.0)
+        assert isinstance(workload, Workload) and workload.name == "night"
+        assert [(job.name, job.map_tasks, job.map_time) for job in workload] == [("a", 4, 20.0), ("b", 2, 60.0)]
+        assert isinstance(workload.jobs[0], Job)
+    finally:
+        IMPORTERS.pop("throwaway", None)
+        sys.modules.pop("throwaway_trace_format", None)
+    assert "throwaway" not in IMPORTERS

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from models import Cluster, Workload
 from planner.cli.main import app
+from planner.io.settings import simulation_settings
 from planner.simulator import Natjam, simulate
-from planner.simulator.config import simulation_settings
 
 runner = CliRunner()
 WORKLOAD = """\

@@ -1,4 +1,4 @@
-"""Scheduler settings from plain data and files (planner/simulator/config.py)."""
+"""Scheduler settings from plain data and files (planner/simulator/config.py, planner/io/settings.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,11 @@ from pathlib import Path
 
 import pytest
 
+import planner.io
+import planner.io.settings as settings_files
 import planner.simulator as simulator
 from models import Cluster, InvalidInput, Workload
+from planner.io.settings import load_scheduler, load_settings, simulation_settings
 from planner.simulator import (
     SCHEDULERS,
     Capacity,
@@ -23,12 +26,9 @@ from planner.simulator import (
     simulate,
 )
 from planner.simulator.config import (
-    load_scheduler,
-    load_settings,
     options_from_dict,
     scheduler_from_dict,
     settings_from_dict,
-    simulation_settings,
 )
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -53,9 +53,10 @@ delay: [15, 15]
 
 
 def test_exported_from_the_package():
-    for name in ("scheduler_from_dict", "load_scheduler", "load_settings", "options_from_dict",
-                 "simulation_settings"):
+    for name in ("scheduler_from_dict", "options_from_dict"):
         assert getattr(simulator, name) is getattr(simulator.config, name)
+    for name in ("load_scheduler", "load_settings", "simulation_settings"):
+        assert getattr(planner.io, name) is getattr(settings_files, name)
 
 
 def test_fifo_with_and_without_delay():

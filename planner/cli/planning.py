@@ -191,7 +191,7 @@ def export(
     """
     from models.cluster import Cluster
     from models.workload import Workload
-    from planner.plans.export import export_plan
+    from planner.io.hadoop.export import export_plan
     from planner.plans.plan import Plan
 
     chosen = Plan.from_file(plan_file)

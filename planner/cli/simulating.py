@@ -93,7 +93,10 @@ def simulate_command(
     """
     from models.cluster import Cluster
     from models.workload import Workload
-    from planner.simulator import hadoop_run, simulate, simulation_settings
+    from planner.io.hadoop.conf import hadoop_run
+    from planner.io.results import write_result_json
+    from planner.io.settings import simulation_settings
+    from planner.simulator import simulate
 
     if summary_only and output is None:
         raise InvalidInput("--summary-only", "applies to the result file; give -o/--output")
@@ -142,7 +145,7 @@ def simulate_command(
         raise attribute(error, {**SIMULATION_FLAGS, "target": "--target"}, workload=workload,
                         cluster=cluster) from None
     if output is not None:
-        result.write_json(output, tasks=not summary_only)
+        write_result_json(output, result, tasks=not summary_only)
     emit([Section("result", f"simulation of {workload.name} ({label})", [result.summary()], one=True)],
          as_json=json_output)
 
@@ -151,8 +154,8 @@ def _plan_run(path: Path, batch: Workload, given: Cluster, machines: Cluster, ta
               chosen_options: SimulationFlags) -> Run:
     """The run of the plan in ``path`` as its exported files configure the cluster (``given``, the
     cluster file's, is the one the plan was made for; ``machines`` has the flags' changes)."""
+    from planner.io.hadoop.applied import plan_run
     from planner.plans.plan import Plan
-    from planner.proof.applied import plan_run
     from planner.simulator import with_options
 
     chosen = Plan.from_file(path)

@@ -21,9 +21,11 @@ import numpy as np
 from models import Cluster, InvalidInput, Workload
 from models.checks import as_int
 from models.fileio import csv_text, write_atomic
+from planner.io.hadoop.conf import hadoop_settings
+from planner.io.settings import simulation_settings
 from planner.limits import MAX_RUNS
 from planner.proof.sweep import ExecutorChoice, ProgressOption, Spec, sweep
-from planner.simulator import SimOptions, hadoop_settings, simulate, simulation_settings
+from planner.simulator import SimOptions, simulate
 from planner.simulator.layout import check_slots
 from planner.simulator.schedulers.base import Scheduler
 

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from models import Cluster, Job, Workload
+from planner.io.hadoop.applied import PLAN_POOL, plan_run, submission_schedule
 from planner.plans.plan import Plan
-from planner.proof.applied import PLAN_POOL, plan_run, submission_schedule
 from planner.simulator import Fair, Fifo, Fresh, Scheduler, SimOptions
 from planner.simulator.run import Run
 from solvers import configure_slots, fluid_makespan
@@ -133,7 +133,7 @@ def resubmitted(workload: Workload, submits: Sequence[float] | None, pool: str |
 
 
 def plan_submits(plan: Plan, workload: Workload) -> tuple[float, ...] | None:
-    """The plan's strict submission schedule (`planner.proof.applied.submission_schedule`) as submit
+    """The plan's strict submission schedule (`planner.io.hadoop.applied.submission_schedule`) as submit
     times in the batch's job order; None for a plan that takes every job as ready now."""
     if plan.ready_now:
         return None
@@ -189,7 +189,7 @@ def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: 
 
 
 def exported_setup(plan: Plan, workload: Workload, cluster: Cluster) -> Setup | None:
-    """The plan as its Hadoop 1 export runs it (`planner.proof.applied.plan_run`, "mrv1"): a fair
+    """The plan as its Hadoop 1 export runs it (`planner.io.hadoop.applied.plan_run`, "mrv1"): a fair
     scheduler pool in FIFO mode with at most k running jobs, submitted in the plan's order, on the
     batch the plan runs on (in its job order); None for "johnson" plans, whose export is the FIFO
     run the plan itself is."""
@@ -204,7 +204,7 @@ def exported_setup(plan: Plan, workload: Workload, cluster: Cluster) -> Setup | 
 
 def planned_scheduler(strategy: str, k: int, order: Sequence[str]) -> tuple[Scheduler, str]:
     """The scheduler a slot plan runs under as planned (its exported files configure another:
-    `planner.proof.applied`), and its label: FIFO in the plan's order for "johnson", FRESH-static
+    `planner.io.hadoop.applied`), and its label: FIFO in the plan's order for "johnson", FRESH-static
     with the plan's k and order otherwise. Runs simulate with copies (`Run.simulate`), so setups
     may share it."""
     if strategy == "johnson":

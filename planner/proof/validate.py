@@ -12,7 +12,7 @@ configurations' own).
 
 The batch is tonight's: the jobs arrive at their submit times, as the plan
 assumed, and the plan (and its curve points) submits them by its strict
-schedule (`planner.proof.applied.submission_schedule`: in its order, never
+schedule (`planner.io.hadoop.applied.submission_schedule`: in its order, never
 before a job's arrival); a plan made with ``ready_now`` (and VM plans, robust
 plans, plan files before version 4) runs every job from time 0. Each run
 counts the jobs that finish after their deadline (or the batch window's end,
@@ -55,6 +55,7 @@ from models import Cluster, InvalidInput, Workload
 from models.checks import as_float, as_int
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_NOISE, DEFAULT_RUNS
+from planner.io.hadoop.conf import hadoop_settings
 from planner.limits import MAX_RUNS
 from planner.plans.plan import Plan
 from planner.proof.setups import (
@@ -68,7 +69,7 @@ from planner.proof.setups import (
     vm_setups,
 )
 from planner.proof.sweep import ExecutorChoice, ProgressOption, Spec, sweep
-from planner.simulator import SimResult, VmResult, hadoop_settings
+from planner.simulator import SimResult, VmResult
 from planner.simulator.run import Run
 
 #: Runs per point of the makespan-vs-map-slots curve (at most).

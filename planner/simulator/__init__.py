@@ -2,27 +2,23 @@
 
 `engine` (the event heap and clock), `core` (the `Simulation` object holding all state), `api`
 (`simulate`), `jobs`, `offers`, `locality`, `eviction` and `ends` (what happens to tasks),
-`layout` (nodes, racks, slots, blocks), `options` and `config` (settings and their files),
-`hadoop_conf`, `hadoop_allocations` and `hadoop_files` (Hadoop's own configuration files), `network`
-and `shuffle` (links, remote reads and the copy phase),
+`layout` (nodes, racks, slots, blocks), `options` and `config` (settings from plain data),
+`network` and `shuffle` (links, remote reads and the copy phase),
 `result`, `records` and `gantt` (what a run reports), `vms` (VM-level runs of pair and phase
 schedules), and `schedulers/` (one module per scheduler, registered by name). A new scheduler
-is a module in `schedulers/` registered there.
+is a module in `schedulers/` registered there. The simulator reads and writes no file format:
+settings files, result files and Hadoop's files are `planner.io`'s.
 """
 
 from __future__ import annotations
 
 from planner.simulator.api import simulate
 from planner.simulator.config import (
-    load_scheduler,
-    load_settings,
     options_from_dict,
     scheduler_from_dict,
-    simulation_settings,
     with_options,
 )
 from planner.simulator.core import Simulation, SimulationStalled
-from planner.simulator.hadoop_conf import HadoopSetup, IgnoredSetting, hadoop_run, hadoop_settings, read_hadoop_conf
 from planner.simulator.locality import DelayScheduling
 from planner.simulator.native import check_build
 from planner.simulator.options import OFF_RACK_FACTOR, RACK_FACTOR, SimOptions
@@ -58,8 +54,6 @@ __all__ = [
     "Fair",
     "Fifo",
     "Fresh",
-    "HadoopSetup",
-    "IgnoredSetting",
     "Natjam",
     "Pool",
     "Preemption",
@@ -76,18 +70,12 @@ __all__ = [
     "VmResult",
     "check_vm_groups",
     "fair_shares",
-    "hadoop_run",
-    "hadoop_settings",
-    "load_scheduler",
-    "load_settings",
     "make_scheduler",
     "options_from_dict",
     "overall_fairness",
-    "read_hadoop_conf",
     "register",
     "scheduler_from_dict",
     "simulate",
     "with_options",
     "simulate_vms",
-    "simulation_settings",
 ]

@@ -1,6 +1,7 @@
-"""Scheduler settings from plain data and files (YAML or JSON).
+"""Scheduler settings from plain data: what a settings file (YAML or JSON) holds, once read.
 
-A settings file is a mapping: an optional ``scheduler`` (a registered name),
+`planner.io.settings` reads the file (`load_settings`, `simulation_settings`); a settings file
+is a mapping: an optional ``scheduler`` (a registered name),
 an optional ``options`` section (`SimOptions` fields) and the scheduler's own
 settings, e.g. for the fair scheduler::
 
@@ -13,7 +14,7 @@ settings, e.g. for the fair scheduler::
     options: {reduce_slowstart: 0.8, copy_compute: [4, 2]}
 
 Loading is strict: an unknown key is refused with its field path (e.g.
-``pools[1].weigth: unknown key; ...``) and errors from a file name the file.
+``pools[1].weigth: unknown key; ...``); `planner.io.settings` adds the file's name to errors.
 """
 
 from __future__ import annotations
@@ -22,12 +23,10 @@ import dataclasses
 import inspect
 import numbers
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from models.checks import as_mapping, as_str, check_keys, key_name, shown
 from models.errors import InvalidInput
-from models.fileio import read_mapping
 from models.limits import MAX_JOBS, MAX_TOTAL_SLOTS, MAX_WEIGHT, MIN_WEIGHT
 from planner.limits import MAX_SETTING, MIN_RECHECK
 from planner.simulator.locality import DelayScheduling
@@ -189,47 +188,6 @@ def settings_from_dict(
         own["delay"] = delay
     options = options_from_dict(mapping["options"]) if mapping.get("options") is not None else None
     return scheduler_from_dict(name, own), options
-
-
-def load_settings(
-    path: str | Path, scheduler: str | None = None, *, delay: object = None
-) -> tuple[Scheduler, SimOptions | None]:
-    """`settings_from_dict` of a YAML or JSON file; errors name the file."""
-    data = read_mapping(path)
-    try:
-        return settings_from_dict(data, scheduler, delay=delay)
-    except InvalidInput as error:
-        raise error.in_file(str(path)) from None
-
-
-def load_scheduler(name: str | None, path: str | Path) -> Scheduler:
-    """The scheduler a settings file describes (``name`` as in `settings_from_dict`).
-    Its ``options`` section is checked too; `load_settings` returns it."""
-    return load_settings(path, name)[0]
-
-
-def simulation_settings(
-    config: str | Path | None = None,
-    scheduler: str | None = None,
-    *,
-    delay: object = None,
-    **options: Any,
-) -> tuple[Scheduler, SimOptions]:
-    """What a run uses: the settings file ``config`` (if any), the scheduler
-    named ``scheduler`` (default: the file's, else fifo), ``delay`` replacing
-    the file's delay setting, and `SimOptions` fields given as keywords (None
-    values are ignored) replacing the file's options.
-
-    Errors in the file name the file; errors in ``delay`` or an option name
-    that field only (``delay...``, ``reduce_slowstart``, ...).
-    """
-    delay = delay_from_value(delay)
-    if config is None:
-        chosen = scheduler_from_dict(scheduler or DEFAULT_SCHEDULER, {"delay": delay} if delay else None)
-        base: SimOptions | None = None
-    else:
-        chosen, base = load_settings(config, scheduler, delay=delay)
-    return chosen, with_options(base, **options)
 
 
 def with_options(base: SimOptions | None, **options: Any) -> SimOptions:

@@ -1,18 +1,12 @@
-"""Task attempts as records, and result files written a chunk of records at a time."""
+"""Task attempts as records (`planner.io.results` writes them to a result file)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, TextIO
+from typing import Any, Final, NamedTuple
 
-from models.fileio import write_atomic
 from planner.simulator.jobs import LOCALITY_NAMES
 from planner.simulator.layout import KIND_NAMES
-
-if TYPE_CHECKING:
-    from planner.simulator.result import SimResult
 
 FATES = ("done", "killed", "suspended")
 DONE_FATE: Final = 0
@@ -52,41 +46,3 @@ def task_records(rows: Iterable[tuple], names: list[str]) -> list[dict[str, Any]
         }
         for job, kind, task, node, slot, start, end, locality, fate in rows
     ]
-
-
-#: Task records turned into text at a time when a result file is written.
-WRITE_CHUNK: Final = 50_000
-_LIST_HEAD = '{\n "tasks": [\n'
-_LIST_TAIL = "\n ]\n}"
-
-
-def write_result_json(path: str | Path, result: SimResult, *, tasks: bool = True, chunk: int = WRITE_CHUNK) -> None:
-    """Write ``result.to_json(tasks=tasks)``'s very bytes to ``path``, atomically, holding at
-    most ``chunk`` task records at a time.
-
-    The document without its task list is dumped as usual; the list is spliced in where
-    the dump has ``"tasks": []``, each chunk dumped at the list's own depth (as the value of
-    a ``"tasks"`` key, with that wrapper's first and last lines cut off).
-    """
-    head = result.to_dict(tasks=False)
-    log = result.attempt_log
-    if not tasks or not len(log):
-        if tasks:
-            head["tasks"] = []
-        write_atomic(path, json.dumps(head, indent=1, sort_keys=True))
-        return
-    head["tasks"] = []
-    before, after = json.dumps(head, indent=1, sort_keys=True).split('"tasks": []', 1)
-    order = log.start_order()
-
-    def write(stream: TextIO) -> None:
-        stream.write(before + '"tasks": [\n')
-        for first in range(0, len(order), chunk):
-            records = task_records(log.rows(order, first, first + chunk), result.job_names)
-            text = json.dumps({"tasks": records}, indent=1, sort_keys=True)
-            if first:
-                stream.write(",\n")
-            stream.write(text[len(_LIST_HEAD) : -len(_LIST_TAIL)])
-        stream.write("\n ]" + after)
-
-    write_atomic(path, write)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -13,7 +12,7 @@ import numpy as np
 from planner.simulator.attempt_log import AttemptLog
 from planner.simulator.jobs import NODE_LOCAL, OFF_RACK, RACK_LOCAL
 from planner.simulator.layout import ANY, MAP, REDUCE
-from planner.simulator.records import DONE_FATE, KILLED_FATE, Attempt, task_records, write_result_json
+from planner.simulator.records import DONE_FATE, KILLED_FATE, Attempt, task_records
 
 if TYPE_CHECKING:
     from planner.simulator.core import Simulation
@@ -210,14 +209,10 @@ class SimResult:
         return data
 
     def to_json(self, *, tasks: bool = True) -> str:
-        """The whole result as JSON text: same inputs and seed give the same bytes."""
+        """The whole result as JSON text: same inputs and seed give the same bytes
+        (`planner.io.results.write_result_json` writes them to a file, the task records a chunk
+        at a time)."""
         return json.dumps(self.to_dict(tasks=tasks), indent=1, sort_keys=True)
-
-    def write_json(self, path: str | Path, *, tasks: bool = True) -> None:
-        """Write `to_json`'s text to ``path`` atomically, the task records a chunk at a time
-        (`records.write_result_json`): the file of a day of eight million attempts is written
-        without holding its records in memory."""
-        write_result_json(path, self, tasks=tasks)
 
     def plot_gantt(self, ax: Any = None, *, max_slots: int | None = 200) -> Any:
         """Task attempts as bars by slot (see `planner.simulator.gantt.plot_gantt`)."""

@@ -24,7 +24,7 @@ import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass, field, replace
 
 from models.errors import InvalidInput
-from planner.simulator.hadoop_files import number_text
+from planner.io.hadoop.parsing import number_text
 from planner.simulator.schedulers.fair import Pool
 
 #: (memory MB, vcores) of one container, when the files do not say (YARN's minimum allocation).

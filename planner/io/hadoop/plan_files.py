@@ -25,7 +25,7 @@ from models.checks import as_int, as_str
 from models.errors import InvalidInput
 from models.fileio import read_text
 from models.limits import MAX_JOBS, MAX_SECONDS
-from planner.simulator.hadoop_files import Topology, number_text
+from planner.io.hadoop.parsing import Topology, number_text
 from planner.simulator.layout import node_slots
 
 SUBMISSIONS_COLUMNS = ("position", "job", "submit_at", "pool")

@@ -27,12 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from models import Cluster, InvalidInput, Workload
 from models.checks import as_str
+from planner.io.hadoop.plan_files import Submission, submitted
+from planner.plans.plan import Plan
 from planner.simulator import Capacity, Fair, Fifo, SimOptions
-from planner.simulator.hadoop_plan_files import Submission, submitted
 from planner.simulator.run import Run
 from planner.simulator.schedulers.fair import Pool
 from planner.simulator.schedulers.queues import Queue
@@ -44,12 +44,12 @@ SUBMIT_GAP = 0.001
 PLAN_POOL = "plan"
 
 
-def submission_schedule(plan: Any, workload: Workload | None, *, ready_now: bool = False,
+def submission_schedule(plan: Plan, workload: Workload | None, *, ready_now: bool = False,
                         gap: float = SUBMIT_GAP) -> tuple[Submission, ...]:
     """When each job of the plan's order is submitted (module docstring); without the workload
     (or with ``ready_now``, or for a plan that takes every job as ready now) every job is ready
     at 0."""
-    ready_now = ready_now or bool(getattr(plan, "ready_now", False))
+    ready_now = ready_now or plan.ready_now
     jobs = {job.name: job for job in workload} if workload is not None else {}
     missing = [name for name in plan.order if name not in jobs]
     if workload is not None and missing:
@@ -62,7 +62,7 @@ def submission_schedule(plan: Any, workload: Workload | None, *, ready_now: bool
     return tuple(schedule)
 
 
-def plan_scheduler(plan: Any, target: str) -> Fair | Fifo | Capacity:
+def exported_scheduler(plan: Plan, target: str) -> Fair | Fifo | Capacity:
     """The scheduler the exported files configure for ``target`` (module docstring)."""
     target = as_str(target, "target", choices=TARGETS)
     limit = None if plan.strategy == "johnson" else plan.k
@@ -75,15 +75,15 @@ def plan_scheduler(plan: Any, target: str) -> Fair | Fifo | Capacity:
 
 def yarn_cluster(cluster: Cluster) -> Cluster:
     """The cluster as YARN sees it: each node's slots as containers, which the site files express
-    as half map and half reduce per node (`hadoop_conf` reads them so)."""
+    as half map and half reduce per node (`conf` reads them so)."""
     per_node = cluster.map_slots + cluster.reduce_slots
     return cluster.with_changes(map_slots=per_node - per_node // 2, reduce_slots=per_node // 2)
 
 
-def plan_run(plan: Any, workload: Workload, cluster: Cluster, target: str = "mrv1", *, ready_now: bool = False,
+def plan_run(plan: Plan, workload: Workload, cluster: Cluster, target: str = "mrv1", *, ready_now: bool = False,
              options: SimOptions | None = None) -> Run:
     """The run of ``plan`` as its ``target``'s exported files configure Hadoop: the same run that
-    simulating those files gives (`planner.simulator.hadoop_run`). VM plans run their phases
+    simulating those files gives (`planner.io.hadoop.conf.hadoop_run`). VM plans run their phases
     with barriers, on profiles derived where jobs have none, whatever the target."""
     target = as_str(target, "target", choices=TARGETS)
     if plan.phases:
@@ -94,13 +94,13 @@ def plan_run(plan: Any, workload: Workload, cluster: Cluster, target: str = "mrv
     batch = submitted(workload, submission_schedule(plan, workload, ready_now=ready_now), "the plan")
     chosen = options or SimOptions()
     if target == "mrv1":
-        return Run(batch, cluster, plan_scheduler(plan, target), (plan.map_slots, plan.reduce_slots),
-                           replace(chosen, containers=False))
-    return Run(batch, yarn_cluster(cluster), plan_scheduler(plan, target), None,
+        return Run(batch, cluster, exported_scheduler(plan, target),
+                           (plan.map_slots, plan.reduce_slots), replace(chosen, containers=False))
+    return Run(batch, yarn_cluster(cluster), exported_scheduler(plan, target), None,
                        replace(chosen, containers=True))
 
 
-def target_notes(plan: Any, target: str) -> Sequence[str]:
+def target_notes(plan: Plan, target: str) -> Sequence[str]:
     """What the target cannot enforce of the plan, in words (for the export's README)."""
     notes = []
     if plan.phases:

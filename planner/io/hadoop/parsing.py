@@ -1,7 +1,7 @@
 """Reading Hadoop's own files: XML (site files, allocation files) and SLS's nodes file.
 
-Only the reading: what the settings mean to the simulator is `hadoop_conf` and
-`hadoop_allocations`. A malformed file is an `InvalidInput` naming the file and the
+Only the reading: what the settings mean to the simulator is `conf` and
+`allocations`. A malformed file is an `InvalidInput` naming the file and the
 element (``capacity-scheduler.xml: property[3]: has no <name>``).
 """
 

@@ -2,7 +2,7 @@
 
 `read_hadoop_conf(paths)` reads any mix of:
 
-- a fair scheduler allocation file, MRv1 or YARN (``<allocations>``; `hadoop_allocations`);
+- a fair scheduler allocation file, MRv1 or YARN (``<allocations>``; `allocations`);
 - capacity-scheduler.xml (``yarn.scheduler.capacity.*``): leaf queues with their capacity and
   maximum-capacity as fractions of the cluster (each level's percentages multiplied down the
   path);
@@ -10,7 +10,7 @@
   `SITE_SETTINGS` (slots or containers per node, reduce slow-start, assign-multiple, preemption,
   the scheduler class, block replication);
 - SLS's nodes file (JSON): the nodes and racks;
-- what `planner export` writes beside them (`hadoop_plan_files`): per-host slot groups
+- what `planner export` writes beside them (`plan_files`): per-host slot groups
   (``NAME.xml`` with ``NAME.hosts``), ``submissions.tsv`` and ``phases.tsv``.
 
 A folder stands for the files in it (sorted by name); its README.md and submit.sh are skipped.
@@ -30,12 +30,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from models import Cluster
+from models import Cluster, Workload
 from models.errors import InvalidInput, InvalidPlan
-from planner.simulator.config import delay_from_value, with_options
-from planner.simulator.hadoop_allocations import DEFAULT_CONTAINER, Allocations, read_allocations
-from planner.simulator.hadoop_files import Topology, number_text, read_sls_nodes, read_xml, site_properties
-from planner.simulator.hadoop_plan_files import (
+from planner.io.hadoop.allocations import DEFAULT_CONTAINER, Allocations, read_allocations
+from planner.io.hadoop.parsing import Topology, number_text, read_sls_nodes, read_xml, site_properties
+from planner.io.hadoop.plan_files import (
     SlotGroup,
     Submission,
     group_slots,
@@ -44,8 +43,10 @@ from planner.simulator.hadoop_plan_files import (
     read_submissions,
     submitted,
 )
+from planner.simulator.config import delay_from_value, with_options
 from planner.simulator.layout import spread
 from planner.simulator.options import SimOptions
+from planner.simulator.run import Run
 from planner.simulator.schedulers.base import Scheduler
 from planner.simulator.schedulers.capacity import Capacity, Queue
 from planner.simulator.schedulers.fair import Fair
@@ -108,7 +109,7 @@ class HadoopSetup:
     phases: tuple[tuple[tuple[str, int, str], ...], ...] = ()
     schedule_source: str = ""
 
-    def submit(self, workload: Any) -> Any:
+    def submit(self, workload: Workload) -> Workload:
         """``workload`` as the submission schedule submits it (unchanged without one)."""
         return submitted(workload, self.submissions, self.schedule_source) if self.submissions else workload
 
@@ -263,13 +264,11 @@ def _settings(setup: HadoopSetup, cluster: Cluster, delay: object, options: dict
     return setup.on(cluster), scheduler, with_options(setup.sim_options(), **options)
 
 
-def hadoop_run(paths: Iterable[str | Path], workload: Any, cluster: Cluster, *, delay: object = None,
-               **options: Any) -> Any:
+def hadoop_run(paths: Iterable[str | Path], workload: Workload, cluster: Cluster, *, delay: object = None,
+               **options: Any) -> Run:
     """A `Run` of ``workload`` on ``cluster`` as the files configure it (`hadoop_settings`),
     with their per-host slot groups, their submission schedule, and a VM plan's phases (whose jobs
     without a runtime profile get the one planning derives, `with_wave_profiles`)."""
-    from planner.simulator.run import Run
-
     setup = read_hadoop_conf(paths)
     machines, scheduler, chosen = _settings(setup, cluster, delay, options)
     if setup.phases:

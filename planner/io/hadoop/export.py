@@ -2,7 +2,7 @@
 
 Every target gets the scheduler's files, hdfs-site.xml (replication), topology.json (SLS's
 nodes file: hosts ``node001``... in rack order, as the simulator numbers them),
-``submissions.tsv`` and ``submit.sh`` (the schedule of `planner.proof.applied`), and a README
+``submissions.tsv`` and ``submit.sh`` (the schedule of `planner.io.hadoop.applied`), and a README
 saying what goes where and what the target cannot enforce (`target_notes`). "mrv1" adds one
 TaskTracker site file per group of nodes with the same slot counts (``tasktracker-N.xml`` and the
 hosts it is for, ``tasktracker-N.hosts``): a split that is not a multiple of the nodes is laid
@@ -10,7 +10,7 @@ out exactly, extra map slots on the first nodes and extra reduce slots on the la
 every node keeps its own number of slots. VM plans export ``phases.tsv`` and a script that runs
 the phases one after another.
 
-Reading the folder back (`planner.simulator.hadoop_run`, ``planner simulate --hadoop-conf
+Reading the folder back (`planner.io.hadoop.conf.hadoop_run`, ``planner simulate --hadoop-conf
 FOLDER``) prepares the same run as the plan itself (`plan_run`); tests check the results are
 byte-identical. The folder is written whole or not at all: into a temporary folder beside it,
 renamed into place; an existing folder is refused unless it is empty.
@@ -23,15 +23,15 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
 from xml.sax.saxutils import escape
 
 from models import Cluster, InvalidInput, Workload
 from models.checks import as_str
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
-from planner.proof.applied import PLAN_POOL, SUBMIT_GAP, TARGETS, submission_schedule, target_notes
+from planner.io.hadoop.applied import PLAN_POOL, SUBMIT_GAP, TARGETS, submission_schedule, target_notes
+from planner.io.hadoop.plan_files import PHASES_COLUMNS, SUBMISSIONS_COLUMNS
+from planner.plans.plan import Plan
 from planner.simulator import SimOptions
-from planner.simulator.hadoop_plan_files import PHASES_COLUMNS, SUBMISSIONS_COLUMNS
 from planner.simulator.layout import node_slots, spread
 
 _FAIR_MRV1 = "org.apache.hadoop.mapred.FairScheduler"
@@ -59,7 +59,7 @@ def site_xml(properties: dict[str, object], comment: str) -> str:
     return "\n".join([*lines, "</configuration>", ""])
 
 
-def export_files(plan: Any, workload: Workload | None, cluster: Cluster, target: str, *, ready_now: bool = False,
+def export_files(plan: Plan, workload: Workload | None, cluster: Cluster, target: str, *, ready_now: bool = False,
                  options: SimOptions | None = None) -> dict[str, str]:
     """The exported folder's files, name -> content (`export_plan` writes them). Without the
     workload the schedule submits every job at once, in order (its submit times are unknown)."""
@@ -90,7 +90,7 @@ def export_files(plan: Any, workload: Workload | None, cluster: Cluster, target:
     return files
 
 
-def export_plan(plan: Any, workload: Workload | None, cluster: Cluster, target: str, folder: str | Path, *,
+def export_plan(plan: Plan, workload: Workload | None, cluster: Cluster, target: str, folder: str | Path, *,
                 ready_now: bool = False, options: SimOptions | None = None) -> list[str]:
     """Write the exported files into ``folder`` (module docstring); returns their names."""
     files = export_files(plan, workload, cluster, target, ready_now=ready_now, options=options)
@@ -125,7 +125,7 @@ def _fair_site(prefix: str, fair: bool, options: SimOptions) -> dict[str, object
             f"{prefix}.assignmultiple": options.assign_multiple}
 
 
-def _mrv1(plan: Any, cluster: Cluster, options: SimOptions) -> dict[str, str]:
+def _mrv1(plan: Plan, cluster: Cluster, options: SimOptions) -> dict[str, str]:
     fair = plan.strategy != "johnson"
     site: dict[str, object] = {"mapred.jobtracker.taskScheduler": _FAIR_MRV1 if fair else _FIFO_MRV1,
                                "mapred.reduce.slowstart.completed.maps": float(options.reduce_slowstart)}
@@ -149,7 +149,7 @@ def _mrv1(plan: Any, cluster: Cluster, options: SimOptions) -> dict[str, str]:
     return files
 
 
-def _yarn(plan: Any, cluster: Cluster, options: SimOptions, target: str) -> dict[str, str]:
+def _yarn(plan: Plan, cluster: Cluster, options: SimOptions, target: str) -> dict[str, str]:
     per_node = cluster.map_slots + cluster.reduce_slots
     fair = target == "yarn-fair"
     site: dict[str, object] = {
@@ -216,7 +216,7 @@ done
 """
 
 
-def _readme(plan: Any, cluster: Cluster, target: str, names: list[str]) -> str:
+def _readme(plan: Plan, cluster: Cluster, target: str, names: list[str]) -> str:
     where = {
         "mapred-site.xml": "the JobTracker's (mrv1) or every job's (YARN) configuration folder",
         "yarn-site.xml": "the ResourceManager's and every NodeManager's configuration folder",

@@ -1,0 +1,16 @@
+"""Hadoop's files: reading the cluster's configuration, writing a plan as configuration, and
+applying it; the export and its read-back are this room's round trip.
+
+- Reading: `conf` (`read_hadoop_conf`, `hadoop_settings`, `hadoop_run`: the site files, the
+  scheduler's allocation or capacity files and SLS's nodes file as the simulator's cluster,
+  scheduler and options), with `allocations` (fair scheduler allocation files), `parsing`
+  (XML, site properties and the nodes file as text) and `plan_files` (what `planner export`
+  writes beside Hadoop's own files: slot groups, ``submissions.tsv``, ``phases.tsv``).
+- Writing: `export` (`export_plan`: a plan as the files an operator copies onto the cluster).
+- Applying: `applied` (`TARGETS`; `submission_schedule`, `exported_scheduler` and `plan_run`:
+  the run the exported files configure, which reading them back gives too).
+
+A new target of the same software is a name in `applied.TARGETS` with its branch in `export` and
+`applied`; a new cluster software gets a sibling package of this one. Importing this package
+imports none of its modules; the public names are served by `planner` and `planner.io`.
+"""
