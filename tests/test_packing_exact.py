@@ -16,7 +16,6 @@ import time
 
 import numpy as np
 import pytest
-from test_packing import CLUSTER, brute_force, job
 
 import solvers.packing_exact as packing_exact
 from models import Cluster, Job
@@ -27,6 +26,7 @@ from solvers.packing_columns import best_by_level, best_phase, cheapest_phase, l
 from solvers.packing_listing import enumerate_phases
 from solvers.packing_lp import CountRow, generate_columns, initial_pool
 from solvers.packing_methods import _greedy
+from tests.support.packing import CLUSTER, brute_force, job
 
 INTENSITIES = ("cpu", "io", "balanced")
 #: N = 6, r = 2, alpha = 1.3.
