@@ -5,7 +5,7 @@
 `layout` (nodes, racks, slots, blocks), `options` and `config` (settings and their files),
 `hadoop_conf`, `hadoop_allocations` and `hadoop_files` (Hadoop's own configuration files), `network`
 and `shuffle` (links, remote reads and the copy phase),
-`result`, `records` and `gantt` (what a run reports), `vms` (VM-level runs of pair and phase
+`result` and `records` (what a run reports; `planner.plots` draws its charts), `vms` (VM-level runs of pair and phase
 schedules), and `schedulers/` (one module per scheduler, registered by name). A new scheduler
 is a module in `schedulers/` registered there.
 """
