@@ -11,17 +11,8 @@ import pytest
 
 from models import Job
 from models.errors import InvalidInput
-from planner.simulator import (
-    Capacity,
-    Queue,
-    simulate,
-)
-from tests.support.simulator import (
-    finishes,
-    flat,
-    peak,
-    running_at,
-)
+from planner.simulator import Capacity, Queue, simulate
+from tests.support.simulator import finishes, flat, peak, running_at
 
 # -- capacity queues -------------------------------------------------------------------------------
 FOUR = flat(4)

@@ -7,15 +7,8 @@ says otherwise) and the shared clusters and batches: tests/support/simulator.py.
 from __future__ import annotations
 
 from models import Job
-from planner.simulator import (
-    Fair,
-    Pool,
-    Preemption,
-    simulate,
-)
-from tests.support.simulator import (
-    PREEMPT_CLUSTER,
-)
+from planner.simulator import Fair, Pool, Preemption, simulate
+from tests.support.simulator import PREEMPT_CLUSTER
 
 
 def test_plot_gantt_returns_axes():

@@ -13,14 +13,8 @@ import numpy as np
 import pytest
 
 from models import Cluster, Job
-from planner.simulator import (
-    SimOptions,
-    simulate,
-)
-from tests.support.simulator import (
-    flat,
-    running_at,
-)
+from planner.simulator import SimOptions, simulate
+from tests.support.simulator import flat, running_at
 
 
 # -- cluster options -------------------------------------------------------------------------------

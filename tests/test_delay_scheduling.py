@@ -15,16 +15,7 @@ import numpy as np
 import pytest
 
 from models import Cluster, Job
-from planner.simulator import (
-    Capacity,
-    DelayScheduling,
-    Fair,
-    Fifo,
-    Queue,
-    SimOptions,
-    Simulation,
-    simulate,
-)
+from planner.simulator import Capacity, DelayScheduling, Fair, Fifo, Queue, SimOptions, Simulation, simulate
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import build_layout
 

@@ -16,22 +16,9 @@ import numpy as np
 import pytest
 
 from models import Cluster, Job
-from planner.simulator import (
-    Fair,
-    Fifo,
-    Pool,
-    Preemption,
-    SimOptions,
-    Simulation,
-    simulate,
-)
+from planner.simulator import Fair, Fifo, Pool, Preemption, SimOptions, Simulation, simulate
 from planner.simulator.layout import build_layout
-from tests.support.simulator import (
-    MIXED,
-    RACKED,
-    flat,
-    hashed_run,
-)
+from tests.support.simulator import MIXED, RACKED, flat, hashed_run
 
 # -- determinism and seeds -------------------------------------------------------------------------
 

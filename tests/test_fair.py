@@ -11,20 +11,8 @@ import pytest
 
 from models import Cluster, Job
 from models.errors import InvalidInput
-from planner.simulator import (
-    DelayScheduling,
-    Fair,
-    Pool,
-    Preemption,
-    simulate,
-)
-from tests.support.simulator import (
-    TEN_AND_TEN,
-    TWO_JOBS,
-    finishes,
-    flat,
-    running_at,
-)
+from planner.simulator import DelayScheduling, Fair, Pool, Preemption, simulate
+from tests.support.simulator import TEN_AND_TEN, TWO_JOBS, finishes, flat, running_at
 
 
 def test_fair_batch_of_two_jobs_takes_400_s():

@@ -11,16 +11,8 @@ import pytest
 
 from models import Cluster, Job
 from models.errors import InvalidInput
-from planner.simulator import (
-    Fifo,
-    Fresh,
-    simulate,
-)
-from tests.support.simulator import (
-    TEN_AND_TEN,
-    TWO_JOBS,
-    flat,
-)
+from planner.simulator import Fifo, Fresh, simulate
+from tests.support.simulator import TEN_AND_TEN, TWO_JOBS, flat
 
 
 def test_fifo_batch_of_two_jobs_takes_300_s():

@@ -12,18 +12,8 @@ import signal
 import pytest
 
 from models import Cluster, Job
-from planner.simulator import (
-    Fair,
-    Fifo,
-    Pool,
-    Preemption,
-    Simulation,
-    simulate,
-)
-from tests.support.simulator import (
-    PREEMPT_CLUSTER,
-    running_at,
-)
+from planner.simulator import Fair, Fifo, Pool, Preemption, Simulation, simulate
+from tests.support.simulator import PREEMPT_CLUSTER, running_at
 
 
 def test_min_share_preemption_within_timeout_plus_one_heartbeat():

@@ -9,14 +9,8 @@ from __future__ import annotations
 from collections import Counter
 
 from models import Cluster, Job
-from planner.simulator import (
-    SimOptions,
-    simulate,
-)
-from tests.support.simulator import (
-    finishes,
-    flat,
-)
+from planner.simulator import SimOptions, simulate
+from tests.support.simulator import finishes, flat
 
 
 # -- copy-compute splitting and slow-start -----------------------------------------------------------

@@ -13,17 +13,8 @@ import math
 import pytest
 
 from models import Cluster, Job
-from planner.simulator import (
-    Fair,
-    Pool,
-    Preemption,
-    SimOptions,
-    simulate,
-)
-from tests.support.simulator import (
-    TEN_AND_TEN,
-    TWO_JOBS,
-)
+from planner.simulator import Fair, Pool, Preemption, SimOptions, simulate
+from tests.support.simulator import TEN_AND_TEN, TWO_JOBS
 
 
 # -- results -----------------------------------------------------------------------------------------

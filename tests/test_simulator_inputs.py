@@ -13,14 +13,8 @@ import pytest
 
 from models import Job
 from models.errors import InvalidInput
-from planner.simulator import (
-    SimOptions,
-    simulate,
-)
-from tests.support.simulator import (
-    TEN_AND_TEN,
-    TWO_JOBS,
-)
+from planner.simulator import SimOptions, simulate
+from tests.support.simulator import TEN_AND_TEN, TWO_JOBS
 
 
 # -- bad inputs --------------------------------------------------------------------------------------
