@@ -86,9 +86,8 @@ def test_simple_bound_by_hand():
     is 30 s (4 primaries; hosting costs 1.5x), and its least VM-seconds is 120 on any count, 120 / 4
     = 30 s of the whole cluster. With a second, cpu job 60 / n: fastest 15 s; as a primary 60
     VM-s = 15 s of cluster, as an extra r * 1.5 * 60 / 4 = 45 s: the area bound is (30 + 15) / 2."""
-    from test_packing import job as power_job
-
     from models import Cluster
+    from tests.support.packing import job as power_job
 
     cluster = Cluster(nodes=2, disks=2, primaries_per_extra=2, overcommit_penalty=1.5)
     assert simple_bound(packing_instance([power_job("io", 120, -1, "io")], cluster)) == pytest.approx(30.0)
@@ -304,7 +303,7 @@ def test_packing_methods_agree_with_exhaustive_search(method):
 def test_exhaustive_packing_matches_an_independent_brute_force():
     """The reference itself, against the tests' own brute force (every set partition, role and VM
     count through evaluate_phases) on 40 of the instances with at most 3 jobs."""
-    from test_packing import brute_force
+    from tests.support.packing import brute_force
 
     small = [case for case in crosscheck_cases(120, seed=15, jobs=(2, 3))][:40]
     for jobs, cluster in small:

@@ -7,13 +7,13 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from test_heartbeat_wakes import Counted
 
 from models import Cluster
 from planner.examples.workloads import set_a_batch
 from planner.io.swim import read_swim
 from planner.simulator import Fair, Pool, SimOptions, SimResult, simulate
 from planner.simulator.schedulers.preemption import Preemption
+from tests.support.heartbeats import Counted
 
 SLICE = Path(__file__).parent / "data" / "FB-2010_samples_24_times_1hr_0_first300s.tsv"
 

@@ -12,7 +12,9 @@
   - ``<!-- not run: REASON -->``: the block is shown, not run (`NOT_RUN` lists them, so that
     each stays deliberate);
   - ``<!-- file: NAME -->`` on a ``yaml`` or ``json`` block: the block is written to NAME in the
-    scratch folder, for the commands after it.
+    scratch folder, for the commands after it;
+  - ``<!-- run -->`` on a ``python`` block: the block runs in a fresh interpreter and prints
+    exactly the ``text`` block that follows it (docs/schedulers.md's scheduler of one's own is one).
 
 - Every ``import X`` and ``from X import Y`` of a ``python`` block imports, and each Y resolves;
   every quoted dotted name (`planner.simulator.SCHEDULERS`) and repository path
@@ -125,6 +127,10 @@ def _not_run(block: Block) -> str | None:
 def _file(block: Block) -> str | None:
     match = re.fullmatch(r"file:\s*(\S+)", block.mark or "")
     return match.group(1) if match else None
+
+
+def _runs(block: Block) -> bool:
+    return block.mark == "run"
 
 
 def _pages_with(predicate) -> list[str]:
@@ -282,8 +288,8 @@ def test_the_blocks_not_run_are_the_listed_ones():
     for bs in BLOCKS.values():
         for b in bs:
             if b.mark is not None:
-                assert _not_run(b) is not None or _file(b) is not None or re.fullmatch(r"exits \d+", b.mark), (
-                    f"{b.where}: unknown mark {b.mark!r}")
+                assert _not_run(b) is not None or _file(b) is not None or _runs(b) or re.fullmatch(
+                    r"exits \d+", b.mark), f"{b.where}: unknown mark {b.mark!r}"
             if _not_run(b) is not None or re.fullmatch(r"exits \d+", b.mark or ""):
                 assert b.lang in SHELLS and b.commands, f"{b.where}: a mark for commands on a block without any"
 
@@ -339,6 +345,33 @@ def test_the_commands_of_a_section_run(page, section, tmp_path):
 
 
 # -- the Python examples ----------------------------------------------------------------------------
+#: (page, section) of the Python blocks marked to run: each must stay (a block that lost its mark
+#: would no longer be run).
+RUN = [(page, b.section) for page, found in BLOCKS.items() for b in found if _runs(b)]
+
+
+def test_the_examples_that_run_are_there():
+    assert ("docs/schedulers.md", "A scheduler of one's own") in RUN
+    for found in BLOCKS.values():
+        for b in found:
+            if _runs(b):
+                assert b.lang == "python", f"{b.where}: a run mark on a {b.lang or 'plain'} block"
+
+
+@pytest.mark.parametrize(("page", "section"), RUN, ids=[f"{p}#{_github_anchor(s)}" for p, s in RUN])
+def test_a_python_example_prints_what_the_page_shows(page, section, tmp_path):
+    """The example runs in a fresh interpreter (its registrations stay there) and prints exactly the
+    ``text`` block right after it on the page."""
+    found = BLOCKS[page]
+    index = next(i for i, b in enumerate(found) if _runs(b) and b.section == section)
+    block = found[index]
+    shown = found[index + 1] if index + 1 < len(found) else None
+    assert shown is not None and shown.lang == "text", f"{block.where}: no text block of its output after it"
+    run = subprocess.run([sys.executable, "-c", block.text], cwd=tmp_path, env=_environment(),
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=COMMAND_TIMEOUT,
+                         check=False)
+    assert run.returncode == 0, f"{block.where}: exited {run.returncode}\n{run.stderr[-2000:]}"
+    assert run.stdout == shown.text, f"{block.where} printed:\n{run.stdout}\nthe page shows:\n{shown.text}"
 
 
 def _imports(block: Block) -> list[tuple[str, str | None]]:

@@ -18,7 +18,7 @@ from models import Cluster, InvalidInput, Job
 from planner.cli.main import app
 from planner.simulator import Fair, Pool, Preemption, SimOptions, simulate
 from planner.simulator.config import scheduler_from_dict
-from tests.test_simulator_properties import check_invariants, clusters, run, schedulers, sim_options, workloads
+from tests.support.properties import check_invariants, clusters, run, schedulers, sim_options, workloads
 
 EXACT = SimOptions(rack_factor={"cpu": 1.0}, off_rack_factor={"cpu": 1.0})
 CONTAINERS = SimOptions(containers=True, rack_factor={"cpu": 1.0}, off_rack_factor={"cpu": 1.0})

@@ -9,7 +9,6 @@ are "cpu" jobs with rack_factor 1.0 so that locality cannot stretch a map.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -17,46 +16,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from models import Cluster, InvalidInput, Job
+from models import Cluster, InvalidInput
 from planner.cli.main import app
 from planner.examples.workloads import set_a_batch
 from planner.simulator import SCHEDULERS, Fresh, SimOptions, Simulation, simulate
 from planner.simulator.config import scheduler_from_dict
-from planner.simulator.layout import ANY, MAP, REDUCE
-from tests.test_simulator_properties import check_invariants, clusters, fitted, run, workloads
+from planner.simulator.layout import MAP, REDUCE
+from tests.support.fresh import EXACT, ONE_NODE_2_2, Spy, job, starts
+from tests.support.properties import check_invariants, clusters, fitted, run, workloads
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 NIGHTLY, CLUSTER = str(EXAMPLES / "nightly.yaml"), str(EXAMPLES / "cluster.yaml")
-EXACT = SimOptions(rack_factor={"cpu": 1.0}, off_rack_factor={"cpu": 1.0})
-ONE_NODE_2_2 = Cluster(nodes=1, map_slots=2, reduce_slots=2, heartbeat=0)  # 4 containers
 ONE_NODE_1_1 = Cluster(nodes=1, map_slots=1, reduce_slots=1, heartbeat=0)
-
-
-def job(name, maps, reduces, map_time, reduce_time, submit=0.0):
-    return Job(name, maps, reduces, map_time, reduce_time, submit=submit, intensity="cpu")
-
-
-def starts(result, kind=None):
-    """Counter of (start, kind) over the attempts (or of start only, for one kind)."""
-    if kind is None:
-        return Counter((t["start"], t["kind"]) for t in result.tasks)
-    return Counter(t["start"] for t in result.tasks if t["kind"] == kind)
-
-
-class Spy(Fresh):
-    """Fresh that records, for every offered slot, the slot target it saw and what it launched."""
-
-    def __init__(self, **settings):
-        super().__init__(**settings)
-        self.seen = []
-        self.shares = []
-
-    def pick(self, node, kind, now):
-        target = self.slot_target(now) if kind == ANY else None
-        self.shares.append((now, {j.name: self.share(j, now) for j in self.map_phase + self.reduce_phase}))
-        launch = super().pick(node, kind, now)
-        self.seen.append((now, target, None if launch is None else (launch[0].name, launch[1])))
-        return launch
 
 
 # -- settings ---------------------------------------------------------------------------------------

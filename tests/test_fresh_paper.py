@@ -25,7 +25,7 @@ from planner.simulator.jobs import JobRun
 from planner.simulator.layout import MAP, REDUCE, build_layout
 from planner.simulator.schedulers.fresh_dynamic import target_literal, target_ours, theorem1_eta
 from solvers import configure_slots
-from tests.test_fresh import EXACT, ONE_NODE_2_2, Spy, job, starts
+from tests.support.fresh import EXACT, ONE_NODE_2_2, Spy, job, starts
 
 PAPER = Cluster(nodes=10, map_slots=2, reduce_slots=2, heartbeat=0)
 CONTAINERS = SimOptions(containers=True)

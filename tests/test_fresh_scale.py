@@ -18,7 +18,6 @@ import random
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
-from test_simulator_properties import FAST, clusters, fitted, run, schedulers, sim_options, workloads
 
 from models import Cluster, Job
 from planner.examples.workloads import set_a_batch
@@ -26,6 +25,7 @@ from planner.simulator import Fresh, simulate
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE, build_layout
 from planner.simulator.schedulers.admission import AdmissionLimit
+from tests.support.properties import FAST, clusters, fitted, run, schedulers, sim_options, workloads
 
 CLUSTER = Cluster(nodes=10, map_slots=2, reduce_slots=2)
 

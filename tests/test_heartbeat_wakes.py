@@ -21,6 +21,7 @@ from planner.simulator.api import simulate
 from planner.simulator.core import Simulation
 from planner.simulator.layout import ANY, MAP
 from planner.simulator.schedulers.preemption import Preemption
+from tests.support.heartbeats import Counted
 
 
 class WakeEveryNode(Simulation):
@@ -60,16 +61,6 @@ class WakeEveryNode(Simulation):
                     self._check_stall(now)
             else:
                 self._sleep(node, MAP)
-
-
-class Counted(Simulation):
-    """The simulation as it is, counting the nodes' reports."""
-
-    reports = 0
-
-    def _heartbeat(self, node, now):
-        self.reports += 1
-        super()._heartbeat(node, now)
 
 
 def _run(kind, jobs, cluster, scheduler, options):

@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_simulator_properties import FAST, random_run, run
 
 from models import Cluster, Job
 from planner.simulator import Capacity, Fair, Fifo, Natjam, Pool
@@ -27,6 +26,7 @@ from planner.simulator.layout import ANY, build_layout
 from planner.simulator.schedulers.base import fifo_key, job_weight, order_rank
 from planner.simulator.schedulers.natjam_laxity import PRODUCTION
 from planner.simulator.schedulers.ranked import RankedJobs
+from tests.support.properties import FAST, random_run, run
 
 
 def _active(scheduler) -> list[JobRun]:

@@ -8,7 +8,7 @@ default overheads: a suspension costs 1.35 s of checkpoint holding the container
 added to the work left; ``min_run`` defaults to 2 x (1.35 + 3.88) = 10.46 s). Most of them evict
 maps, so they run with ``evict_maps=True``. Termination on adversarial inputs is in
 test_natjam_termination.py, Natjam-R in test_natjam_r.py, the paper's microbenchmarks in
-test_natjam_paper.py, the command line in test_natjam_cli.py; shared helpers in natjam_support.py.
+test_natjam_paper.py, the command line in test_natjam_cli.py; shared helpers in support/natjam.py.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 from models import Cluster, InvalidInput, Job
 from planner.simulator import SCHEDULERS, Natjam, SimOptions, Simulation, simulate
 from planner.simulator.config import scheduler_from_dict
-from tests.natjam_support import FOUR, OVERHEADS, THREE, TWO, attempts, by_name, check_invariants, run
+from tests.support.natjam import FOUR, OVERHEADS, THREE, TWO, attempts, by_name, check_invariants, run
 
 
 # -- settings -----------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The Natjam paper's microbenchmarks (Cho et al., Section 5, Figures 3-6) as the paper ran them,
 and same-seed-same-bytes determinism under random victims. Natjam-R is in test_natjam_r.py.
 
-The set-up (`tests.natjam_support`): 48 containers (6 workers x 8), the paper's 1 s heartbeat,
+The set-up (`tests.support.natjam`): 48 containers (6 workers x 8), the paper's 1 s heartbeat,
 Hadoop 0.23's reduce slow-start 0.05, reduces only evicted (the paper's Section 2.2), MR job and
 SRT task eviction unless a test says otherwise. Figure 3's "Avg Time" is each job's ideal
 completion time (Figure 5's caption: "The ideal job completion times are shown in Fig. 3"; the
@@ -25,7 +25,7 @@ import pytest
 
 from models import Cluster, Job
 from planner.simulator import Natjam, SimOptions, simulate
-from tests.natjam_support import FIGURE_3, PAPER_48, check_invariants, micro_job, micro_run
+from tests.support.natjam import FIGURE_3, PAPER_48, check_invariants, micro_job, micro_run
 
 SEEDS = range(5)  # the paper's datapoints are the mean of five runs
 TOLERANCE = 0.08

@@ -15,7 +15,7 @@ import pytest
 from models import Cluster, Job
 from planner.examples.natjam_micro import DEADLINE_CLUSTER, DEADLINE_REDUCE, DEADLINES, deadline_jobs
 from planner.simulator import Natjam, SimOptions, simulate
-from tests.natjam_support import HADOOP_SLOWSTART, OVERHEADS, TWO, by_name, check_invariants
+from tests.support.natjam import HADOOP_SLOWSTART, OVERHEADS, TWO, by_name, check_invariants
 
 
 # -- deadlines, traced by hand ------------------------------------------------------------------------------

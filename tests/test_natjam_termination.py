@@ -15,7 +15,7 @@ import pytest
 
 from models import Cluster, Job
 from planner.simulator import Natjam, SimOptions
-from tests.natjam_support import TWO, attempts, by_name, check_evictions_bounded, check_invariants, run
+from tests.support.natjam import TWO, attempts, by_name, check_evictions_bounded, check_invariants, run
 
 
 def test_zero_overheads_and_delay_scheduling_do_not_evict_for_ever():

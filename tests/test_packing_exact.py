@@ -16,7 +16,6 @@ import time
 
 import numpy as np
 import pytest
-from test_packing import CLUSTER, brute_force, job
 
 import solvers.packing.exact as packing_exact
 from models import Cluster, Job
@@ -27,6 +26,7 @@ from solvers.packing.listing import enumerate_phases
 from solvers.packing.lp import CountRow, generate_columns, initial_pool
 from solvers.packing.methods import _greedy
 from solvers.packing.problem import Placement, _check_placements, packing_instance
+from tests.support.packing import CLUSTER, brute_force, job
 
 INTENSITIES = ("cpu", "io", "balanced")
 #: N = 6, r = 2, alpha = 1.3.

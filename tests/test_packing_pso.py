@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_packing import CLUSTER, brute_force, job
 
 import solvers.backends.pso
 from models import Cluster
 from solvers import PsoOptions, SolveStatus, evaluate_phases, pack_phases
 from solvers.packing.problem import ROLES, Placement, packing_instance
 from solvers.packing.pso import bounds, decode, phase_totals
+from tests.support.packing import CLUSTER, brute_force, job
 
 FAST = {"particles": 40, "iterations": 25}
 MIXES = {"io": ["io"], "cpu": ["cpu"], "balanced": ["balanced"], "mixed": ["cpu", "io", "balanced"]}

@@ -1,4 +1,4 @@
-"""Validation reports as files (planner.proof.report) and their figures (planner.proof.plots), on small real reports."""
+"""Validation reports as files (planner.proof.report) and their figures (planner.plots), on small real reports."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import pytest
 from matplotlib.figure import Figure
 
 from models import Cluster, InvalidInput, Job, PowerLawProfile, Workload
+from planner import plots
 from planner.examples.demo import bundled
 from planner.io.swim import read_swim
 from planner.planning.make import make_plan
-from planner.proof import plots
 from planner.proof.paired import paired_comparisons, verdict_text
 from planner.proof.report import FIGURES, render_figures, render_html, render_markdown, write_report
 from planner.proof.validate import example_run, validate

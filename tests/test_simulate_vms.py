@@ -428,8 +428,9 @@ def test_vm_simulator_never_imports_solvers():
     tree = ast.parse(VMS_MODULE.read_text())
     imported = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
     imported += [node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+    # planner.plots, which draws its Gantt chart, is shared by every room (tests/test_layout.py)
     assert not [name for name in imported if name.split(".")[0] in {"solvers", "planner"} and
-                not name.startswith("planner.simulator")], imported
+                not name.startswith("planner.simulator") and name != "planner.plots"], imported
 
 
 def test_importing_the_simulator_loads_no_solver_module():

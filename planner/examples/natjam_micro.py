@@ -2,7 +2,7 @@
 cluster, heartbeat and slow-start, Figure 3's jobs calibrated to their ideal completion times
 (`micro_job`, `micro_run`), and the Natjam-R deadline experiment of Figure 10 (`deadline_jobs`).
 
-Used by the Natjam tests (through tests/natjam_support.py) and the ``fidelity`` benchmark.
+Used by the Natjam tests (through tests/support/natjam.py) and the ``fidelity`` benchmark.
 
 Assumptions (the paper leaves them open):
 

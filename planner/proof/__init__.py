@@ -2,7 +2,7 @@
 
 `validate` (a plan against baselines under profile noise), `compare` (schedulers or
 configurations side by side), `sweep` (many independent runs on local processes or Dask),
-`report` and `plots` (Markdown, HTML and figures), `formats` (how numbers read, the same in
+`report` (Markdown, HTML and the figures `planner.plots` draws), `formats` (how numbers read, the same in
 the terminal and the reports). A new proof goes here; it runs plans made
 by `planner.plans` and never makes one itself.
 """

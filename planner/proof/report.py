@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import planner.plots as plots
 from models import InvalidInput
 from models.fileio import write_atomic
-from planner.proof import plots
 from planner.proof.formats import percent
 from planner.proof.paired import verdict_text
 from planner.proof.setups import FAIR_RATIOS

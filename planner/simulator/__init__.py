@@ -4,7 +4,7 @@
 (`simulate`), `jobs`, `offers`, `locality`, `eviction` and `ends` (what happens to tasks),
 `layout` (nodes, racks, slots, blocks), `options` and `config` (settings from plain data),
 `network` and `shuffle` (links, remote reads and the copy phase),
-`result`, `records` and `gantt` (what a run reports), `vms` (VM-level runs of pair and phase
+`result` and `records` (what a run reports; `planner.plots` draws its charts), `vms` (VM-level runs of pair and phase
 schedules), and `schedulers/` (one module per scheduler, registered by name). A new scheduler
 is a module in `schedulers/` registered there. The simulator reads and writes no file format:
 settings files, result files and Hadoop's files are `planner.io`'s.

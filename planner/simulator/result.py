@@ -215,10 +215,10 @@ class SimResult:
         return json.dumps(self.to_dict(tasks=tasks), indent=1, sort_keys=True)
 
     def plot_gantt(self, ax: Any = None, *, max_slots: int | None = 200) -> Any:
-        """Task attempts as bars by slot (see `planner.simulator.gantt.plot_gantt`)."""
-        from planner.simulator.gantt import plot_gantt
+        """Task attempts as bars by slot (see `planner.plots.plot_attempts`)."""
+        from planner.plots import plot_attempts
 
-        return plot_gantt(self, ax=ax, max_slots=max_slots)
+        return plot_attempts(self, ax=ax, max_slots=max_slots)
 
 
 def overall_fairness(jobs: list[dict[str, Any]], owner: np.ndarray, start: np.ndarray, end: np.ndarray) -> float:

@@ -123,10 +123,10 @@ class VmResult:
         return json.dumps(self.to_dict(), indent=1, sort_keys=True)
 
     def plot_gantt(self, ax: Any = None) -> Any:
-        """Jobs as bars on their VMs (see `planner.simulator.gantt.plot_vm_gantt`)."""
-        from planner.simulator.gantt import plot_vm_gantt
+        """Jobs as bars on their VMs (see `planner.plots.plot_vm_schedule`)."""
+        from planner.plots import plot_vm_schedule
 
-        return plot_vm_gantt(self, ax=ax)
+        return plot_vm_schedule(self, ax=ax)
 
 
 def _check_jobs(jobs: Workload | Iterable[Job]) -> list[Job]:

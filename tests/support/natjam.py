@@ -3,7 +3,7 @@ hand-traced cases run on, helpers to read a result, and the paper's microbenchma
 cluster, heartbeat and slow-start, Figure 3's jobs calibrated to their ideal completion times:
 `micro_job`, `micro_run`, from planner.examples.natjam_micro). The simulator's property checks
 (`check_invariants`, `check_evictions_bounded`) and its time-limited `run` are re-exported from
-tests.test_simulator_properties so that every Natjam module imports them from one place.
+tests.support.properties so that every Natjam module imports them from one place.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from planner.examples.natjam_micro import (
     micro_run,
     reduce_fractions,
 )
-from tests.test_simulator_properties import check_evictions_bounded, check_invariants, run
+from tests.support.properties import check_evictions_bounded, check_invariants, run
 
 __all__ = [
     "FIGURE_3",

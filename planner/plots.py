@@ -1,0 +1,323 @@
+"""Figures, for every room: a run's Gantt chart (task attempts by slot, or jobs by VM), fairness
+over time, and a validation report's makespan curve and predicted-vs-simulated bars.
+
+Every function takes the data and an optional matplotlib Axes (a new figure when None) and
+returns the Axes it drew on, with a title, axis labels and a legend. Nothing here saves or shows
+a figure: `planner.proof.report` does the saving. The data is read through what it offers
+(`AttemptRun`, `VmRun`, `ValidationFigures`: `SimResult`, `VmResult` and `ValidationReport`
+have these), so this module imports no room: `SimResult.plot_gantt`, `VmResult.plot_gantt` and
+the proof's report all call it. matplotlib is imported where a figure is drawn.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from models import InvalidInput
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+@runtime_checkable
+class AttemptRun(Protocol):
+    """What the figures of a task-level run read (`planner.simulator.SimResult` has it)."""
+
+    slots: int
+    makespan: float
+    fairness: float
+    kills: int
+    scheduler: dict[str, Any]
+    jobs: list[dict[str, Any]]
+    job_names: list[str]
+
+    def columns(self) -> dict[str, np.ndarray]: ...
+
+    def fairness_over_time(self) -> list[dict[str, Any]]: ...
+
+
+@runtime_checkable
+class VmRun(Protocol):
+    """What the Gantt chart of a VM-level run reads (`planner.simulator.VmResult` has it)."""
+
+    makespan: float
+    jobs: list[dict[str, Any]]
+    phases: list[dict[str, Any]]
+    backfill: bool
+    vms: int
+    extra_vms: int
+
+
+class ValidationFigures(Protocol):
+    """What a validation report's figures read (`planner.proof.ValidationReport` has it)."""
+
+    kind: str
+    curve: list[float]
+    plan: dict[str, Any]
+    runs: int
+
+    @property
+    def planned(self) -> dict[str, Any]: ...
+
+    def setup(self, role: str) -> list[dict[str, Any]]: ...
+
+    def table(self) -> list[dict[str, Any]]: ...
+
+
+#: Colours (matplotlib's tab10): predictions, simulated baselines and points, the plan.
+PREDICTED = "tab:blue"
+SIMULATED = "tab:grey"
+PLAN = "tab:red"
+JOBS = "tab:green"
+
+
+def _axes(ax: Any, size: tuple[float, float]) -> Any:
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=size, layout="constrained")
+    return ax
+
+
+def _spread(record: dict[str, Any]) -> tuple[list[float], list[float]]:
+    """Error-bar lengths below and above the mean for the p5-p95 range."""
+    return [max(record["mean"] - record["p5"], 0.0)], [max(record["p95"] - record["mean"], 0.0)]
+
+
+def plot_makespan_curve(report: ValidationFigures, ax: Any = None) -> Any:
+    """Makespan against the number of map slots of a slot report: the fluid model's prediction for
+    every split 1..S-1 (``report.curve``) and the simulated means with their p5-p95 range at the
+    plan's split (a star) and the curve points. The y axis is logarithmic when the values span more
+    than 10x (the prediction at the extreme splits dwarfs the rest)."""
+    if report.kind == "vms" or not report.curve:
+        raise InvalidInput("report", "VM plans have no makespan-vs-map-slots curve (it exists for slot plans only)")
+    from matplotlib.ticker import LogLocator, MaxNLocator, NullFormatter
+
+    ax = _axes(ax, (8, 5))
+    slots = range(1, len(report.curve) + 1)
+    ax.plot(slots, report.curve, color=PREDICTED, linewidth=1.5,
+            label=f"predicted ({report.plan['model']} fluid model)")
+    points = sorted(report.setup("curve"), key=lambda r: r["map_slots"])
+    if points:
+        below, above = zip(*(_spread(r) for r in points), strict=True)
+        ax.errorbar([r["map_slots"] for r in points], [r["mean"] for r in points],
+                    yerr=[[b[0] for b in below], [a[0] for a in above]], fmt="o", color="black", ecolor=SIMULATED,
+                    capsize=4, markersize=5, zorder=3, label=f"simulated mean, p5-p95 ({points[0]['runs']} runs)")
+    plan = report.planned
+    ax.errorbar([plan["map_slots"]], [plan["mean"]], yerr=_spread(plan), fmt="*", color=PLAN, ecolor=PLAN,
+                capsize=4, markersize=13, zorder=4,
+                label=f"plan {plan['map_slots']}:{plan['reduce_slots']}, simulated ({plan['runs']} runs)")
+    ax.axvline(plan["map_slots"], color=PLAN, linestyle=":", linewidth=0.8, zorder=1)
+    values = [*report.curve, *(r["p5"] for r in [*points, plan]), *(r["p95"] for r in [*points, plan])]
+    low, high = min(v for v in values if v > 0), max(values)
+    if high > 10 * low:
+        ax.set_yscale("log")
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.yaxis.set_major_formatter(seconds_formatter())
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    total = len(report.curve) + 1
+    ax.set_xlim(0, total)
+    ax.set_xlabel(f"map slots (of S = {total}; the rest are reduce slots)")
+    ax.set_ylabel("makespan (s)")
+    ax.set_title("Makespan vs map slots: fluid model and simulation")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(loc="upper center", fontsize="small")
+    return ax
+
+
+def plot_predicted_vs_simulated(report: ValidationFigures, ax: Any = None) -> Any:
+    """The plan, its variants and the baselines (``report.table()``) as horizontal bar pairs:
+    the fluid prediction (where there is one) and the simulated mean with its p5-p95 range, each
+    group labelled with the relative error of its prediction."""
+    import numpy as np
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    records = report.table()
+    ax = _axes(ax, (9, 1.0 + 0.7 * len(records)))
+    rows = np.arange(len(records))
+    height = 0.38
+    predicted = [(i, r["predicted"]) for i, r in enumerate(records) if r["predicted"] is not None]
+    if predicted:
+        ax.barh([i - height / 2 for i, _ in predicted], [v for _, v in predicted], height=height,
+                color=PREDICTED, alpha=0.45, label="predicted (fluid model)")
+    colours = [PLAN if r["role"] == "plan" else SIMULATED for r in records]
+    below, above = zip(*(_spread(r) for r in records), strict=True)
+    ax.barh(rows + height / 2, [r["mean"] for r in records], height=height, color=colours,
+            xerr=[[b[0] for b in below], [a[0] for a in above]], capsize=3, error_kw={"elinewidth": 1})
+    right = max(max(r["p95"], r["predicted"] or 0.0) for r in records)
+    for i, record in enumerate(records):
+        text = "no prediction" if record["error"] is None else f"error {record['error']:+.1%}"
+        ax.annotate(text, (max(record["p95"], record["predicted"] or 0.0), i), xytext=(6, 0),
+                    textcoords="offset points", va="center", fontsize="small")
+    ax.set_xlim(0, right * 1.28)
+    ax.set_yticks(rows, [r["setup"] for r in records])
+    for label, record in zip(ax.get_yticklabels(), records, strict=True):
+        if record["role"] == "plan":
+            label.set_fontweight("bold")
+    ax.invert_yaxis()
+    ax.xaxis.set_major_formatter(seconds_formatter())
+    ax.set_xlabel("makespan (s)")
+    ax.set_ylabel("setup")
+    ax.set_title("Predicted vs simulated makespan")
+    ax.grid(True, axis="x", alpha=0.3)
+    handles = [Patch(color=PREDICTED, alpha=0.45, label="predicted (fluid model)"),
+               Patch(color=PLAN, label="simulated mean, plan"),
+               Patch(color=SIMULATED, label="simulated mean, others"),
+               Line2D([], [], color="black", marker="|", markersize=8, linewidth=1,
+                      label=f"p5-p95 over {report.runs} runs")]
+    # Below the axes: inside, it would cover the error labels at the bars' ends.
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize="small",
+              frameon=False)
+    return ax
+
+
+def plot_fairness_over_time(result: AttemptRun, ax: Any = None) -> Any:
+    """FRESH's overall fairness of one run (Jain's index of the jobs' slot shares, in [0, 1]) at
+    each job completion, as a step line, with the number of jobs in the system on a twin axis.
+    Each value holds from the previous completion (the first from the start of the batch) up to
+    its own, as in the time-weighted mean that `SimResult.fairness` reports."""
+    if not isinstance(result, AttemptRun):
+        raise InvalidInput("result", f"fairness over time needs a task-level SimResult, got {type(result).__name__}")
+    ax = _axes(ax, (9, 4.5))
+    records = result.fairness_over_time()
+    times = [0.0, *(r["time"] for r in records)]
+    fairness = [records[0]["fairness"], *(r["fairness"] for r in records)] if records else [1.0]
+    present = [records[0]["jobs_in_system"], *(r["jobs_in_system"] for r in records)] if records else [0]
+    fair_line = ax.step(times, fairness, where="pre", color=PREDICTED, linewidth=1.5,
+                        label="fairness (Jain's index, left)")
+    ax.axhline(result.fairness, color=PREDICTED, linestyle="--", linewidth=0.8)
+    mean_line = ax.plot([], [], color=PREDICTED, linestyle="--", linewidth=0.8,
+                        label=f"time-weighted mean {result.fairness:.2f}")
+    ax.set_ylim(0, 1.05)
+    ax.set_xlim(0, max(times[-1], 1e-9) * 1.01)
+    ax.xaxis.set_major_formatter(seconds_formatter())
+    ax.set_xlabel("time since the batch started (s)")
+    ax.set_ylabel("overall fairness (Jain's index, 0-1)")
+    twin = ax.twinx()
+    jobs_line = twin.step(times, present, where="pre", color=JOBS, linewidth=1.0, alpha=0.8,
+                          label="jobs in the system (right)")
+    twin.set_ylim(0, max(present) * 1.1 + 1)
+    twin.set_ylabel("jobs in the system (count)")
+    ax.set_title(f"Fairness over time under {result.scheduler['name']} (makespan {result.makespan:,.0f} s)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(handles=[*fair_line, *mean_line, *jobs_line], loc="lower left", fontsize="small")
+    return ax
+
+
+def plot_attempts(result: AttemptRun, ax: Any = None, *, max_slots: int | None = 200) -> Any:
+    """Draw every attempt of ``result`` as a bar on its slot's row, coloured by
+    job; killed attempts are hatched. Only the first ``max_slots`` slots are
+    drawn (None draws all). Returns the matplotlib Axes."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.collections import PolyCollection
+    from matplotlib.patches import Patch
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(10, 5))
+    colours = plt.get_cmap("tab20")
+    shown = result.slots if max_slots is None else min(result.slots, max_slots)
+    # From the attempt columns, not `result.attempts`: a day's 8.8 million attempts as tuples take
+    # 3 GB to draw the 200 rows shown.
+    table = result.columns()
+    picked = np.flatnonzero(table["slot"] < shown)
+    slot, job, lost = table["slot"][picked], table["job"][picked], table["fate"][picked] != 0
+    start, end = table["start"][picked], table["end"][picked]
+    # One collection per (job, fate), not per slot: thousands of broken_barh calls take seconds.
+    # Boxes by job, fate, then slot, and in the order the attempts ended within a slot (stable).
+    group = job.astype(np.int64) * 2 + lost  # (job, fate) as one key
+    order = np.lexsort((slot, group))
+    x, width, row, group = start[order], (end - start)[order], slot[order].astype(float), group[order]
+    low, high = row - 0.4, row + 0.4
+    boxes = np.stack([[x, low], [x + width, low], [x + width, high], [x, high]]).transpose(2, 0, 1)
+    firsts = np.flatnonzero(np.diff(group, prepend=-1))
+    for first, last in zip(firsts, [*firsts[1:], len(order)], strict=True):
+        owner, killed = divmod(int(group[first]), 2)
+        ax.add_collection(PolyCollection(boxes[first:last], facecolor=colours(owner % 20),
+                                         hatch="//" if killed else None, edgecolor="black" if killed else "none",
+                                         linewidth=0.3), autolim=True)
+    ax.autoscale_view()
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("slot")
+    ax.set_ylim(-1, shown)
+    ax.set_title(f"Task attempts under {result.scheduler['name']} (makespan {result.makespan:g} s)")
+    names = result.job_names
+    used = [int(owner) for owner in np.unique(job)]
+    if len(used) <= 20:
+        _legend(ax, [Patch(color=colours(job % 20), label=names[job]) for job in used], "job")
+    else:
+        _legend(ax, _colour_key(len(result.jobs), killed=result.kills > 0), None)
+    return ax
+
+
+def plot_vm_schedule(result: VmRun, ax: Any = None) -> Any:
+    """Jobs as bars on the VMs they ran on (one row per primary VM, then one per extra VM),
+    coloured by job; dotted lines mark phase starts. Returns the matplotlib Axes."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(10, 5))
+    colours = plt.get_cmap("tab20")
+    for index, record in enumerate(result.jobs):
+        offset = result.vms if record["role"] == "extra" else 0
+        span = [(record["start"], record["runtime"])]
+        for vm in record["vm_ids"]:
+            ax.broken_barh(span, (offset + vm - 0.4, 0.8), facecolor=colours(index % 20),
+                           hatch="//" if record["role"] != "primary" else None, edgecolor="black", linewidth=0.2)
+    for phase in result.phases:
+        ax.axvline(phase["start"], color="grey", linestyle=":", linewidth=0.8)
+    if result.extra_vms and any(r["role"] == "extra" for r in result.jobs):
+        ax.axhline(result.vms - 0.5, color="black", linewidth=0.6)
+        rows = result.vms + result.extra_vms
+    else:
+        rows = result.vms
+    ax.set_ylim(-1, rows)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(f"VM (0-{result.vms - 1} primary" + (f", {result.vms}+ extra)" if rows > result.vms else ")"))
+    mode = "backfill" if result.backfill else "phase barriers"
+    ax.set_title(f"VM schedule, {mode} (makespan {result.makespan:.1f} s)")
+    if len(result.jobs) <= 20:
+        _legend(ax, [Patch(facecolor=colours(i % 20), label=f"{r['name']} ({r['role']}, {r['vms']} VMs)")
+                     for i, r in enumerate(result.jobs)], "job")
+    else:
+        _legend(ax, _colour_key(len(result.jobs), killed=False), None)
+    return ax
+
+
+def plot_gantt(result: AttemptRun | VmRun, ax: Any = None) -> Any:
+    """The run's Gantt chart: task attempts by slot (`SimResult`) or jobs by VM (`VmResult`); the
+    chart is `plot_attempts` or `plot_vm_schedule`."""
+    if isinstance(result, AttemptRun):
+        return plot_attempts(result, ax=_axes(ax, (10, 5)))
+    if isinstance(result, VmRun):
+        return plot_vm_schedule(result, ax=_axes(ax, (10, 5)))
+    raise InvalidInput("result", f"expected a SimResult or a VmResult, got {type(result).__name__}")
+
+
+def seconds_formatter() -> Any:
+    """Tick labels in seconds with thousands separators, whole from 100 s up (log axes print 10^4
+    otherwise)."""
+    from matplotlib.ticker import FuncFormatter
+
+    return FuncFormatter(lambda value, _: f"{value:,.0f}" if abs(value) >= 100 or value == round(value)
+                         else f"{value:.3g}")
+
+
+def _colour_key(jobs: int, *, killed: bool) -> list[Any]:
+    """What the colours mean when there are too many jobs to name."""
+    from matplotlib.patches import Patch
+
+    handles = [Patch(facecolor="tab:blue", label=f"{jobs} jobs,\none colour each\n(colours repeat)")]
+    if killed:
+        handles.append(Patch(facecolor="white", edgecolor="black", hatch="//", label="killed attempt"))
+    return handles
+
+
+def _legend(ax: Any, handles: list[Any], title: str | None) -> None:
+    # Outside the axes, right: inside, the legend hides the end of the schedule, where the last jobs run.
+    ax.legend(handles=handles, title=title, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
+    ax.xaxis.set_major_formatter(seconds_formatter())
