@@ -17,6 +17,8 @@ from models import InvalidInput
 
 if TYPE_CHECKING:
     import numpy as np
+    from matplotlib.axes import Axes
+    from matplotlib.ticker import FuncFormatter
 
 
 @runtime_checkable
@@ -71,7 +73,7 @@ PLAN = "tab:red"
 JOBS = "tab:green"
 
 
-def _axes(ax: Any, size: tuple[float, float]) -> Any:
+def _axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
     if ax is not None:
         return ax
     import matplotlib.pyplot as plt
@@ -85,7 +87,7 @@ def _spread(record: dict[str, Any]) -> tuple[list[float], list[float]]:
     return [max(record["mean"] - record["p5"], 0.0)], [max(record["p95"] - record["mean"], 0.0)]
 
 
-def plot_makespan_curve(report: ValidationFigures, ax: Any = None) -> Any:
+def plot_makespan_curve(report: ValidationFigures, ax: Axes | None = None) -> Axes:
     """Makespan against the number of map slots of a slot report: the fluid model's prediction for
     every split 1..S-1 (``report.curve``) and the simulated means with their p5-p95 range at the
     plan's split (a star) and the curve points. The y axis is logarithmic when the values span more
@@ -127,7 +129,7 @@ def plot_makespan_curve(report: ValidationFigures, ax: Any = None) -> Any:
     return ax
 
 
-def plot_predicted_vs_simulated(report: ValidationFigures, ax: Any = None) -> Any:
+def plot_predicted_vs_simulated(report: ValidationFigures, ax: Axes | None = None) -> Axes:
     """The plan, its variants and the baselines (``report.table()``) as horizontal bar pairs:
     the fluid prediction (where there is one) and the simulated mean with its p5-p95 range, each
     group labelled with the relative error of its prediction."""
@@ -174,7 +176,7 @@ def plot_predicted_vs_simulated(report: ValidationFigures, ax: Any = None) -> An
     return ax
 
 
-def plot_fairness_over_time(result: AttemptRun, ax: Any = None) -> Any:
+def plot_fairness_over_time(result: AttemptRun, ax: Axes | None = None) -> Axes:
     """FRESH's overall fairness of one run (Jain's index of the jobs' slot shares, in [0, 1]) at
     each job completion, as a step line, with the number of jobs in the system on a twin axis.
     Each value holds from the previous completion (the first from the start of the batch) up to
@@ -207,7 +209,7 @@ def plot_fairness_over_time(result: AttemptRun, ax: Any = None) -> Any:
     return ax
 
 
-def plot_attempts(result: AttemptRun, ax: Any = None, *, max_slots: int | None = 200) -> Any:
+def plot_attempts(result: AttemptRun, ax: Axes | None = None, *, max_slots: int | None = 200) -> Axes:
     """Draw every attempt of ``result`` as a bar on its slot's row, coloured by
     job; killed attempts are hatched. Only the first ``max_slots`` slots are
     drawn (None draws all). Returns the matplotlib Axes."""
@@ -253,7 +255,7 @@ def plot_attempts(result: AttemptRun, ax: Any = None, *, max_slots: int | None =
     return ax
 
 
-def plot_vm_schedule(result: VmRun, ax: Any = None) -> Any:
+def plot_vm_schedule(result: VmRun, ax: Axes | None = None) -> Axes:
     """Jobs as bars on the VMs they ran on (one row per primary VM, then one per extra VM),
     coloured by job; dotted lines mark phase starts. Returns the matplotlib Axes."""
     import matplotlib.pyplot as plt
@@ -288,7 +290,7 @@ def plot_vm_schedule(result: VmRun, ax: Any = None) -> Any:
     return ax
 
 
-def plot_gantt(result: AttemptRun | VmRun, ax: Any = None) -> Any:
+def plot_gantt(result: AttemptRun | VmRun, ax: Axes | None = None) -> Axes:
     """The run's Gantt chart: task attempts by slot (`SimResult`) or jobs by VM (`VmResult`); the
     chart is `plot_attempts` or `plot_vm_schedule`."""
     if isinstance(result, AttemptRun):
@@ -298,7 +300,7 @@ def plot_gantt(result: AttemptRun | VmRun, ax: Any = None) -> Any:
     raise InvalidInput("result", f"expected a SimResult or a VmResult, got {type(result).__name__}")
 
 
-def seconds_formatter() -> Any:
+def seconds_formatter() -> FuncFormatter:
     """Tick labels in seconds with thousands separators, whole from 100 s up (log axes print 10^4
     otherwise)."""
     from matplotlib.ticker import FuncFormatter
@@ -317,7 +319,7 @@ def _colour_key(jobs: int, *, killed: bool) -> list[Any]:
     return handles
 
 
-def _legend(ax: Any, handles: list[Any], title: str | None) -> None:
+def _legend(ax: Axes, handles: list[Any], title: str | None) -> None:
     # Outside the axes, right: inside, the legend hides the end of the schedule, where the last jobs run.
     ax.legend(handles=handles, title=title, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
     ax.xaxis.set_major_formatter(seconds_formatter())

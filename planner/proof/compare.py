@@ -14,7 +14,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from planner.proof.sweep import ExecutorChoice, ProgressOption, Spec, sweep
 from planner.simulator import SimOptions, simulate
 from planner.simulator.layout import check_slots
 from planner.simulator.schedulers.base import Scheduler
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 #: The per-run numbers a comparison aggregates (mean over seeds).
 MEASURES = ("makespan", "mean_response", "utilization", "fairness", "node_local", "wasted_work", "deadline_misses")
@@ -147,8 +150,9 @@ class Comparison:
         write_atomic(paths["json"], json.dumps({"table": rows, "runs": self.runs}, indent=1) + "\n")
         return paths
 
-    def plot(self, axes: Any = None) -> Any:
-        """Makespan and mean response time per configuration (min-max over seeds as bars)."""
+    def plot(self, axes: Sequence[Axes] | None = None) -> Sequence[Axes]:
+        """Makespan and mean response time per configuration (min-max over seeds as bars), on two
+        axes side by side (``axes``, or a new figure's)."""
         import matplotlib.pyplot as plt
 
         rows = self.table()

@@ -47,6 +47,7 @@ from models.limits import MAX_SECONDS, MIN_TASK_SECONDS
 
 if TYPE_CHECKING:  # proofs take what planner.io read; they do not read files themselves
     from planner.io.rumen_attempts import RecordedJob, RumenAttempt
+    from planner.simulator.schedulers.base import Scheduler
 
 #: The heartbeat of a trace that does not say (Hadoop 0.20's minimum TaskTracker interval, s).
 MRV1_HEARTBEAT = 3.0
@@ -118,7 +119,7 @@ class ReplayReport:
 def replay(
     trace: Sequence[RecordedJob],
     cluster: Cluster | None = None,
-    scheduler: Any = "fifo",
+    scheduler: str | Scheduler = "fifo",
     *,
     seed: int = 0,
     heartbeat: float | None = None,

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from models import InvalidInput
 from models.checks import as_int, as_str
@@ -162,7 +163,8 @@ def schedule_of(inst: ReleaseInstance, order: np.ndarray) -> ReleaseSchedule:
                            int((completions > inst.d).sum()))
 
 
-def release_schedule(stage1, stage2, releases, order, due=None) -> ReleaseSchedule:
+def release_schedule(stage1: ArrayLike, stage2: ArrayLike, releases: ArrayLike, order: ArrayLike,
+                     due: ArrayLike | None = None) -> ReleaseSchedule:
     """Completion times and the three objectives of ``order`` (a permutation of job indices)."""
     inst = release_instance(stage1, stage2, releases, due)
     return schedule_of(inst, _permutation(order, inst.n))
@@ -270,7 +272,8 @@ def root_bound(inst: ReleaseInstance) -> float:
                       0.0 if inst.objective == "late_jobs" else -math.inf)
 
 
-def release_lower_bound(stage1, stage2, releases, due=None, *, objective: str = "makespan") -> float:
+def release_lower_bound(stage1: ArrayLike, stage2: ArrayLike, releases: ArrayLike, due: ArrayLike | None = None, *,
+                        objective: str = "makespan") -> float:
     """A lower bound on the best objective of all orders (`node_bound` of the empty prefix). Makespan: the most of
     Jackson's preemptive schedule of stage 1 (heads r_j, tails b_j), stage 2 in release order (heads r_j + a_j) and
     `johnson_bound`; L_max: Jackson's, tails b_j - d_j and -d_j; late_jobs: Moore-Hodgson on either stage."""
@@ -295,7 +298,8 @@ def own_status(inst: ReleaseInstance, order: np.ndarray, lower: float) -> tuple[
 
 
 def order_with_releases(
-    stage1, stage2, releases, due=None, *, objective: str = "makespan", method: str = "branch_and_bound",
+    stage1: ArrayLike, stage2: ArrayLike, releases: ArrayLike, due: ArrayLike | None = None, *,
+    objective: str = "makespan", method: str = "branch_and_bound",
     time_limit: float = 60.0, seed: int = 0, **options: object,
 ) -> ReleaseOrderSolution:
     """Order a batch with release times (and due dates) by a registered method of "two_stage_release":

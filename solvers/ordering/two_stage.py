@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyomo.environ as pyo
+from numpy.typing import ArrayLike
 
 from models import InvalidInput, Job
 from models.checks import as_int
@@ -55,7 +56,7 @@ def _stages(stage1, stage2) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def johnson_order(stage1, stage2) -> np.ndarray:
+def johnson_order(stage1: ArrayLike, stage2: ArrayLike) -> np.ndarray:
     """Johnson's optimal order for a two-machine flow shop (a permutation of indices)."""
     a, b = _stages(stage1, stage2)
     second = a >= b
@@ -64,7 +65,7 @@ def johnson_order(stage1, stage2) -> np.ndarray:
     return np.lexsort((key, second)).astype(np.int64)
 
 
-def two_stage_makespan(stage1, stage2, order) -> float:
+def two_stage_makespan(stage1: ArrayLike, stage2: ArrayLike, order: ArrayLike) -> float:
     """Makespan of ``order``: max_j (a_1 + ... + a_j) + (b_j + ... + b_n)."""
     a, b = _stages(stage1, stage2)
     order = _permutation(order, a.size)
@@ -232,7 +233,8 @@ def _pso(
 
 
 def order_two_stage(
-    stage1, stage2, method_name: str | None = None, *, method: str | None = None, time_limit: float = 60.0,
+    stage1: ArrayLike, stage2: ArrayLike, method_name: str | None = None, *, method: str | None = None,
+    time_limit: float = 60.0,
     seed: int = 0, **options: object,
 ) -> OrderSolution:
     """Order a two-stage batch by a registered method (see `solvers.registry.methods("two_stage")`);
