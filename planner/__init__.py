@@ -48,8 +48,11 @@ _PUBLIC = {
     "hadoop_run": "planner.io.hadoop.conf",
     "HadoopSetup": "planner.io.hadoop.conf",
     "IgnoredSetting": "planner.io.hadoop.conf",
-    "export_plan": "planner.io.hadoop.export",
-    "plan_run": "planner.io.hadoop.applied",
+    "export_plan": "planner.io.targets",
+    "plan_run": "planner.io.targets",
+    "ExportTarget": "planner.io.targets",
+    "register_target": "planner.io.targets",
+    "export_target": "planner.io.targets",
     "submission_schedule": "planner.io.hadoop.applied",
     # plans
     "Plan": "planner.plans.plan",

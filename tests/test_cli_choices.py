@@ -9,15 +9,21 @@ import inspect
 import pytest
 
 from models import InvalidInput, Workload
-from planner.cli.choices import SCHEDULER_NAMES, SOLVER_CHOICES, SWIM_SETTINGS, TRACE_FORMATS
+from planner.cli.choices import SCHEDULER_NAMES, SOLVER_CHOICES, SWIM_SETTINGS, TARGET_NAMES, TRACE_FORMATS
+from planner.cli.planning import Target
 from planner.io.importers import IMPORTERS, Importer, read_trace, register_importer
 from planner.io.swim import SwimConversion
+from planner.io.targets import target_names
 from planner.planning.vm import all_solver_choices
 from planner.simulator import SCHEDULERS
 
 
 def test_scheduler_names_are_the_registry():
     assert tuple(sorted(SCHEDULERS)) == SCHEDULER_NAMES
+
+
+def test_target_names_are_the_registry():
+    assert TARGET_NAMES == target_names() == tuple(Target)
 
 
 def test_solver_choices_are_the_registry():

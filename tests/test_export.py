@@ -17,9 +17,10 @@ from typer.testing import CliRunner
 from models import Cluster, InvalidInput, Job, Workload
 from planner import make_plan, read_swim
 from planner.cli.main import app
-from planner.io.hadoop.applied import SUBMIT_GAP, TARGETS, plan_run, submission_schedule
+from planner.io.hadoop.applied import HADOOP_TARGETS, SUBMIT_GAP, submission_schedule
 from planner.io.hadoop.conf import hadoop_run, hadoop_settings, read_hadoop_conf
-from planner.io.hadoop.export import export_files, export_plan, host_names
+from planner.io.hadoop.export import host_names
+from planner.io.targets import export_files, export_plan, plan_run
 from planner.simulator.layout import build_layout
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +43,7 @@ def _round_trip(plan, workload, cluster, target, folder, seed=5):
     return direct, read_back
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", HADOOP_TARGETS)
 @pytest.mark.parametrize("strategy", ["slots+johnson", "johnson", "packing"])
 def test_round_trip_on_the_demo_batch_is_byte_identical(tmp_path, target, strategy):
     workload, cluster = Workload.from_file(NIGHTLY), Cluster.from_file(CLUSTER)
@@ -52,7 +53,7 @@ def test_round_trip_on_the_demo_batch_is_byte_identical(tmp_path, target, strate
     assert direct.makespan > 0
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", HADOOP_TARGETS)
 def test_round_trip_on_fb2009_jobs_is_byte_identical(tmp_path, target):
     """50 real jobs submitted over about 20 minutes, 30 nodes of 3 + 2 slots in 3 racks: the plan's
     split (not a multiple of 30) is laid out in groups, the submit times are honoured."""

@@ -121,9 +121,10 @@ def test_rooms_import_only_what_is_below_them(room, allowed):
     assert not wrong, f"{room} imports outside its room's rule: {wrong}"
 
 
-#: The modules of planner.io that hold the simulator's own files and the cluster software's formats
-#: (they may import the simulator); the other modules of the room are trace importers.
-SIMULATOR_FORMATS = ("planner.io.settings", "planner.io.results", "planner.io.hadoop")
+#: The modules of planner.io that hold the simulator's own files, the export targets' registry and the
+#: cluster software's formats (they may import the simulator); the other modules of the room are trace
+#: importers.
+SIMULATOR_FORMATS = ("planner.io.settings", "planner.io.results", "planner.io.targets", "planner.io.hadoop")
 
 
 def test_trace_importers_read_with_models_vocabulary_only():

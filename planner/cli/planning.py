@@ -12,7 +12,7 @@ import typer
 # simulator (tests/test_layout.py); each command imports what it runs.
 from models.checks import as_float, as_int
 from models.errors import InvalidInput
-from planner.cli.choices import SOLVER_CHOICES
+from planner.cli.choices import SOLVER_CHOICES, TARGET_NAMES
 from planner.cli.console import (
     JsonFlag,
     Section,
@@ -163,10 +163,8 @@ def plan(
 
 
 
-class Target(StrEnum):
-    mrv1 = "mrv1"
-    yarn_fair = "yarn-fair"
-    yarn_capacity = "yarn-capacity"
+#: `planner export --to`'s choices: the export targets' names (`TARGET_NAMES`).
+Target = StrEnum("Target", [(name.replace("-", "_"), name) for name in TARGET_NAMES])
 
 
 def export(
@@ -191,7 +189,7 @@ def export(
     """
     from models.cluster import Cluster
     from models.workload import Workload
-    from planner.io.hadoop.export import export_plan
+    from planner.io.targets import export_plan
     from planner.plans.plan import Plan
 
     chosen = Plan.from_file(plan_file)

@@ -154,7 +154,7 @@ def _plan_run(path: Path, batch: Workload, given: Cluster, machines: Cluster, ta
               chosen_options: SimulationFlags) -> Run:
     """The run of the plan in ``path`` as its exported files configure the cluster (``given``, the
     cluster file's, is the one the plan was made for; ``machines`` has the flags' changes)."""
-    from planner.io.hadoop.applied import plan_run
+    from planner.io.targets import plan_run
     from planner.plans.plan import Plan
     from planner.simulator import with_options
 

@@ -9,7 +9,9 @@ module here returning a `models.Workload`, registered in `planner.io.importers` 
 
 The simulator's files: `settings` (scheduler settings files) and `results` (a run's result
 file). A cluster software's formats get a package each, owning reading its configuration,
-writing a plan as its configuration and applying it: `hadoop/` (see there).
+writing a plan as its configuration and applying it: `hadoop/` (see there). Its export targets
+are registered by name in `targets` (`ExportTarget`, `register_target`), whose `export_plan`
+and `plan_run` dispatch on the target's name.
 
 Importing this package imports none of its modules (the command starts fast): the public names
 below are served on first use, as from `planner`.
@@ -49,12 +51,15 @@ _PUBLIC = {
     "hadoop_run": "planner.io.hadoop.conf",
     "HadoopSetup": "planner.io.hadoop.conf",
     "IgnoredSetting": "planner.io.hadoop.conf",
-    "export_plan": "planner.io.hadoop.export",
-    "export_files": "planner.io.hadoop.export",
-    "plan_run": "planner.io.hadoop.applied",
     "submission_schedule": "planner.io.hadoop.applied",
     "exported_scheduler": "planner.io.hadoop.applied",
-    "TARGETS": "planner.io.hadoop.applied",
+    "ExportTarget": "planner.io.targets",
+    "register_target": "planner.io.targets",
+    "export_target": "planner.io.targets",
+    "target_names": "planner.io.targets",
+    "export_plan": "planner.io.targets",
+    "export_files": "planner.io.targets",
+    "plan_run": "planner.io.targets",
 }
 
 __getattr__, __dir__ = lazy_names("planner.io", _PUBLIC, globals())

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from models import Cluster, Job, Workload
-from planner.io.hadoop.applied import PLAN_POOL, plan_run, submission_schedule
+from planner.io.hadoop.applied import PLAN_POOL, submission_schedule
+from planner.io.targets import plan_run
 from planner.plans.plan import Plan
 from planner.simulator import Fair, Fifo, Fresh, Scheduler, SimOptions
 from planner.simulator.run import Run
@@ -189,7 +190,7 @@ def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: 
 
 
 def exported_setup(plan: Plan, workload: Workload, cluster: Cluster) -> Setup | None:
-    """The plan as its Hadoop 1 export runs it (`planner.io.hadoop.applied.plan_run`, "mrv1"): a fair
+    """The plan as its Hadoop 1 export runs it (`planner.io.targets.plan_run`, "mrv1"): a fair
     scheduler pool in FIFO mode with at most k running jobs, submitted in the plan's order, on the
     batch the plan runs on (in its job order); None for "johnson" plans, whose export is the FIFO
     run the plan itself is."""

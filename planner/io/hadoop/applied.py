@@ -1,7 +1,8 @@
 """A plan as Hadoop runs it once applied: the submission schedule, the scheduler the exported
 files configure, and the run that `planner simulate --plan` makes of it.
 
-What stock Hadoop can enforce of a slot plan, by target (`TARGETS`):
+What stock Hadoop can enforce of a slot plan, by target (`HADOOP_TARGETS`, registered as export
+targets by `planner.io.hadoop.targets`):
 
 - "mrv1" (Hadoop 1: JobTracker and TaskTrackers): the split exactly (per-node slot maxima,
   grouped by node when the split is not a multiple of the nodes); the order by submission (the
@@ -37,7 +38,12 @@ from planner.simulator.run import Run
 from planner.simulator.schedulers.fair import Pool
 from planner.simulator.schedulers.queues import Queue
 
-TARGETS = ("mrv1", "yarn-fair", "yarn-capacity")
+#: Hadoop's export targets: name -> what it is, in one line.
+HADOOP_TARGETS = {
+    "mrv1": "Hadoop 1 (JobTracker and TaskTrackers): the slot split, the order and k as a FIFO pool's job limit",
+    "yarn-fair": "YARN's fair scheduler: containers, the order and k as the queue's maxRunningApps",
+    "yarn-capacity": "YARN's capacity scheduler: containers and the order, in one queue at 100% capacity",
+}
 #: Seconds between consecutive submissions of the schedule (Hadoop's start times are in ms).
 SUBMIT_GAP = 0.001
 #: The pool (MRv1) or queue (YARN) the plan's jobs run in.
@@ -64,7 +70,7 @@ def submission_schedule(plan: Plan, workload: Workload | None, *, ready_now: boo
 
 def exported_scheduler(plan: Plan, target: str) -> Fair | Fifo | Capacity:
     """The scheduler the exported files configure for ``target`` (module docstring)."""
-    target = as_str(target, "target", choices=TARGETS)
+    target = as_str(target, "target", choices=HADOOP_TARGETS)
     limit = None if plan.strategy == "johnson" else plan.k
     if target == "yarn-capacity":
         return Capacity(queues=[Queue(PLAN_POOL, 1.0, 1.0)])
@@ -80,12 +86,12 @@ def yarn_cluster(cluster: Cluster) -> Cluster:
     return cluster.with_changes(map_slots=per_node - per_node // 2, reduce_slots=per_node // 2)
 
 
-def plan_run(plan: Plan, workload: Workload, cluster: Cluster, target: str = "mrv1", *, ready_now: bool = False,
-             options: SimOptions | None = None) -> Run:
-    """The run of ``plan`` as its ``target``'s exported files configure Hadoop: the same run that
-    simulating those files gives (`planner.io.hadoop.conf.hadoop_run`). VM plans run their phases
-    with barriers, on profiles derived where jobs have none, whatever the target."""
-    target = as_str(target, "target", choices=TARGETS)
+def hadoop_plan_run(plan: Plan, workload: Workload, cluster: Cluster, target: str = "mrv1", *,
+                    ready_now: bool = False, options: SimOptions | None = None) -> Run:
+    """The run of ``plan`` as one of Hadoop's targets' exported files configure Hadoop: the same
+    run that simulating those files gives (`planner.io.hadoop.conf.hadoop_run`). VM plans run
+    their phases with barriers, on profiles derived where jobs have none, whatever the target."""
+    target = as_str(target, "target", choices=HADOOP_TARGETS)
     if plan.phases:
         from models.profiles.derived import with_wave_profiles  # scikit-learn: only for VM plans
 

@@ -1,4 +1,5 @@
-"""A plan as the files an operator copies onto a Hadoop cluster (`export_plan`).
+"""A plan as the files an operator copies onto a Hadoop cluster (`hadoop_files`, behind the export
+targets of `planner.io.hadoop.targets`).
 
 Every target gets the scheduler's files, hdfs-site.xml (replication), topology.json (SLS's
 nodes file: hosts ``node001``... in rack order, as the simulator numbers them),
@@ -11,24 +12,18 @@ every node keeps its own number of slots. VM plans export ``phases.tsv`` and a s
 the phases one after another.
 
 Reading the folder back (`planner.io.hadoop.conf.hadoop_run`, ``planner simulate --hadoop-conf
-FOLDER``) prepares the same run as the plan itself (`plan_run`); tests check the results are
-byte-identical. The folder is written whole or not at all: into a temporary folder beside it,
-renamed into place; an existing folder is refused unless it is empty.
+FOLDER``) prepares the same run as the plan itself (`planner.io.hadoop.applied.hadoop_plan_run`);
+tests check the results are byte-identical. `planner.io.targets.export_plan` writes the folder.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
-from pathlib import Path
 from xml.sax.saxutils import escape
 
-from models import Cluster, InvalidInput, Workload
+from models import Cluster, Workload
 from models.checks import as_str
-from models.fingerprints import cluster_fingerprint, workload_fingerprint
-from planner.io.hadoop.applied import PLAN_POOL, SUBMIT_GAP, TARGETS, submission_schedule, target_notes
+from planner.io.hadoop.applied import HADOOP_TARGETS, PLAN_POOL, SUBMIT_GAP, submission_schedule, target_notes
 from planner.io.hadoop.plan_files import PHASES_COLUMNS, SUBMISSIONS_COLUMNS
 from planner.plans.plan import Plan
 from planner.simulator import SimOptions
@@ -59,18 +54,13 @@ def site_xml(properties: dict[str, object], comment: str) -> str:
     return "\n".join([*lines, "</configuration>", ""])
 
 
-def export_files(plan: Plan, workload: Workload | None, cluster: Cluster, target: str, *, ready_now: bool = False,
+def hadoop_files(plan: Plan, workload: Workload | None, cluster: Cluster, target: str, *, ready_now: bool = False,
                  options: SimOptions | None = None) -> dict[str, str]:
-    """The exported folder's files, name -> content (`export_plan` writes them). Without the
-    workload the schedule submits every job at once, in order (its submit times are unknown)."""
-    target = as_str(target, "target", choices=TARGETS)
-    if plan.cluster_fingerprint != cluster_fingerprint(cluster):
-        raise InvalidInput("cluster", "is not the cluster the plan was made for (fingerprints differ)")
-    if workload is not None and plan.workload_fingerprint != workload_fingerprint(workload):
-        raise InvalidInput("workload", "is not the workload the plan was made for (fingerprints differ)")
-    if workload is None and not (ready_now or plan.ready_now or plan.phases):
-        raise InvalidInput("workload", "the plan uses the jobs' arrivals: give its workload (-w) for their submit "
-                                       "times, or --ready-now to submit every job at the start")
+    """The exported folder's files for one of Hadoop's targets (`HADOOP_TARGETS`), name ->
+    content; `planner.io.targets.export_files` checks the plan's fingerprints first and
+    `planner.io.targets.export_plan` writes them. Without the workload the schedule submits
+    every job at once, in order (its submit times are unknown)."""
+    target = as_str(target, "target", choices=HADOOP_TARGETS)
     options = options or SimOptions()
     racks = host_names(cluster)
     files = {"topology.json": "".join(json.dumps({"rack": f"rack{r + 1}", "nodes": [{"node": h} for h in hosts]})
@@ -88,31 +78,6 @@ def export_files(plan: Plan, workload: Workload | None, cluster: Cluster, target
         files.update(_mrv1(plan, cluster, options) if target == "mrv1" else _yarn(plan, cluster, options, target))
     files["README.md"] = _readme(plan, cluster, target, sorted(files))
     return files
-
-
-def export_plan(plan: Plan, workload: Workload | None, cluster: Cluster, target: str, folder: str | Path, *,
-                ready_now: bool = False, options: SimOptions | None = None) -> list[str]:
-    """Write the exported files into ``folder`` (module docstring); returns their names."""
-    files = export_files(plan, workload, cluster, target, ready_now=ready_now, options=options)
-    folder = Path(folder)
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise InvalidInput("(output)", "exists and is not an empty folder", source=str(folder))
-    try:
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name[:100]}.", dir=folder.parent))
-    except OSError as error:
-        raise InvalidInput("(output)", f"cannot write here: {error.strerror}", source=str(folder)) from None
-    try:
-        for name, content in files.items():
-            (staging / name).write_text(content)
-        (staging / "submit.sh").chmod(0o755)
-        if folder.exists():
-            folder.rmdir()  # empty (checked above)
-        os.replace(staging, folder)
-    except OSError as error:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise InvalidInput("(output)", f"cannot write here: {error.strerror}", source=str(folder)) from None
-    return sorted(files)
 
 
 def _fair_site(prefix: str, fair: bool, options: SimOptions) -> dict[str, object]:

@@ -1,0 +1,181 @@
+"""Export targets by name: the plug-in point for writing a plan as a cluster's configuration.
+
+A target (`ExportTarget`) is a small class with a ``name``, a one-line ``summary`` and four
+methods: the files of the exported folder (``files``), the `Run` those files configure
+(``run``), the files read back into a run (``read``) and what the target cannot enforce of a
+plan, in words (``notes``). Its contract, checked for every registered target by
+tests/test_export_targets.py: the files hold a README.md and a submit.sh, and the files
+written to a folder and read back simulate to exactly what ``run`` simulates.
+
+`register_target` adds one (registering the same class again - a module reloaded, a notebook
+cell run twice - is harmless; another class under a taken name is refused); `export_target`
+looks one up and `target_names` lists them. The built-in targets are registered by importing the
+modules in `TARGET_MODULES`, on the first look-up: importing `planner.io` stays light.
+
+The generic entry points dispatch through the registry: `export_files` (the plan's fingerprints
+checked, then the target's files), `export_plan` (those files written as one folder, whole or
+not at all) and `plan_run` (the run a target's files configure).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from models.checks import as_str, shown
+from models.errors import InvalidInput
+from models.fingerprints import cluster_fingerprint, workload_fingerprint
+
+if TYPE_CHECKING:
+    from models.cluster import Cluster
+    from models.workload import Workload
+    from planner.plans.plan import Plan
+    from planner.simulator.options import SimOptions
+    from planner.simulator.run import Run
+
+#: The modules whose import registers the built-in targets, imported on the first look-up.
+TARGET_MODULES = ("planner.io.hadoop.targets",)
+#: A target's name: a lowercase word, parts joined by dashes ("yarn-fair").
+_NAME = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
+#: What a target must have besides its name and summary.
+_METHODS = ("files", "run", "read", "notes")
+
+
+@runtime_checkable
+class ExportTarget(Protocol):
+    """What a cluster's software runs a plan as: its files written, the run they configure, and
+    the files read back (module docstring)."""
+
+    @property
+    def name(self) -> str:
+        """The target's name, a lowercase word with dashes ("yarn-fair")."""
+        ...
+
+    @property
+    def summary(self) -> str:
+        """What the target is, in one line."""
+        ...
+
+    def files(self, plan: Plan, workload: Workload | None, cluster: Cluster, *, ready_now: bool,
+              options: SimOptions | None) -> dict[str, str]:
+        """The exported folder's files, name -> content, with a README.md and a submit.sh."""
+        ...
+
+    def run(self, plan: Plan, workload: Workload, cluster: Cluster, *, ready_now: bool,
+            options: SimOptions | None) -> Run:
+        """The run of ``plan`` as the exported files configure the cluster."""
+        ...
+
+    def read(self, paths: Iterable[str | Path], workload: Workload, cluster: Cluster) -> Run:
+        """The run the files in ``paths`` (an exported folder) configure: the same as `run`'s."""
+        ...
+
+    def notes(self, plan: Plan) -> Sequence[str]:
+        """What the target cannot enforce of ``plan``, in words (for the export's README)."""
+        ...
+
+
+_TARGETS: dict[str, ExportTarget] = {}
+
+
+def register_target(target: ExportTarget) -> ExportTarget:
+    """Add ``target`` under its name (module docstring); returns it. The name must be a lowercase
+    word with dashes, and the target must have a summary and the four methods."""
+    name = getattr(target, "name", None)
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise InvalidInput("name", f"must be a lowercase word with dashes (e.g. yarn-fair), got {shown(name)}")
+    summary = getattr(target, "summary", None)
+    if not isinstance(summary, str) or not summary.strip():
+        raise InvalidInput("summary", f"target {name!r} needs a one-line summary")
+    missing = [method for method in _METHODS if not callable(getattr(target, method, None))]
+    if missing:
+        raise InvalidInput("target", f"{name!r} lacks the method(s) {', '.join(missing)} of an ExportTarget")
+    taken = _TARGETS.get(name)
+    if taken is not None and not _same_class(taken, target):
+        raise InvalidInput("name", f"export target {name!r} is already registered (by "
+                                   f"{type(taken).__module__}.{type(taken).__qualname__})")
+    _TARGETS[name] = target
+    return target
+
+
+def unregister_target(name: str) -> None:
+    """Remove the target registered as ``name`` (a test's throwaway one); unknown names are ignored."""
+    _TARGETS.pop(name, None)
+
+
+def _same_class(registered: object, target: object) -> bool:
+    """The same class, or its definition run again (same module and qualified name)."""
+    first, second = type(registered), type(target)
+    return first is second or (first.__module__, first.__qualname__) == (second.__module__, second.__qualname__)
+
+
+def _load_targets() -> None:
+    for module in TARGET_MODULES:
+        importlib.import_module(module)  # registers on first import; a no-op after
+
+
+def target_names() -> tuple[str, ...]:
+    """The registered targets' names, built-in ones first, in registration order."""
+    _load_targets()
+    return tuple(_TARGETS)
+
+
+def export_target(name: str) -> ExportTarget:
+    """The target registered as ``name``; an unknown name is an `InvalidInput` naming the choices."""
+    _load_targets()
+    return _TARGETS[as_str(name, "target", choices=_TARGETS)]
+
+
+def export_files(plan: Plan, workload: Workload | None, cluster: Cluster, target: str, *, ready_now: bool = False,
+                 options: SimOptions | None = None) -> dict[str, str]:
+    """The exported folder's files, name -> content (`export_plan` writes them). Without the
+    workload the schedule submits every job at once, in order (its submit times are unknown)."""
+    chosen = export_target(target)
+    if plan.cluster_fingerprint != cluster_fingerprint(cluster):
+        raise InvalidInput("cluster", "is not the cluster the plan was made for (fingerprints differ)")
+    if workload is not None and plan.workload_fingerprint != workload_fingerprint(workload):
+        raise InvalidInput("workload", "is not the workload the plan was made for (fingerprints differ)")
+    if workload is None and not (ready_now or plan.ready_now or plan.phases):
+        raise InvalidInput("workload", "the plan uses the jobs' arrivals: give its workload (-w) for their submit "
+                                       "times, or --ready-now to submit every job at the start")
+    return chosen.files(plan, workload, cluster, ready_now=ready_now, options=options)
+
+
+def export_plan(plan: Plan, workload: Workload | None, cluster: Cluster, target: str, folder: str | Path, *,
+                ready_now: bool = False, options: SimOptions | None = None) -> list[str]:
+    """Write the exported files (`export_files`) into ``folder``; returns their names. The folder
+    is written whole or not at all: into a temporary folder beside it, renamed into place; an
+    existing folder is refused unless it is empty. submit.sh is made executable."""
+    files = export_files(plan, workload, cluster, target, ready_now=ready_now, options=options)
+    folder = Path(folder)
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise InvalidInput("(output)", "exists and is not an empty folder", source=str(folder))
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name[:100]}.", dir=folder.parent))
+    except OSError as error:
+        raise InvalidInput("(output)", f"cannot write here: {error.strerror}", source=str(folder)) from None
+    try:
+        for name, content in files.items():
+            (staging / name).write_text(content)
+        (staging / "submit.sh").chmod(0o755)
+        if folder.exists():
+            folder.rmdir()  # empty (checked above)
+        os.replace(staging, folder)
+    except OSError as error:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise InvalidInput("(output)", f"cannot write here: {error.strerror}", source=str(folder)) from None
+    return sorted(files)
+
+
+def plan_run(plan: Plan, workload: Workload, cluster: Cluster, target: str = "mrv1", *, ready_now: bool = False,
+             options: SimOptions | None = None) -> Run:
+    """The run of ``plan`` as ``target``'s exported files configure the cluster: the same run that
+    reading those files back gives (the target's ``read``)."""
+    return export_target(target).run(plan, workload, cluster, ready_now=ready_now, options=options)
