@@ -89,7 +89,7 @@ def test_the_schedule_keeps_the_order_and_the_releases():
     b after a; with ready_now all go at once, a gap apart."""
     workload = Workload([Job("a", 1, 0, 1.0, submit=0.0), Job("b", 1, 0, 1.0, submit=50.0),
                          Job("c", 1, 0, 1.0, submit=100.0)])
-    plan = type("P", (), {"order": ("c", "a", "b")})()
+    plan = type("P", (), {"order": ("c", "a", "b"), "ready_now": False})()  # what the schedule reads of a Plan
     schedule = submission_schedule(plan, workload)
     assert [s.job for s in schedule] == ["c", "a", "b"]
     assert [s.at for s in schedule] == pytest.approx([100.0, 100.0 + SUBMIT_GAP, 100.0 + 2 * SUBMIT_GAP])

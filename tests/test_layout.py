@@ -74,10 +74,14 @@ def _imports_of(prefix: str) -> set[tuple[str, str]]:
     return {(m, t) for m, targets in GRAPH.items() if m == prefix or m.startswith(prefix + ".") for t in targets}
 
 
+#: The modules every room of `planner` shares.
+SHARED = ("planner.limits", "planner.defaults", "planner.plots")
+
+
 def _under(module: str, *prefixes: str) -> bool:
     """True when ``module`` is one of ``prefixes`` or inside one; the modules every room shares
     (`planner.limits`, `planner.defaults`, `planner.plots`) count as inside every room of `planner`."""
-    shared = ("planner.limits", "planner.defaults", "planner.plots")
+    shared = SHARED
     if module in shared and any(p.startswith("planner.") for p in prefixes):
         return True
     return any(module == p or module.startswith(p + ".") for p in prefixes)
@@ -240,8 +244,8 @@ ROOMS = ("models", "solvers", "planner.io", "planner.plans", "planner.planning",
 
 
 def _room(module: str) -> str:
-    return next((room for room in ROOMS if _under(module, room) and module not in ("planner.limits",
-                                                                                   "planner.defaults")), module)
+    """The room ``module`` is in (a shared module is a room of its own)."""
+    return module if module in SHARED else next((room for room in ROOMS if _under(module, room)), module)
 
 
 def test_no_circle_between_rooms_even_for_type_checking():
