@@ -1,10 +1,10 @@
 """The discrete-event cluster simulator (never imports `solvers`: it runs plans, it does not make them).
 
-`engine` (the event heap and clock), `core` (the `Simulation` object holding all state), `api`
-(`simulate`), `jobs`, `offers`, `locality`, `eviction` and `ends` (what happens to tasks),
+`engine` (the event heap and clock), `core` (the `Simulation` object holding all state, and what
+happens to tasks: offers, launches, ends, kills, suspensions), `api` (`simulate`), `jobs`, `locality`,
 `layout` (nodes, racks, slots, blocks), `options` and `config` (settings and their files),
 `hadoop_conf`, `hadoop_allocations` and `hadoop_files` (Hadoop's own configuration files), `network`
-and `shuffle` (links, remote reads and the copy phase),
+(links: remote reads and the copy phase go over them),
 `result`, `records` and `gantt` (what a run reports), `vms` (VM-level runs of pair and phase
 schedules), and `schedulers/` (one module per scheduler, registered by name). A new scheduler
 is a module in `schedulers/` registered there.

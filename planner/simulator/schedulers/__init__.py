@@ -2,8 +2,9 @@
 
 One module per scheduler, each a subclass of `base.Scheduler` (`pick` the task for a free slot;
 hooks for arrivals, completions and the simulation settling; `wake` for timed re-checks):
-`fifo`, `fair` (with the pure `fair_share` computation and `preemption`), `capacity`, `fresh`,
-`natjam`. A new scheduler is a module here whose class is registered with `register`, imported
+`fifo`, `fair` (with the pure `fair_share` computation and `preemption`), `capacity`, `fresh` (with its
+admission limit and slot typing), `natjam` (with its laxity, `natjam_laxity`, over the kinetic
+tournament of `kinetic`). A new scheduler is a module here whose class is registered with `register`, imported
 below (registration happens on import), and named in `planner.cli.choices.SCHEDULER_NAMES` (a
 test checks the two agree).
 """

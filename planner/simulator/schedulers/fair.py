@@ -13,9 +13,9 @@ from models.checks import as_int
 from models.errors import InvalidInput
 from planner.simulator.jobs import OFF_RACK, JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
-from planner.simulator.schedulers.admission import AdmissionLimit
 from planner.simulator.schedulers.base import Launch, Scheduler, fifo_key, register
 from planner.simulator.schedulers.declines import DeclineMemo
+from planner.simulator.schedulers.fresh import AdmissionLimit
 from planner.simulator.schedulers.pair_ranked import PairRanked, fair_value, fifo_value
 from planner.simulator.schedulers.pools import Pool, as_pool
 from planner.simulator.schedulers.preemption import Preemptor, as_preemption
