@@ -22,8 +22,11 @@ from planner.simulator.config import (
     with_options,
 )
 from planner.simulator.core import Simulation, SimulationStalled
+from planner.simulator.engine import EventKind
 from planner.simulator.hadoop_conf import HadoopSetup, IgnoredSetting, hadoop_run, hadoop_settings, read_hadoop_conf
-from planner.simulator.locality import DelayScheduling
+from planner.simulator.jobs import Locality
+from planner.simulator.layout import TaskKind
+from planner.simulator.locality import DelayScheduling, DelaySetting
 from planner.simulator.native import check_build
 from planner.simulator.options import OFF_RACK_FACTOR, RACK_FACTOR, SimOptions
 from planner.simulator.prepared import PreparedRun
@@ -35,6 +38,7 @@ from planner.simulator.schedulers import (
     Fair,
     Fifo,
     Fresh,
+    Launch,
     Natjam,
     Pool,
     Preemption,
@@ -55,11 +59,15 @@ __all__ = [
     "SCHEDULERS",
     "Capacity",
     "DelayScheduling",
+    "DelaySetting",
+    "EventKind",
     "Fair",
     "Fifo",
     "Fresh",
     "HadoopSetup",
     "IgnoredSetting",
+    "Launch",
+    "Locality",
     "Natjam",
     "Pool",
     "Preemption",
@@ -72,6 +80,7 @@ __all__ = [
     "Simulation",
     "SimulationStalled",
     "SlotTarget",
+    "TaskKind",
     "VM_ROLES",
     "VmResult",
     "check_vm_groups",

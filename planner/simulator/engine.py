@@ -46,7 +46,8 @@ class EventKind(IntEnum):
 
 
 # `EventKind`'s values as the compiled loop compares them: mypyc makes an IntEnum member an object
-# (a comparison is a Python call) and inlines a Final int (tests/test_engine.py checks they agree).
+# (a comparison is a Python call) and inlines a Final int (tests/test_scheduler_surface.py checks
+# that they agree).
 ARRIVAL: Final = -1
 WAKE_UP: Final = -3
 ENDS: Final = -4

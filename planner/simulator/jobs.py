@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from enum import IntEnum
 from typing import Final
 
 import numpy as np
@@ -12,6 +13,16 @@ from models import Job
 from models.errors import InvalidInput
 from planner.simulator.layout import ANY, MAP, REDUCE, Layout, place_blocks
 
+
+class Locality(IntEnum):
+    """Where a map ran from its input block: on a node holding it, in its rack, or off the rack."""
+
+    NODE_LOCAL = 0
+    RACK_LOCAL = 1
+    OFF_RACK = 2
+
+
+# `Locality`'s values as the compiled code compares them (Final ints, as `layout.MAP`'s).
 NODE_LOCAL: Final = 0
 RACK_LOCAL: Final = 1
 OFF_RACK: Final = 2

@@ -104,15 +104,16 @@ from models.checks import as_float, as_int, as_str
 from models.errors import InvalidInput
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
+from planner.simulator.locality import DelaySetting
 from planner.simulator.schedulers.base import (
-    Launch,
+    LaunchTuple,
     Scheduler,
     as_order,
     check_order_names,
     order_rank,
-    register,
     remade,
 )
+from planner.simulator.schedulers.catalog import register
 
 if TYPE_CHECKING:
     from planner.simulator.core import Simulation
@@ -130,8 +131,7 @@ class Fresh(Scheduler):
     settings = ("k", "tau1", "tau2", "dynamic", "delay", "order", "algorithm3")
     hears_ends = True
 
-    # The settings are Any: they are validated here, with InvalidInput, not by a compiled type check.
-    def __init__(self, k: Any = 5, tau1: Any = 0.8, tau2: Any = 0.6, dynamic: Any = True, delay: Any = None,
+    def __init__(self, k: Any = 5, tau1: Any = 0.8, tau2: Any = 0.6, dynamic: Any = True, delay: DelaySetting = None,
                  order: Any = None, algorithm3: Any = "ours") -> None:
         super().__init__(delay)
         self.ranks = as_order(order)
@@ -431,7 +431,7 @@ class Fresh(Scheduler):
             typed = self.typed = (fields[7], fields[5])
         return typed
 
-    def pick(self, node: int, kind: int, now: float) -> Launch | None:
+    def pick(self, node: int, kind: int, now: float) -> LaunchTuple | None:
         if kind == ANY:
             target_maps, switched = self._typing()
             first = MAP if self.maps_running < target_maps else REDUCE
@@ -455,7 +455,7 @@ class Fresh(Scheduler):
             self.running_starts[index] = self.running_starts[index] + now
         return launch
 
-    def _assign(self, node: int, kind: int, now: float) -> Launch | None:
+    def _assign(self, node: int, kind: int, now: float) -> LaunchTuple | None:
         """The first launch over the admitted jobs with a pending task of ``kind``, in the order
         of (`share`, submit, name): the first job is found in one pass, the others are sorted
         only if it declines (delay scheduling, a reducer that may not copy yet)."""
@@ -482,7 +482,7 @@ class Fresh(Scheduler):
             return launch
         return self._assign_others(best, node, kind, now)
 
-    def _assign_others(self, declined: JobRun, node: int, kind: int, now: float) -> Launch | None:
+    def _assign_others(self, declined: JobRun, node: int, kind: int, now: float) -> LaunchTuple | None:
         """`_assign` after its first job ``declined``: the others in the order of (`share`, submit, name)."""
         candidates = [job for job in (self.map_phase if kind == MAP else self.reduce_phase)
                       if job is not declined and job.pending(kind)]

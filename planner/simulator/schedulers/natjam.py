@@ -16,7 +16,9 @@ from models.checks import as_float, as_str
 from models.errors import InvalidInput
 from planner.simulator.jobs import JobRun, SlotRun
 from planner.simulator.layout import ANY, MAP, REDUCE
-from planner.simulator.schedulers.base import Launch, Scheduler, fifo_key, register
+from planner.simulator.locality import DelaySetting
+from planner.simulator.schedulers.base import LaunchTuple, Scheduler, fifo_key
+from planner.simulator.schedulers.catalog import register
 from planner.simulator.schedulers.natjam_laxity import LaxityOrder, even_share, laxity_from, time_left, work_left
 from planner.simulator.schedulers.ranked import Changes, RankedJobs
 
@@ -112,10 +114,9 @@ class Natjam(Scheduler):
                 "deadline_policy", "min_run", "delay", "evict_maps")
     settles = True
 
-    # The settings are Any: they are validated here, with InvalidInput, not by a compiled type check.
     def __init__(self, job_eviction: Any = "MR", task_eviction: Any = "SRT", mode: Any = "suspend",
                  suspend_overhead: Any = 1.35, resume_overhead: Any = 3.88, deadline_policy: Any = None,
-                 min_run: Any = None, delay: Any = None, evict_maps: Any = False) -> None:
+                 min_run: Any = None, delay: DelaySetting = None, evict_maps: Any = False) -> None:
         super().__init__(delay)
         self.wants_containers = True
         if not isinstance(evict_maps, bool):
@@ -258,8 +259,8 @@ class Natjam(Scheduler):
         return sorted(self.jobs, key=lambda job: (self.laxity(job, now, remaining), job.submit, job.name))
 
     # -- assignment ---------------------------------------------------------------------------
-    def pick(self, node: int, kind: int, now: float) -> Launch | None:
-        def attempt(job: JobRun) -> Launch | None:
+    def pick(self, node: int, kind: int, now: float) -> LaunchTuple | None:
+        def attempt(job: JobRun) -> LaunchTuple | None:
             return self._resume_here(job, node) or self.take(job, node, kind, now)
 
         if self._laxity_order is not None:
@@ -538,7 +539,7 @@ class Natjam(Scheduler):
             return time_left(sim, slot, now) + (now - sim.slot_run[slot][3])
         return time_left(sim, slot, now) + self.suspend_overhead + self.resume_overhead
 
-    def _resume_here(self, job: JobRun, node: int) -> Launch | None:
+    def _resume_here(self, job: JobRun, node: int) -> LaunchTuple | None:
         """A suspended reduce of ``job`` that was suspended on ``node``, if any (its checkpoint is there)."""
         if not job.left or job.pending_maps or not job.reduces_open:
             return None
