@@ -1,11 +1,12 @@
 """The simulation: one object holding all run-time state, driven by one event loop.
 
-`Simulation` holds every attribute of a run (declared once, in its constructor) and its methods
-in the order a task meets them: the event loop and arrivals, offering free slots (heartbeats, or
-once per instant), launching, ending attempts (completion, the reducer's compute phase, freeing
-the slot), taking a slot back (kill or suspend), and the bytes moved over the network (remote map
-reads and the reducers' copy phase, when ``SimOptions.network`` is on; the links and the shuffle's
-bookkeeping are `planner.simulator.network` and `planner.simulator.jobs`).
+`Simulation` holds every attribute of a run, each declared once (in its constructor, and the
+network's in `_network_init`, which the constructor calls), and its methods in the order a task
+meets them: the event loop and arrivals, offering free slots (heartbeats, or once per instant),
+launching, ending attempts (completion, the reducer's compute phase, freeing the slot), taking a
+slot back (kill or suspend), and the bytes moved over the network (remote map reads and the
+reducers' copy phase, when ``SimOptions.network`` is on; the links and the shuffle's bookkeeping
+are `planner.simulator.network` and `planner.simulator.jobs`).
 
 What moves over the network, for the jobs whose bytes are known:
 
@@ -209,17 +210,7 @@ class Simulation:
             for kind in self.kinds_present:
                 self.asleep[kind] = bytearray(b"\x01" * nodes)
                 self.asleep_count[kind] = nodes
-        # The network (`SimOptions.network`): remote reads and the copy phase's transfers.
-        self.network: Network | None = None
-        self.copies: dict[int, ReducerCopy] = {}
-        self.reads: dict[int, float] = {}  # slot -> the cap (bytes/s) of the remote map reading there
-        self.network_gen = 0
-        self.network_dirty = False
-        self.network_bytes = {"remote_reads": 0.0, "shuffle_remote": 0.0, "shuffle_local": 0.0}
-        if self.options.network:
-            self.network = Network(link_capacities(self.cluster, self.layout), slack_links(self.cluster, self.layout))
-            self.links = Links(self.layout)
-            self.node_rate = node_bytes_per_second(self.cluster)
+        self._network_init()
 
     # -- used by schedulers ------------------------------------------------------------
     def request_wake(self, time: float) -> None:
@@ -328,7 +319,7 @@ class Simulation:
             done = len(self.attempt_log) - self.counts["kills"] - self.counts["suspensions"]
             self.progress(Progress(self.events.now, done, self.tasks_total, time.perf_counter() - self.started_at))
 
-    # -- arrivals and offers ----------------------------------------------------------------
+    # -- arrivals and launches --------------------------------------------------------------
     def _arrive(self, index: int, now: float) -> None:
         options = self.options
         job_spec = self.workload.jobs[index]
@@ -874,6 +865,19 @@ class Simulation:
         self._work_appeared()
 
     # -- bytes over the network ------------------------------------------------------------
+    def _network_init(self) -> None:
+        """The network's state (part of the constructor; a test's subclass keeps every link)."""
+        self.network: Network | None = None  # None: the network model is off (`SimOptions.network`)
+        self.copies: dict[int, ReducerCopy] = {}
+        self.reads: dict[int, float] = {}  # slot -> the cap (bytes/s) of the remote map reading there
+        self.network_gen = 0
+        self.network_dirty = False
+        self.network_bytes = {"remote_reads": 0.0, "shuffle_remote": 0.0, "shuffle_local": 0.0}
+        if self.options.network:
+            self.network = Network(link_capacities(self.cluster, self.layout), slack_links(self.cluster, self.layout))
+            self.links = Links(self.layout)
+            self.node_rate = node_bytes_per_second(self.cluster)
+
     def _network_job(self, job: JobRun) -> None:
         """Give an arriving job its bytes (when the network is on and the job knows them)."""
         spec = job.job
@@ -960,7 +964,7 @@ class Simulation:
                 if copy is not None and self.slot_gen[slot] == attempt:
                     self._refill(slot, copy, now, True)
 
-    # -- events ------------------------------------------------------------------------------
+    # -- the network's events ----------------------------------------------------------------
     def _network_event(self, generation: int, now: float) -> None:
         """Flows completed (the event of the latest allocation only: earlier ones are stale)."""
         if generation != self.network_gen:
