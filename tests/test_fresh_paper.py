@@ -23,7 +23,7 @@ from planner.proof.compare import Configuration, compare
 from planner.simulator import Fair, Fresh, SimOptions, simulate
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import MAP, REDUCE, build_layout
-from planner.simulator.schedulers.fresh_dynamic import target_literal, target_ours, theorem1_eta
+from planner.simulator.schedulers.fresh import theorem1_eta
 from solvers import configure_slots
 from tests.support.fresh import EXACT, ONE_NODE_2_2, Spy, job, starts
 
@@ -94,16 +94,16 @@ def test_literal_algorithm3_by_hand():
     RW_m' = 200 - 20 + 60 = 240, R_r has room: RW_r' = 160, theta_exp = 1.5; |1.5 - 2| / 2 =
     0.25 < 0.6: target 40 x 2/3 = 26.67; eta = round(40 x 0.6) - round(26.67) = -3.
     """
-    literal = target_literal(state())
+    literal = state().target_literal()
     assert (literal.work_map, literal.work_reduce) == (200.0, 200.0)
     assert literal.lookahead == "a" and literal.theta_cur == 1.0
     assert literal.theta_exp == pytest.approx(200 / 260)
     assert literal.eta == pytest.approx(1.856406, abs=1e-6)
     assert literal.predicted_maps == pytest.approx(8.928203, abs=1e-6)
     assert not literal.switched and literal.target_maps == pytest.approx(20.0)
-    switched = target_literal(state(tau2=0.4))
+    switched = state(tau2=0.4).target_literal()
     assert switched.switched and switched.target_maps == pytest.approx(40 * 200 / 460)
-    ours = target_ours(state())
+    ours = state().target_ours()
     assert (ours.work_reduce, ours.theta_cur, ours.theta_exp) == (100.0, 2.0, 1.5)
     assert not ours.switched and ours.target_maps == pytest.approx(80 / 3) and ours.eta == -3
     assert ours.predicted_maps is None
@@ -114,7 +114,7 @@ def test_literal_clamps_the_expected_map_work_at_zero():
     f_exp = 0; s'_m = 2 running maps (no running reduce: r infinite, eta = 0) differs from 0:
     the switch is taken and the target is 0 map slots."""
     scheduler = fake_fresh(map_phase=[fake_job("a", 10, 8, 2, 3)])
-    target = target_literal(scheduler)
+    target = scheduler.target_literal()
     assert target.theta_exp == 0.0 and target.eta == 0.0 and target.predicted_maps == 2.0
     assert target.switched and target.target_maps == 0.0
 

@@ -1,11 +1,11 @@
-"""FRESH's kept state (`Fresh`, `fresh_dynamic.KeptWorks`) agrees with the same things computed
+"""FRESH's kept state (`Fresh`, `fresh.KeptWorks`) agrees with the same things computed
 from scratch before every decision, and its cost per job does not grow with the jobs waiting.
 
 FRESH keeps the slot target of Algorithm 3 (RW_m, RW_r, J_a, S f) and the remaining work of each
 admitted job between decisions, recomputing only what an attempt's end or an admission changed,
 and the running maps as a count. The audit below compares them, at every offered slot of random
 small runs, with `target_ours` / `target_literal` over every admitted job; R' is kept sorted by
-bisection (`admission.AdmissionLimit`), checked against the walk from the end it replaced. The counts at the end
+bisection (`fresh.AdmissionLimit`), checked against the walk from the end it replaced. The counts at the end
 show the work per job: O(log n) key comparisons per arrival, a bounded number of remaining-work
 evaluations per attempt, whatever the number of jobs.
 """
@@ -24,7 +24,7 @@ from planner.examples.workloads import set_a_batch
 from planner.simulator import Fresh, simulate
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE, build_layout
-from planner.simulator.schedulers.admission import AdmissionLimit
+from planner.simulator.schedulers.fresh import AdmissionLimit
 from tests.support.properties import FAST, clusters, fitted, run, schedulers, sim_options, workloads
 
 CLUSTER = Cluster(nodes=10, map_slots=2, reduce_slots=2)

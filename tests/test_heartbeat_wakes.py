@@ -3,7 +3,7 @@
 Before, work appearing (an arrival, reduces opening, a job finishing, a scheduler's wake-up)
 woke every sleeping node, and a node with a free slot of any kind kept reporting while work of
 any kind was pending. `WakeEveryNode` below is that policy, kept here as the reference: the
-simulator's lazy wake-ups (`planner.simulator.offers`) must give the very same attempts, while
+simulator's lazy wake-ups (`planner.simulator.core`) must give the very same attempts, while
 making far fewer reports.
 """
 

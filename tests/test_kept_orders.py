@@ -24,7 +24,7 @@ from planner.simulator import Capacity, Fair, Fifo, Natjam, Pool
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, build_layout
 from planner.simulator.schedulers.base import fifo_key, job_weight, order_rank
-from planner.simulator.schedulers.natjam_laxity import PRODUCTION
+from planner.simulator.schedulers.natjam import PRODUCTION
 from planner.simulator.schedulers.ranked import RankedJobs
 from tests.support.properties import FAST, random_run, run
 
@@ -79,7 +79,7 @@ def check_capacity(scheduler: Capacity, kind: int) -> None:
 
 def check_natjam(scheduler: Natjam, now: float) -> None:
     if scheduler.deadline_policy == "MLF":
-        # MLF keeps its own order (`schedulers.laxity_order`): listed in full, a sort by laxity.
+        # MLF keeps its own order (`schedulers.natjam_laxity`): listed in full, a sort by laxity.
         if scheduler._laxity_order is not None:
             order = [job for job in scheduler.ranked(now) if job.pending(ANY)]
             assert scheduler._laxity_order.listed(now) == order

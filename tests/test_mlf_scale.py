@@ -1,4 +1,4 @@
-"""Natjam-R MLF keeps its order (`schedulers.laxity_order`) instead of sorting every job by laxity
+"""Natjam-R MLF keeps its order (`schedulers.natjam_laxity`) instead of sorting every job by laxity
 at each decision: the kinetic tournament of lines against a brute-force minimum, the line bounds
 against the laxity they bound, the kept order against a full sort at every decision, whole runs
 against the full-sort path (the one MLF keeps for the network model), and the work per decision
@@ -20,7 +20,7 @@ from planner.examples.workloads import set_a_batch
 from planner.simulator import Natjam, SimOptions, simulate
 from planner.simulator.layout import ANY
 from planner.simulator.schedulers.kinetic import KineticLines
-from planner.simulator.schedulers.laxity_order import FLOOR, LaxityOrder, _tangent
+from planner.simulator.schedulers.natjam_laxity import FLOOR, LaxityOrder, _tangent
 
 CONTAINERS = SimOptions(containers=True)
 

@@ -29,7 +29,7 @@ becomes runnable, the first node to report lacks b's block, and
 1000 - 0 > 130 raised again, though the node holding the block reports 0.75 s
 later.
 
-The fix (planner/simulator/offers.py, core.py, ends.py): the stall clock is
+The fix (planner/simulator/core.py): the stall clock is
 ``last_change``, the last launch, arrival, or end that left nothing running.
 With nothing running and every job submitted only the clock can still change a
 decision (delay scheduling's waits, the heartbeats), so a run that launches

@@ -1,5 +1,5 @@
-"""The simulator's core type-checks: every attribute and call along `Simulation`'s chain of
-classes (`planner.simulator.state`) is declared, and optional values are narrowed before use.
+"""The simulator's core type-checks: every attribute and call of `Simulation`
+(`planner.simulator.core`) is declared, and optional values are narrowed before use.
 
 The modules checked are listed in pyproject.toml (``[tool.mypy] files``). A failure prints
 mypy's report.
@@ -35,21 +35,21 @@ def test_the_simulator_core_passes_mypy(tmp_path):
     assert "Success: no issues found" in done.stdout
 
 
-def test_mypy_finds_an_undeclared_attribute_on_the_chain(tmp_path):
-    """The check can fail: a mixin method that reads state `SimState` does not declare."""
+def test_mypy_finds_an_undeclared_attribute_of_the_simulation(tmp_path):
+    """The check can fail: a method that reads state `Simulation` does not declare."""
     broken = tmp_path / "planner_copy"
-    real = ROOT / "planner" / "simulator" / "ends.py"
+    real = ROOT / "planner" / "simulator" / "core.py"
     source = real.read_text()
     marker = "    def _finish(self, slot: int, now: float) -> None:\n"
     assert marker in source
     mutated = source.replace(marker, marker + "        self.no_such_state += 1\n", 1)
     broken.mkdir()
-    (broken / "ends.py").write_text(mutated)
+    (broken / "core.py").write_text(mutated)
     done = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache"),
-                           "--shadow-file", str(real), str(broken / "ends.py"), str(real)],
+                           "--shadow-file", str(real), str(broken / "core.py"), str(real)],
                           cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert '"Ends" has no attribute "no_such_state"' in done.stdout
+    assert '"Simulation" has no attribute "no_such_state"' in done.stdout
 
 
 def test_every_compiled_module_is_type_checked():

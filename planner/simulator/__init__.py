@@ -1,9 +1,9 @@
 """The discrete-event cluster simulator (never imports `solvers`: it runs plans, it does not make them).
 
-`engine` (the event heap and clock), `core` (the `Simulation` object holding all state), `api`
-(`simulate`), `jobs`, `offers`, `locality`, `eviction` and `ends` (what happens to tasks),
+`engine` (the event heap and clock), `core` (the `Simulation` object holding all state, and what
+happens to tasks: offers, launches, ends, kills, suspensions), `api` (`simulate`), `jobs`, `locality`,
 `layout` (nodes, racks, slots, blocks), `options` and `config` (settings from plain data),
-`network` and `shuffle` (links, remote reads and the copy phase),
+`network` (links: remote reads and the copy phase go over them),
 `result` and `records` (what a run reports; `planner.plots` draws its charts), `vms` (VM-level runs of pair and phase
 schedules), and `schedulers/` (one module per scheduler, registered by name). A new scheduler
 is a module in `schedulers/` registered there. The simulator reads and writes no file format:
@@ -19,7 +19,10 @@ from planner.simulator.config import (
     with_options,
 )
 from planner.simulator.core import Simulation, SimulationStalled
-from planner.simulator.locality import DelayScheduling
+from planner.simulator.engine import EventKind
+from planner.simulator.jobs import Locality
+from planner.simulator.layout import TaskKind
+from planner.simulator.locality import DelayScheduling, DelaySetting
 from planner.simulator.native import check_build
 from planner.simulator.options import OFF_RACK_FACTOR, RACK_FACTOR, SimOptions
 from planner.simulator.progress import Progress
@@ -31,6 +34,7 @@ from planner.simulator.schedulers import (
     Fair,
     Fifo,
     Fresh,
+    Launch,
     Natjam,
     Pool,
     Preemption,
@@ -51,9 +55,13 @@ __all__ = [
     "SCHEDULERS",
     "Capacity",
     "DelayScheduling",
+    "DelaySetting",
+    "EventKind",
     "Fair",
     "Fifo",
     "Fresh",
+    "Launch",
+    "Locality",
     "Natjam",
     "Pool",
     "Preemption",
@@ -66,6 +74,7 @@ __all__ = [
     "Simulation",
     "SimulationStalled",
     "SlotTarget",
+    "TaskKind",
     "VM_ROLES",
     "VmResult",
     "check_vm_groups",

@@ -14,7 +14,8 @@ from planner.simulator.core import Simulation
 from planner.simulator.options import SimOptions
 from planner.simulator.progress import Progress
 from planner.simulator.result import SimResult
-from planner.simulator.schedulers.base import Scheduler, make_scheduler
+from planner.simulator.schedulers.base import Scheduler
+from planner.simulator.schedulers.catalog import make_scheduler
 
 
 def simulate(

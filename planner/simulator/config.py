@@ -31,7 +31,8 @@ from models.limits import MAX_JOBS, MAX_TOTAL_SLOTS, MAX_WEIGHT, MIN_WEIGHT
 from planner.limits import MAX_SETTING, MIN_RECHECK
 from planner.simulator.locality import DelayScheduling
 from planner.simulator.options import SimOptions
-from planner.simulator.schedulers.base import SCHEDULERS, Scheduler
+from planner.simulator.schedulers.base import Scheduler
+from planner.simulator.schedulers.catalog import SCHEDULERS
 from planner.simulator.schedulers.fair import Pool
 from planner.simulator.schedulers.preemption import Preemption
 from planner.simulator.schedulers.queues import Queue

@@ -1,12 +1,12 @@
-"""The event kernel: a clock and a heap of events (time, order, a, b).
+"""The event kernel: a clock and a heap of events (time, order, subject, tag).
 
 ``order`` folds the priority and a sequence number into one integer,
 ``priority * 2**44 + sequence``: at equal times lower priorities run first and,
 within a priority, events run in the order they were scheduled. Ties are
 therefore deterministic and a heap entry never compares past its second field.
-``b`` says what the event is: an end of the attempt number ``b`` on slot ``a``
-when ``b >= 0``, otherwise one of the negative kinds below with ``a`` its
-argument. The kernel knows nothing about clusters or jobs.
+``tag`` says what the event is: an end of the attempt number ``tag`` on slot
+``subject`` when ``tag >= 0``, otherwise one of the negative kinds of `EventKind`
+with ``subject`` its argument. The kernel knows nothing about clusters or jobs.
 
 Periodic reports (heartbeats) keep a heap of their own: the ``phases`` reporters of a
 ``period`` report at ``period * phase / phases + tick * period``, so a report is the one
@@ -15,7 +15,7 @@ integer ``tick * phases + phase``, and the reports' order is the integers' (repo
 they did at the lowest priority when they shared the main heap: the same order, and an integer
 is cheaper to compare than a tuple (nine events in ten are heartbeats on a production day).
 
-The event heap is an `entry_heap.EntryHeap` of (time, order, a, b): four typed columns, sifted
+The event heap is an `entry_heap.EntryHeap` of (time, order, subject, tag): four typed columns, sifted
 natively, with no object made per event.
 """
 
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from enum import IntEnum
 from typing import Final
 
 from planner.simulator.entry_heap import EntryHeap
@@ -33,10 +34,24 @@ FINISH: Final = 0  # a task ends
 ARRIVE: Final = 1  # a job is submitted
 WAKE: Final = 2  # a scheduler asked to look again (preemption timeouts, locality waits)
 
-# Event kinds other than an attempt's end (the ``b`` field).
+
+class EventKind(IntEnum):
+    """What an event is when it is not an attempt's end (its ``tag``, negative), and what its
+    ``subject`` is then."""
+
+    ARRIVAL = -1  # a job is submitted; the subject is its position in the workload
+    WAKE_UP = -3  # a scheduler's wake-up (subject 0)
+    ENDS = -4  # an end group: attempts ending at one time; the subject numbers the group
+    NETWORK = -5  # the network's next completion; the subject is the network's generation
+
+
+# `EventKind`'s values as the compiled loop compares them: mypyc makes an IntEnum member an object
+# (a comparison is a Python call) and inlines a Final int (tests/test_scheduler_surface.py checks
+# that they agree).
 ARRIVAL: Final = -1
 WAKE_UP: Final = -3
-ENDS: Final = -4  # a batch of attempt ends at one time; ``a`` numbers the batch
+ENDS: Final = -4
+NETWORK: Final = -5
 
 _SHIFT: Final = 1 << 44
 
@@ -96,11 +111,13 @@ class EventQueue:
         heap = self.heap
         return (heap.size > 0 and heap.keys[0] == now) or self.tick_next == now
 
-    def push(self, time: float, priority: int, a: int, b: int) -> None:
+    def push(self, time: float, priority: int, subject: int, tag: int) -> None:
+        """An event at ``time``: ``tag`` an `EventKind` with its ``subject`` (or, at priority FINISH,
+        an attempt number with its slot: `push_end`)."""
         if time < self.now:
             raise RuntimeError(f"event scheduled in the past: {time} < {self.now}")
         self.sequence += 1
-        self.heap.push(time, priority * _SHIFT + self.sequence, a, b)
+        self.heap.push(time, priority * _SHIFT + self.sequence, subject, tag)
 
     def push_end(self, time: float, slot: int, attempt: int) -> None:
         """The end of attempt number ``attempt`` on ``slot`` at ``time`` (priority FINISH; the
@@ -109,11 +126,11 @@ class EventQueue:
         self.heap.push(time, self.sequence, slot, attempt)
 
     def pop(self) -> tuple[float, int, int]:
-        """The first event as (time, a, b); the clock moves to its time."""
+        """The first event as (time, subject, tag); the clock moves to its time."""
         heap = self.heap
         if heap.size == 0:
             raise IndexError("pop from an empty event queue")
-        time, a, b = heap.keys[0], heap.a_of[0], heap.b_of[0]
+        time, subject, tag = heap.keys[0], heap.a_of[0], heap.b_of[0]
         heap.drop_first()
         self.now = time
-        return time, a, b
+        return time, subject, tag

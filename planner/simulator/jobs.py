@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Final
+from enum import IntEnum
+from typing import Final
 
 import numpy as np
 
@@ -12,9 +13,16 @@ from models import Job
 from models.errors import InvalidInput
 from planner.simulator.layout import ANY, MAP, REDUCE, Layout, place_blocks
 
-if TYPE_CHECKING:
-    from planner.simulator.shuffle import ShuffleState
 
+class Locality(IntEnum):
+    """Where a map ran from its input block: on a node holding it, in its rack, or off the rack."""
+
+    NODE_LOCAL = 0
+    RACK_LOCAL = 1
+    OFF_RACK = 2
+
+
+# `Locality`'s values as the compiled code compares them (Final ints, as `layout.MAP`'s).
 NODE_LOCAL: Final = 0
 RACK_LOCAL: Final = 1
 OFF_RACK: Final = 2
@@ -145,7 +153,7 @@ class JobRun:
         self.start: float | None = None
         self.map_done: float | None = None
         self.finish: float | None = None
-        # The network model's (`planner.simulator.shuffle`): bytes per block, where map outputs are.
+        # With the network on (`core.Simulation`): bytes per block, where map outputs are.
         self.block: float | None = None
         self.shuffle: ShuffleState | None = None
         self.level = NODE_LOCAL  # delay scheduling: the locality the job may currently launch at
@@ -290,6 +298,42 @@ class TaskIndex:
 
 
 _NO_TASKS = TaskIndex([], [0])
+
+
+# -- the shuffle, with the network on (`core.Simulation` moves the bytes) -------------------------
+#: A reducer that has fetched everything available waits for this many seconds' worth (at its
+#: node's link speed) of new map output before fetching again (or for the job's last map).
+BATCH_SECONDS: Final = 1.0
+
+
+class ShuffleState:
+    """Where a job's map outputs are, and the reducers waiting for more of them."""
+
+    __slots__ = ("chunk", "copied", "in_rack", "kept", "on_node", "step", "waiting")
+
+    def __init__(self, shuffle_bytes: float, maps: int, reduces: int, racks: int, node_rate: float) -> None:
+        self.chunk = shuffle_bytes / (maps * reduces)  # bytes of one map's output for one reducer
+        self.on_node: dict[int, int] = {}  # node -> maps done there
+        self.in_rack = [0] * racks
+        #: Maps to wait for between fetches of a caught-up reducer.
+        self.step = max(1, min(maps, math.ceil(node_rate * BATCH_SECONDS / self.chunk)))
+        self.waiting: dict[int, list[tuple[int, int]]] = {}  # maps done -> (slot, attempt) to wake then
+        self.kept: dict[int, list[float]] = {}  # reduce task -> bytes a suspended attempt had fetched
+        self.copied: set[int] = set()  # reduce tasks suspended after their copy: they resume computing
+
+
+class ReducerCopy:
+    """A reducer in its copy phase: bytes fetched from its rack and from others, and in flight."""
+
+    __slots__ = ("fetched", "job", "moving", "node", "rack", "state")
+
+    def __init__(self, job: JobRun, state: ShuffleState, node: int, rack: int, fetched: list[float]) -> None:
+        self.job = job
+        self.state = state  # the job's
+        self.node = node
+        self.rack = rack
+        self.fetched = fetched
+        self.moving = [0.0, 0.0]  # bytes of the flow in progress, per class (0: none)
 
 
 #: The attempt on a slot (`Simulation.slot_run`): job, kind, task, start time and locality. The hot

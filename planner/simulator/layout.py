@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 from functools import cached_property
 from typing import Final
 
@@ -13,6 +14,18 @@ from models.checks import as_int
 from models.errors import InvalidInput
 from models.limits import MAX_TOTAL_SLOTS
 
+
+class TaskKind(IntEnum):
+    """What a task is, and what a slot runs: a map, a reduce, or either (a container)."""
+
+    MAP = 0
+    REDUCE = 1
+    ANY = 2
+
+
+# `TaskKind`'s values as the compiled code compares them: mypyc makes an IntEnum member an object
+# (a comparison is a Python call) and inlines a Final int (tests/test_scheduler_surface.py checks
+# that they agree).
 MAP: Final = 0
 REDUCE: Final = 1
 ANY: Final = 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from models.checks import as_float, as_str
@@ -80,7 +81,14 @@ class DelayScheduling:
         return since + (self.node_wait if job.level == NODE_LOCAL else self.rack_wait)
 
 
-def as_delay(value: Any) -> DelayScheduling | None:
+#: What a scheduler's ``delay`` setting takes: delay scheduling, its ``(node_wait, rack_wait)`` in
+#: seconds (a pair: a tuple, or a list read from a file), or None (none). The pair is typed a Sequence
+#: too because mypyc checks a tuple argument of a compiled function with its own TypeError, while it
+#: leaves a Sequence to the code: a wrong value meets `as_delay`'s InvalidInput.
+DelaySetting = DelayScheduling | tuple[float, float] | Sequence[float] | None
+
+
+def as_delay(value: DelaySetting) -> DelayScheduling | None:
     """``value`` as delay scheduling: a `DelayScheduling`, ``(node_wait, rack_wait)`` or None."""
     if value is None or isinstance(value, DelayScheduling):
         return value

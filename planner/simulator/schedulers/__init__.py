@@ -2,16 +2,18 @@
 
 One module per scheduler, each a subclass of `base.Scheduler` (`pick` the task for a free slot;
 hooks for arrivals, completions and the simulation settling; `wake` for timed re-checks):
-`fifo`, `fair` (with the pure `fair_share` computation and `preemption`), `capacity`, `fresh`,
-`natjam`. A new scheduler is a module here whose class is registered with `register`, imported
+`fifo`, `fair` (with the pure `fair_share` computation and `preemption`), `capacity`, `fresh` (with its
+admission limit and slot typing), `natjam` (with its laxity, `natjam_laxity`, over the kinetic
+tournament of `kinetic`). A new scheduler is a module here whose class is registered with `catalog.register`, imported
 below (registration happens on import), and named in `planner.cli.choices.SCHEDULER_NAMES` (a
 test checks the two agree).
 """
 
 from __future__ import annotations
 
-from planner.simulator.schedulers.base import SCHEDULERS, Scheduler, make_scheduler, register
+from planner.simulator.schedulers.base import Launch, Scheduler
 from planner.simulator.schedulers.capacity import Capacity, Queue
+from planner.simulator.schedulers.catalog import SCHEDULERS, make_scheduler, register
 from planner.simulator.schedulers.fair import Fair, Pool
 from planner.simulator.schedulers.fair_share import fair_shares
 from planner.simulator.schedulers.fifo import Fifo
@@ -25,6 +27,7 @@ __all__ = [
     "Fair",
     "Fifo",
     "Fresh",
+    "Launch",
     "Natjam",
     "Pool",
     "Preemption",

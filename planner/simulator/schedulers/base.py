@@ -1,7 +1,7 @@
 """What every scheduler is: pick a task for a free slot, hear about arrivals and
 completions, and optionally look again at times it asks for (preemption).
 
-A scheduler is a small class registered by name. `Scheduler` carries the
+A scheduler is a small class registered by name (`catalog.register`). `Scheduler` carries the
 shared parts: delay scheduling (an option of every scheduler) and taking a
 task from a chosen job for a slot.
 """
@@ -9,57 +9,51 @@ task from a chosen job for a slot.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from mypy_extensions import mypyc_attr
 
 from models.errors import InvalidInput
 from planner.simulator.jobs import NODE_LOCAL, OFF_RACK, JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
-from planner.simulator.locality import as_delay
+from planner.simulator.locality import DelaySetting, as_delay
 
 if TYPE_CHECKING:
     from planner.simulator.core import Simulation
     from planner.simulator.schedulers.declines import DeclineMemo
     from planner.simulator.schedulers.ranked import RankedJobs
 
-#: (job, kind, task, locality): what a scheduler launches on the offered slot.
-Launch = tuple[JobRun, int, int, int]
 
-SCHEDULERS: dict[str, type[Scheduler]] = {}
+class Launch(NamedTuple):
+    """What a scheduler launches on the offered slot (`Scheduler.pick`): a task of ``job`` of
+    ``kind`` (`TaskKind`), its number, and its locality (`Locality`; -1 for a reduce)."""
 
-
-def register(cls: type[Scheduler]) -> type[Scheduler]:
-    """Class decorator: make a scheduler available by its ``name``."""
-    if not cls.name or cls.name in SCHEDULERS:
-        raise ValueError(f"scheduler name {cls.name!r} is empty or taken")
-    SCHEDULERS[cls.name] = cls
-    return cls
+    job: JobRun
+    kind: int
+    task: int
+    locality: int
 
 
-def make_scheduler(spec: Any, **settings: Any) -> Scheduler:
-    """A scheduler from its registered name (with settings) or an instance as is."""
-    # ``spec`` is Any: a wrong type must reach the InvalidInput below, not a compiled type check.
-    if isinstance(spec, Scheduler):
-        if settings:
-            raise InvalidInput("scheduler", "settings go to the constructor when passing an instance")
-        return spec
-    if not isinstance(spec, str) or spec not in SCHEDULERS:
-        raise InvalidInput("scheduler", f"unknown scheduler {spec!r}; known: {', '.join(sorted(SCHEDULERS))}")
-    return SCHEDULERS[spec](**settings)
+#: `Launch`'s fields as a plain tuple: what `Scheduler.pick` returns (a `Launch` is one). The compiled
+#: schedulers return plain tuples: mypyc makes a NamedTuple through a Python call, ten times the cost
+#: of a tuple, at every launch.
+LaunchTuple = tuple[JobRun, int, int, int]
 
 
 @mypyc_attr(allow_interpreted_subclasses=True, serializable=True)  # subclassed in Python; copied, pickled
 class Scheduler:
     """Base class: subclasses implement `pick` and may override the hooks."""
 
+    # The built-in schedulers' constructors take their settings other than ``delay`` as Any and
+    # check them with InvalidInput: compiled, an argument typed otherwise is checked by mypyc first,
+    # with its own TypeError (``delay`` is a `DelaySetting`, which mypyc leaves to `as_delay`).
+
     name: ClassVar[str] = ""
     #: The constructor's settings, for a compiled class (whose signature Python cannot read):
     #: `config.setting_names` reads the signature otherwise.
     settings: ClassVar[tuple[str, ...] | None] = None
 
-    # Any: as_delay checks it (a DelayScheduling, (node_wait, rack_wait) or None), with InvalidInput.
-    def __init__(self, delay: Any = None) -> None:
+    def __init__(self, delay: DelaySetting = None) -> None:
         self.delay = as_delay(delay)
         self.sim: Simulation | None = None
         #: Set in `bind` by schedulers that can tell a repeated decline (`declines.DeclineMemo`).
@@ -99,7 +93,7 @@ class Scheduler:
         """``job`` has tasks to launch again: its reduces opened, or an attempt of it was
         evicted (its task is pending again)."""
 
-    def pick(self, node: int, kind: int, now: float) -> Launch | None:
+    def pick(self, node: int, kind: int, now: float) -> LaunchTuple | None:
         """The task to launch on a free slot of ``kind`` on ``node``, or None to leave it idle."""
         raise NotImplementedError
 
@@ -127,7 +121,7 @@ class Scheduler:
         return data
 
     # -- shared by the subclasses ----------------------------------------------------
-    def take(self, job: JobRun, node: int, kind: int, now: float) -> Launch | None:
+    def take(self, job: JobRun, node: int, kind: int, now: float) -> LaunchTuple | None:
         """A task of ``job`` for a ``kind`` slot on ``node``, honouring delay scheduling."""
         sim = self.sim
         if sim is None:
@@ -163,7 +157,7 @@ class Scheduler:
             return job, REDUCE, task, -1
         return None
 
-    def scan_maps(self, ranked: RankedJobs, node: int, now: float, drop_idle: bool = False) -> Launch | None:
+    def scan_maps(self, ranked: RankedJobs, node: int, now: float, drop_idle: bool = False) -> LaunchTuple | None:
         """The first job in ``ranked`` order that takes a map for ``node``: what
         ``ranked.scan(lambda job: self.take(job, node, MAP, now))`` returns, with the same effects,
         inlined (the hot path of delay scheduling: most jobs met decline, and each decline was

@@ -15,7 +15,9 @@ from mypy_extensions import mypyc_attr
 from models.errors import InvalidInput
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, KIND_NAMES, MAP, REDUCE
-from planner.simulator.schedulers.base import Launch, Scheduler, fifo_key, register
+from planner.simulator.locality import DelaySetting
+from planner.simulator.schedulers.base import LaunchTuple, Scheduler, fifo_key
+from planner.simulator.schedulers.catalog import register
 from planner.simulator.schedulers.queues import Queue, as_queue
 from planner.simulator.schedulers.ranked import Changes, RankedJobs
 
@@ -33,8 +35,7 @@ class Capacity(Scheduler):
     name = "capacity"
     settings = ("queues", "delay")
 
-    # The settings are Any: they are validated here, with InvalidInput, not by a compiled type check.
-    def __init__(self, queues: Any = None, delay: Any = None) -> None:
+    def __init__(self, queues: Any = None, delay: DelaySetting = None) -> None:
         super().__init__(delay)
         if queues is None:
             queues = [Queue("default", 1.0, 1.0)]
@@ -126,7 +127,7 @@ class Capacity(Scheduler):
                 seen[3 + kind] = present
                 self._ranked[at][kind].update(job, present == 1)
 
-    def pick(self, node: int, kind: int, now: float) -> Launch | None:
+    def pick(self, node: int, kind: int, now: float) -> LaunchTuple | None:
         if self._changes.jobs:
             self._changes.drain()
         # The queues that may take the slot, by (used / guaranteed, name): names are unique, so
@@ -150,7 +151,7 @@ class Capacity(Scheduler):
                 return launch
         return None
 
-    def _scan(self, jobs: RankedJobs, node: int, kind: int, now: float) -> Launch | None:
+    def _scan(self, jobs: RankedJobs, node: int, kind: int, now: float) -> LaunchTuple | None:
         """The first job of ``jobs`` that launches on a ``kind`` slot (a function of its own: the
         closure is made only here)."""
         return jobs.scan(lambda job: self.take(job, node, kind, now))

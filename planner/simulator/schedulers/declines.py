@@ -17,7 +17,7 @@ again at once while none of its counts moved, no job's wait is to start, the clo
 every threshold and a wake-up is already due by the first of them: that decision would have
 asked every job, been declined by each, and changed nothing.
 
-The simulation goes one step further: such a node stops reporting (`Offers`), and the memo
+The simulation goes one step further: such a node stops reporting (`Simulation._heartbeat`), and the memo
 wakes it when one of its counts moves (the nodes holding a new job's blocks, the racks of a job
 raised to rack-local, every node for an eviction or an off-rack level), when a job's wait is to
 start (the first such node to tick), and at every wake-up (`Simulation` wakes the first such

@@ -13,9 +13,11 @@ from models.checks import as_int
 from models.errors import InvalidInput
 from planner.simulator.jobs import OFF_RACK, JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
-from planner.simulator.schedulers.admission import AdmissionLimit
-from planner.simulator.schedulers.base import Launch, Scheduler, fifo_key, register
+from planner.simulator.locality import DelaySetting
+from planner.simulator.schedulers.base import LaunchTuple, Scheduler, fifo_key
+from planner.simulator.schedulers.catalog import register
 from planner.simulator.schedulers.declines import DeclineMemo
+from planner.simulator.schedulers.fresh import AdmissionLimit
 from planner.simulator.schedulers.pair_ranked import PairRanked, fair_value, fifo_value
 from planner.simulator.schedulers.pools import Pool, as_pool
 from planner.simulator.schedulers.preemption import Preemptor, as_preemption
@@ -50,8 +52,7 @@ class Fair(Scheduler):
     name = "fair"
     settings = ("pools", "delay", "preemption", "k")
 
-    # The settings are Any: they are validated here, with InvalidInput, not by a compiled type check.
-    def __init__(self, pools: Any = None, delay: Any = None, preemption: Any = None, k: Any = None) -> None:
+    def __init__(self, pools: Any = None, delay: DelaySetting = None, preemption: Any = None, k: Any = None) -> None:
         super().__init__(delay)
         self.k = None if k is None else as_int(k, "k", minimum=1)
         self.pools: dict[str, Pool] = {}
@@ -287,7 +288,7 @@ class Fair(Scheduler):
                 loads.append((name, running, self._demand(name, kind, running)))
         return loads
 
-    def pick(self, node: int, kind: int, now: float) -> Launch | None:
+    def pick(self, node: int, kind: int, now: float) -> LaunchTuple | None:
         memo = self.memo
         if memo is not None and kind == MAP:
             if memo.declines_again(node, now):
@@ -303,7 +304,7 @@ class Fair(Scheduler):
         for job in self._changes.take():
             self._refresh(job)
 
-    def _pick(self, node: int, kind: int, now: float) -> Launch | None:
+    def _pick(self, node: int, kind: int, now: float) -> LaunchTuple | None:
         self._catch_up()
         # The first pool of `_pools_in_order`, found in one pass with no tuple made: most launch.
         best: str | None = None
@@ -360,11 +361,11 @@ class Fair(Scheduler):
         ranked.sort()
         return [entry[-1] for entry in ranked]
 
-    def _launch_in(self, name: str, node: int, kind: int, now: float) -> Launch | None:
+    def _launch_in(self, name: str, node: int, kind: int, now: float) -> LaunchTuple | None:
         """A launch from pool ``name``'s order for a ``kind`` slot on ``node``, or None."""
         jobs = self._ranked[name][kind]
         job = jobs.first()
-        launch: Launch | None
+        launch: LaunchTuple | None
         if job is not None and self.delay is None and kind == MAP:
             # The common case, as in `take`: the neediest job launches a map, as local as it can.
             task, locality = job.take_map(node, self._rack_of[node], OFF_RACK)
@@ -377,7 +378,7 @@ class Fair(Scheduler):
             self._changes.jobs.append(launch[0])
         return launch
 
-    def _scan(self, jobs: RankedJobs, node: int, kind: int, now: float) -> Launch | None:
+    def _scan(self, jobs: RankedJobs, node: int, kind: int, now: float) -> LaunchTuple | None:
         """The first of ``jobs`` that takes a task of ``kind`` for ``node`` (apart from `_pick`:
         compiled, a function holding a lambda builds its closure at every call)."""
         return jobs.scan(lambda job: self.take(job, node, self._kind_of(job, kind), now))

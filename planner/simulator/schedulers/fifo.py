@@ -8,15 +8,16 @@ from mypy_extensions import mypyc_attr
 
 from planner.simulator.jobs import OFF_RACK, JobRun
 from planner.simulator.layout import MAP
+from planner.simulator.locality import DelaySetting
 from planner.simulator.schedulers.base import (
-    Launch,
+    LaunchTuple,
     Scheduler,
     as_order,
     check_order_names,
     fifo_key,
     order_rank,
-    register,
 )
+from planner.simulator.schedulers.catalog import register
 from planner.simulator.schedulers.ranked import RankedJobs
 
 
@@ -33,7 +34,7 @@ class Fifo(Scheduler):
     name = "fifo"
     settings = ("delay", "order")
 
-    def __init__(self, delay: Any = None, order: Any = None) -> None:  # validated here (InvalidInput)
+    def __init__(self, delay: DelaySetting = None, order: Any = None) -> None:
         super().__init__(delay)
         self.ranks = as_order(order)
         self._ranked: dict[int, RankedJobs] = {}
@@ -73,7 +74,7 @@ class Fifo(Scheduler):
         for ranked in self._ranked.values():
             ranked.update(job, False)
 
-    def pick(self, node: int, kind: int, now: float) -> Launch | None:
+    def pick(self, node: int, kind: int, now: float) -> LaunchTuple | None:
         ranked = self._ranked[kind]
         if kind == MAP and self.delay is None:
             # The hot path of large FIFO runs: the first job with a pending map takes the slot.
@@ -87,7 +88,7 @@ class Fifo(Scheduler):
             return self.scan_maps(ranked, node, now, drop_idle=True)
         return self._scan(ranked, node, kind, now)
 
-    def _scan(self, ranked: RankedJobs, node: int, kind: int, now: float) -> Launch | None:
+    def _scan(self, ranked: RankedJobs, node: int, kind: int, now: float) -> LaunchTuple | None:
         """The first job in order that takes a task of ``kind`` for ``node`` (apart from `pick`:
         compiled, a function holding lambdas builds their closure at every call, hot path or not)."""
         return ranked.scan(lambda job: self.take(job, node, kind, now), keep=lambda job: job.pending(kind))

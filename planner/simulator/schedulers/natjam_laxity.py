@@ -1,257 +1,447 @@
-"""Natjam's laxity and the rules that make its evictions terminate (see `Natjam`), apart from
-the scheduler's order and eviction loop."""
+"""Natjam's laxity (MLF): the arithmetic of a job's work and laxity, and MLF's order of the jobs,
+kept as they change, so that a decision does not rank every job.
+
+The order.
+
+Laxity moves with the clock: laxity = deadline - (now + left / rate), ``left`` the job's work
+left and ``rate = max(progress / elapsed, S / J)`` (S slots, J unfinished jobs), so ranking the
+jobs from scratch at every pick and settle costs a sort of all of them. Write K = laxity + now =
+deadline - left / rate. Between two events that touch a job (its launches, ends, evictions, its
+reduces opening) K has a lower bound of one of these kinds (those using S / J hold while J does
+not grow: they are all made again when a job arrives):
+
+- ``LINE``: nothing of the job computes (waiting, suspended, reducers still copying), so
+  ``left`` is fixed and ``progress / elapsed`` falls: K >= deadline - left (now - start) /
+  progress, a line in ``now``, whatever J.
+- ``TANGENT``: attempts computing, at a rate above the even share: until the first of them ends
+  (an event for the job) ``left`` falls linearly and deadline - left / (progress / elapsed) is
+  convex or concave in ``now``; its tangent now or its chord over that window is below K
+  (`_tangent`), whatever J.
+- ``SHARED``: attempts computing at the even share: K >= deadline - left / (S / J), rising as
+  they compute.
+- ``FLOOR``: K >= deadline - left J / S, exact for a job that has not started and for a waiting
+  job whose rate fell to the share (a heap; a bound made when J was larger is raised when it comes
+  to the top).
+- ``WINDOW``: the rest (a job started in this very instant, no work left by the window's end):
+  K >= deadline - left_now / max(the lower rate at the window's two ends, S / J) (a heap).
+
+The lines sit in `KineticLines`, a kinetic tournament that keeps the least line at the current
+time (a match is replayed only when its two lines cross); windows, tangents and shared lines are
+bounds until the window's end only (the job is bound again then). Jobs without a deadline rank
+last, by submission and name.
+
+A decision takes the least bounds in turn and computes the exact laxity of each job met
+(`laxity_from`, the arithmetic of `Natjam.laxity`, its attempts' times summed in slot
+order); a job met is next once its exact laxity is below every bound left by more than a rounding
+margin. The order is exactly a full sort by (laxity, submit, name) (tests/test_kept_orders.py and
+tests/test_mlf_scale.py audit it at every decision), and a decision computes a handful of exact
+laxities and O(log J) heap and tournament steps instead of J laxities and a sort.
+"""
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final, TypeVar
 
-import numpy as np
 from mypy_extensions import mypyc_attr
 
 from planner.simulator.jobs import JobRun, SlotRun
-from planner.simulator.layout import MAP, REDUCE
-from planner.simulator.schedulers.base import Launch, Scheduler
-from planner.simulator.schedulers.laxity_work import even_share, laxity_from, time_left, work_left
+from planner.simulator.layout import ANY, MAP, REDUCE
+from planner.simulator.schedulers.kinetic import KineticLines, LinesInOrder
+from planner.simulator.schedulers.ranked import COMPACT_FACTOR
 
 if TYPE_CHECKING:
-    from planner.simulator.schedulers.laxity_order import LaxityOrder
-
-#: Jobs of this priority level or above are production jobs; the others research.
-PRODUCTION: Final = 1
+    from planner.simulator.core import Simulation
 
 
-@mypyc_attr(allow_interpreted_subclasses=True, serializable=True)  # `Natjam`'s base, compiled with it
-class LaxityRules(Scheduler):
-    """`Natjam`'s base: laxity (MLF's order), the work an attempt has left, rules 2-4, the
-    attempts that may be evicted and the choice of a victim task, and a resume on the node of
-    the checkpoint.
+# -- the arithmetic: a job's work, its laxity, an attempt's time left ----------------------------
+def work_left(job: JobRun, running: float, extra: float = 0.0) -> float:
+    """Seconds of work ``job`` has left: its pending tasks, ``running`` (what its running attempts
+    have left, summed in slot order) and ``extra``, suspended tasks counting their work left."""
+    left = job.pending_maps * job.map_time + job.pending_reduces * job.reduce_time + running + extra
+    for (kind, _), seconds in job.left.items():  # suspended tasks: their work left, not a whole task
+        left += seconds - (job.map_time if kind == MAP else job.reduce_time)
+    return left
 
-    Termination. Evictions stop on any input, by four rules:
 
-    1. Evictions are matched by launches (every policy). ``_owed[j]`` counts the
-       containers taken back for job j that j has not launched a task since; a
-       job may have containers taken back for it only while that count stays
-       below its pending tasks. Without it a container freed for j and taken by
-       another job (j declined it under delay scheduling, or a heartbeat offered
-       it later, to someone else) is taken back again min_run later, again and
-       again, throwing work away each time.
-    2. Eviction agrees with selection (MLF). A task is evicted only if its job,
-       its laxity recomputed with the eviction done (a kill puts the task's whole
-       work back, a suspension adds the resume overhead; the rate of progress
-       drops with it), still ranks after the head. Otherwise the freed container
-       goes straight back to the victim (the paper found the same thrashing when
-       selection disagreed with eviction). This was the endless MLF kill loop:
-       a job whose maps had run at twice the even share lost them, its rate fell
-       to the even share, it out-ranked the head at once and relaunched, and
-       min_run later the same again (1.26 million kills in 60 s).
-    3. No kill is undone (MLF, kill mode). Once a task of V was killed for H, no
-       task of H, nor of a job that (transitively) had tasks killed for H, is
-       killed for V: the kill relation stays acyclic. Laxities drift with time,
-       so without it H and V may take turns killing each other's attempts, each
-       kill throwing work away (the paper's "lockstep" of MLF, affordable only
-       when progress is kept).
-    4. Suspensions bank progress (MLF, suspend mode). An attempt is suspended only
-       once it has computed for ``banks`` = max(min_run, resume_overhead +
-       MIN_RUN) seconds (a reducer still copying has computed nothing), so each
-       suspension leaves its task at least ``banks - resume_overhead`` >= MIN_RUN
-       seconds less work. MLF may then alternate jobs (the lockstep) but not for
-       ever. With the default min_run this changes nothing for maps.
+def total_work(job: JobRun) -> float:
+    """Seconds of work of all ``job``'s tasks."""
+    return job.maps * job.map_time + job.reduces * job.reduce_time
 
-    Bounds, for T tasks in n jobs. Except under MLF with suspensions, evictions
-    only go down an order of the jobs that never turns (production over
-    research, MDF's deadlines, or rule 3's kills). By rule 1 the evictions made
-    for the k-th job are at most its launches: its t_k tasks plus the evictions
-    of its own attempts, all made for jobs above it. Weighting an eviction from
-    the i-th job to the j-th (i < j) by j - i >= 1 and summing gives at most
-    sum_k (n - k) t_k <= T (n - 1) evictions. MLF with suspensions: by rule 4 at
-    most W / (banks - resume_overhead), W the tasks' first-attempt work."""
 
-    jobs: list[JobRun]
-    task_eviction: str
-    rng: np.random.Generator
-    mode: str
-    deadline_policy: str | None
-    min_run: float
-    banks: float
-    suspend_overhead: float
-    resume_overhead: float
-    evict_maps: bool
-    _outranks: dict[int, set[int]]
-    _extra: dict[int, float]
-    _running: dict[int, float]
-    _laxities: dict[int, float]
-    _start_keys: dict[int, tuple[float, float, str]]
-    _protected_until: float
-    _laxity_order: LaxityOrder | None
+def laxity_from(job: JobRun, now: float, left: float, share: float) -> float:
+    """The laxity of ``job`` (with a deadline) with ``left`` seconds of work left, ``share`` the
+    even share of the cluster (slots / unfinished jobs)."""
+    elapsed = now - job.start if job.start is not None else 0.0
+    # A job that has not run long has no rate of its own yet: count on its even share of the cluster.
+    rate = max((total_work(job) - left) / elapsed if elapsed > 0 else 0.0, share)
+    return deadline_of(job) - (now + left / rate)
 
-    def laxity(self, job: JobRun, now: float, running_left: dict[int, float] | None = None,
-               extra: float = 0.0) -> float:
-        """Deadline minus projected completion: the job's remaining work (plus ``extra`` seconds,
-        what evictions would put back) at the rate it has progressed so far (at least its even
-        share of the containers)."""
-        if job.deadline is None:
-            return math.inf
-        if running_left is None:
-            running_left = self._running_left(now)
-        left = work_left(job, running_left.get(job.index, 0.0), extra)
-        return laxity_from(job, now, left, even_share(self.bound(), len(self.jobs)))
 
-    def _running_left(self, now: float) -> dict[int, float]:
-        sim = self.bound()
-        left: dict[int, float] = {}
-        for slot in sim.running_slots():
-            job = sim.slot_run[slot][0]
-            left[job.index] = left.get(job.index, 0.0) + time_left(sim, slot, now)
-        return left
+def even_share(sim: Simulation, jobs: int) -> float:
+    """Slots per unfinished job (``jobs`` of them): the rate a job without one of its own counts on."""
+    return sim.slot_count / max(jobs, 1)
 
-    def _start_key(self, job: JobRun, now: float) -> tuple[float, float, str]:
-        """MLF: ``job``'s rank key when the settle began (computed when first needed: no job
-        changes before it is first looked at), which also starts its laxity in `_laxities`."""
-        key = self._start_keys.get(job.index)
-        if key is None:
-            laxity = self._laxities[job.index] = self._laxity_at_start(job, now)
-            key = self._start_keys[job.index] = (laxity, job.submit, job.name)
-        return key
 
-    def _laxity_at_start(self, job: JobRun, now: float) -> float:
-        """MLF: ``job``'s laxity, its running attempts' time left noted in `_running` (as
-        `_running_left` at the settle's start: the same sums, taken before any eviction of it)."""
-        if job.index not in self._running and self._laxity_order is not None:
-            self._running[job.index] = self._laxity_order.running(job, now)
-        return self.laxity(job, now, self._running)
+def deadline_of(job: JobRun) -> float:
+    """The deadline of a job the laxity arithmetic is given (only jobs with one are)."""
+    if job.deadline is None:  # pragma: no cover - callers rank jobs without a deadline apart
+        raise RuntimeError(f"job {job.name!r} has no deadline: it has no laxity")
+    return job.deadline
 
-    def _holders(self, victims: Victims, now: float) -> tuple[dict[int, list[int]], dict[int, JobRun]]:
-        """The victims' attempts that may be evicted now, by job index in slot order, and those
-        jobs; the first time a protected one may be goes to ``_protected_until`` (if earlier).
 
-        An attempt may be evicted once it has run ``min_run``; under MLF with suspensions (rule 4)
-        also once it has computed ``banks`` seconds, never while a reducer is copying. Maps only
-        with ``evict_maps``. A suspending attempt is not running. (Natjam looks at most instants
-        while urgent work waits, and each look walks every slot.)"""
-        sim = self.bound()
-        rule4 = self.deadline_policy == "MLF" and self.mode != "kill"
-        min_run, banks, protected = self.min_run, self.banks, self._protected_until
-        held: dict[int, list[int]] = {}
-        holders: dict[int, JobRun] = {}
-        verdicts: dict[int, bool] = {}  # job index -> whether it is a victim
-        suspending = sim.suspending
-        for slot, item in enumerate(sim.slot_run):
-            if item is None:
-                continue
-            run: SlotRun = item  # typed: compiled, its items are read without a lookup
-            job, kind, start = run[0], run[1], run[3]
-            ready = start + min_run
-            if kind == MAP:
-                if not self.evict_maps:
-                    continue  # a map ends soon on its own (the paper evicts reduces only)
-                if rule4 and start + banks > ready:
-                    ready = start + banks
-            elif rule4:  # a reducer computes once the job's last map ends: an event settle will see
-                map_done = job.map_done
-                if slot in job.copying or map_done is None:
-                    ready = math.inf
-                elif (start if start >= map_done else map_done) + banks > ready:
-                    ready = (start if start >= map_done else map_done) + banks
-            if (now < ready and ready >= protected) or (suspending and slot in suspending):
-                continue  # (a suspending attempt's slot is looked up last: the dictionary costs most)
-            index = job.index
-            victim = verdicts.get(index)
-            if victim is None:
-                victim = verdicts[index] = bool(victims.includes(job))
-            if not victim:
-                continue
-            if now >= ready:  # the very sum settle asks to be woken at
-                held.setdefault(index, []).append(slot)
-                holders[index] = job
-            else:
-                protected = ready
-        self._protected_until = protected
-        return held, holders
+def before_compute(sim: Simulation, job: JobRun, kind: int, slot: int) -> bool:
+    """Whether the attempt on ``slot`` is a reducer that has not started computing (still copying,
+    or waiting for a compute slot of its node): it has no end yet, and its whole compute is left."""
+    return kind == REDUCE and (slot in job.copying or slot in sim.compute_queue[sim.slot_node[slot]])
 
-    def _kills_ranked(self, above: int, below: int) -> bool:
-        """Whether kills made for job ``above`` reach job ``below`` (rule 3), directly or through others."""
-        seen, stack = {above}, [above]
-        while stack:
-            for job in self._outranks.get(stack.pop(), ()):
-                if job == below:
-                    return True
-                if job not in seen:
-                    seen.add(job)
-                    stack.append(job)
+
+def time_left(sim: Simulation, slot: int, now: float) -> float:
+    """Seconds the attempt on ``slot`` has left (a reducer before its compute: its whole compute)."""
+    run: SlotRun = sim.slot_run[slot]  # typed: compiled, its items are read without a lookup
+    kind = run[1]
+    if kind == REDUCE:
+        job = run[0]
+        if before_compute(sim, job, kind, slot):
+            return job.reduce_times[run[2]]
+    left = sim.slot_end[slot] - now
+    return 0.0 if left < 0.0 else left  # max(left, 0.0), without a call: the same value, -0.0 included
+
+
+def holds(sim: Simulation, slot: int, job: JobRun) -> bool:
+    """Whether ``job``'s attempt is on ``slot``."""
+    item = sim.slot_run[slot]
+    if item is None:
         return False
+    run: SlotRun = item  # typed: compiled, its items are read without a lookup
+    return run[0] is job
 
-    def _work_back(self, slot: int, now: float) -> float:
-        """Seconds of work evicting the attempt on ``slot`` puts back into its job's laxity: killed,
-        its task is pending again (counted at the job's mean task time) instead of its remaining
-        time; suspended, it resumes with the resume overhead added."""
-        if self.mode == "suspend":
-            return self.resume_overhead
-        sim = self.bound()
-        job, kind, _, _, _ = sim.slot_run[slot]
-        return (job.map_time if kind == MAP else job.reduce_time) - time_left(sim, slot, now)
 
-    def _key_after(self, job: JobRun, slot: int, now: float) -> tuple[float, float, str]:
-        """``job``'s rank key (as in `ranked`) once the attempt on ``slot`` is evicted (rule 2)."""
-        extra = self._extra.get(job.index, 0.0) + self._work_back(slot, now)
-        return self.laxity(job, now, self._running, extra), job.submit, job.name
+# -- MLF's order, kept --------------------------------------------------------------------------
+T = TypeVar("T")
+H = TypeVar("H", bound=tuple)
+#: Where a job's bound is (`LaxityOrder.where`): none (nothing to launch), a line of `lines`
+#: (waiting, computing above the even share, computing at it), a floor, a window, no deadline.
+NONE: Final = 0
+LINE: Final = 1
+TANGENT: Final = 2
+SHARED: Final = 3
+FLOOR: Final = 4
+WINDOW: Final = 5
+LAST: Final = 6
+#: Relative rounding margin between an exact laxity and a bound: laxities are a handful of float
+#: operations (errors near 1e-15 of the magnitudes involved); a wider margin only costs exact ones.
+MARGIN: Final = 1e-9
 
-    def _eviction_cost(self, slot: int, now: float) -> float:
-        """The margin (MLF) evicting the attempt on ``slot`` must leave its job above the head: its
-        remaining time plus the overheads when suspended, plus the work thrown away when killed.
-        A margin, not the exact change of laxity (rule 2 checks the ranking itself)."""
-        sim = self.bound()
-        if self.mode == "kill":
-            return time_left(sim, slot, now) + (now - sim.slot_run[slot][3])
-        return time_left(sim, slot, now) + self.suspend_overhead + self.resume_overhead
 
-    def _resume_here(self, job: JobRun, node: int) -> Launch | None:
-        """A suspended reduce of ``job`` that was suspended on ``node``, if any (its checkpoint is there)."""
-        if not job.left or job.pending_maps or not job.reduces_open:
+@mypyc_attr(allow_interpreted_subclasses=True)  # tests count its calls in a subclass
+class LaxityOrder:
+    """The unfinished jobs with a task to launch, in MLF's order (see the module docstring).
+
+    The simulation notes the jobs whose attempts end or resume (``changed``, its
+    `Simulation.changed`); the scheduler notes its launches (`launched`, with the node), its
+    suspensions and kills (``changed``), arrivals and ends (`arrive`, `finish`)."""
+
+    def __init__(self, sim: Simulation, jobs: list[JobRun]) -> None:
+        self.sim = sim
+        self.jobs = jobs  # the scheduler's unfinished jobs: J
+        count = len(sim.workload)
+        self.lines = KineticLines(count)
+        self.runs: list[JobRun | None] = [None] * count
+        self.stamps = [0] * count  # job index -> stamp of its live heap entry
+        self.where = bytearray(count)  # job index -> NONE, LINE, ... LAST
+        self.slots: list[list[int]] = [[] for _ in range(count)]  # job index -> its running slots, in order
+        self.changed: list[JobRun] = []
+        self.launches: list[tuple[JobRun, int]] = []
+        self.windows: list[tuple[float, int, int]] = []  # (bound, job index, stamp)
+        self.ends: list[tuple[float, int, int]] = []  # (the window's end, job index, stamp)
+        self.floors: list[tuple[float, int, int, int, float]] = []  # (bound, job index, stamp, J, left)
+        self.last: list[tuple[float, str, int, int]] = []  # (submit, name, job index, stamp)
+        self.live = [0] * 7  # jobs in each place
+        self.grown = False  # a job arrived: floors and windows made with fewer jobs are too high
+        self.scale = 1.0  # 1 + the largest deadline: the magnitude of the rounding margin
+        self.node_slots: list[list[int]] = [[] for _ in range(sim.layout.nodes)]
+        for slot, node in enumerate(sim.layout.slot_node):
+            self.node_slots[node].append(slot)
+
+    # -- what changed ---------------------------------------------------------------------
+    def arrive(self, job: JobRun) -> None:
+        self.runs[job.index] = job
+        if job.deadline is not None:
+            self.scale = max(self.scale, 1.0 + abs(job.deadline))
+        self.grown = True
+        self.changed.append(job)
+
+    def finish(self, job: JobRun) -> None:
+        if self._drop(job.index):
+            self.lines.remove(job.index)
+        self.slots[job.index] = []
+
+    def launched(self, job: JobRun, node: int) -> None:
+        """``job`` launched a task on ``node`` (the slot is known once the simulation placed it)."""
+        self.launches.append((job, node))
+
+    def _drop(self, index: int) -> bool:
+        """Take the job's bound out (its heap entries go stale); whether it was a line (left in
+        `lines` for the caller to replace or remove)."""
+        place = self.where[index]
+        self.live[place] = self.live[place] - 1
+        self.where[index] = NONE
+        self.stamps[index] = self.stamps[index] + 1
+        return place in (LINE, TANGENT, SHARED)
+
+    def _job(self, index: int) -> JobRun:
+        """The run of a job that has a bound (so it has arrived)."""
+        job = self.runs[index]
+        if job is None:  # pragma: no cover - bounds are made for arrived jobs only
+            raise RuntimeError(f"job {index} has a bound but has not arrived")
+        return job
+
+    def _place(self, index: int, place: int) -> None:
+        self.where[index] = place
+        self.live[place] = self.live[place] + 1
+
+    def refresh(self, now: float) -> None:
+        """Bring every bound to ``now``: re-bound the jobs that changed or whose window ended."""
+        changed = self.changed
+        for job, node in self.launches:
+            mine = self.slots[job.index]
+            for slot in self.node_slots[node]:
+                if holds(self.sim, slot, job) and slot not in mine:
+                    mine.append(slot)
+                    mine.sort()
+            changed.append(job)
+        self.launches.clear()
+        if self.grown:
+            self.grown = False
+            changed.extend(run for run, place in zip(self.runs, self.where, strict=True)
+                           if run is not None and place in (FLOOR, WINDOW, SHARED))
+        ends, stamps = self.ends, self.stamps
+        while ends and ends[0][0] < now:
+            _, index, stamp = heapq.heappop(ends)
+            if stamps[index] == stamp:
+                changed.append(self._job(index))
+        self.lines.advance(now)
+        if changed:
+            seen: set[int] = set()
+            for job in changed:
+                if job.index not in seen and job.finish is None:
+                    seen.add(job.index)
+                    self._bound(job, now)
+            changed.clear()
+
+    def _bound(self, job: JobRun, now: float) -> None:
+        index = job.index
+        lined = self._drop(index)
+        line = self._classify(job, now)
+        if line is not None:
+            self.lines.put(index, line[0], line[1], line[2])
+        elif lined:
+            self.lines.remove(index)
+
+    def _classify(self, job: JobRun, now: float) -> tuple[float, float, float] | None:
+        """Bound ``job`` (just dropped): its line if its bound is one, else None (put on a heap)."""
+        index, stamp = job.index, self.stamps[job.index]
+        sim = self.sim
+        mine = self.slots[index]
+        slot_run = sim.slot_run
+        if mine:
+            mine[:] = [slot for slot in mine if holds(sim, slot, job)]
+        if not job.pending(ANY):
             return None
-        for position in range(len(job.reduce_queue) - 1, -1, -1):
-            task = job.reduce_queue[position]
-            if job.resume_on.get((REDUCE, task)) == node and (REDUCE, task) in job.left:
-                del job.reduce_queue[position]
-                return job, REDUCE, task, -1
+        if job.deadline is None:
+            self._place(index, LAST)
+            heapq.heappush(self.last, (job.submit, job.name, index, stamp))
+            if len(self.last) > COMPACT_FACTOR * self.live[LAST] + 64:
+                self.last = [entry for entry in self.last if self.stamps[entry[2]] == entry[3]]
+                heapq.heapify(self.last)
+            return None
+        running, computing, end = 0.0, 0, math.inf
+        for slot in mine:
+            running = running + time_left(sim, slot, now)
+            run: SlotRun = slot_run[slot]
+            if before_compute(sim, job, run[1], slot):
+                continue  # its remaining time is its whole compute, until the job's last map ends
+            if sim.slot_end[slot] > now:
+                computing += 1
+                end = min(end, sim.slot_end[slot])
+        left = work_left(job, running)
+        total = total_work(job)
+        share = even_share(sim, len(self.jobs))
+        start = job.start
+        if computing:
+            self.ends = self._push(self.ends, (end, index, stamp), TANGENT, SHARED, WINDOW)  # re-bound then
+            late = left - computing * (end - now)  # left at the window's end
+            if start is None or now <= start or late <= 0 or total <= left:
+                self._window(job, now, left, late, end, share)
+                return None
+            if (total - left) / (now - start) > share:
+                self._place(index, TANGENT)
+                return _tangent(job.deadline, start, now, end, left, late, total, computing)
+            # At the even share: K >= deadline - left / share, rising as its attempts compute.
+            self._place(index, SHARED)
+            return job.deadline - left / share, -computing / share, now
+        if start is not None and _on_line(job, now, left, total, share):
+            self._place(index, LINE)
+            return job.deadline, left / (total - left), start
+        self._place(index, FLOOR)
+        entry = (job.deadline - max(left, 0.0) / share, index, stamp, len(self.jobs), left)
+        self.floors = self._push(self.floors, entry, FLOOR)
         return None
 
-    def _by_task_policy(self, slots: list[int], now: float) -> int:
-        """The victim task among ``slots`` (a job's, in slot order) by ``task_eviction``."""
-        if self.task_eviction == "random":
-            return slots[int(self.rng.integers(len(slots)))]
-        sim = self.bound()
-        remaining = [(time_left(sim, slot, now), slot) for slot in slots]
-        return min(remaining)[1] if self.task_eviction == "SRT" else max(remaining)[1]
-
-
-def by_containers(jobs: list[JobRun], held: dict[int, list[int]], most: bool) -> JobRun:
-    """"MR": the first job holding the most containers, then the latest submitted, then the last
-    name; "LR" (``most`` false): the fewest, then the latest submitted, then the first name."""
-    best = jobs[0]
-    for job in jobs[1:]:
-        count, top = len(held[job.index]), len(held[best.index])
-        if most:
-            better = (count, job.submit, job.name) > (top, best.submit, best.name)
+    def _window(self, job: JobRun, now: float, left: float, late: float, end: float, share: float) -> None:
+        """A bound of K over the window [now, end] (as a last resort: no rate yet, or no work left)."""
+        start = job.start
+        if start is None or now <= start:  # no rate of its own yet: a bound for this instant only
+            bound = deadline_of(job) - max(left, 0.0) / share
+            heapq.heappush(self.ends, (now, job.index, self.stamps[job.index]))
         else:
-            better = (count, -job.submit, job.name) < (top, -best.submit, best.name)
-        if better:
-            best = job
-    return best
+            total = total_work(job)
+            rate = min((total - left) / (now - start), (total - late) / (end - start))
+            bound = deadline_of(job) - max(left, 0.0) / max(rate, share)
+        self._place(job.index, WINDOW)
+        self.windows = self._push(self.windows, (bound, job.index, self.stamps[job.index]), WINDOW)
+
+    def _push(self, heap: list[H], entry: H, *places: int) -> list[H]:
+        """Push ``entry`` (a bound or time, the job index, its stamp, ...) on ``heap``; the heap,
+        rebuilt from its live entries when stale ones (jobs re-bounded since) outnumber them."""
+        heapq.heappush(heap, entry)
+        if len(heap) <= COMPACT_FACTOR * sum(self.live[place] for place in places) + 64:
+            return heap
+        stamps = self.stamps
+        heap = [item for item in heap if stamps[item[1]] == item[2]]
+        heapq.heapify(heap)
+        return heap
+
+    # -- the order ----------------------------------------------------------------------------
+    def running(self, job: JobRun, now: float) -> float:
+        """What ``job``'s running attempts have left, summed in slot order (`Natjam._running_left`)."""
+        running, sim = 0.0, self.sim
+        for slot in self.slots[job.index]:
+            running = running + time_left(sim, slot, now)
+        return running
+
+    def exact(self, job: JobRun, now: float, share: float) -> tuple[float, float]:
+        """``job``'s laxity, computed as `Natjam.laxity` does, and its work left."""
+        left = work_left(job, self.running(job, now))
+        return laxity_from(job, now, left, share), left
+
+    def first(self, now: float) -> JobRun | None:
+        """The first job with a task to launch, or None."""
+        return self.scan(now, lambda job: job)
+
+    def scan(self, now: float, attempt: Callable[[JobRun], T | None]) -> T | None:
+        """The first non-None ``attempt(job)`` over the jobs with a task to launch, in order."""
+        self.refresh(now)
+        share = even_share(self.sim, len(self.jobs))
+        count = len(self.jobs)
+        stamps = self.stamps
+        windows, floors, last = self.windows, self.floors, self.last
+        taken_windows: list[tuple[float, int, int]] = []
+        taken_floors: list[tuple[float, int, int, int, float]] = []
+        taken_last: list[tuple[float, str, int, int]] = []
+        met: list[tuple[float, float, str, int]] = []  # exact keys of the jobs met, not yet offered
+        tree = self.lines
+        line_leaf = tree.win[1]  # the least line, then the next ones (-1: none left)
+        line_value = tree.value(line_leaf, now) if line_leaf >= 0 else math.inf
+        lines: LinesInOrder | None = None
+        scale = self.scale + abs(now)
+        try:
+            while True:
+                while windows and stamps[windows[0][1]] != windows[0][2]:
+                    heapq.heappop(windows)
+                while floors:
+                    _, index, stamp, jobs, left = floors[0]
+                    if stamps[index] != stamp:
+                        heapq.heappop(floors)
+                    elif jobs > count:  # made when more jobs shared the cluster: raise it
+                        bound = deadline_of(self._job(index)) - max(left, 0.0) / share
+                        heapq.heapreplace(floors, (bound, index, stamp, count, left))
+                    else:
+                        break
+                bound, source = math.inf, NONE
+                if windows and windows[0][0] < bound:
+                    bound, source = windows[0][0], WINDOW
+                if floors and floors[0][0] < bound:
+                    bound, source = floors[0][0], FLOOR
+                if line_leaf >= 0 and line_value < bound:
+                    bound, source = line_value, LINE
+                if met and (source == NONE or met[0][0] + now + MARGIN * (scale + abs(met[0][0])) < bound):
+                    result = attempt(self._job(heapq.heappop(met)[3]))
+                    if result is not None:
+                        return result
+                    continue
+                if source == NONE:
+                    break
+                if source == WINDOW:
+                    taken_windows.append(heapq.heappop(windows))
+                    index = taken_windows[-1][1]
+                elif source == FLOOR:
+                    taken_floors.append(heapq.heappop(floors))
+                    index = taken_floors[-1][1]
+                elif line_leaf >= 0:  # source == LINE
+                    index = line_leaf
+                    if lines is None:
+                        lines = tree.ordered()
+                        lines.step()  # the least, met already
+                    line_leaf = lines.leaf if lines.step() else -1
+                    line_value = lines.value
+                else:  # pragma: no cover - a source is a window, a floor or a line
+                    break
+                job = self._job(index)
+                laxity, left = self.exact(job, now, share)
+                heapq.heappush(met, (laxity, job.submit, job.name, index))
+                place = self.where[index]
+                if place in (LINE, FLOOR) and (place == LINE) != _on_line(job, now, left, total_work(job), share):
+                    self.changed.append(job)  # waiting, a line below its floor or a floor below its line
+            while last:  # no deadline: last, by submission and name
+                entry = heapq.heappop(last)
+                if stamps[entry[2]] != entry[3]:
+                    continue
+                taken_last.append(entry)
+                result = attempt(self._job(entry[2]))
+                if result is not None:
+                    return result
+            return None
+        finally:
+            for window in taken_windows:
+                heapq.heappush(windows, window)
+            for floor in taken_floors:
+                heapq.heappush(floors, floor)
+            for entry in taken_last:
+                heapq.heappush(last, entry)
+
+    def listed(self, now: float) -> list[JobRun]:
+        """Every job with a task to launch, in order (for audits)."""
+        jobs: list[JobRun] = []
+        self.scan(now, lambda job: jobs.append(job))
+        return jobs
 
 
-class Victims:
-    """The jobs ranked below the one a container is taken back for: a test and their order
-    (from the kept order), or (MLF) the list itself."""
+def _tangent(deadline: float, start: float, now: float, end: float, left: float, late: float, total: float,
+             computing: int) -> tuple[float, float, float]:
+    """A line (value at ``now``, fall per second, ``now``) below deadline - left / (progress /
+    elapsed) over [now, end], ``computing`` attempts taking ``left`` down to ``late``.
 
-    def __init__(self, includes: Callable[[JobRun], bool], rank: Callable[[JobRun], Any],
-                 jobs: list[JobRun] | None = None) -> None:
-        self.includes = includes
-        self.rank = rank
-        self.jobs = jobs or []
+    The progress p grows linearly (p' = computing); with p0 the progress extrapolated back to the
+    job's start, left (t - start) / p = (p0 + total - p - p0 total / p) / computing. If p0 > 0 it
+    is concave in p, so K = deadline - it is convex and its tangent now is below it; if p0 <= 0,
+    K is concave and its chord over the window is below it."""
+    elapsed = now - start
+    done = total - left
+    at_now = deadline - left * elapsed / done
+    origin = done - computing * elapsed  # progress extrapolated back to the start
+    if origin > 0:
+        return at_now, origin * total / (done * done) - 1.0, now
+    at_end = deadline - late * (end - start) / (total - late)
+    return at_now, (at_now - at_end) / (end - now), now
 
-    @classmethod
-    def listed(cls, jobs: list[JobRun]) -> Victims:
-        places = {job.index: position for position, job in enumerate(jobs)}
-        return cls(lambda job: job.index in places, lambda job: places[job.index], jobs)
+
+def _on_line(job: JobRun, now: float, left: float, total: float, share: float) -> bool:
+    """Whether a job with nothing computing is bounded best by its line: it has a rate of its own
+    above the even share (and work left)."""
+    start = job.start
+    return start is not None and now > start and left > 0 and total - left > 0 and (total - left) / (now - start) > share
+

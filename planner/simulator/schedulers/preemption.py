@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from models.checks import as_float, check_keys
 from models.errors import InvalidInput
@@ -14,7 +14,7 @@ from planner.simulator.schedulers.fair_share import fair_shares
 
 if TYPE_CHECKING:
     from planner.simulator.core import Simulation
-    from planner.simulator.schedulers.fair import Fair
+    from planner.simulator.schedulers.pools import Pool
 
 
 @dataclass(frozen=True)
@@ -45,10 +45,22 @@ class Preemption:
         object.__setattr__(self, "recheck", as_float(self.recheck, "preemption.recheck", minimum=MIN_RECHECK))
 
 
+class PoolLoads(Protocol):
+    """What the preemptor reads of the scheduler whose pools it watches (`fair.Fair`)."""
+
+    def pool_loads(self, kind: int) -> list[tuple[str, int, int]]:
+        """(pool, running, demand) of ``kind`` for each pool with jobs."""
+        ...
+
+    def pool_of(self, name: str) -> Pool:
+        """The pool named ``name``."""
+        ...
+
+
 class Preemptor:
     """The starvation clocks of one run's pools, and the kills."""
 
-    def __init__(self, fair: Fair, policy: Preemption, sim: Simulation) -> None:
+    def __init__(self, fair: PoolLoads, policy: Preemption, sim: Simulation) -> None:
         self.fair = fair
         self.policy = policy
         self.sim = sim
