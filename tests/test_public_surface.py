@@ -19,8 +19,42 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
+#: Why a compiled constructor takes `Any`: mypyc checks a declared type where the call enters and
+#: raises its own TypeError, before the constructor's check could answer with the `InvalidInput`
+#: that names the field (the behaviour the tests of bad input hold). Each such constructor says
+#: what it takes in its docstring and checks it (`models.checks`); the workaround is commented where
+#: it is defined, and only modules compiled with mypyc may use it (`test_only_compiled_modules_...`).
+COMPILED_CHECK = "compiled constructor: its own check answers a wrong type with InvalidInput"
+
 #: (module, function or Class.method, parameter or "return") -> why `Any` is the type there.
 ANY_ALLOWED = {
+    ("planner.simulator.core", "Simulation.__init__", "cluster"): COMPILED_CHECK,
+    ("planner.simulator.core", "Simulation.__init__", "options"): COMPILED_CHECK,
+    ("planner.simulator.core", "Simulation.__init__", "progress"): COMPILED_CHECK,
+    ("planner.simulator.core", "Simulation.__init__", "progress_every"): COMPILED_CHECK,
+    ("planner.simulator.core", "Simulation.__init__", "slots"): COMPILED_CHECK,
+    ("planner.simulator.locality", "DelayScheduling.__init__", "intensities"): COMPILED_CHECK,
+    ("planner.simulator.locality", "DelayScheduling.__init__", "node_wait"): COMPILED_CHECK,
+    ("planner.simulator.locality", "DelayScheduling.__init__", "rack_wait"): COMPILED_CHECK,
+    ("planner.simulator.schedulers.capacity", "Capacity.__init__", "queues"): COMPILED_CHECK,
+    ("planner.simulator.schedulers.fair", "Fair.__init__", "k"): COMPILED_CHECK,
+    ("planner.simulator.schedulers.fair", "Fair.__init__", "pools"): COMPILED_CHECK,
+    ("planner.simulator.schedulers.fair", "Fair.__init__", "preemption"): COMPILED_CHECK,
+    ("planner.simulator.schedulers.fifo", "Fifo.__init__", "order"): COMPILED_CHECK,
+    ("planner.simulator.schedulers.fresh", "Fresh.__init__", "algorithm3"): COMPILED_CHECK,
+    ("planner.simulator.schedulers.fresh", "Fresh.__init__", "dynamic"): COMPILED_CHECK,
+    ("planner.simulator.schedulers.fresh", "Fresh.__init__", "k"): COMPILED_CHECK,
+    ("planner.simulator.schedulers.fresh", "Fresh.__init__", "order"): COMPILED_CHECK,
+    ("planner.simulator.schedulers.fresh", "Fresh.__init__", "tau1"): COMPILED_CHECK,
+    ("planner.simulator.schedulers.fresh", "Fresh.__init__", "tau2"): COMPILED_CHECK,
+    ("planner.simulator.schedulers.natjam", "Natjam.__init__", "deadline_policy"): COMPILED_CHECK,
+    ("planner.simulator.schedulers.natjam", "Natjam.__init__", "evict_maps"): COMPILED_CHECK,
+    ("planner.simulator.schedulers.natjam", "Natjam.__init__", "job_eviction"): COMPILED_CHECK,
+    ("planner.simulator.schedulers.natjam", "Natjam.__init__", "min_run"): COMPILED_CHECK,
+    ("planner.simulator.schedulers.natjam", "Natjam.__init__", "mode"): COMPILED_CHECK,
+    ("planner.simulator.schedulers.natjam", "Natjam.__init__", "resume_overhead"): COMPILED_CHECK,
+    ("planner.simulator.schedulers.natjam", "Natjam.__init__", "suspend_overhead"): COMPILED_CHECK,
+    ("planner.simulator.schedulers.natjam", "Natjam.__init__", "task_eviction"): COMPILED_CHECK,
 }
 
 
@@ -132,6 +166,13 @@ def test_every_any_allowed_is_still_there():
                        if a is not None}
         annotation = node.returns if parameter == "return" else annotations.get(parameter)
         assert _is_any(annotation), (module, where, parameter)
+
+
+def test_only_compiled_modules_take_any_for_their_checks():
+    compiled = {line.strip().removesuffix(".py").replace("/", ".")
+                for line in (ROOT / "planner" / "simulator" / "compiled.txt").read_text().splitlines()
+                if line.strip() and not line.startswith("#")}
+    assert {module for (module, _, _), why in ANY_ALLOWED.items() if why == COMPILED_CHECK} <= compiled
 
 
 @pytest.mark.parametrize("name", sorted(SERVED))

@@ -15,6 +15,8 @@ from planner.simulator.layout import ANY, MAP, REDUCE
 from planner.simulator.records import DONE_FATE, KILLED_FATE, Attempt, task_records
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
     from planner.simulator.core import Simulation
 
 
@@ -214,7 +216,7 @@ class SimResult:
         at a time)."""
         return json.dumps(self.to_dict(tasks=tasks), indent=1, sort_keys=True)
 
-    def plot_gantt(self, ax: Any = None, *, max_slots: int | None = 200) -> Any:
+    def plot_gantt(self, ax: Axes | None = None, *, max_slots: int | None = 200) -> Axes:
         """Task attempts as bars by slot (see `planner.plots.plot_attempts`)."""
         from planner.plots import plot_attempts
 

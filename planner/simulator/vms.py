@@ -30,12 +30,15 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from models import Cluster, InvalidInput, InvalidPlan, Job, Workload
 from models.checks import as_float, as_int
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 VM_ROLES = ("primary", "host", "extra")
 
@@ -122,7 +125,7 @@ class VmResult:
         """The whole result as JSON text: same inputs and seed give the same bytes."""
         return json.dumps(self.to_dict(), indent=1, sort_keys=True)
 
-    def plot_gantt(self, ax: Any = None) -> Any:
+    def plot_gantt(self, ax: Axes | None = None) -> Axes:
         """Jobs as bars on their VMs (see `planner.plots.plot_vm_schedule`)."""
         from planner.plots import plot_vm_schedule
 

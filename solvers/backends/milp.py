@@ -8,7 +8,7 @@ import os
 import sys
 import threading
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pyomo.contrib.solver.common.factory import SolverFactory
@@ -17,6 +17,9 @@ from scipy import sparse
 
 from models.checks import as_float, as_int
 from solvers.base import InfeasibleProblem, SolverFailed, SolveStatus, Stopwatch, relative_gap
+
+if TYPE_CHECKING:
+    from pyomo.environ import ConcreteModel
 
 _INFEASIBLE = {
     TerminationCondition.provenInfeasible,
@@ -106,7 +109,7 @@ class MilpOutcome:
 
 
 def solve_milp(
-    model: Any,
+    model: ConcreteModel,
     *,
     time_limit: float = 60.0,
     mip_gap: float = 1e-4,

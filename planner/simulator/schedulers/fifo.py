@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mypy_extensions import mypyc_attr
 
@@ -19,6 +19,9 @@ from planner.simulator.schedulers.base import (
 )
 from planner.simulator.schedulers.catalog import register
 from planner.simulator.schedulers.ranked import RankedJobs
+
+if TYPE_CHECKING:
+    from planner.simulator.core import Simulation
 
 
 @mypyc_attr(allow_interpreted_subclasses=True, serializable=True)  # subclassed in Python; copied, pickled
@@ -50,7 +53,7 @@ class Fifo(Scheduler):
             data["order"] = list(self.ranks)
         return data
 
-    def bind(self, sim) -> None:
+    def bind(self, sim: Simulation) -> None:
         super().bind(sim)
         check_order_names(self.ranks, sim)
         # Per slot kind, the jobs that may have a task for it, in order. A job found without
