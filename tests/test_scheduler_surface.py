@@ -95,14 +95,14 @@ def test_another_class_under_a_taken_name_is_an_error():
     class Impostor(FirstJob):
         name = "fifo"
 
-    with pytest.raises(ValueError, match=r"scheduler name 'fifo' is taken by planner\.simulator\.schedulers\.fifo\.Fifo"):
+    with pytest.raises(InvalidInput, match=r"scheduler name 'fifo' is taken by planner\.simulator\.schedulers\.fifo\.Fifo"):
         register(Impostor)
     assert SCHEDULERS["fifo"] is Fifo
 
     class Nameless(FirstJob):
         name = ""
 
-    with pytest.raises(ValueError, match="empty name"):
+    with pytest.raises(InvalidInput, match="empty name"):
         register(Nameless)
 
 

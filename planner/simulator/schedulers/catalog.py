@@ -27,10 +27,10 @@ def register(cls: S) -> S:
     """
     name = cls.name
     if not name:
-        raise ValueError(f"scheduler class {cls.__qualname__} has an empty name")
+        raise InvalidInput("name", f"scheduler class {cls.__qualname__} has an empty name")
     known = SCHEDULERS.get(name)
     if known is not None and (known.__module__, known.__qualname__) != (cls.__module__, cls.__qualname__):
-        raise ValueError(f"scheduler name {name!r} is taken by {known.__module__}.{known.__qualname__}")
+        raise InvalidInput("name", f"scheduler name {name!r} is taken by {known.__module__}.{known.__qualname__}")
     SCHEDULERS[name] = cls
     return cls
 
