@@ -10,6 +10,7 @@ started with its own interpreter (its own build). Each case's CPU seconds are th
 column and every job's record: equal digests mean the same simulation, attempt for attempt.
 
     python -m benchmarks.compare_builds --base ../base [--new .] [--repeats 3] [--only scale|simulator]
+        [--match TEXT] [--write]
 
 Each checkout's cases come from its own benchmark modules, so a checkout that moved or renamed the
 simulator's modules still runs the same workloads. The table goes to stdout (Markdown) and to
@@ -130,8 +131,9 @@ def case_names(root: Path) -> list[str]:
     return out.stdout.split("\n")
 
 
-def compare(base: Path, new: Path, repeats: int, only: str | None) -> list[dict]:
-    names = [n for n in case_names(new) if n and (only is None or n.startswith(only + ":"))]
+def compare(base: Path, new: Path, repeats: int, only: str | None, matching: str | None = None) -> list[dict]:
+    names = [n for n in case_names(new) if n and (only is None or n.startswith(only + ":"))
+             and (matching is None or matching in n)]
     missing = set(names) - set(case_names(base))
     if missing:
         raise SystemExit(f"cases the base does not have: {sorted(missing)}")
@@ -189,10 +191,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--new", type=Path, default=HERE.parent.parent)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--only", choices=("scale", "simulator"))
+    parser.add_argument("--match", help="only the cases whose name holds this text")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args(argv)
     base, new = args.base.resolve(), args.new.resolve()
-    rows = compare(base, new, args.repeats, args.only)
+    rows = compare(base, new, args.repeats, args.only, args.match)
     text = table(rows, base, new, args.repeats)
     print(text)
     if args.write:
