@@ -51,7 +51,7 @@ class VmRun(Protocol):
 
 
 class ValidationFigures(Protocol):
-    """What a validation report's figures read (`planner.proof.ValidationReport` has it)."""
+    """What a validation report's figures read (`planner.proof.validate.ValidationReport` has it)."""
 
     kind: str
     curve: list[float]

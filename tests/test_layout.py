@@ -304,6 +304,7 @@ def test_a_new_trace_importer_goes_in_the_registry(tmp_path, monkeypatch):
     """docs/layout.md's trace importer row: a module with ``read(path, **options) -> Workload``,
     registered with `register_importer`, is read through by `read_trace`."""
     from models import Job, Workload
+    from models.errors import InvalidInput
     from planner.io.importers import IMPORTERS, Importer, read_trace, register_importer
 
     module = tmp_path / "throwaway_trace_format.py"
@@ -324,6 +325,11 @@ def test_a_new_trace_importer_goes_in_the_registry(tmp_path, monkeypatch):
         assert isinstance(workload, Workload) and workload.name == "night"
         assert [(job.name, job.map_tasks, job.map_time) for job in workload] == [("a", 4, 20.0), ("b", 2, 60.0)]
         assert isinstance(workload.jobs[0], Job)
+        # a notebook cell run twice registers an equal importer: harmless; another under the name is not
+        again = Importer("throwaway", "throwaway_trace_format", "read", "a test's format", options=("scale",))
+        assert register_importer(again) is again and IMPORTERS["throwaway"] == again
+        with pytest.raises(InvalidInput, match="already registered"):
+            register_importer(Importer("throwaway", "throwaway_trace_format", "read", "another format"))
     finally:
         IMPORTERS.pop("throwaway", None)
         sys.modules.pop("throwaway_trace_format", None)

@@ -1,4 +1,4 @@
-"""The verb that makes plans: plan (a thin shell over `planner.plans.make_plan`)."""
+"""The verb that makes plans: plan (a thin shell over `planner.planning.make.make_plan`)."""
 
 from __future__ import annotations
 

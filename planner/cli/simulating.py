@@ -122,17 +122,17 @@ def simulate_command(
                     raise InvalidInput(flag, f"does not go with {sets}" if (flag, given) in foreign
                                        else f"{sets} sets the scheduler and the slots; leave it out")
             if plan is not None:
-                prepared = _plan_run(plan, batch, given_cluster, machines, target, ready_now, chosen_options)
+                run = _plan_run(plan, batch, given_cluster, machines, target, ready_now, chosen_options)
             else:
-                prepared = hadoop_run(hadoop_conf, batch, machines, delay=chosen_options.delay,
+                run = hadoop_run(hadoop_conf, batch, machines, delay=chosen_options.delay,
                                       **chosen_options.options)
                 if split is not None:
-                    if prepared.slots is not None:
+                    if run.slots is not None:
                         raise InvalidInput("--slots", "the folder's slot groups set the slots; leave it out")
-                    prepared = replace(prepared, slots=split)
-            label = prepared.label
+                    run = replace(run, slots=split)
+            label = run.label
             with progress_shown(f"simulating {workload.name} ({label})") as progress:
-                result = prepared.simulate(seed, progress=progress)
+                result = run.simulate(seed, progress=progress)
         else:
             if target != "mrv1" or ready_now:
                 raise InvalidInput("--target" if target != "mrv1" else "--ready-now", "applies with --plan only")

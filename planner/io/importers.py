@@ -50,7 +50,10 @@ IMPORTERS: dict[str, Importer] = {}
 
 
 def register_importer(importer: Importer) -> Importer:
-    """Add a format; a name already taken is refused (`ValueError`)."""
+    """Add a format. Registering an equal importer again is harmless (a notebook cell run twice);
+    another importer under a taken name is refused (`InvalidInput`, a `ValueError`)."""
+    if IMPORTERS.get(importer.name) == importer:
+        return importer
     if importer.name in IMPORTERS:
         raise InvalidInput("name", f"importer {importer.name!r} is already registered")
     IMPORTERS[importer.name] = importer

@@ -1,7 +1,7 @@
 """Making a plan (`make_plan`): the strategies, from the solvers' optimum or chosen by simulation.
 
 Slot plans (FRESH: split of the slots, admission order and limit) and VM-level plans (Packing
-paper: pairs or phases of jobs on VMs) are both `planner.plans.Plan` records. The pieces:
+paper: pairs or phases of jobs on VMs) are both `planner.plans.plan.Plan` records. The pieces:
 `planner.planning.curves` (fluid makespan-vs-split curves), `arrivals` (release dates, windows
 and deadline orders), `robust` (candidates chosen by simulated p90) and `vm` (pair and packing
 solutions turned into phases).
@@ -25,7 +25,7 @@ from planner.planning.vm import check_solver, derived_profiles, solve_vm, warn_e
 from planner.plans.files import OBJECTIVES, SLOT_STRATEGIES, STRATEGIES
 from planner.plans.phases import VM_STRATEGIES
 from planner.plans.plan import Plan
-from planner.proof.sweep import Executor, ProgressOption
+from planner.proof.sweep import ExecutorChoice, ProgressOption
 from planner.proof.validate import check_noise
 from solvers import SLOT_MODELS, fluid_makespan
 from solvers.base import Stopwatch
@@ -47,7 +47,7 @@ def make_plan(
     robust: bool = False,
     runs: int = ROBUST_RUNS,
     noise: float = DEFAULT_NOISE,
-    executor: Executor = None,
+    executor: ExecutorChoice = None,
     progress: ProgressOption = False,
     objective: str = "makespan",
     ready_now: bool = False,
@@ -196,7 +196,7 @@ def _vm_plan(
 
 def _robust_plan(
     workload: Workload, cluster: Cluster, strategy: str, *, k: int, runs: int, noise: float, seed: int,
-    executor: Executor, progress: ProgressOption,
+    executor: ExecutorChoice, progress: ProgressOption,
 ) -> Plan:
     clock = Stopwatch()
     if len(workload) == 0:

@@ -37,7 +37,7 @@ from solvers import SLOT_MODELS, configure_slots
 from solvers.ordering.admission_orders import job_names, johnson_admission, submission_order
 
 TOLERANCE = 0.05
-#: The runs a robust plan is chosen on (`planner.proof.validate.biased`): not those `validate` uses.
+#: The runs a robust plan is chosen on (`planner.proof.setups.biased`): not those `validate` uses.
 SELECTION_STREAM = 1
 MAX_SPLITS = 5
 

@@ -3,7 +3,7 @@
 Slot plans (FRESH: split of the slots, admission order and limit) and VM-level
 plans (Packing paper: pairs or phases of jobs on VMs) share one `Plan` record
 and one JSON file format (reading it: `planner.plans.files`; the VM side's
-phases: `planner.plans.phases`). Making one: `planner.planning.make_plan`.
+phases: `planner.plans.phases`). Making one: `planner.planning.make.make_plan`.
 """
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ class Plan:
 
     @classmethod
     def from_dict(cls, data: object) -> Plan:
-        """Strictly, naming the field path of any problem; version 1 files load too (`plan_io`)."""
+        """Strictly, naming the field path of any problem; version 1 files load too (`planner.plans.files`)."""
         return cls(**plan_fields(data, tuple(cls.__dataclass_fields__)))
 
     def to_file(self, path: str | Path) -> None:

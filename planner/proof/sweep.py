@@ -249,7 +249,7 @@ def _is_dask_client(value: Any) -> bool:
 
 def shared_arguments(specs: Sequence[Spec]) -> list[Any]:
     """The arguments (positional or keyword, the same object) that more than one spec takes, in
-    order of first use: a validation's batch and cluster, a setup across its runs. Scalars and
+    order of first use: a validation's setup (its run's batch inside) across its runs. Scalars and
     strings are not counted: they travel inside a task for less than a reference costs."""
     seen: set[int] = set()
     shared: dict[int, Any] = {}
