@@ -78,6 +78,9 @@ def cases():
 found, simulate = cases()
 for line in sys.stdin:
     name = line.strip()
+    if name == "?":  # the case names, one JSON line
+        print(json.dumps(list(found)), flush=True)
+        continue
     make_jobs, make_run = found[name]
     jobs = make_jobs()
     scheduler, options, cluster = make_run()
@@ -90,14 +93,6 @@ for line in sys.stdin:
     del result
 """
 
-LIST_CASES = r"""
-import sys
-sys.path.insert(0, sys.argv[1])
-exec(sys.argv[2])
-print("\n".join(cases()[0]))
-"""
-
-
 class Worker:
     """One checkout's process: reads case names on stdin, answers one JSON line each."""
 
@@ -107,7 +102,11 @@ class Worker:
         self.process = subprocess.Popen([str(python), "-c", WORKER, str(root)], cwd=root, text=True,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
-    def run(self, case: str) -> dict:
+    def names(self) -> list[str]:
+        """The cases this checkout's benchmark modules define."""
+        return list(self.run("?"))
+
+    def run(self, case: str) -> dict | list:
         if self.process.stdin is None or self.process.stdout is None:
             raise RuntimeError(f"{self.root}: the worker has no pipes")
         self.process.stdin.write(case + "\n")
@@ -123,23 +122,15 @@ class Worker:
         self.process.wait(timeout=60)
 
 
-def case_names(root: Path) -> list[str]:
-    python = root / ".venv" / "bin" / "python"
-    worker_head = WORKER.split("found, simulate = cases()")[0]
-    out = subprocess.run([str(python), "-c", LIST_CASES, str(root), worker_head], cwd=root, text=True,
-                         capture_output=True, check=True)
-    return out.stdout.split("\n")
-
-
 def compare(base: Path, new: Path, repeats: int, only: str | None, matching: str | None = None) -> list[dict]:
-    names = [n for n in case_names(new) if n and (only is None or n.startswith(only + ":"))
-             and (matching is None or matching in n)]
-    missing = set(names) - set(case_names(base))
-    if missing:
-        raise SystemExit(f"cases the base does not have: {sorted(missing)}")
     workers = {"base": Worker(base), "new": Worker(new)}
     rows = []
     try:
+        names = [n for n in workers["new"].names() if (only is None or n.startswith(only + ":"))
+                 and (matching is None or matching in n)]
+        missing = set(names) - set(workers["base"].names())
+        if missing:
+            raise SystemExit(f"cases the base does not have: {sorted(missing)}")
         for name in names:
             seen: dict[str, list[dict]] = {"base": [], "new": []}
             for _ in range(repeats):

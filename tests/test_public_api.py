@@ -13,13 +13,12 @@ import pytest
 
 import models
 import planner
-import planner.io
 import solvers
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize("package", [planner, planner.io, models, solvers], ids=lambda p: p.__name__)
+@pytest.mark.parametrize("package", [planner, models, solvers], ids=lambda p: p.__name__)
 def test_every_exported_name_resolves(package):
     assert package.__all__ == sorted(package.__all__) or package is solvers
     for name in package.__all__:
@@ -27,7 +26,7 @@ def test_every_exported_name_resolves(package):
     assert set(package.__all__) <= set(dir(package))
 
 
-@pytest.mark.parametrize("package", [planner, planner.io, models], ids=lambda p: p.__name__)
+@pytest.mark.parametrize("package", [planner, models], ids=lambda p: p.__name__)
 def test_lazy_names_are_their_modules_objects(package):
     for name, module in package._PUBLIC.items():
         assert getattr(package, name) is getattr(importlib.import_module(module), name), name

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import planner.io
+import planner
 import planner.io.settings as settings_files
 import planner.simulator as simulator
 from models import Cluster, InvalidInput, Workload
@@ -56,7 +56,7 @@ def test_exported_from_the_package():
     for name in ("scheduler_from_dict", "options_from_dict"):
         assert getattr(simulator, name) is getattr(simulator.config, name)
     for name in ("load_scheduler", "load_settings", "simulation_settings"):
-        assert getattr(planner.io, name) is getattr(settings_files, name)
+        assert getattr(planner, name) is getattr(settings_files, name)
 
 
 def test_fifo_with_and_without_delay():

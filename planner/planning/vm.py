@@ -11,7 +11,8 @@ import numpy as np
 
 from models import Cluster, ExtrapolationWarning, InvalidInput, Job, Workload
 from models.checks import as_str
-from planner.plans.phases import VM_STRATEGIES, Entry, Phases
+from planner.plans.phases import VM_STRATEGIES
+from planner.simulator.vms import Entry, Phases
 from solvers import PairSchedule, PhaseSchedule, methods, pack_phases, schedule_pairs
 from solvers.pairs.problem import profile_times
 

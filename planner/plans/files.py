@@ -13,7 +13,8 @@ from models import InvalidInput
 from models.checks import as_float, as_int, as_mapping, as_str, check_keys, shown
 from models.limits import MAX_JOBS, MAX_SECONDS, MAX_TOTAL_SLOTS, MAX_VMS
 from planner.limits import MAX_K, MAX_RUNS, MAX_SEED
-from planner.plans.phases import VM_STRATEGIES, Phases
+from planner.plans.phases import VM_STRATEGIES
+from planner.simulator.vms import Phases
 from solvers import SLOT_MODELS
 from solvers.packing.problem import ROLES
 

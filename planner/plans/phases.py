@@ -14,14 +14,12 @@ import warnings
 import numpy as np
 
 from models import Cluster, ExtrapolationWarning, InvalidInput, Job, Workload
+from planner.simulator.vms import Phases
 from solvers import evaluate_phases
 from solvers.pairs.problem import profile_times
 
 #: Each VM strategy is named after the solver problem whose registered methods it accepts.
 VM_STRATEGIES = ("pairs", "packing")
-
-Entry = tuple[str, int, str]
-Phases = tuple[tuple[Entry, ...], ...]
 
 
 def placement_seconds(job: Job, vms: int, role: str, cluster: Cluster) -> float:

@@ -17,8 +17,9 @@ from models import Cluster, InvalidInput, Workload
 from models.fileio import read_mapping, write_atomic
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.plans.files import PLAN_VERSION, plan_fields
-from planner.plans.phases import Phases, evaluate_plan_phases, placement_seconds
+from planner.plans.phases import evaluate_plan_phases, placement_seconds
 from planner.simulator.layout import node_slots
+from planner.simulator.vms import Phases
 
 __all__ = ["Plan"]
 

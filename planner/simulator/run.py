@@ -20,9 +20,7 @@ from planner.simulator.options import SimOptions
 from planner.simulator.progress import Progress
 from planner.simulator.result import SimResult
 from planner.simulator.schedulers.base import Scheduler
-from planner.simulator.vms import VmResult, simulate_vms
-
-Phases = tuple[tuple[tuple[str, int, str], ...], ...]
+from planner.simulator.vms import Phases, VmResult, simulate_vms
 
 
 @dataclass(frozen=True)

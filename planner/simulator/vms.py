@@ -41,6 +41,9 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 VM_ROLES = ("primary", "host", "extra")
+#: A placement of a VM-level plan: (job name, VMs, role); a plan's phases run one after another.
+Entry = tuple[str, int, str]
+Phases = tuple[tuple[Entry, ...], ...]
 
 
 @dataclass(frozen=True)
