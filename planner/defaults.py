@@ -7,6 +7,8 @@ from __future__ import annotations
 DEFAULT_K = 5
 #: Simulated runs per candidate of a robust plan.
 ROBUST_RUNS = 10
+#: Simulated runs per candidate of a plan for a target (`plan_for_target`), paired with its baselines.
+DEFAULT_TARGET_RUNS = 20
 #: Simulated runs per setup of a validation.
 DEFAULT_RUNS = 30
 #: Bias bound of each job's times under validation (FRESH evaluated its plans with +-30% errors).

@@ -26,13 +26,14 @@ from planner.cli.console import (
 from planner.cli.options import (
     ClusterOption,
     ExecutorOption,
+    HadoopConfOption,
     ReadyNowOption,
     WorkloadArgument,
     check_runs,
     check_seed,
     executor_of,
 )
-from planner.defaults import DEFAULT_K, DEFAULT_NOISE, DEFAULT_TIME_LIMIT, ROBUST_RUNS
+from planner.defaults import DEFAULT_K, DEFAULT_NOISE, DEFAULT_TARGET_RUNS, DEFAULT_TIME_LIMIT, ROBUST_RUNS
 from planner.limits import MAX_K
 
 
@@ -48,6 +49,13 @@ class Objective(StrEnum):
     makespan = "makespan"
     max_lateness = "max_lateness"
     late_jobs = "late_jobs"
+    mean_response = "mean_response"
+    weighted_response = "weighted_response"
+    window = "window"
+
+
+#: `planner plan --target`: the targets a plan can be made for (Hadoop's, `HADOOP_TARGETS`).
+PlanTarget = StrEnum("PlanTarget", [(name.replace("-", "_"), name) for name in ("mrv1", "yarn-fair", "yarn-capacity")])
 
 
 class SlotModel(StrEnum):
@@ -59,7 +67,8 @@ class SlotModel(StrEnum):
 _PLAN_OPTIONS = {"solver": "--solver", "time_limit": "--time-limit", "seed": "--seed", "k": "-k",
                  "model": "--model", "strategy": "--strategy", "robust": "--robust", "runs": "--runs",
                  "noise": "--noise", "executor": "--executor", "objective": "--objective",
-                 "ready_now": "--ready-now", "window": "--window"}
+                 "ready_now": "--ready-now", "window": "--window", "target": "--target",
+                 "hadoop_conf": "--hadoop-conf", "queue_map": "--queue-map"}
 
 
 def plan(
@@ -81,15 +90,28 @@ def plan(
     robust: Annotated[
         bool, typer.Option("--robust", help="Slot plans: choose the best simulated p90 among near-optimal candidates.")
     ] = False,
-    runs: Annotated[int, typer.Option(help="--robust: simulated runs per candidate.")] = ROBUST_RUNS,
+    runs: Annotated[
+        int | None, typer.Option(help=f"--robust, --target: simulated runs per candidate ({ROBUST_RUNS}, "
+                                      f"{DEFAULT_TARGET_RUNS}).")
+    ] = None,
     noise: Annotated[
-        float, typer.Option(help="--robust: bias bound of each job's times (1 + U[-noise, noise]).")
+        float, typer.Option(help="--robust, --target: bias bound of each job's times (1 + U[-noise, noise]).")
     ] = DEFAULT_NOISE,
     executor: ExecutorOption = "local",
     objective: Annotated[
-        Objective, typer.Option(help="Slot plans: what the order minimizes: makespan, max_lateness or late_jobs "
-                                     "(deadlines: the jobs', else --window).")
+        Objective, typer.Option(help="What the plan minimizes: makespan, max_lateness or late_jobs (deadlines: "
+                                     "the jobs', else --window); with --target also mean_response, "
+                                     "weighted_response, or window (the chance of finishing by --window).")
     ] = Objective.makespan,
+    target: Annotated[
+        PlanTarget | None, typer.Option(help="Plan for what runs it: mrv1, yarn-fair or yarn-capacity, with that "
+                                             "target's levers, chosen by simulating the configuration as exported.")
+    ] = None,
+    hadoop_conf: HadoopConfOption = None,
+    queue_map: Annotated[
+        list[str] | None, typer.Option("--queue-map", help="--target: POOL=QUEUE or JOB=QUEUE (repeatable, or "
+                                                           "comma-separated; *=QUEUE for the rest).")
+    ] = None,
     ready_now: ReadyNowOption = False,
     window: Annotated[
         float | None, typer.Option(help="The batch window's end (s, like submit times): the due date of jobs "
@@ -121,6 +143,16 @@ def plan(
     if output is not None and output.suffix.lower() != ".json":
         raise InvalidInput("--output", "plans are written as .json", source=str(output))
     not_a_folder(output)
+    if target is not None:
+        _target_plan(workload, cluster, target.value, strategy=strategy, robust=robust, model=model, solver=solver,
+                     k=k, seed=seed, runs=DEFAULT_TARGET_RUNS if runs is None else runs, noise=noise,
+                     executor=executor, objective=objective.value, ready_now=ready_now, window=window,
+                     hadoop_conf=hadoop_conf, queue_map=queue_map, output=output, json_output=json_output)
+        return
+    for flag, given in (("--hadoop-conf", hadoop_conf), ("--queue-map", queue_map)):
+        if given:
+            raise InvalidInput(flag, "applies with --target only")
+    runs = ROBUST_RUNS if runs is None else runs
     if robust and model is not None:
         raise InvalidInput("--model", "--robust considers both fluid models; leave --model out")
     as_int(k, "-k", minimum=1, maximum=MAX_K)
@@ -132,7 +164,7 @@ def plan(
         for flag, given, default in (("--runs", runs, ROBUST_RUNS), ("--noise", noise, DEFAULT_NOISE),
                                      ("--executor", executor, "local")):
             if given != default:
-                raise InvalidInput(flag, "applies with --robust only")
+                raise InvalidInput(flag, "applies with --robust or --target only")
     timing = {"objective": objective.value, "ready_now": ready_now, "window": window}
     batch, machines = Workload.from_file(workload), Cluster.from_file(cluster)
     if robust and strategy.value in SLOT_STRATEGIES:
@@ -161,6 +193,38 @@ def plan(
          as_json=json_output)
 
 
+
+
+def _target_plan(workload: Path, cluster: Path, target: str, *, strategy: Strategy, robust: bool,
+                 model: SlotModel | None, solver: str | None, k: int, seed: int, runs: int, noise: float,
+                 executor: str, objective: str, ready_now: bool, window: float | None, hadoop_conf: list[Path] | None,
+                 queue_map: list[str] | None, output: Path | None, json_output: bool) -> None:
+    """`planner plan --target`: `plan_for_target`, printed as the recommendation and why, the
+    bounds, the candidates and baselines as simulated, and each job's predicted finish."""
+    from models.cluster import Cluster
+    from models.workload import Workload
+    from planner.io.hadoop.merge import parse_queue_map
+    from planner.planning.deploy import plan_for_target
+    from planner.planning.report import target_sections
+
+    for flag, given in (("--strategy", strategy != Strategy.slots_johnson), ("--robust", robust),
+                        ("--model", model is not None), ("--solver", solver is not None), ("-k", k != DEFAULT_K)):
+        if given:
+            raise InvalidInput(flag, "does not apply with --target: the target's levers are chosen by simulation")
+    check_seed(seed)
+    check_runs(runs)
+    mapping = parse_queue_map(queue_map or [])
+    batch, machines = Workload.from_file(workload), Cluster.from_file(cluster)
+    try:
+        made = plan_for_target(batch, machines, target, hadoop_conf=hadoop_conf, queue_map=mapping,
+                               objective=objective, window=window, ready_now=ready_now, runs=runs, noise=noise,
+                               seed=seed, executor=executor_of(executor), progress=True)
+    except InvalidInput as error:
+        raise attribute(error, _PLAN_OPTIONS, workload=workload, cluster=cluster) from None
+    if output is not None:
+        made.to_file(output)
+    emit([Section(key, title, records, one=one) for key, title, records, one in target_sections(made, workload.name)],
+         as_json=json_output)
 
 
 #: `planner export --to`'s choices: the export targets' names (`TARGET_NAMES`).

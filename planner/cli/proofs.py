@@ -71,7 +71,8 @@ def _inputs(workload: Path, cluster: Path) -> tuple[Workload, Cluster]:
     return Workload.from_file(workload), Cluster.from_file(cluster)
 
 
-_VALIDATE_OPTIONS = {"runs": "--runs", "noise": "--noise", "seed": "--seed", "executor": "--executor"}
+_VALIDATE_OPTIONS = {"runs": "--runs", "noise": "--noise", "seed": "--seed", "executor": "--executor",
+                     "target": "--target", "hadoop_conf": "--hadoop-conf"}
 _COMPARE_OPTIONS = {**SIMULATION_FLAGS, "seeds": "--seed", "executor": "--executor"}
 
 
@@ -86,6 +87,10 @@ def validate_command(
     noise: NoiseOption = DEFAULT_NOISE,
     seed: SeedOption = 0,
     hadoop_conf: HadoopConfOption = None,
+    target: Annotated[
+        str | None, typer.Option(help="The export whose run is the plan's variant: mrv1 (default), yarn-fair or "
+                                      "yarn-capacity; a plan made with --target is validated for its own.")
+    ] = None,
     executor: ExecutorOption = "local",
     json_output: JsonFlag = False,
 ) -> None:
@@ -93,6 +98,11 @@ def validate_command(
 
     Baselines: Fair 1:3, 2:2, 3:1 and FIFO for slot plans, and with --hadoop-conf the cluster
     as configured (its own scheduler, slots and nodes); sequential execution for VM plans.
+    A folder written by `planner export` among --hadoop-conf runs as the plan's variant.
+    A plan made with --target is validated as it was chosen: its configuration as exported
+    (from the files it was made from, --hadoop-conf) against the configuration as it is, FIFO
+    and Fair, on its objective; with the same --runs, --noise and --seed its mean is the figure
+    `planner plan` printed.
     Prints predicted against simulated makespans; with -o, writes the report (Markdown, HTML
     with the figures embedded, PNG figures, validation.json).
 
@@ -109,7 +119,7 @@ def validate_command(
         heartbeats_fit(batch.jobs, machines, [(made.map_slots, made.reduce_slots)], cluster_file=cluster)
     try:
         report = validate(made, batch, machines, runs=runs, noise=noise, seed=seed, executor=executor_of(executor),
-                          progress=True, hadoop_conf=hadoop_conf)
+                          progress=True, hadoop_conf=hadoop_conf, target=target)
         example = example_run(made, batch, machines, seed=seed) if output is not None else None
     except InvalidInput as error:
         raise attribute(error, _VALIDATE_OPTIONS, plan=plan) from None
@@ -117,11 +127,15 @@ def validate_command(
         from planner.proof.report import write_report
 
         write_report(report, output, example=example, title=f"Validation of {plan.name} on {workload.name}")
-    emit([Section("validation", f"validation of {plan.name}", [report.summary()], one=True),
-          Section("setups", "predicted against simulated makespan (seconds)", report.brief()),
-          Section("paired", "the plan against each baseline, run for run (difference = baseline - plan, s)",
-                  report.paired)],
-         as_json=json_output)
+    measure = "makespan (seconds)" if report.metric == "makespan" else f"{made.objective} ({report.metric})"
+    sections = [Section("validation", f"validation of {plan.name}", [report.summary()], one=True),
+                Section("setups", f"predicted against simulated {measure}", report.brief()),
+                Section("paired", f"the plan against each baseline, run for run (difference = baseline - plan, "
+                                  f"{report.metric})", report.paired)]
+    if report.jobs_outcome:
+        sections.append(Section("jobs", "each job under the plan: mean finish, lateness, fraction of runs late",
+                                report.jobs_outcome))
+    emit(sections, as_json=json_output)
 
 
 def _splits(slots: list[str] | None) -> list[tuple[int, int] | None]:

@@ -13,21 +13,30 @@ from models import InvalidInput
 from models.checks import as_float, as_int, as_mapping, as_str, check_keys, shown
 from models.limits import MAX_JOBS, MAX_SECONDS, MAX_TOTAL_SLOTS, MAX_VMS
 from planner.limits import MAX_K, MAX_RUNS, MAX_SEED
+from planner.plans.levers import Levers
 from planner.plans.phases import VM_STRATEGIES
 from planner.simulator.vms import Phases
 from solvers import SLOT_MODELS
 from solvers.packing.problem import ROLES
 
 SLOT_STRATEGIES = ("slots", "johnson", "slots+johnson")
-STRATEGIES = SLOT_STRATEGIES + VM_STRATEGIES
-PLAN_VERSION = 4
+#: A plan made for a target (`planner.planning.deploy.plan_for_target`): levers chosen by simulation.
+TARGET_STRATEGY = "target"
+STRATEGIES = SLOT_STRATEGIES + VM_STRATEGIES + (TARGET_STRATEGY,)
+PLAN_VERSION = 5
 #: Keys an older file cannot hold (strict reading: a typo must not pass as an old file).
 NEW_IN_V2 = ("phases", "bound", "gap")
 NEW_IN_V3 = ("robust",)
 NEW_IN_V4 = ("objective", "ready_now", "window", "ordering")
-OPTIONAL = ("curve", "version", *NEW_IN_V2, *NEW_IN_V3, *NEW_IN_V4)
-#: What a plan minimizes (`make_plan(objective=...)`): its jobs' completion times against their deadlines.
+NEW_IN_V5 = ("target", "levers", "config_fingerprint", "simulated")
+OPTIONAL = ("curve", "version", *NEW_IN_V2, *NEW_IN_V3, *NEW_IN_V4, *NEW_IN_V5)
+#: What a slot plan's order minimizes (`make_plan(objective=...)`): its jobs' completion times against
+#: their deadlines.
 OBJECTIVES = ("makespan", "max_lateness", "late_jobs")
+#: What a plan for a target minimizes (`plan_for_target`), measured in simulation: the slot plans'
+#: objectives, the mean and weighted response time, and "window": the probability that the whole
+#: batch finishes by the window (maximized).
+TARGET_OBJECTIVES = (*OBJECTIVES, "mean_response", "weighted_response", "window")
 ORDERING_KEYS = ("problem", "method", "objective", "status", "value", "bound", "gap", "seconds")
 ROBUST_KEYS = ("runs", "noise", "seed", "statistic", "chosen", "p90", "mean", "candidates")
 CANDIDATE_KEYS = ("model", "order", "map_slots", "predicted", "mean", "p90")
@@ -140,7 +149,7 @@ def plan_fields(data: object, names: tuple[str, ...]) -> dict[str, Any]:
     if not 1 <= version <= PLAN_VERSION:
         raise InvalidInput("version", f"this batchplan reads plan versions 1 to {PLAN_VERSION}, got {version}")
     newer = ((NEW_IN_V2 if version < 2 else ()) + (NEW_IN_V3 if version < 3 else ())
-             + (NEW_IN_V4 if version < 4 else ()))
+             + (NEW_IN_V4 if version < 4 else ()) + (NEW_IN_V5 if version < 5 else ()))
     allowed = tuple(n for n in names if n not in newer)
     check_keys(mapping, allowed, "", required=tuple(n for n in allowed if n not in OPTIONAL))
     strategy = as_str(mapping["strategy"], "strategy", choices=STRATEGIES if version >= 2 else SLOT_STRATEGIES)
@@ -171,12 +180,30 @@ def plan_fields(data: object, names: tuple[str, ...]) -> dict[str, Any]:
         "bound": _optional_float(mapping.get("bound"), "bound"),
         "gap": _optional_float(mapping.get("gap"), "gap"),
         "robust": read_robust(mapping.get("robust")),
-        "objective": as_str(mapping.get("objective", "makespan"), "objective", choices=OBJECTIVES),
+        "objective": as_str(mapping.get("objective", "makespan"), "objective",
+                            choices=TARGET_OBJECTIVES if strategy == TARGET_STRATEGY else OBJECTIVES),
         # plans before version 4 treated every job as ready at 0
         "ready_now": _flag(mapping.get("ready_now", version < 4), "ready_now"),
         "window": None if mapping.get("window") is None else as_float(mapping["window"], "window", above=0.0,
                                                                         maximum=MAX_SECONDS),
         "ordering": read_ordering(mapping.get("ordering")),
+        **_target_fields(mapping, strategy),
         # read into the current schema, so writing it back gives a current file
         "version": PLAN_VERSION,
     }
+
+
+def _target_fields(mapping: dict[str, Any], strategy: str) -> dict[str, Any]:
+    """A target plan's ``target``, ``levers``, ``config_fingerprint`` and ``simulated`` (all four,
+    and only on a "target" plan); ``simulated`` is kept as written (what the planner measured)."""
+    given = [key for key in NEW_IN_V5 if mapping.get(key) is not None]
+    if strategy != TARGET_STRATEGY:
+        if given:
+            raise InvalidInput(given[0], f"only a {TARGET_STRATEGY!r} plan has one; this is a {strategy} plan")
+        return {}
+    missing = [key for key in NEW_IN_V5 if mapping.get(key) is None]
+    if missing:
+        raise InvalidInput(missing[0], f"a {TARGET_STRATEGY!r} plan needs it")
+    return {"target": as_str(mapping["target"], "target"), "levers": Levers.from_dict(mapping["levers"]),
+            "config_fingerprint": as_str(mapping["config_fingerprint"], "config_fingerprint"),
+            "simulated": as_mapping(mapping["simulated"], "simulated")}

@@ -17,6 +17,7 @@ from models import Cluster, InvalidInput, Workload
 from models.fileio import read_mapping, write_atomic
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.plans.files import PLAN_VERSION, plan_fields
+from planner.plans.levers import Levers
 from planner.plans.phases import evaluate_plan_phases, placement_seconds
 from planner.simulator.layout import node_slots
 from planner.simulator.vms import Phases
@@ -47,6 +48,13 @@ class Plan:
     ``robust`` is set when the plan was chosen by simulation (`make_plan(...,
     robust=True)`): how (runs, noise, seed, the statistic), the chosen
     candidate and every candidate's prediction, simulated mean and p90.
+
+    A plan for a target (strategy "target", `planner.planning.deploy.plan_for_target`) names the
+    ``target`` it was made for, its ``levers`` (what it changes of the configuration whose
+    fingerprint is ``config_fingerprint``), and ``simulated``: what the simulation of its export
+    measured against the baselines and the other candidates, the bounds, and whether the plan is
+    to keep the configuration. Its ``predicted_makespan`` is the simulated mean makespan of the
+    deployed configuration, ``baseline_makespan`` that of the configuration as it is.
     """
 
     strategy: str
@@ -71,6 +79,10 @@ class Plan:
     ready_now: bool = False
     window: float | None = None
     ordering: dict[str, Any] | None = None
+    target: str | None = None
+    levers: Levers | None = None
+    config_fingerprint: str | None = None
+    simulated: dict[str, Any] | None = None
     version: int = PLAN_VERSION
 
     def node_map_slots(self, nodes: int) -> list[int]:
@@ -107,12 +119,19 @@ class Plan:
             "ready_now": self.ready_now,
             "window": self.window,
             "ordering_status": None if self.ordering is None else self.ordering["status"],
+            "target": self.target,
+            "keep": None if self.simulated is None else self.simulated["keep"],
             "order": shown,
         }
 
     @property
     def selection(self) -> str:
         """How the plan was chosen, in words."""
+        if self.simulated is not None:
+            chosen = self.simulated
+            return (f"simulated: the best of {len(chosen['candidates'])} deployable candidates by mean "
+                    f"{chosen['objective']} ({chosen['runs']} paired runs, noise {chosen['noise']:g}): "
+                    f"{chosen['chosen']}")
         if self.robust is None:
             return "solver optimum" if not self.phases else f"solver ({self.status})"
         return (f"robust: best simulated p90 of {len(self.robust['candidates'])} candidates "
@@ -141,6 +160,7 @@ class Plan:
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        data["levers"] = None if self.levers is None else self.levers.to_dict()
         data["order"] = list(self.order)
         data["curve"] = list(self.curve)
         data["phases"] = [[list(entry) for entry in phase] for phase in self.phases]

@@ -2,7 +2,8 @@
 bootstrap confidence interval.
 
 In run r the plan and every baseline see the same biased batch and the same simulation seed
-(`validate`), so the runs pair up: d_r = baseline makespan - plan makespan (positive: the plan
+(`validate`), so the runs pair up: d_r = baseline makespan - plan makespan (or the report's
+``metric``: a target plan's objective; positive: the plan
 was faster). The median of the d_r gets a 95% percentile bootstrap interval (`RESAMPLES`
 resamples of the runs, seeded by the validation's seed: the same report every time). The
 verdict says "faster" or "slower" only when the interval excludes zero, else "no clear
@@ -40,7 +41,7 @@ def paired_comparisons(report: ValidationReport) -> list[dict[str, Any]]:
     """One record per baseline of the report: the plan against it run for run."""
     by_setup: dict[str, dict[int, float]] = {}
     for sample in report.samples:
-        by_setup.setdefault(sample["setup"], {})[sample["run"]] = sample["makespan"]
+        by_setup.setdefault(sample["setup"], {})[sample["run"]] = sample[report.metric]
     plan = by_setup[report.planned["setup"]]
     records = []
     for baseline in report.setup("baseline"):

@@ -7,8 +7,9 @@ See `planner.proof.validate` for what the runs mean; this module holds what each
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -78,7 +79,9 @@ class Setup:
     curve. ``run`` is its simulation on the unbiased batch (`run_setup` runs it on biased copies);
     ``window`` is the batch window's end (the due date of jobs without a deadline, for counting
     misses) and ``origin`` when makespans count from: the batch's first arrival, whenever this
-    setup submits its first job (None: its own first submission)."""
+    setup submits its first job (None: its own first submission); ``arrivals`` (job -> second)
+    when each job arrived, where its response counts from (None: its submission in ``run``: a
+    setup that holds a job back from its arrival must say so, or its responses look shorter)."""
 
     name: str
     role: str
@@ -86,6 +89,7 @@ class Setup:
     run: Run
     window: float | None = None
     origin: float | None = None
+    arrivals: Mapping[str, float] | None = None
 
     def record(self) -> dict[str, Any]:
         run = self.run
@@ -100,9 +104,10 @@ def first_arrival(workload: Workload) -> float:
     return min((job.submit for job in workload), default=0.0)
 
 
-def run_setup(setup: Setup, noise: float, seed: int, run: int, stream: int = 0) -> dict[str, Any]:
+def run_setup(setup: Setup, noise: float, seed: int, run: int, stream: int = 0, *,
+              finishes: bool = False) -> dict[str, Any]:
     """Simulate ``setup``'s run on run ``run``'s biased batch (of ``stream``, `biased`): one flat
-    record."""
+    record (with ``finishes``: and each job's finish, job -> second)."""
     jobs, simulation_seed = biased(setup.run.workload, noise, seed, run, stream)
     origin = first_arrival(jobs) if setup.origin is None else setup.origin
     result = setup.run.with_workload(jobs).simulate(simulation_seed)
@@ -119,7 +124,24 @@ def run_setup(setup: Setup, noise: float, seed: int, run: int, stream: int = 0) 
     record["last_finish"] = max(finish.values(), default=0.0)
     due = {job.name: job.deadline if job.deadline is not None else setup.window for job in jobs}
     record["deadline_misses"] = sum(1 for name, at in due.items() if at is not None and finish[name] > at)
+    record.update(job_measures(jobs, finish, due, setup.arrivals))
+    if finishes:
+        record["finishes"] = finish
     return record
+
+
+def job_measures(jobs: Workload, finish: Mapping[str, float], due: Mapping[str, float | None],
+                 arrivals: Mapping[str, float] | None) -> dict[str, float | None]:
+    """A run's per-job measures: the mean response counted from each job's arrival (``arrivals``,
+    else its submission), the weighted one (job weights), and the largest lateness (finish - due,
+    None when no job has a due date)."""
+    since = arrivals if arrivals is not None else {job.name: job.submit for job in jobs}
+    responses = [(finish[job.name] - since[job.name], job.weight) for job in jobs if job.name in finish]
+    total_weight = sum(weight for _, weight in responses)
+    lateness = [finish[name] - at for name, at in due.items() if at is not None and name in finish]
+    return {"arrival_response": sum(r for r, _ in responses) / len(responses) if responses else 0.0,
+            "weighted_response": sum(r * w for r, w in responses) / total_weight if responses else 0.0,
+            "max_lateness": max(lateness) if lateness else None}
 
 
 def resubmitted(workload: Workload, submits: Sequence[float] | None, pool: str | None = None) -> Workload:
@@ -143,10 +165,11 @@ def plan_submits(plan: Plan, workload: Workload) -> tuple[float, ...] | None:
 
 
 def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: int,
-                curve: Sequence[float] | None = None) -> list[Setup]:
+                curve: Sequence[float] | None = None, *, target: str = "mrv1") -> list[Setup]:
     """The plan, the baselines and the curve points of a slot plan (module docstring), each run on
     the batch the plan runs on (`plan_batch`); ``curve`` is `fluid_curve`'s, when the caller has
-    it (a "johnson" plan's takes minutes on a day's batch)."""
+    it (a "johnson" plan's takes minutes on a day's batch); the plan's variant is its export to
+    ``target``."""
     jobs = list(workload)
     night = plan_batch(plan, workload, cluster)
     total = plan.map_slots + plan.reduce_slots
@@ -156,7 +179,7 @@ def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: 
     planned = resubmitted(night, plan_submits(plan, workload))
     setups = [Setup(f"plan ({label}, {plan.map_slots}:{plan.reduce_slots})", "plan", curve[plan.map_slots - 1],
                     Run(planned, cluster, scheduler, (plan.map_slots, plan.reduce_slots)))]
-    exported = exported_setup(plan, workload, cluster)
+    exported = exported_setup(plan, workload, cluster, target)
     if exported is not None:
         setups.append(exported)
     order = submission_order(workload)
@@ -189,18 +212,31 @@ def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: 
     return [replace(setup, origin=origin) for setup in setups]
 
 
-def exported_setup(plan: Plan, workload: Workload, cluster: Cluster) -> Setup | None:
-    """The plan as its Hadoop 1 export runs it (`planner.io.targets.plan_run`, "mrv1"): a fair
-    scheduler pool in FIFO mode with at most k running jobs, submitted in the plan's order, on the
-    batch the plan runs on (in its job order); None for "johnson" plans, whose export is the FIFO
-    run the plan itself is."""
-    if plan.strategy == "johnson":
+def exported_setup(plan: Plan, workload: Workload, cluster: Cluster, target: str = "mrv1") -> Setup | None:
+    """The plan as its export to ``target`` runs it (`planner.io.targets.plan_run`; mrv1: a fair
+    scheduler pool in FIFO mode with at most k running jobs), submitted in the plan's order, on the
+    batch the plan runs on (in its job order); None for an mrv1 export of a "johnson" plan, which is
+    the FIFO run the plan itself is."""
+    if plan.strategy == "johnson" and target == "mrv1":
         return None
-    exported = plan_run(plan, workload, cluster, "mrv1")  # a ready-now plan's schedule starts at 0
+    exported = plan_run(plan, workload, cluster, target)  # a ready-now plan's schedule starts at 0
     at = {job.name: job.submit for job in exported.workload}
     night = resubmitted(plan_batch(plan, workload, cluster), [at[job.name] for job in workload], PLAN_POOL)
-    return Setup(f"plan as exported (mrv1: Fair pool, <= {plan.k} running jobs)", "variant", None,
-                 Run(night, cluster, exported.scheduler, exported.slots, exported.options))
+    limit = "" if plan.strategy == "johnson" or target == "yarn-capacity" else f", <= {plan.k} running jobs"
+    return Setup(f"plan as exported ({target}{limit})", "variant", None,
+                 Run(night, exported.cluster, exported.scheduler, exported.slots, exported.options))
+
+
+def exported_folder_setup(folder: str | Path, plan: Plan, workload: Workload, cluster: Cluster) -> Setup:
+    """The plan as an exported folder (`planner export`) runs it, read back as `planner simulate
+    --hadoop-conf FOLDER` reads it, on the batch the plan runs on (in its job order)."""
+    from planner.io.hadoop.conf import hadoop_run
+
+    exported = hadoop_run([folder], plan_batch(plan, workload, cluster), cluster)
+    by_name = {job.name: job for job in exported.workload}
+    night = Workload([by_name[job.name] for job in workload], name=workload.name)
+    return Setup(f"plan as exported ({Path(folder).name})", "variant", None, exported.with_workload(night),
+                 origin=first_arrival(plan_batch(plan, workload, cluster)))
 
 
 def planned_scheduler(strategy: str, k: int, order: Sequence[str]) -> tuple[Scheduler, str]:

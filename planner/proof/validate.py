@@ -57,9 +57,11 @@ from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_NOISE, DEFAULT_RUNS
 from planner.io.hadoop.conf import hadoop_settings
 from planner.limits import MAX_RUNS
+from planner.plans.files import TARGET_STRATEGY
 from planner.plans.plan import Plan
 from planner.proof.setups import (
     Setup,
+    exported_folder_setup,
     first_arrival,
     fluid_curve,
     plan_batch,
@@ -125,6 +127,10 @@ class ValidationReport:
     #: The plan's whole admission order, and its phases as [(job, vms, role), ...] (VM plans).
     order: list[str] = field(default_factory=list)
     phases: list[list[tuple[str, int, str]]] = field(default_factory=list)
+    #: The per-run measure the setups' mean and the paired comparisons are of (a target plan's
+    #: objective, `planner.proof.deployed.METRICS`), and each job's outcome under the plan.
+    metric: str = "makespan"
+    jobs_outcome: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
     def setup(self, role: str) -> list[dict[str, Any]]:
         return [record for record in self.setups if record["role"] == role]
@@ -158,6 +164,7 @@ class ValidationReport:
             "baseline_mean": best["mean"],
             "gain": 1.0 - plan["mean"] / best["mean"] if best["mean"] > 0 else 0.0,
             "plan_wins": plan["mean"] <= min(r["mean"] for r in self.setup("baseline")),
+            "measure": self.metric,
             "runs": self.runs,
             "noise": self.noise,
             "seed": self.seed,
@@ -178,7 +185,8 @@ class ValidationReport:
     def to_dict(self) -> dict[str, Any]:
         return {"summary": self.summary(), "plan": self.plan, "kind": self.kind, "setups": self.setups, "paired":
                 self.paired, "samples": self.samples, "curve": self.curve, "jobs": self.jobs, "cluster":
-                self.cluster, "order": self.order, "phases": self.phases}
+                self.cluster, "order": self.order, "phases": self.phases, "metric": self.metric,
+                "jobs_outcome": self.jobs_outcome}
 
     def to_json(self) -> str:
         """Everything but the wall time is a function of the inputs and the seed."""
@@ -200,6 +208,7 @@ def validate(
     curve_splits: int = 6,
     progress: ProgressOption = False,
     hadoop_conf: Sequence[str | Path] | None = None,
+    target: str | None = None,
 ) -> ValidationReport:
     """Run ``plan`` and its baselines ``runs`` times each on biased copies of tonight's batch
     (module docstring) and report predicted against simulated makespans.
@@ -208,21 +217,36 @@ def validate(
     ``min(runs, 10)`` runs each) for the makespan-vs-map-slots figure. ``executor`` goes to `sweep` (default: local processes);
     the report is the same on every executor for the same seed. ``hadoop_conf`` (Hadoop's
     configuration files, `hadoop_settings`) adds the cluster as configured as a baseline of slot
-    plans: the batch run by the cluster's own scheduler, slots and nodes.
+    plans: the batch run by the cluster's own scheduler, slots and nodes; a folder `planner
+    export` wrote among them is run as the plan's variant "as exported (FOLDER)". ``target``
+    names the target whose export is the plan's variant (default mrv1).
+
+    A plan for a target (strategy "target", `planner.planning.deploy.plan_for_target`) is
+    validated as it was chosen (`validate_target`): its configuration as exported against the
+    configuration as it is, FIFO and Fair on the same resources, on its objective.
     """
     runs = as_int(runs, "runs", minimum=2, maximum=MAX_RUNS)
     noise = check_noise(noise)
     seed = as_int(seed, "seed", minimum=0)
     curve_splits = as_int(curve_splits, "curve_splits", minimum=0)
     check_plan(plan, workload, cluster)
+    if plan.strategy == TARGET_STRATEGY:
+        if target is not None and target != plan.target:
+            raise InvalidInput("target", f"the plan was made for {plan.target}, not {target}: make one for {target}")
+        return validate_target(plan, workload, cluster, runs=runs, noise=noise, seed=seed, executor=executor,
+                               progress=progress, hadoop_conf=hadoop_conf)
+    configs, exports = split_exports(hadoop_conf or [])
     night = plan_batch(plan, workload, cluster)
     if plan.phases:
         kind, setups, curve = "vms", vm_setups(plan, night, cluster), []
     else:
         curve = fluid_curve(plan, workload)
-        kind, setups = "slots", slot_setups(plan, workload, cluster, curve_splits, curve)
-        if hadoop_conf:
-            machines, scheduler, options = hadoop_settings(hadoop_conf, cluster)
+        kind, setups = "slots", slot_setups(plan, workload, cluster, curve_splits, curve,
+                                            target=target or "mrv1")
+        for folder in exports:
+            setups.insert(1, exported_folder_setup(folder, plan, workload, cluster))
+        if configs:
+            machines, scheduler, options = hadoop_settings(configs, cluster)
             as_configured = Setup("the cluster as configured", "baseline", None,
                                   Run(night, machines, scheduler, options=options), origin=first_arrival(night))
             setups.insert(2 if setups[1].role == "variant" else 1, as_configured)
@@ -276,3 +300,86 @@ def example_run(plan: Plan, workload: Workload, cluster: Cluster, *, seed: int =
     time): a `SimResult` for slot plans, a `VmResult` (phase barriers) for VM plans."""
     check_plan(plan, workload, cluster)
     return planned_run(plan, workload, cluster).simulate(as_int(seed, "seed", minimum=0))
+
+
+def split_exports(paths: Sequence[str | Path]) -> tuple[list[Path], list[Path]]:
+    """Hadoop configuration paths, and the folders among them that `planner export` wrote (they
+    hold a submissions.tsv or phases.tsv)."""
+    configs, exports = [], []
+    for path in (Path(p) for p in paths):
+        is_export = path.is_dir() and any((path / name).is_file() for name in ("submissions.tsv", "phases.tsv"))
+        (exports if is_export else configs).append(path)
+    if len(exports) > 1:
+        raise InvalidInput("hadoop_conf", f"give one exported folder, got {len(exports)}", source=str(exports[1]))
+    return configs, exports
+
+
+def validate_target(
+    plan: Plan, workload: Workload, cluster: Cluster, *, runs: int = DEFAULT_RUNS, noise: float = DEFAULT_NOISE,
+    seed: int = 0, executor: ExecutorChoice = None, progress: ProgressOption = False,
+    hadoop_conf: Sequence[str | Path] | None = None,
+) -> ValidationReport:
+    """A plan for a target, validated as it was chosen (`planner.proof.deployed`): its levers written
+    into the configuration it was made from (``hadoop_conf``; the target's stock one when it was made
+    without), read back and simulated ``runs`` times, paired with the configuration as it is and
+    FIFO and Fair on the same resources, measured by the plan's objective. With the same runs,
+    noise and seed the plan's mean is the figure `plan_for_target` printed. An exported folder
+    among ``hadoop_conf`` is run as the plan instead (what is deployed); without the configuration
+    it was made from, the "as configured" baseline is left out (the report says so in its setups).
+    """
+    from planner.io.hadoop.conf import hadoop_run
+    from planner.io.hadoop.merge import default_config, deployed_run, merged_files, read_current
+    from planner.plans.levers import Levers
+    from planner.proof.deployed import METRICS, deployed_setup, job_outcomes, measure, target_baselines
+    from planner.proof.setups import all_ready
+
+    if plan.target is None or plan.levers is None or plan.simulated is None:
+        raise InvalidInput("strategy", "a target plan needs its target, levers and simulated record")
+    clock = time.perf_counter()
+    configs, exports = split_exports(hadoop_conf or [])
+    current = read_current(configs) if configs else None if exports else default_config(plan.target, cluster)
+    if current is not None and current.fingerprint != plan.config_fingerprint:
+        made_from = plan.simulated.get("configuration")
+        raise InvalidInput("hadoop_conf", "is not the configuration the plan was made from (fingerprints differ; "
+                           f"it was made from {made_from if made_from != 'default' else 'the target default'})")
+    night = all_ready(workload) if plan.ready_now else workload
+    arrived = {job.name: job.submit for job in night}
+    window = plan.window
+
+    def deployed(levers: Levers) -> Run:
+        if current is None:
+            raise InvalidInput("hadoop_conf", "give the configuration the plan was made from")
+        return deployed_run(merged_files(current, levers, workload, cluster, plan.target, ready_now=plan.ready_now),
+                            workload, cluster)
+
+    planned = hadoop_run(exports[0], workload, cluster) if exports else deployed(plan.levers)
+    name = f"plan ({plan.simulated['chosen']}, as exported)" if exports else f"plan ({plan.simulated['chosen']})"
+    setups = [deployed_setup(name, "plan", planned, night, window=window, arrivals=arrived)]
+    resources = planned
+    if current is not None:
+        resources = deployed(Levers(queues=plan.levers.queues))
+        setups.append(deployed_setup("as configured", "baseline", resources, night, window=window,
+                                     arrivals=arrived))
+    setups += target_baselines(night, resources, plan.target, plan.levers.queues, window=window, arrivals=arrived)
+    measured = measure(setups, runs=runs, noise=noise, seed=seed, executor=executor, progress=progress,
+                       description="validating")
+    objective = plan.objective
+    records = []
+    for setup, result in zip(setups, measured, strict=True):
+        record = {**setup.record(), **result.record(objective)}
+        values = result.values(objective)
+        stats = statistics(values)
+        predicted = plan.simulated["mean"] if setup.role == "plan" else None
+        record.update(std=stats["std"], p50=stats["p50"], p90=stats["p90"], predicted=predicted,
+                      error=None if predicted is None or not stats["mean"] else (predicted - stats["mean"]) / stats["mean"],
+                      fairness=_mean(list(result.samples), "fairness"),
+                      node_local=_mean(list(result.samples), "node_local"),
+                      deadline_misses=_mean(list(result.samples), "deadline_misses"),
+                      by_window=record["p_window"])
+        records.append(record)
+    samples = [{k: v for k, v in sample.items() if k != "finishes"} for result in measured for sample in result.samples]
+    return ValidationReport(plan=plan.summary(), kind="target", runs=runs, noise=noise, seed=seed,
+                            seconds=time.perf_counter() - clock, setups=records, samples=samples,
+                            workload=workload.name, jobs=len(workload), cluster=cluster.to_dict(),
+                            order=list(plan.order), metric=METRICS[objective],
+                            jobs_outcome=job_outcomes(measured[0], night, window))

@@ -1,0 +1,385 @@
+"""A plan made for a target: the levers of the cluster the operator runs, chosen by simulating what
+is deployed, and never worse than the configuration as it is (`plan_for_target`).
+
+The target ("mrv1", "yarn-fair", "yarn-capacity") says what runs the plan and so what it can
+change (`planner.plans.levers.Levers`): the submission order and job priorities, queue policies
+and weights, reduce slow-start, and only on mrv1 the per-node slot split. The plan starts from
+the operator's configuration files (``hadoop_conf``), or the target's stock configuration for the
+cluster when none is given (`planner.io.hadoop.merge.default_config`). Jobs go to the
+configuration's queues by `planner.io.hadoop.merge.map_queues`'s rule (their pool, or
+``queue_map``).
+
+How the plan is chosen:
+
+1. **Models propose** (`proposals`): FIFO in arrival order; Fair; Johnson's order (the two-stage
+   flow shop); shortest total work first (the mean response's order on containers); weighted
+   shortest work (work / weight, when weights differ); longest work first (the makespan's list
+   rule); with due dates, earliest due date and least slack (due - time alone), and the two-stage
+   flow shop with release dates and deadlines for the lateness objectives (exact within its
+   reach, `planner.planning.arrivals.release_order`, else its list rule: the record says which);
+   on mrv1, the fluid model's best slot split for Johnson's order. An order is deployed as
+   priorities (higher first in a FIFO queue: `PRIORITY_LEVELS` levels per target) and submission
+   times (each job at its arrival, jobs arriving together a `SUBMIT_GAP` apart in the order).
+2. **The simulator decides.** Each candidate is exported into the operator's files, read back
+   (`planner.io.hadoop.merge.deployed_run`) and simulated ``runs`` times under profile noise,
+   paired run for run with the baselines (`planner.proof.deployed`): the configuration as it is,
+   FIFO and Fair on the same resources. The best candidate by mean objective (ties: mean
+   makespan) is then tried with other reduce slow-starts.
+3. **Never worse than doing nothing.** The recommendation must beat the configuration as it is
+   run for run (the 95% interval of the mean difference excludes zero); otherwise the plan is
+   "keep your configuration" and its levers change nothing.
+
+The figures the plan records are simulated (mean, p5, p95 over the runs) for the configuration
+as exported; the bounds (`solvers.bounds`) say how far any schedule could go. A model's own
+figure (the fluid prediction of a slot split) is labelled as the model's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models import Cluster, InvalidInput, Workload
+from models.checks import as_int, as_str
+from models.fingerprints import cluster_fingerprint, workload_fingerprint
+from planner.defaults import DEFAULT_NOISE, DEFAULT_TARGET_RUNS
+from planner.io.hadoop.applied import HADOOP_TARGETS, SUBMIT_GAP
+from planner.io.hadoop.merge import CurrentConfig, default_config, deployed_run, map_queues, merged_files, read_current
+from planner.limits import MAX_RUNS
+from planner.planning import arrivals
+from planner.plans.files import TARGET_OBJECTIVES, TARGET_STRATEGY
+from planner.plans.levers import Levers
+from planner.plans.plan import Plan
+from planner.proof.deployed import (
+    Measured,
+    check_objective,
+    compare,
+    deployed_setup,
+    job_outcomes,
+    measure,
+    target_baselines,
+)
+from planner.proof.setups import Setup, all_ready
+from planner.proof.sweep import ExecutorChoice, ProgressOption
+from planner.proof.validate import check_noise
+from planner.simulator import Capacity, Fair, Fifo
+from planner.simulator.run import Run
+from solvers.base import Stopwatch
+from solvers.bounds import alone
+
+__all__ = ["plan_for_target", "PRIORITY_LEVELS", "SLOWSTARTS"]
+
+#: Priority levels an order is spread over, per target: MRv1 has five (VERY_LOW..VERY_HIGH, -2..2);
+#: YARN's application priorities are integers from 0 (`yarn.cluster.max-application-priority`).
+PRIORITY_LEVELS = {"mrv1": (-2, 2), "yarn-fair": (0, 99), "yarn-capacity": (0, 99)}
+#: Reduce slow-starts tried on the best candidate (Hadoop's default is 0.05).
+SLOWSTARTS = (0.05, 0.8, 1.0)
+#: Seconds the exact two-stage order with releases and deadlines may take, per candidate.
+ORDER_TIME_LIMIT = 10.0
+#: The scheduler each target runs (mrv1: the configured one).
+TARGET_SCHEDULERS = {"yarn-fair": "fair", "yarn-capacity": "capacity"}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A deployable configuration: its name, what proposed it, its levers and (slot splits) the
+    fluid model's own makespan."""
+
+    name: str
+    proposer: str
+    levers: Levers
+    model_makespan: float | None = None
+
+
+def plan_for_target(
+    workload: Workload,
+    cluster: Cluster,
+    target: str,
+    *,
+    hadoop_conf: Sequence[str | Path] | None = None,
+    queue_map: Mapping[str, str] | None = None,
+    objective: str = "makespan",
+    window: float | None = None,
+    ready_now: bool = False,
+    runs: int = DEFAULT_TARGET_RUNS,
+    noise: float = DEFAULT_NOISE,
+    seed: int = 0,
+    executor: ExecutorChoice = None,
+    progress: ProgressOption = False,
+) -> Plan:
+    """The plan for ``target`` (module docstring): a "target" `Plan` whose ``levers`` are what to
+    change of the configuration (``hadoop_conf``, else the target's stock one) and whose
+    ``simulated`` holds what was measured: every candidate and baseline, the paired comparisons,
+    the bounds, each job's predicted finish and lateness, and ``keep`` (True: keep your
+    configuration). ``objective`` is one of `TARGET_OBJECTIVES`; ``window`` (absolute seconds) is
+    the due date of jobs without a deadline; ``queue_map`` maps job names or pools to queues
+    ("*": the rest)."""
+    clock = Stopwatch()
+    target = as_str(target, "target", choices=HADOOP_TARGETS)
+    objective = as_str(objective, "objective", choices=TARGET_OBJECTIVES)
+    window = arrivals.check_window(window)
+    runs = as_int(runs, "runs", minimum=2, maximum=MAX_RUNS)
+    noise = check_noise(noise)
+    seed = as_int(seed, "seed", minimum=0)
+    if not isinstance(ready_now, bool):
+        raise InvalidInput("ready_now", f"must be true or false, got {ready_now!r}")
+    if not len(workload):
+        raise InvalidInput("jobs", "need at least one job")
+    night = all_ready(workload) if ready_now else workload
+    check_objective(objective, night, window)
+    current = read_current(hadoop_conf) if hadoop_conf else default_config(target, cluster)
+    queues = map_queues(workload, current, target, queue_map)
+    arrived = {job.name: job.submit for job in night}
+    keep = Levers(queues=queues)
+    as_configured = deployed_run(merged_files(current, keep, workload, cluster, target, ready_now=ready_now),
+                                 workload, cluster)
+    _check_kind(as_configured, target, current)
+    slots = as_configured.cluster.total_slots if as_configured.slots is None else sum(as_configured.slots)
+    bounds = arrivals.batch_bounds(night, slots, window)
+    arrivals.check_window_reachable(window, bounds)
+
+    def setup(name: str, role: str, levers: Levers) -> Setup:
+        files = merged_files(current, levers, workload, cluster, target, ready_now=ready_now)
+        return deployed_setup(name, role, deployed_run(files, workload, cluster), night, window=window,
+                              arrivals=arrived)
+
+    kind = TARGET_SCHEDULERS.get(target, _scheduler_kind(as_configured))
+    switch = kind if kind != _scheduler_kind(as_configured) else None
+    candidates = proposals(night, as_configured, target, queues, kind, switch, objective=objective,
+                           window=window, seed=seed)
+    configured = deployed_setup("as configured", "baseline", as_configured, night, window=window, arrivals=arrived)
+    baselines = [configured, *target_baselines(night, as_configured, target, queues, window=window,
+                                               arrivals=arrived)]
+    first = [setup(c.name, "candidate", c.levers) for c in candidates]
+    measured = measure([*baselines, *first], runs=runs, noise=noise, seed=seed, executor=executor,
+                       progress=progress, description="planning")
+    by_name = {m.name: m for m in measured}
+    pool = [c for c in candidates]
+    best = _best([by_name[c.name] for c in pool], objective)
+    # second round: the best candidate with other reduce slow-starts
+    leader = next(c for c in candidates if c.name == best.name)
+    current_slowstart = (as_configured.options.reduce_slowstart if as_configured.options is not None else 1.0)
+    variants = [Candidate(f"{leader.name}, slow-start {value:g}", f"{leader.proposer}; reduce slow-start {value:g}",
+                          _with_slowstart(leader.levers, value), leader.model_makespan)
+                for value in SLOWSTARTS if not math.isclose(value, current_slowstart)]
+    if variants:
+        more = measure([setup(c.name, "candidate", c.levers) for c in variants], runs=runs, noise=noise, seed=seed,
+                       executor=executor, progress=progress, description="planning: slow-start")
+        by_name.update((m.name, m) for m in more)
+        pool += variants
+    best = _best([by_name[c.name] for c in pool], objective)
+    chosen = next(c for c in pool if c.name == best.name)
+    against_configured = compare(best, [configured], objective, seed)[0]
+    keep_it = against_configured["verdict"] != "plan better"
+    if keep_it:
+        chosen, best = Candidate("as configured", "the configuration as it is", keep), configured
+        reason = (f"no candidate beats the configuration as it is run for run on {objective} (the best, "
+                  f"{chosen.name if not keep_it else _best([by_name[c.name] for c in pool], objective).name}: "
+                  f"{_verdict_words(against_configured)}): keep your configuration")
+    else:
+        reason = (f"{chosen.name} beats the configuration as it is run for run on {objective}: "
+                  f"{_verdict_words(against_configured)}")
+    records = [by_name[m].record(objective) | {"proposer": _proposer(m, pool)} for m in by_name]
+    for record in records:
+        model = next((c.model_makespan for c in pool if c.name == record["setup"]), None)
+        record["model_makespan"] = model
+    comparisons = compare(best, [by_name[b.name] for b in baselines], objective, seed)
+    jobs = job_outcomes(best, night, window)
+    summary = best.record(objective)
+    return Plan(
+        strategy=TARGET_STRATEGY,
+        model="fresh",
+        k=min(chosen.levers.max_running.values(), default=len(workload)),
+        map_slots=as_configured.slots[0] if as_configured.slots else as_configured.cluster.total_map_slots,
+        reduce_slots=as_configured.slots[1] if as_configured.slots else as_configured.cluster.total_reduce_slots,
+        order=chosen.levers.order or tuple(job.name for job in sorted(night, key=lambda j: (j.submit, j.name))),
+        predicted_makespan=summary["makespan"],
+        baseline_makespan=by_name[configured.name].record(objective)["makespan"],
+        status="keep" if keep_it else "improved",
+        solver="simulation",
+        seconds=clock.seconds,
+        workload_fingerprint=workload_fingerprint(workload),
+        cluster_fingerprint=cluster_fingerprint(cluster),
+        objective=objective,
+        ready_now=ready_now,
+        window=window,
+        target=target,
+        levers=chosen.levers,
+        config_fingerprint=current.fingerprint,
+        simulated={"objective": objective, "runs": runs, "noise": noise, "seed": seed, "chosen": chosen.name,
+                   "proposer": chosen.proposer, "keep": keep_it, "reason": reason,
+                   "configuration": "default" if current.default else list(current.sources),
+                   "mean": summary["mean"], "p5": summary["p5"], "p95": summary["p95"],
+                   "makespan": summary["makespan"], "makespan_p5": summary["makespan_p5"],
+                   "makespan_p95": summary["makespan_p95"], "p_window": summary["p_window"],
+                   "bounds": bounds, "candidates": records, "comparisons": comparisons, "jobs": jobs},
+    )
+
+
+def _verdict_words(record: dict[str, Any]) -> str:
+    return (f"mean difference {record['mean_difference']:,.1f}, 95% interval [{record['ci_low']:,.1f}, "
+            f"{record['ci_high']:,.1f}], better in {record['plan_wins']} of {record['runs']} runs")
+
+
+def _proposer(name: str, pool: Sequence[Candidate]) -> str:
+    return next((c.proposer for c in pool if c.name == name), "baseline")
+
+
+def _best(measured: Sequence[Measured], objective: str) -> Measured:
+    """The smallest mean objective, ties by mean makespan, then the first proposed."""
+    def key(item: tuple[int, Measured]) -> tuple[float, float, int]:
+        position, m = item
+        values = m.values(objective)
+        return (float(np.mean(values)), float(np.mean(m.values("makespan"))), position)
+
+    return min(enumerate(measured), key=key)[1]
+
+
+def _with_slowstart(levers: Levers, value: float) -> Levers:
+    data = levers.to_dict()
+    data["slowstart"] = value
+    return Levers.from_dict(data)
+
+
+def _scheduler_kind(run: Run) -> str:
+    if isinstance(run.scheduler, Capacity):
+        return "capacity"
+    if isinstance(run.scheduler, Fair):
+        return "fair"
+    if isinstance(run.scheduler, Fifo):
+        return "fifo"
+    raise InvalidInput("hadoop_conf", f"configures the {run.scheduler.name} scheduler, which no target runs")
+
+
+def _check_kind(run: Run, target: str, current: CurrentConfig) -> None:
+    """MRv1 configurations have typed slots; YARN's containers."""
+    containers = bool(run.options is not None and run.options.containers)
+    where = ", ".join(current.sources) or "the configuration"
+    if target == "mrv1" and containers:
+        raise InvalidInput("target", f"{where} configures YARN (containers): plan for yarn-fair or yarn-capacity")
+    if target != "mrv1" and not containers:
+        raise InvalidInput("target", f"{where} configures MRv1 slots: plan for mrv1, or give YARN's files")
+
+
+def proposals(night: Workload, as_configured: Run, target: str, queues: Mapping[str, str], kind: str,
+              switch: str | None, *, objective: str, window: float | None, seed: int) -> list[Candidate]:
+    """The candidates the models propose (module docstring), each as deployable levers."""
+    jobs = list(night)
+    slots = as_configured.cluster.total_slots if as_configured.slots is None else sum(as_configured.slots)
+    names = [job.name for job in jobs]
+    used = sorted(set(queues.values()))
+    fifo_policies = {queue: "fifo" for queue in used} if kind == "fair" else {}
+    base = {"scheduler": switch, "queues": dict(queues)}
+    candidates = [
+        Candidate("FIFO, arrival order", "FIFO in each queue, jobs in arrival order",
+                  Levers(**base, policies=fifo_policies, order=_arrival_order(night))),
+    ]
+    if kind == "fair":
+        candidates.append(Candidate("Fair", "fair sharing in each queue",
+                                    Levers(**base, policies={queue: "fair" for queue in used},
+                                           order=_arrival_order(night))))
+        if len(used) > 1:
+            work = {queue: sum(job.work for job in jobs if queues[job.name] == queue) for queue in used}
+            least = min(w for w in work.values() if w > 0) if any(work.values()) else 1.0
+            candidates.append(Candidate("Fair, queue weights by work", "each queue's weight proportional to its "
+                                        "work, so that the queues finish together",
+                                        Levers(**base, policies={queue: "fair" for queue in used},
+                                               weights={q: max(w / least, 1.0) for q, w in work.items()},
+                                               order=_arrival_order(night))))
+    orders: list[tuple[str, str, list[int]]] = []
+    from solvers.ordering.admission_orders import johnson_admission
+
+    machines = as_configured.cluster
+    orders.append(("Johnson order", "Johnson's rule on the two-stage flow shop (map stage, reduce stage)",
+                   johnson_admission(night, machines)))
+    orders.append(("shortest work first", "total work ascending (mean response's order on one shared machine)",
+                   sorted(range(len(jobs)), key=lambda i: (jobs[i].work, names[i]))))
+    if len({job.weight for job in jobs}) > 1:
+        orders.append(("weighted shortest work first", "work / weight ascending (Smith's rule)",
+                       sorted(range(len(jobs)), key=lambda i: (jobs[i].work / jobs[i].weight, names[i]))))
+    orders.append(("longest work first", "total work descending (the makespan's list rule)",
+                   sorted(range(len(jobs)), key=lambda i: (-jobs[i].work, names[i]))))
+    due = [job.deadline if job.deadline is not None else window for job in jobs]
+    if any(d is not None for d in due):
+        late = math.inf
+        orders.append(("earliest due date", "due date ascending (EDD: optimal for max lateness on one machine)",
+                       sorted(range(len(jobs)), key=lambda i: (due[i] if due[i] is not None else late, names[i]))))
+        orders.append(("least slack", "due date minus the job's time alone, ascending",
+                       sorted(range(len(jobs)), key=lambda i: ((due[i] if due[i] is not None else late)
+                                                               - alone(jobs[i], slots), names[i]))))
+        if objective in ("max_lateness", "late_jobs"):
+            orders.append(_release_order(night, as_configured, objective, due, seed))
+    for name, proposer, order in orders:
+        candidates.append(Candidate(name, proposer, _ordered(night, order, target, base, fifo_policies)))
+    if target == "mrv1":
+        candidates.extend(_split_candidates(night, as_configured, orders[0][2], base, fifo_policies))
+    return candidates
+
+
+def _release_order(night: Workload, as_configured: Run, objective: str, due: list[float | None],
+                   seed: int) -> tuple[str, str, list[int]]:
+    """The two-stage flow shop with release dates and deadlines: exact within its reach, else its
+    list rule (the proposer says which)."""
+    machines = as_configured.cluster
+    if as_configured.slots is not None:
+        machines = machines.with_changes(map_slots=max(1, as_configured.slots[0] // machines.nodes),
+                                         reduce_slots=max(1, as_configured.slots[1] // machines.nodes))
+    releases = arrivals.releases_of(night, False)
+    dates = np.asarray([d if d is not None else np.inf for d in due], dtype=float)
+    if releases is not None:
+        dates = dates - min(job.submit for job in night)
+    order, record = arrivals.release_order(night, machines, releases=releases, due=dates, objective=objective,
+                                           time_limit=ORDER_TIME_LIMIT, seed=seed)
+    bound = "" if record["bound"] is None else f", bound {record['bound']:,.1f}"
+    return ("two-stage order with deadlines",
+            f"two-stage flow shop with release dates, {objective}: {record['method']} ({record['status']}{bound})",
+            order)
+
+
+def _arrival_order(night: Workload) -> tuple[str, ...]:
+    return tuple(job.name for job in sorted(night, key=lambda job: (job.submit, job.name)))
+
+
+def _ordered(night: Workload, order: Sequence[int], target: str, base: dict[str, Any],
+             policies: Mapping[str, str], **more: Any) -> Levers:
+    """An order deployed (module docstring): priorities spread over the target's levels in the
+    order, each job submitted at its arrival, jobs arriving together a gap apart in the order."""
+    jobs = list(night)
+    low, high = PRIORITY_LEVELS[target]
+    levels = min(high - low + 1, len(jobs))
+    rank = {int(i): position for position, i in enumerate(order)}
+    priorities = {jobs[i].name: high - (rank[i] * levels) // len(jobs) for i in range(len(jobs))}
+    submits: dict[str, float] = {}
+    seen: dict[float, int] = {}
+    for i in order:
+        arrival = jobs[int(i)].submit
+        count = seen.get(arrival, 0)
+        seen[arrival] = count + 1
+        submits[jobs[int(i)].name] = arrival + count * SUBMIT_GAP
+    position = {jobs[i].name: rank[i] for i in range(len(jobs))}
+    rows = tuple(sorted(submits, key=lambda name: (submits[name], position[name])))
+    return Levers(**base, policies=dict(policies), order=rows, priorities=priorities, submits=submits, **more)
+
+
+def _split_candidates(night: Workload, as_configured: Run, order: Sequence[int], base: dict[str, Any],
+                      policies: Mapping[str, str]) -> list[Candidate]:
+    """mrv1: the fluid model's best split of the slots for the order, run as FIFO (k = 1, the fluid
+    form of FIFO), its prediction labelled as the model's."""
+    from solvers import configure_slots
+
+    machines = as_configured.cluster
+    total = sum(as_configured.slots) if as_configured.slots else machines.total_slots
+    configured = as_configured.slots[0] if as_configured.slots else machines.total_map_slots
+    releases = arrivals.releases_of(night, False)
+    solved = configure_slots(list(night), total, 1, [int(i) for i in order], "fresh", releases=releases)
+    if solved.map_slots == configured or not 1 <= solved.map_slots < total:
+        return []
+    levers = _ordered(night, order, "mrv1", base, policies, slots=(solved.map_slots, total - solved.map_slots))
+    return [Candidate(f"Johnson order, {solved.map_slots}:{total - solved.map_slots} slots",
+                      "the fluid model's best map:reduce split for Johnson's order (FRESH Algorithm 1, k = 1)",
+                      levers, float(solved.makespan))]

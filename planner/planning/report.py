@@ -1,0 +1,95 @@
+"""A plan for a target in words and tables: the recommendation and why, the bounds, the
+candidates and baselines as simulated, and each job's predicted finish (`target_sections`).
+
+Every figure is labelled with where it comes from: "simulated" (the configuration as exported,
+mean and p5-p95 over the plan's runs), "bound" (no schedule does better: `solvers.bounds`) or
+"model" (a fluid model's own prediction).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.plans.plan import Plan
+
+__all__ = ["recommendation", "target_sections"]
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.0f} s"
+
+
+def recommendation(plan: Plan) -> dict[str, Any]:
+    """One flat record: what to do, why, and the simulated figures of the configuration as exported
+    next to the bounds."""
+    simulated = plan.simulated or {}
+    bounds = simulated.get("bounds", {})
+    objective = plan.objective
+    record: dict[str, Any] = {
+        "target": plan.target,
+        "recommendation": "keep your configuration" if simulated.get("keep") else f"apply: {simulated.get('chosen')}",
+        "why": simulated.get("reason"),
+        "objective": objective,
+        "simulated_mean": simulated.get("mean"),
+        "simulated_p5": simulated.get("p5"),
+        "simulated_p95": simulated.get("p95"),
+        "simulated_makespan": simulated.get("makespan"),
+        "makespan_p5": simulated.get("makespan_p5"),
+        "makespan_p95": simulated.get("makespan_p95"),
+        "makespan_bound": bounds.get("makespan"),
+        "makespan_above_bound": _above(simulated.get("makespan"), bounds.get("makespan")),
+        "bound_is": ("work (total work / slots)" if bounds.get("work", 0) >= bounds.get("critical_path", 0)
+                     else "critical path (the longest job alone)"),
+        "response_bound": bounds.get("mean_response"),
+        "lateness_bound": bounds.get("max_lateness"),
+        "p_window": simulated.get("p_window"),
+        "runs": simulated.get("runs"),
+        "seed": simulated.get("seed"),
+        "noise": simulated.get("noise"),
+    }
+    if objective in ("mean_response", "weighted_response"):
+        record["objective_above_bound"] = _above(simulated.get("mean"), bounds.get(objective))
+    return record
+
+
+def _above(value: float | None, bound: float | None) -> float | None:
+    """How far above the bound, as a fraction of it (None without both)."""
+    if value is None or bound is None or bound <= 0:
+        return None
+    return value / bound - 1.0
+
+
+def headline(plan: Plan) -> str:
+    """The recommendation in one sentence, with the bound."""
+    record = recommendation(plan)
+    bound = record["makespan_bound"]
+    near = record["makespan_above_bound"]
+    what = record["recommendation"]
+    makespan = (f"simulated makespan {_seconds(record['simulated_makespan'])} (p5-p95 "
+                f"{_seconds(record['makespan_p5'])}-{_seconds(record['makespan_p95'])})")
+    limit = "" if bound is None else (f"; no schedule ends before {_seconds(bound)} ({record['bound_is']} bound), "
+                                      f"this is {near:.1%} above it")
+    return f"{what}: {makespan}{limit}."
+
+
+def target_sections(plan: Plan, name: str) -> list[tuple[str, str, list[dict[str, Any]], bool]]:
+    """The printed plan as (key, title, records, one record): the recommendation, the setups as
+    simulated (candidates and baselines), the paired comparisons and each job's prediction. The
+    keys are the command's JSON keys."""
+    simulated = plan.simulated or {}
+    keys = ("setup", "role", "proposer", "mean", "p5", "p95", "makespan", "mean_response", "max_lateness",
+            "late_jobs", "p_window", "model_makespan")
+    setups = [{key: record.get(key) for key in keys} for record in simulated.get("candidates", [])]
+    comparisons = [{key: record[key] for key in ("against", "objective", "mean_difference", "ci_low", "ci_high",
+                                                  "plan_wins", "runs", "verdict")}
+                   for record in simulated.get("comparisons", [])]
+    return [
+        ("plan", f"plan for {name} on {plan.target} ({plan.objective}): {headline(plan)}", [recommendation(plan)],
+         True),
+        ("setups", f"{plan.objective} as simulated (mean, p5, p95 over {simulated.get('runs')} paired runs; "
+                   "model_makespan: the fluid model's own figure)", setups, False),
+        ("comparisons", "the recommendation against each baseline, run for run (positive: the plan is better)",
+         comparisons, False),
+        ("jobs", "each job as simulated under the recommendation (mean finish, lateness against its due date)",
+         simulated.get("jobs", []), False),
+    ]

@@ -1,0 +1,168 @@
+"""Deployed configurations judged run for run: what a plan for a target is chosen by and proven with.
+
+A plan for a target (`planner.planning.deploy.plan_for_target`) is a set of `Levers` on top of
+the operator's configuration. Each candidate is exported (`planner.io.hadoop.merge.merged_files`),
+read back (`deployed_run`) and simulated here, paired run for run with the baselines (module
+`planner.proof.validate`: run r of every setup sees the same biased batch and simulation seed):
+
+- "as configured": the configuration as it is, every job submitted as it arrives into its queue;
+- "FIFO on TARGET" and "Fair on TARGET": the stock schedulers on the same resources (the
+  configuration's slots on mrv1; its containers on YARN), one pool per job's queue for Fair.
+
+Each run is measured (`run_setup`) by the objectives operators have (`METRICS`): the makespan
+(from the first arrival), the mean and weighted response (from each job's arrival, however
+late the configuration submits it), the maximum lateness and late jobs (against each job's
+deadline, else the window), and whether the last job finished by the window.
+
+The same function serves the planner and `validate --target`: for the same plan, target, runs,
+noise and seed, the figure the plan prints is validation's mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from models import InvalidInput, Workload
+from planner.proof.paired import CONFIDENCE, RESAMPLES
+from planner.proof.setups import Setup, first_arrival, run_setup
+from planner.proof.sweep import ExecutorChoice, ProgressOption, Spec, sweep
+from planner.simulator import Fair, Fifo, SimOptions
+from planner.simulator.run import Run
+from planner.simulator.schedulers.fair import Pool
+
+#: Objective -> the per-run measure it minimizes ("window": 1 when the batch missed the window).
+METRICS = {"makespan": "makespan", "mean_response": "arrival_response", "weighted_response": "weighted_response",
+           "max_lateness": "max_lateness", "late_jobs": "deadline_misses", "window": "missed_window"}
+#: Objectives that need due dates (a job's deadline, or the window).
+DUE_OBJECTIVES = ("max_lateness", "late_jobs", "window")
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One setup's runs: its name, role, and every run's record (`run_setup`, plus ``missed_window``)."""
+
+    name: str
+    role: str
+    samples: tuple[dict[str, Any], ...]
+
+    def values(self, objective: str) -> np.ndarray:
+        key = METRICS[objective]
+        return np.asarray([np.nan if s[key] is None else float(s[key]) for s in self.samples], dtype=float)
+
+    def record(self, objective: str) -> dict[str, Any]:
+        """Flat: the setup, its role, the objective's mean, p5 and p95, and the means of every measure."""
+        values = self.values(objective)
+        p5, p95 = np.percentile(values, [5, 95]) if not np.isnan(values).any() else (np.nan, np.nan)
+        record: dict[str, Any] = {"setup": self.name, "role": self.role, "objective": objective,
+                                  "mean": _number(float(np.mean(values))), "p5": _number(float(p5)),
+                                  "p95": _number(float(p95)), "runs": len(self.samples)}
+        for name in METRICS:
+            column = self.values(name)
+            record[name] = None if np.isnan(column).any() else float(np.mean(column))
+        makespans = self.values("makespan")
+        record["makespan_p5"], record["makespan_p95"] = (float(v) for v in np.percentile(makespans, [5, 95]))
+        record["p_window"] = (None if record["window"] is None else 1.0 - record["window"])
+        return record
+
+
+def _number(value: float) -> float | None:
+    return None if np.isnan(value) else value
+
+
+def measured_run(setup: Setup, noise: float, seed: int, run: int) -> dict[str, Any]:
+    """`run_setup`'s record with each job's ``finishes`` and ``missed_window`` (1.0 when the last
+    job finished after the window, None without one)."""
+    record = run_setup(setup, noise, seed, run, finishes=True)
+    record["missed_window"] = None if setup.window is None else float(record["last_finish"] > setup.window)
+    return record
+
+
+def measure(setups: Sequence[Setup], *, runs: int, noise: float, seed: int, executor: ExecutorChoice = None,
+            progress: ProgressOption = False, description: str = "simulating") -> list[Measured]:
+    """Every setup ``runs`` times, paired (module docstring)."""
+    specs = [Spec(measured_run, (setup, noise, seed, run), label=f"{setup.name} #{run}")
+             for setup in setups for run in range(runs)]
+    samples = sweep(specs, executor, progress=progress, description=f"{description} ({len(specs)} runs)")
+    return [Measured(setup.name, setup.role, tuple(samples[i * runs:(i + 1) * runs]))
+            for i, setup in enumerate(setups)]
+
+
+def paired_mean(plan: np.ndarray, other: np.ndarray, seed: int) -> dict[str, Any]:
+    """``other - plan`` run for run (positive: the plan was better): the mean difference and its
+    95% percentile bootstrap interval (`RESAMPLES` resamples seeded by ``seed``), the win rate,
+    and the verdict ("plan better", "plan worse" or "no clear difference")."""
+    differences = np.asarray(other, dtype=float) - np.asarray(plan, dtype=float)
+    count = len(differences)
+    rng = np.random.default_rng(seed)
+    means = differences[rng.integers(0, count, size=(RESAMPLES, count))].mean(axis=1)
+    tail = 100 * (1 - CONFIDENCE) / 2
+    low, high = (float(v) for v in np.percentile(means, [tail, 100 - tail]))
+    verdict = "plan better" if low > 0 else "plan worse" if high < 0 else "no clear difference"
+    return {"runs": count, "plan_wins": int(np.sum(differences > 0)), "ties": int(np.sum(differences == 0)),
+            "mean_difference": float(differences.mean()), "ci_low": low, "ci_high": high, "verdict": verdict}
+
+
+def compare(plan: Measured, others: Sequence[Measured], objective: str, seed: int) -> list[dict[str, Any]]:
+    """The plan against each of ``others`` on the objective, run for run (`paired_mean`)."""
+    mine = plan.values(objective)
+    return [{"against": other.name, "role": other.role, "objective": objective,
+             **paired_mean(mine, other.values(objective), seed)} for other in others if other.name != plan.name]
+
+
+def target_baselines(night: Workload, as_configured: Run, target: str, queues: Mapping[str, str], *,
+                     window: float | None, arrivals: dict[str, float]) -> list[Setup]:
+    """FIFO and Fair on the resources of the configuration as it is (module docstring): its nodes,
+    its slots (mrv1) or containers (YARN), each job in its queue (Fair: one fair pool per queue)."""
+    options = replace(as_configured.options or SimOptions(), containers=target != "mrv1")
+    batch = Workload([job.with_changes(pool=queues[job.name]) for job in night], name=night.name)
+    pools = [Pool(queue) for queue in sorted(set(queues.values()))]
+    origin = first_arrival(night)
+    return [Setup(f"FIFO on {target}", "baseline", None,
+                  Run(batch, as_configured.cluster, Fifo(), as_configured.slots, options),
+                  window=window, origin=origin, arrivals=arrivals),
+            Setup(f"Fair on {target}", "baseline", None,
+                  Run(batch, as_configured.cluster, Fair(pools=pools), as_configured.slots, options),
+                  window=window, origin=origin, arrivals=arrivals)]
+
+
+def deployed_setup(name: str, role: str, run: Run, night: Workload, *, window: float | None,
+                   arrivals: dict[str, float]) -> Setup:
+    """A deployed configuration's run as a setup: its batch in the night's job order (runs pair by
+    position: `planner.proof.setups.biased`), makespans from the first arrival, responses from
+    each job's arrival."""
+    by_name = {job.name: job for job in run.workload}
+    missing = [job.name for job in night if job.name not in by_name]
+    if missing or len(by_name) != len(night):
+        raise InvalidInput("jobs", f"the deployed run does not submit the batch's jobs (e.g. {missing[:1]})")
+    ordered = run.with_workload(Workload([by_name[job.name] for job in night], name=night.name))
+    return Setup(name, role, None, ordered, window=window, origin=first_arrival(night), arrivals=arrivals)
+
+
+def check_objective(objective: str, night: Workload, window: float | None) -> None:
+    """Deadline objectives need a due date: a job's deadline or the window."""
+    if objective in DUE_OBJECTIVES and window is None and not any(job.deadline is not None for job in night):
+        raise InvalidInput("objective", f"{objective!r} needs due dates: give a window, or deadlines to the jobs")
+    if objective == "window" and window is None:
+        raise InvalidInput("objective", "'window' is the probability of finishing by the window: give --window")
+
+
+def job_outcomes(measured: Measured, night: Workload, window: float | None) -> list[dict[str, Any]]:
+    """Each job's finish (mean over the runs, seconds like submit times), its due date (its deadline,
+    else the window), its mean lateness (finish - due) and the fraction of runs it was late."""
+    finishes: dict[str, list[float]] = {}
+    for sample in measured.samples:
+        for name, finish in sample.get("finishes", {}).items():
+            finishes.setdefault(name, []).append(finish)
+    records = []
+    for job in night:
+        values = finishes.get(job.name, [])
+        due = job.deadline if job.deadline is not None else window
+        mean = float(np.mean(values)) if values else None
+        records.append({"job": job.name, "arrival": job.submit, "finish": mean, "due": due,
+                        "lateness": None if due is None or mean is None else mean - due,
+                        "p_late": None if due is None or not values else float(np.mean([v > due for v in values]))})
+    return records
