@@ -3,7 +3,7 @@
 Loading is strict: only safe YAML, a mapping at the top, no duplicate keys (a
 repeated key would otherwise silently win). Writing is atomic: a temporary file
 in the target directory is renamed over the target, so a reader never sees a
-half-written file.
+half-written file, and a folder of files (`write_folder`) is written whole or not at all.
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ import csv
 import io
 import json
 import os
+import shutil
 import stat
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -313,6 +314,32 @@ def write_atomic(path: str | Path, content: str | bytes | Callable[[TextIO], Non
         if isinstance(error, OSError):  # e.g. a folder appeared there, the disk is full
             raise InvalidInput("(output)", f"cannot write here: {_write_problem(error)}", source=str(target)) from None
         raise
+
+
+def write_folder(files: Mapping[str, str], folder: str | Path, *, executable: Sequence[str] = ()) -> list[str]:
+    """Write ``files`` (name -> text) as ``folder``, whole or not at all: into a temporary folder
+    beside it, renamed into place; an existing folder is refused unless it is empty. The files
+    named in ``executable`` are made executable. Returns the names, sorted."""
+    folder = Path(folder)
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise InvalidInput("(output)", "exists and is not an empty folder", source=str(folder))
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name[:100]}.", dir=folder.parent))
+    except OSError as error:
+        raise InvalidInput("(output)", f"cannot write here: {_write_problem(error)}", source=str(folder)) from None
+    try:
+        for name, content in files.items():
+            (staging / name).write_text(content, encoding="utf-8")
+        for name in executable:
+            (staging / name).chmod(0o755)
+        if folder.exists():
+            folder.rmdir()  # empty (checked above)
+        os.replace(staging, folder)
+    except OSError as error:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise InvalidInput("(output)", f"cannot write here: {_write_problem(error)}", source=str(folder)) from None
+    return sorted(files)
 
 
 def _write_problem(error: OSError) -> str:

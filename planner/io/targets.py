@@ -14,27 +14,26 @@ modules in `TARGET_MODULES`, on the first look-up: importing `planner.io` stays 
 
 The generic entry points dispatch through the registry: `export_files` (the plan's fingerprints
 checked, then the target's files), `export_plan` (those files written as one folder, whole or
-not at all) and `plan_run` (the run a target's files configure).
+not at all: `models.fileio.write_folder`) and `plan_run` (the run a target's files configure).
 """
 
 from __future__ import annotations
 
 import importlib
-import os
 import re
-import shutil
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from models.checks import as_str, shown
 from models.errors import InvalidInput
+from models.fileio import write_folder
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 
 if TYPE_CHECKING:
     from models.cluster import Cluster
     from models.workload import Workload
+    from planner.io.hadoop.merge import CurrentConfig
     from planner.plans.plan import Plan
     from planner.simulator.options import SimOptions
     from planner.simulator.run import Run
@@ -63,8 +62,10 @@ class ExportTarget(Protocol):
         ...
 
     def files(self, plan: Plan, workload: Workload | None, cluster: Cluster, *, ready_now: bool,
-              options: SimOptions | None) -> dict[str, str]:
-        """The exported folder's files, name -> content, with a README.md and a submit.sh."""
+              options: SimOptions | None, current: CurrentConfig | None = None) -> dict[str, str]:
+        """The exported folder's files, name -> content, with a README.md and a submit.sh;
+        ``current``: the operator's configuration to merge the plan into (None: the target's own
+        files)."""
         ...
 
     def run(self, plan: Plan, workload: Workload, cluster: Cluster, *, ready_now: bool,
@@ -133,9 +134,11 @@ def export_target(name: str) -> ExportTarget:
 
 
 def export_files(plan: Plan, workload: Workload | None, cluster: Cluster, target: str, *, ready_now: bool = False,
-                 options: SimOptions | None = None) -> dict[str, str]:
+                 options: SimOptions | None = None, current: CurrentConfig | None = None) -> dict[str, str]:
     """The exported folder's files, name -> content (`export_plan` writes them). Without the
-    workload the schedule submits every job at once, in order (its submit times are unknown)."""
+    workload the schedule submits every job at once, in order (its submit times are unknown).
+    ``current``: the operator's configuration the plan is merged into (targets that merge; None:
+    the target's own files)."""
     chosen = export_target(target)
     if plan.cluster_fingerprint != cluster_fingerprint(cluster):
         raise InvalidInput("cluster", "is not the cluster the plan was made for (fingerprints differ)")
@@ -144,34 +147,16 @@ def export_files(plan: Plan, workload: Workload | None, cluster: Cluster, target
     if workload is None and not (ready_now or plan.ready_now or plan.phases):
         raise InvalidInput("workload", "the plan uses the jobs' arrivals: give its workload (-w) for their submit "
                                        "times, or --ready-now to submit every job at the start")
-    return chosen.files(plan, workload, cluster, ready_now=ready_now, options=options)
+    return chosen.files(plan, workload, cluster, ready_now=ready_now, options=options, current=current)
 
 
 def export_plan(plan: Plan, workload: Workload | None, cluster: Cluster, target: str, folder: str | Path, *,
-                ready_now: bool = False, options: SimOptions | None = None) -> list[str]:
-    """Write the exported files (`export_files`) into ``folder``; returns their names. The folder
-    is written whole or not at all: into a temporary folder beside it, renamed into place; an
-    existing folder is refused unless it is empty. submit.sh is made executable."""
-    files = export_files(plan, workload, cluster, target, ready_now=ready_now, options=options)
-    folder = Path(folder)
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise InvalidInput("(output)", "exists and is not an empty folder", source=str(folder))
-    try:
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name[:100]}.", dir=folder.parent))
-    except OSError as error:
-        raise InvalidInput("(output)", f"cannot write here: {error.strerror}", source=str(folder)) from None
-    try:
-        for name, content in files.items():
-            (staging / name).write_text(content)
-        (staging / "submit.sh").chmod(0o755)
-        if folder.exists():
-            folder.rmdir()  # empty (checked above)
-        os.replace(staging, folder)
-    except OSError as error:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise InvalidInput("(output)", f"cannot write here: {error.strerror}", source=str(folder)) from None
-    return sorted(files)
+                ready_now: bool = False, options: SimOptions | None = None,
+                current: CurrentConfig | None = None) -> list[str]:
+    """Write the exported files (`export_files`) as ``folder`` (`models.fileio.write_folder`: whole or
+    not at all; submit.sh made executable); returns their names."""
+    files = export_files(plan, workload, cluster, target, ready_now=ready_now, options=options, current=current)
+    return write_folder(files, folder, executable=("submit.sh",))
 
 
 def plan_run(plan: Plan, workload: Workload, cluster: Cluster, target: str = "mrv1", *, ready_now: bool = False,

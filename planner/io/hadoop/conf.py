@@ -13,7 +13,8 @@
 - what `planner export` writes beside them (`plan_files`): per-host slot groups
   (``NAME.xml`` with ``NAME.hosts``), ``submissions.tsv`` and ``phases.tsv``.
 
-A folder stands for the files in it (sorted by name); its README.md and submit.sh are skipped.
+A folder stands for the files in it (sorted by name); what an export writes for the operator to
+read (`EXPORT_NOTES`: README.md, submit.sh, changes.diff) is skipped.
 
 The scheduler is the one the site files name, else the one the files configure (an allocation
 file: fair; capacity properties: capacity), else FIFO. A setting the simulator does not model
@@ -86,6 +87,8 @@ SITE_SETTINGS = {
 SCHEDULER_CLASSES = {"FairScheduler": "fair", "CapacityTaskScheduler": "capacity", "CapacityScheduler": "capacity",
                      "JobQueueTaskScheduler": "fifo", "FifoScheduler": "fifo"}
 _CAPACITY = "yarn.scheduler.capacity."
+#: The files of an exported folder written for the operator, not read as configuration.
+EXPORT_NOTES = ("README.md", "submit.sh", "changes.diff")
 
 
 @dataclass(frozen=True)
@@ -125,7 +128,7 @@ class HadoopSetup:
 def read_hadoop_conf(paths: Iterable[str | Path], *, warn: bool = True) -> HadoopSetup:
     """Read Hadoop's files (see the module docstring) into a `HadoopSetup`; with ``warn``, an
     `IgnoredSetting` warning lists what is not modelled."""
-    files = _expand(paths)
+    files = expand_paths(paths)
     if not files:
         raise InvalidInput("hadoop_conf", "give at least one file")
     site: dict[str, tuple[str, str, str]] = {}  # setting -> (value, file, place)
@@ -210,13 +213,14 @@ def read_hadoop_conf(paths: Iterable[str | Path], *, warn: bool = True) -> Hadoo
     return setup
 
 
-def _expand(paths: Iterable[str | Path]) -> list[Path]:
-    """The files given, a folder standing for the files in it (sorted; not its README or script)."""
+def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
+    """The files given, a folder standing for the files in it (sorted; not hidden files nor
+    `EXPORT_NOTES`); a file given twice is listed once."""
     files: list[Path] = []
     for path in (Path(p) for p in paths):
         if path.is_dir():
             files.extend(sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")
-                                and p.name not in ("README.md", "submit.sh")))
+                                and p.name not in EXPORT_NOTES))
         else:
             files.append(path)
     unique = {path.resolve(): path for path in reversed(files)}  # a file given twice is read once
@@ -255,22 +259,24 @@ def hadoop_settings(paths: Iterable[str | Path], cluster: Cluster, *, delay: obj
     return _settings(setup, cluster, delay, options)
 
 
-def _settings(setup: HadoopSetup, cluster: Cluster, delay: object, options: dict[str, Any]
-              ) -> tuple[Cluster, Scheduler, SimOptions]:
+def _settings(setup: HadoopSetup, cluster: Cluster, delay: object, options: dict[str, Any],
+              base: SimOptions | None = None) -> tuple[Cluster, Scheduler, SimOptions]:
     scheduler = setup.scheduler
     chosen_delay = delay_from_value(delay)
     if chosen_delay is not None:
         scheduler.delay = chosen_delay
-    return setup.on(cluster), scheduler, with_options(setup.sim_options(), **options)
+    return setup.on(cluster), scheduler, with_options(setup.sim_options(base), **options)
 
 
 def hadoop_run(paths: Iterable[str | Path], workload: Workload, cluster: Cluster, *, delay: object = None,
-               **options: Any) -> Run:
+               base: SimOptions | None = None, warn: bool = True, **options: Any) -> Run:
     """A `Run` of ``workload`` on ``cluster`` as the files configure it (`hadoop_settings`),
-    with their per-host slot groups, their submission schedule, and a VM plan's phases (whose jobs
-    without a runtime profile get the one planning derives, `with_wave_profiles`)."""
-    setup = read_hadoop_conf(paths)
-    machines, scheduler, chosen = _settings(setup, cluster, delay, options)
+    with their per-host slot groups, their submission schedule (each job's time, pool and
+    priority), and a VM plan's phases (whose jobs without a runtime profile get the one planning
+    derives, `with_wave_profiles`). ``base``: the options the files' settings go on top of
+    (default `SimOptions()`); ``warn`` as in `read_hadoop_conf`."""
+    setup = read_hadoop_conf(paths, warn=warn)
+    machines, scheduler, chosen = _settings(setup, cluster, delay, options, base)
     if setup.phases:
         from models.profiles.derived import with_wave_profiles  # scikit-learn: only for VM plans
         from planner.simulator.vms import check_vm_groups
@@ -316,7 +322,8 @@ def _scheduler(site: dict, capacity: dict, read: list[Allocations], ignored: lis
 
 
 def capacity_queues(properties: dict[str, tuple[str, str, str]], ignored: list[str]) -> list[Queue]:
-    """Leaf queues of capacity-scheduler properties (names below ``yarn.scheduler.capacity.``)."""
+    """Leaf queues of capacity-scheduler properties (names below ``yarn.scheduler.capacity.``);
+    a leaf's ``ordering-policy`` fifo is what the simulator's queues do, any other is ignored."""
     used: set[str] = set()
 
     def value(key: str) -> tuple[str, str, str] | None:
@@ -340,6 +347,10 @@ def capacity_queues(properties: dict[str, tuple[str, str, str]], ignored: list[s
             if path == "root":
                 raise InvalidInput(_CAPACITY + "root.queues", "is missing: no queues defined")
             name = path.split(".", 1)[1]
+            policy = value(f"{path}.ordering-policy")  # FIFO is what the simulator's queues do
+            if policy is not None and policy[0].strip().lower() != "fifo":
+                ignored.append(f"{policy[1]}: {_CAPACITY}{path}.ordering-policy = {policy[0]} (the simulator's "
+                               "capacity queues are FIFO)")
             if share > 0:
                 queues.append(Queue(name, share, max(share, min(top, 1.0))))
             else:

@@ -19,20 +19,22 @@ tests check the results are byte-identical. `planner.io.targets.export_plan` wri
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from xml.sax.saxutils import escape
 
 from models import Cluster, Workload
 from models.checks import as_str
 from planner.io.hadoop.applied import HADOOP_TARGETS, PLAN_POOL, SUBMIT_GAP, submission_schedule, target_notes
-from planner.io.hadoop.plan_files import PHASES_COLUMNS, SUBMISSIONS_COLUMNS
+from planner.io.hadoop.plan_files import PHASES_COLUMNS, SUBMISSIONS_COLUMNS, Submission
 from planner.plans.plan import Plan
 from planner.simulator import SimOptions
 from planner.simulator.layout import node_slots, spread
 
-_FAIR_MRV1 = "org.apache.hadoop.mapred.FairScheduler"
-_FIFO_MRV1 = "org.apache.hadoop.mapred.JobQueueTaskScheduler"
-_FAIR_YARN = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler"
-_CAPACITY_YARN = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler"
+FAIR_MRV1 = "org.apache.hadoop.mapred.FairScheduler"
+FIFO_MRV1 = "org.apache.hadoop.mapred.JobQueueTaskScheduler"
+FAIR_YARN = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler"
+CAPACITY_YARN = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler"
+FIFO_YARN = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler"
 #: One container (MB, vcores): YARN's minimum allocation, which the reader assumes too.
 CONTAINER = (1024, 1)
 
@@ -62,19 +64,14 @@ def hadoop_files(plan: Plan, workload: Workload | None, cluster: Cluster, target
     every job at once, in order (its submit times are unknown)."""
     target = as_str(target, "target", choices=HADOOP_TARGETS)
     options = options or SimOptions()
-    racks = host_names(cluster)
-    files = {"topology.json": "".join(json.dumps({"rack": f"rack{r + 1}", "nodes": [{"node": h} for h in hosts]})
-                                      + "\n" for r, hosts in enumerate(racks)),
+    files = {"topology.json": topology_json(cluster),
              "hdfs-site.xml": site_xml({"dfs.replication": cluster.replication}, "HDFS: block replication")}
     if plan.phases:
         rows = [f"{p}\t{name}\t{vms}\t{role}" for p, phase in enumerate(plan.phases) for name, vms, role in phase]
         files["phases.tsv"] = "\n".join(["\t".join(PHASES_COLUMNS), *rows, ""])
         files["submit.sh"] = _phases_script()
     else:
-        schedule = submission_schedule(plan, workload, ready_now=ready_now)
-        rows = [f"{p}\t{s.job}\t{s.at!r}\t{s.pool}" for p, s in enumerate(schedule)]
-        files["submissions.tsv"] = "\n".join(["\t".join(SUBMISSIONS_COLUMNS), *rows, ""])
-        files["submit.sh"] = _submit_script(target)
+        files.update(schedule_files(submission_schedule(plan, workload, ready_now=ready_now), target))
         files.update(_mrv1(plan, cluster, options) if target == "mrv1" else _yarn(plan, cluster, options, target))
     files["README.md"] = _readme(plan, cluster, target, sorted(files))
     return files
@@ -92,7 +89,7 @@ def _fair_site(prefix: str, fair: bool, options: SimOptions) -> dict[str, object
 
 def _mrv1(plan: Plan, cluster: Cluster, options: SimOptions) -> dict[str, str]:
     fair = plan.strategy != "johnson"
-    site: dict[str, object] = {"mapred.jobtracker.taskScheduler": _FAIR_MRV1 if fair else _FIFO_MRV1,
+    site: dict[str, object] = {"mapred.jobtracker.taskScheduler": FAIR_MRV1 if fair else FIFO_MRV1,
                                "mapred.reduce.slowstart.completed.maps": float(options.reduce_slowstart)}
     site.update(_fair_site("mapred.fairscheduler", fair, options))
     files = {"mapred-site.xml": site_xml(site, "JobTracker: the scheduler and reduce slow-start")}
@@ -101,15 +98,31 @@ def _mrv1(plan: Plan, cluster: Cluster, options: SimOptions) -> dict[str, str]:
             f'<?xml version="1.0"?>\n<!-- the plan\'s pool: FIFO in submission order, at most k = {plan.k} '
             f'running jobs -->\n<allocations>\n  <pool name="{PLAN_POOL}">\n    <schedulingMode>fifo'
             f'</schedulingMode>\n    <maxRunningJobs>{plan.k}</maxRunningJobs>\n  </pool>\n</allocations>\n')
-    hosts = [host for rack in host_names(cluster) for host in rack]
-    maps, reduces = node_slots(plan.map_slots, plan.reduce_slots, cluster.nodes)
+    files.update(slot_group_files(plan.map_slots, plan.reduce_slots,
+                                  [host for rack in host_names(cluster) for host in rack]))
+    return files
+
+
+def topology_json(cluster: Cluster) -> str:
+    """SLS's nodes file for ``cluster``: hosts ``node001``... in rack order (`host_names`)."""
+    return "".join(json.dumps({"rack": f"rack{r + 1}", "nodes": [{"node": h} for h in hosts]}) + "\n"
+                   for r, hosts in enumerate(host_names(cluster)))
+
+
+def slot_group_files(map_slots: int, reduce_slots: int, hosts: Sequence[str]) -> dict[str, str]:
+    """A split of ``map_slots`` and ``reduce_slots`` over ``hosts`` (in the nodes file's order) as
+    TaskTracker slot groups: ``tasktracker-N.xml`` (the group's slot maxima) and
+    ``tasktracker-N.hosts`` per group of hosts with the same counts, laid out as the simulator
+    lays a split out (extra map slots on the first hosts, extra reduce slots on the last)."""
+    maps, reduces = node_slots(map_slots, reduce_slots, len(hosts))
     groups: dict[tuple[int, int], list[str]] = {}
     for host, pair in zip(hosts, zip(maps, reduces, strict=True), strict=True):
         groups.setdefault(pair, []).append(host)
-    for number, ((map_slots, reduce_slots), members) in enumerate(groups.items(), start=1):
+    files = {}
+    for number, ((maps_here, reduces_here), members) in enumerate(groups.items(), start=1):
         files[f"tasktracker-{number}.xml"] = site_xml(
-            {"mapred.tasktracker.map.tasks.maximum": map_slots, "mapred.tasktracker.reduce.tasks.maximum":
-             reduce_slots}, f"TaskTracker mapred-site.xml for the hosts in tasktracker-{number}.hosts")
+            {"mapred.tasktracker.map.tasks.maximum": maps_here, "mapred.tasktracker.reduce.tasks.maximum":
+             reduces_here}, f"TaskTracker mapred-site.xml for the hosts in tasktracker-{number}.hosts")
         files[f"tasktracker-{number}.hosts"] = "\n".join(members) + "\n"
     return files
 
@@ -118,7 +131,7 @@ def _yarn(plan: Plan, cluster: Cluster, options: SimOptions, target: str) -> dic
     per_node = cluster.map_slots + cluster.reduce_slots
     fair = target == "yarn-fair"
     site: dict[str, object] = {
-        "yarn.resourcemanager.scheduler.class": _FAIR_YARN if fair else _CAPACITY_YARN,
+        "yarn.resourcemanager.scheduler.class": FAIR_YARN if fair else CAPACITY_YARN,
         "yarn.nodemanager.resource.memory-mb": per_node * CONTAINER[0],
         "yarn.nodemanager.resource.cpu-vcores": per_node * CONTAINER[1],
         "yarn.scheduler.minimum-allocation-mb": CONTAINER[0],
@@ -142,23 +155,63 @@ def _yarn(plan: Plan, cluster: Cluster, options: SimOptions, target: str) -> dic
     return files
 
 
-def _submit_script(target: str) -> str:
-    pool = "-Dmapred.fairscheduler.pool" if target == "mrv1" else "-Dmapreduce.job.queuename"
+#: MRv1's job priorities (``mapred.job.priority``) by level.
+MRV1_PRIORITIES = {2: "VERY_HIGH", 1: "HIGH", 0: "NORMAL", -1: "LOW", -2: "VERY_LOW"}
+
+
+def schedule_files(schedule: Sequence[Submission], target: str) -> dict[str, str]:
+    """``submissions.tsv`` (`SUBMISSIONS_COLUMNS`) and the ``submit.sh`` that submits it."""
+    rows = [f"{p}\t{s.job}\t{s.at!r}\t{s.pool}\t{s.priority}" for p, s in enumerate(schedule)]
+    return {"submissions.tsv": "\n".join(["\t".join(SUBMISSIONS_COLUMNS), *rows, ""]),
+            "submit.sh": submit_script(target)}
+
+
+def submit_script(target: str) -> str:
+    """The script submitting ``submissions.tsv``: each job in the background at its time, in its
+    pool or queue and at its priority (YARN: ``mapreduce.job.priority``, an integer as Hadoop 3
+    takes it; MRv1: ``mapred.job.priority``, VERY_LOW..VERY_HIGH for -2..2), so that a ``$SUBMIT``
+    that blocks until its job ends (``hadoop jar``, ``spark-submit``) does not run the batch one
+    job after another. It waits for every submission and exits non-zero if any failed."""
+    mrv1 = target == "mrv1"
+    pool = "-Dmapred.fairscheduler.pool" if mrv1 else "-Dmapreduce.job.queuename"
+    if mrv1:
+        cases = "".join(f"    {level}) level={name} ;;\n" for level, name in MRV1_PRIORITIES.items())
+        level = ('  case "$priority" in\n' + cases + '    *) echo "row $position ($job): MRv1 has priorities -2..2, got '
+                 '$priority" >&2; exit 2 ;;\n  esac\n')
+        priority = "-Dmapred.job.priority=$level"
+    else:
+        level, priority = "", "-Dmapreduce.job.priority=$priority"
     return f"""#!/bin/sh
-# Submits the plan's jobs in its order at the times in submissions.tsv (seconds from the start).
+# Submits the plan's jobs at the times in submissions.tsv (seconds from the start), each in its
+# pool or queue and at its priority. Every submission runs in the background: a SUBMIT that
+# blocks until its job has finished (`hadoop jar`, `spark-submit`) does not hold back the jobs
+# after it. The order is kept by the submission times and the priorities (see README.md). The
+# script waits for every submission and exits non-zero if any failed.
 # SUBMIT is your command that submits one job by name with extra -D options, e.g. a wrapper
 # around `hadoop jar`: SUBMIT=./submit-job sh submit.sh
 set -eu
 : "${{SUBMIT:?set SUBMIT to the command that submits one job: \\$SUBMIT NAME -D...}}"
 cd "$(dirname "$0")"
 start=$(date +%s)
-tail -n +2 submissions.tsv | while IFS="$(printf '\\t')" read -r position job at pool; do
-  wait_until=$(awk -v s="$start" -v a="$at" 'BEGIN {{ printf "%d", s + a }}')
+tab=$(printf '\\t')
+pids=""
+while IFS="$tab" read -r position job at pool priority; do
+  [ "$position" = position ] && continue
+{level}  wait_until=$(awk -v s="$start" -v a="$at" 'BEGIN {{ printf "%d", s + a }}')
   now=$(date +%s)
   if [ "$wait_until" -gt "$now" ]; then sleep $((wait_until - now)); fi
   echo "submitting $position: $job"
-  $SUBMIT "$job" {pool}="$pool" -Dmapreduce.job.priority=NORMAL
+  $SUBMIT "$job" {pool}="$pool" {priority} &
+  pids="$pids $!"
+done < submissions.tsv
+failed=0
+for pid in $pids; do
+  wait "$pid" || failed=$((failed + 1))
 done
+if [ "$failed" -gt 0 ]; then
+  echo "$failed submission(s) failed" >&2
+  exit 1
+fi
 """
 
 
@@ -210,8 +263,9 @@ def _readme(plan: Plan, cluster: Cluster, target: str, names: list[str]) -> str:
     lines += ["", "## What this target enforces", ""]
     notes = target_notes(plan, target)
     lines += [f"- {note}" for note in notes] or ["- The split, the order and the admission limit as planned."]
-    lines += ["", f"Jobs are submitted one at a time in the plan's order, {SUBMIT_GAP * 1000:g} ms apart at least; "
-              "a job is never submitted before its submit time in the workload.",
+    lines += ["", f"Jobs are submitted in the plan's order, {SUBMIT_GAP * 1000:g} ms apart at least, each in the "
+              "background (submit.sh): a blocking submission command does not serialize the batch. A job is never "
+              "submitted before its submit time in the workload.",
               "", "Check it before applying: `planner simulate WORKLOAD -c CLUSTER --hadoop-conf THIS_FOLDER` "
               "gives the same result as `planner simulate WORKLOAD -c CLUSTER --plan PLAN --target "
               f"{target}`.", ""]

@@ -7,8 +7,10 @@ submission schedule and a VM plan's phases.
   host, and every host in exactly one group. The simulator lays a split of the slots out evenly
   (extra map slots on the first nodes, extra reduce slots on the last: `layout.build_layout`);
   groups laid out otherwise are refused with the reason, never approximated.
-- ``submissions.tsv``: ``position, job, submit_at, pool`` (tab-separated, a header line): the
-  order and the second at which the submission script submits each job, and its pool or queue.
+- ``submissions.tsv``: ``position, job, submit_at, pool, priority`` (tab-separated, a header
+  line): the order and the second at which the submission script submits each job, its pool or
+  queue and its priority level (an integer, higher first; files of four columns, written before
+  the priority column, read as priority 0).
 - ``phases.tsv``: ``phase, job, vms, role``: a VM plan's phases, run one after another.
 
 A malformed line is one `InvalidInput` naming the file, the line and the column.
@@ -24,21 +26,25 @@ from models import Workload
 from models.checks import as_int, as_str
 from models.errors import InvalidInput
 from models.fileio import read_text
-from models.limits import MAX_JOBS, MAX_SECONDS
+from models.limits import MAX_JOBS, MAX_PRIORITY, MAX_SECONDS
 from planner.io.hadoop.parsing import Topology, number_text
 from planner.simulator.layout import node_slots
 
-SUBMISSIONS_COLUMNS = ("position", "job", "submit_at", "pool")
+SUBMISSIONS_COLUMNS = ("position", "job", "submit_at", "pool", "priority")
+#: The columns of a schedule written before the priority column (every job at priority 0).
+SUBMISSIONS_COLUMNS_V1 = SUBMISSIONS_COLUMNS[:4]
 PHASES_COLUMNS = ("phase", "job", "vms", "role")
 
 
 @dataclass(frozen=True)
 class Submission:
-    """One job of the submission schedule: its name, when it is submitted (s) and its pool."""
+    """One job of the submission schedule: its name, when it is submitted (s), its pool and its
+    priority level."""
 
     job: str
     at: float
     pool: str
+    priority: int = 0
     line: int = 0  # where a file gave it (0: made in memory)
 
 
@@ -69,10 +75,14 @@ def read_hosts(path: str | Path) -> tuple[str, ...]:
     return tuple(hosts)
 
 
-def _rows(path: str | Path, columns: Sequence[str]) -> list[tuple[int, list[str]]]:
+def _rows(path: str | Path, columns: Sequence[str], *older: Sequence[str]) -> list[tuple[int, list[str]]]:
+    """The rows under the header ``columns`` (or one of the ``older`` headers, whose rows then
+    have that header's number of cells)."""
     lines = read_text(path).splitlines()
-    if not lines or lines[0].split("\t") != list(columns):
+    header = lines[0].split("\t") if lines else []
+    if header not in [list(columns), *(list(other) for other in older)]:
         raise InvalidInput("line 1", f"must be the header {chr(9).join(columns)!r} (tab-separated)", source=str(path))
+    columns = header
     rows = []
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
@@ -88,11 +98,12 @@ def _rows(path: str | Path, columns: Sequence[str]) -> list[tuple[int, list[str]
 
 
 def read_submissions(path: str | Path) -> tuple[Submission, ...]:
-    """``submissions.tsv``: rows in position order 0, 1, ...; times never decreasing."""
+    """``submissions.tsv``: rows in position order 0, 1, ...; times never decreasing. A file of
+    four columns (no priority) submits every job at priority 0."""
     source = str(path)
     submissions: list[Submission] = []
     seen: set[str] = set()
-    for number, (position, job, at, pool) in _rows(path, SUBMISSIONS_COLUMNS):
+    for number, (position, job, at, pool, *rest) in _rows(path, SUBMISSIONS_COLUMNS, SUBMISSIONS_COLUMNS_V1):
         try:
             if number_text(position, "position", source, whole=True) != len(submissions):
                 raise InvalidInput("position", f"must be {len(submissions)} (rows in order), got {position}")
@@ -102,13 +113,22 @@ def read_submissions(path: str | Path) -> tuple[Submission, ...]:
             seconds = number_text(at, "submit_at", source, maximum=MAX_SECONDS)
             if submissions and seconds < submissions[-1].at:
                 raise InvalidInput("submit_at", f"{seconds:g} is before the previous row's {submissions[-1].at:g}")
-            submissions.append(Submission(name, seconds, as_str(pool.strip(), "pool"), number))
+            priority = _priority(rest[0]) if rest else 0
+            submissions.append(Submission(name, seconds, as_str(pool.strip(), "pool"), priority, number))
             seen.add(name)
         except InvalidInput as error:
             raise InvalidInput(f"line {number}.{error.field}", error.problem, source=str(path)) from None
     if not submissions:
         raise InvalidInput("file", "submits no job", source=str(path))
     return tuple(submissions)
+
+
+def _priority(text: str) -> int:
+    try:
+        level = int(text.strip())
+    except ValueError:
+        raise InvalidInput("priority", f"must be an integer level, got {text!r}") from None
+    return as_int(level, "priority", minimum=-MAX_PRIORITY, maximum=MAX_PRIORITY)
 
 
 def read_phases(path: str | Path) -> tuple[tuple[tuple[str, int, str], ...], ...]:
@@ -162,8 +182,8 @@ def group_slots(groups: Sequence[SlotGroup], topology: Topology | None) -> tuple
 
 
 def submitted(workload: Workload, submissions: Sequence[Submission], source: str) -> Workload:
-    """``workload`` as the schedule submits it: every job at its time, in its pool, at the default
-    priority (the script submits at NORMAL); the jobs in the schedule's order."""
+    """``workload`` as the schedule submits it: every job at its time, in its pool, at its
+    priority; the jobs in the schedule's order."""
     jobs = {job.name: job for job in workload}
     named = {s.job for s in submissions}
     unknown = [s for s in submissions if s.job not in jobs]
@@ -175,5 +195,5 @@ def submitted(workload: Workload, submissions: Sequence[Submission], source: str
     if left:
         raise InvalidInput("job", f"{len(left)} job(s) of the workload are never submitted, e.g. {left[0]!r}",
                            source=source)
-    return Workload([jobs[s.job].with_changes(submit=s.at, pool=s.pool, priority=0) for s in submissions],
+    return Workload([jobs[s.job].with_changes(submit=s.at, pool=s.pool, priority=s.priority) for s in submissions],
                     name=workload.name)

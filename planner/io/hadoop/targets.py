@@ -14,11 +14,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from models import Cluster, Workload
+from models import Cluster, InvalidInput, Workload
 from planner.io.hadoop.applied import HADOOP_TARGETS, hadoop_plan_run, target_notes
 from planner.io.hadoop.conf import hadoop_run
 from planner.io.hadoop.export import hadoop_files
+from planner.io.hadoop.merge import CurrentConfig, merged_files
 from planner.io.targets import register_target
+from planner.plans.levers import Levers
 from planner.plans.plan import Plan
 from planner.simulator.options import SimOptions
 from planner.simulator.run import Run
@@ -32,10 +34,19 @@ class HadoopTarget:
     summary: str
 
     def files(self, plan: Plan, workload: Workload | None, cluster: Cluster, *, ready_now: bool = False,
-              options: SimOptions | None = None) -> dict[str, str]:
+              options: SimOptions | None = None, current: CurrentConfig | None = None) -> dict[str, str]:
         """The exported folder's files: the scheduler's and site files, the submission schedule
-        and its script, and a README (`planner.io.hadoop.export`)."""
-        return hadoop_files(plan, workload, cluster, self.name, ready_now=ready_now, options=options)
+        and its script, and a README (`planner.io.hadoop.export`); with ``current``, the plan's
+        levers merged into that configuration (`planner.io.hadoop.merge.merged_files`)."""
+        if current is None:
+            return hadoop_files(plan, workload, cluster, self.name, ready_now=ready_now, options=options)
+        levers = getattr(plan, "levers", None)  # the Plan record gains its levers with the target plans
+        if not isinstance(levers, Levers):
+            raise InvalidInput("plan", "has no levers: only a plan made for a target (planner plan --target) is "
+                                       "merged into a configuration; export it without --hadoop-conf")
+        if workload is None:
+            raise InvalidInput("workload", "merging a plan into a configuration needs its workload (-w)")
+        return merged_files(current, levers, workload, cluster, self.name, ready_now=ready_now)
 
     def run(self, plan: Plan, workload: Workload, cluster: Cluster, *, ready_now: bool = False,
             options: SimOptions | None = None) -> Run:
