@@ -26,8 +26,9 @@ How the plan is chosen:
    FIFO and Fair on the same resources. The best candidate by mean objective (ties: mean
    makespan) is then tried with other reduce slow-starts.
 3. **Never worse than doing nothing.** The recommendation must beat the configuration as it is
-   run for run (the 95% interval of the mean difference excludes zero); otherwise the plan is
-   "keep your configuration" and its levers change nothing.
+   run for run (the 95% interval of the mean difference excludes zero) by at least `MIN_GAIN` of
+   its makespan (objectives in seconds); otherwise the plan is "keep your configuration" and its
+   levers change nothing. A slow-start variant replaces its candidate on the same terms.
 
 The figures the plan records are simulated (mean, p5, p95 over the runs) for the configuration
 as exported; the bounds (`solvers.bounds`) say how far any schedule could go. A model's own
@@ -79,6 +80,9 @@ __all__ = ["plan_for_target", "PRIORITY_LEVELS", "SLOWSTARTS"]
 PRIORITY_LEVELS = {"mrv1": (-2, 2), "yarn-fair": (0, 99), "yarn-capacity": (0, 99)}
 #: Reduce slow-starts tried on the best candidate (Hadoop's default is 0.05).
 SLOWSTARTS = (0.05, 0.8, 1.0)
+#: The least a change must gain to be recommended, as a fraction of the configuration's makespan
+#: (objectives in seconds): a lever is changed only when it pays more than the noise of applying it.
+MIN_GAIN = 0.01
 #: Seconds the exact two-stage order with releases and deadlines may take, per candidate.
 ORDER_TIME_LIMIT = 10.0
 #: The scheduler each target runs (mrv1: the configured one).
@@ -159,6 +163,7 @@ def plan_for_target(
     measured = measure([*baselines, *first], runs=runs, noise=noise, seed=seed, executor=executor,
                        progress=progress, description="planning")
     by_name = {m.name: m for m in measured}
+    scale = float(np.mean(by_name[configured.name].values("makespan")))
     pool = [c for c in candidates]
     best = _best([by_name[c.name] for c in pool], objective)
     # second round: the best candidate with other reduce slow-starts
@@ -167,20 +172,24 @@ def plan_for_target(
     variants = [Candidate(f"{leader.name}, slow-start {value:g}", f"{leader.proposer}; reduce slow-start {value:g}",
                           _with_slowstart(leader.levers, value), leader.model_makespan)
                 for value in SLOWSTARTS if not math.isclose(value, current_slowstart)]
+    chosen = leader
     if variants:
         more = measure([setup(c.name, "candidate", c.levers) for c in variants], runs=runs, noise=noise, seed=seed,
                        executor=executor, progress=progress, description="planning: slow-start")
         by_name.update((m.name, m) for m in more)
         pool += variants
-    best = _best([by_name[c.name] for c in pool], objective)
-    chosen = next(c for c in pool if c.name == best.name)
-    against_configured = compare(best, [configured], objective, seed)[0]
-    keep_it = against_configured["verdict"] != "plan better"
+        # a lever changes only when it pays: the variant must beat its leader run for run
+        challenger = _best(more, objective)
+        if _pays(compare(challenger, [best], objective, seed)[0], objective, scale):
+            best = challenger
+            chosen = next(c for c in variants if c.name == challenger.name)
+    configured_runs = by_name[configured.name]
+    against_configured = compare(best, [configured_runs], objective, seed)[0]
+    keep_it = not _pays(against_configured, objective, scale)
     if keep_it:
-        chosen, best = Candidate("as configured", "the configuration as it is", keep), configured
         reason = (f"no candidate beats the configuration as it is run for run on {objective} (the best, "
-                  f"{chosen.name if not keep_it else _best([by_name[c.name] for c in pool], objective).name}: "
-                  f"{_verdict_words(against_configured)}): keep your configuration")
+                  f"{chosen.name}: {_verdict_words(against_configured)}): keep your configuration")
+        chosen, best = Candidate("as configured", "the configuration as it is", keep), configured_runs
     else:
         reason = (f"{chosen.name} beats the configuration as it is run for run on {objective}: "
                   f"{_verdict_words(against_configured)}")
@@ -199,7 +208,7 @@ def plan_for_target(
         reduce_slots=as_configured.slots[1] if as_configured.slots else as_configured.cluster.total_reduce_slots,
         order=chosen.levers.order or tuple(job.name for job in sorted(night, key=lambda j: (j.submit, j.name))),
         predicted_makespan=summary["makespan"],
-        baseline_makespan=by_name[configured.name].record(objective)["makespan"],
+        baseline_makespan=configured_runs.record(objective)["makespan"],
         status="keep" if keep_it else "improved",
         solver="simulation",
         seconds=clock.seconds,
@@ -219,6 +228,14 @@ def plan_for_target(
                    "makespan_p95": summary["makespan_p95"], "p_window": summary["p_window"],
                    "bounds": bounds, "candidates": records, "comparisons": comparisons, "jobs": jobs},
     )
+
+
+def _pays(record: dict[str, Any], objective: str, scale: float) -> bool:
+    """Whether a change pays (`MIN_GAIN`): better run for run (the interval excludes zero) and, for
+    objectives in seconds, by at least MIN_GAIN of the configuration's makespan (``scale``)."""
+    if record["verdict"] != "plan better":
+        return False
+    return objective in ("late_jobs", "window") or record["mean_difference"] >= MIN_GAIN * scale
 
 
 def _verdict_words(record: dict[str, Any]) -> str:
@@ -283,6 +300,9 @@ def proposals(night: Workload, as_configured: Run, target: str, queues: Mapping[
         candidates.append(Candidate("Fair", "fair sharing in each queue",
                                     Levers(**base, policies={queue: "fair" for queue in used},
                                            order=_arrival_order(night))))
+    elif target == "mrv1" and kind == "fifo":
+        candidates.append(Candidate("Fair", "the fair scheduler instead of FIFO (a pool per queue, fair inside)",
+                                    Levers(scheduler="fair", queues=dict(queues), order=_arrival_order(night))))
         if len(used) > 1:
             work = {queue: sum(job.work for job in jobs if queues[job.name] == queue) for queue in used}
             least = min(w for w in work.values() if w > 0) if any(work.values()) else 1.0

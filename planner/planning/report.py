@@ -77,8 +77,7 @@ def target_sections(plan: Plan, name: str) -> list[tuple[str, str, list[dict[str
     simulated (candidates and baselines), the paired comparisons and each job's prediction. The
     keys are the command's JSON keys."""
     simulated = plan.simulated or {}
-    keys = ("setup", "role", "proposer", "mean", "p5", "p95", "makespan", "mean_response", "max_lateness",
-            "late_jobs", "p_window", "model_makespan")
+    keys = ("setup", "role", "mean", "p5", "p95", "makespan", "late_jobs", "p_window", "model_makespan")
     setups = [{key: record.get(key) for key in keys} for record in simulated.get("candidates", [])]
     comparisons = [{key: record[key] for key in ("against", "objective", "mean_difference", "ci_low", "ci_high",
                                                   "plan_wins", "runs", "verdict")}
@@ -87,7 +86,7 @@ def target_sections(plan: Plan, name: str) -> list[tuple[str, str, list[dict[str
         ("plan", f"plan for {name} on {plan.target} ({plan.objective}): {headline(plan)}", [recommendation(plan)],
          True),
         ("setups", f"{plan.objective} as simulated (mean, p5, p95 over {simulated.get('runs')} paired runs; "
-                   "model_makespan: the fluid model's own figure)", setups, False),
+                   "model_makespan: the fluid model's own figure; what proposed each: the plan file)", setups, False),
         ("comparisons", "the recommendation against each baseline, run for run (positive: the plan is better)",
          comparisons, False),
         ("jobs", "each job as simulated under the recommendation (mean finish, lateness against its due date)",

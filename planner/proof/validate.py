@@ -352,7 +352,7 @@ def validate_target(
         return deployed_run(merged_files(current, levers, workload, cluster, plan.target, ready_now=plan.ready_now),
                             workload, cluster)
 
-    planned = hadoop_run(exports[0], workload, cluster) if exports else deployed(plan.levers)
+    planned = _in_order(hadoop_run([exports[0]], workload, cluster), workload) if exports else deployed(plan.levers)
     name = f"plan ({plan.simulated['chosen']}, as exported)" if exports else f"plan ({plan.simulated['chosen']})"
     setups = [deployed_setup(name, "plan", planned, night, window=window, arrivals=arrived)]
     resources = planned
@@ -383,3 +383,11 @@ def validate_target(
                             workload=workload.name, jobs=len(workload), cluster=cluster.to_dict(),
                             order=list(plan.order), metric=METRICS[objective],
                             jobs_outcome=job_outcomes(measured[0], night, window))
+
+
+def _in_order(run: Run, workload: Workload) -> Run:
+    """``run`` with its jobs in ``workload``'s order (runs pair by job position: `biased`)."""
+    if run.phases:
+        return run
+    jobs = {job.name: job for job in run.workload}
+    return run.with_workload(Workload([jobs[job.name] for job in workload], name=run.workload.name))

@@ -18,7 +18,7 @@ from models import Cluster, InvalidInput, Workload
 from planner.io.hadoop.applied import HADOOP_TARGETS, hadoop_plan_run, target_notes
 from planner.io.hadoop.conf import hadoop_run
 from planner.io.hadoop.export import hadoop_files
-from planner.io.hadoop.merge import CurrentConfig, merged_files
+from planner.io.hadoop.merge import CurrentConfig, default_config, merged_files
 from planner.io.targets import register_target
 from planner.plans.levers import Levers
 from planner.plans.plan import Plan
@@ -38,15 +38,23 @@ class HadoopTarget:
         """The exported folder's files: the scheduler's and site files, the submission schedule
         and its script, and a README (`planner.io.hadoop.export`); with ``current``, the plan's
         levers merged into that configuration (`planner.io.hadoop.merge.merged_files`)."""
+        if plan.target is not None:  # a plan for a target: its levers merged into its configuration
+            if plan.target != self.name:
+                raise InvalidInput("target", f"the plan was made for {plan.target}, not {self.name}: make one for "
+                                             f"{self.name} (planner plan --target {self.name})")
+            current = current if current is not None else default_config(self.name, cluster)
+            if current.fingerprint != plan.config_fingerprint:
+                raise InvalidInput("hadoop_conf", "is not the configuration the plan was made from (fingerprints "
+                                                  "differ): give those files with --hadoop-conf")
         if current is None:
             return hadoop_files(plan, workload, cluster, self.name, ready_now=ready_now, options=options)
-        levers = getattr(plan, "levers", None)  # the Plan record gains its levers with the target plans
+        levers = plan.levers
         if not isinstance(levers, Levers):
             raise InvalidInput("plan", "has no levers: only a plan made for a target (planner plan --target) is "
                                        "merged into a configuration; export it without --hadoop-conf")
         if workload is None:
             raise InvalidInput("workload", "merging a plan into a configuration needs its workload (-w)")
-        return merged_files(current, levers, workload, cluster, self.name, ready_now=ready_now)
+        return merged_files(current, levers, workload, cluster, self.name, ready_now=ready_now or plan.ready_now)
 
     def run(self, plan: Plan, workload: Workload, cluster: Cluster, *, ready_now: bool = False,
             options: SimOptions | None = None) -> Run:

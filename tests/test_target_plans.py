@@ -1,0 +1,178 @@
+"""Plans for a target (`plan_for_target`): chosen by simulating the configuration as exported,
+never worse than the configuration as it is, proven by `validate` with the same number."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from models import Cluster, InvalidInput, Job, Workload
+from planner.cli.main import app
+from planner.examples.demo import nightly_batch
+from planner.io.hadoop.merge import config_diff, default_config, merged_files, read_current
+from planner.io.targets import export_plan
+from planner.planning.deploy import plan_for_target
+from planner.planning.make import make_plan
+from planner.plans.plan import Plan
+from planner.proof.validate import validate
+
+DATA = Path(__file__).resolve().parent / "data" / "hadoop-conf"
+runner = CliRunner()
+SMALL = Cluster(nodes=4, map_slots=2, reduce_slots=2, racks=1)
+
+
+@pytest.fixture(scope="module")
+def batch() -> Workload:
+    """Twelve FB-2009 jobs, in two pools, on 16 slots: enough contention for orders to matter."""
+    jobs = [job.with_changes(pool="etl" if i % 2 else "reports") for i, job in enumerate(list(nightly_batch())[:12])]
+    return Workload(jobs, name="twelve")
+
+
+@pytest.fixture(scope="module")
+def response_plan(batch) -> Plan:
+    return plan_for_target(batch, SMALL, "yarn-fair", objective="mean_response", ready_now=True, runs=4,
+                           executor="serial")
+
+
+def test_the_recommendation_beats_the_configuration_run_for_run(response_plan) -> None:
+    simulated = response_plan.simulated
+    assert not simulated["keep"] and response_plan.status == "improved"
+    configured = next(r for r in simulated["comparisons"] if r["against"] == "as configured")
+    assert configured["verdict"] == "plan better" and configured["ci_low"] > 0
+    # no baseline beats it run for run
+    assert all(r["verdict"] != "plan worse" for r in simulated["comparisons"])
+    chosen = next(r for r in simulated["candidates"] if r["setup"] == simulated["chosen"])
+    assert chosen["mean"] == simulated["mean"] == min(r["mean"] for r in simulated["candidates"])
+    assert simulated["mean"] >= simulated["bounds"]["mean_response"]
+    assert response_plan.predicted_makespan >= simulated["bounds"]["makespan"]
+    assert {r["job"] for r in simulated["jobs"]} == {job.name for job in nightly_batch()[:12]}
+
+
+def test_the_plans_number_is_validations_mean(response_plan, batch) -> None:
+    """One number, one meaning: the same target, runs, noise and seed give the same mean."""
+    report = validate(response_plan, batch, SMALL, runs=4, executor="serial")
+    assert report.kind == "target" and report.metric == "arrival_response"
+    assert report.planned["mean"] == response_plan.simulated["mean"]
+    assert report.planned["error"] == 0.0
+    assert {r["setup"] for r in report.setup("baseline")} == {"as configured", "FIFO on yarn-fair",
+                                                               "Fair on yarn-fair"}
+    assert len(report.jobs_outcome) == len(batch)
+
+
+def test_the_export_is_the_plan_and_its_folder_validates_the_same(response_plan, batch, tmp_path) -> None:
+    folder = tmp_path / "export"
+    names = export_plan(response_plan, batch, SMALL, "yarn-fair", folder)
+    assert {"submissions.tsv", "submit.sh", "changes.diff", "fair-scheduler.xml"} <= set(names)
+    assert (folder / "changes.diff").read_text()  # the plan changes something
+    from_folder = validate(response_plan, batch, SMALL, runs=4, executor="serial", hadoop_conf=[folder])
+    plan_row = from_folder.planned
+    assert plan_row["setup"].endswith("as exported)") and plan_row["mean"] == response_plan.simulated["mean"]
+
+
+def test_plan_files_keep_the_target_fields(response_plan, tmp_path) -> None:
+    path = tmp_path / "plan.json"
+    response_plan.to_file(path)
+    again = Plan.from_file(path)
+    assert again == response_plan
+    data = json.loads(path.read_text())
+    data["strategy"], data["objective"] = "johnson", "makespan"
+    (tmp_path / "bad.json").write_text(json.dumps(data))
+    with pytest.raises(InvalidInput, match="only a 'target' plan"):
+        Plan.from_file(tmp_path / "bad.json")
+
+
+def test_nothing_to_gain_keeps_the_configuration_and_changes_nothing(tmp_path) -> None:
+    """One job alone: every candidate runs it the same way."""
+    alone = Workload([Job("only", 8, 2, 10.0, 20.0)], name="one")
+    plan = plan_for_target(alone, SMALL, "yarn-capacity", runs=3, executor="serial")
+    assert plan.simulated["keep"] and plan.status == "keep"
+    assert plan.levers is not None and plan.levers.changes_nothing
+    assert "keep your configuration" in plan.simulated["reason"]
+    current = default_config("yarn-capacity", SMALL)
+    files = merged_files(current, plan.levers, alone, SMALL, "yarn-capacity")
+    assert config_diff(current, files) == ""
+
+
+def test_jobs_map_to_the_operators_capacity_queues(batch) -> None:
+    conf = [DATA / "capacity-scheduler.xml"]
+    with pytest.raises(InvalidInput, match="no queue named 'reports'.*sls_queue_1"):
+        plan_for_target(batch, SMALL, "yarn-capacity", hadoop_conf=conf, ready_now=True, runs=2, executor="serial")
+    plan = plan_for_target(batch, SMALL, "yarn-capacity", hadoop_conf=conf, ready_now=True, runs=2,
+                           executor="serial", queue_map={"etl": "sls_queue_1", "*": "sls_queue_2"})
+    assert set(plan.levers.queues.values()) == {"sls_queue_1", "sls_queue_2"}
+    assert plan.config_fingerprint == read_current(conf).fingerprint
+    with pytest.raises(InvalidInput, match="not the configuration the plan was made from"):
+        validate(plan, batch, SMALL, runs=2, executor="serial")
+
+
+def test_mrv1_plans_may_split_the_slots_and_label_the_models_figure(batch) -> None:
+    plan = plan_for_target(batch, SMALL, "mrv1", ready_now=True, runs=3, executor="serial")
+    splits = [r for r in plan.simulated["candidates"] if r["model_makespan"] is not None]
+    for record in splits:
+        assert "slots" in record["setup"]
+    assert any(r["setup"] == "Fair" for r in plan.simulated["candidates"])
+
+
+def test_a_window_before_the_bound_is_refused_naming_it(batch) -> None:
+    with pytest.raises(InvalidInput, match="work bound"):
+        plan_for_target(batch, SMALL, "yarn-fair", objective="window", window=10.0, ready_now=True, runs=2)
+    with pytest.raises(InvalidInput, match="no schedule finishes the batch by then"):
+        make_plan(batch, SMALL, "johnson", objective="max_lateness", window=10.0, ready_now=True)
+
+
+def test_deadline_objectives_need_due_dates(batch) -> None:
+    with pytest.raises(InvalidInput, match="needs due dates"):
+        plan_for_target(batch, SMALL, "yarn-fair", objective="late_jobs", ready_now=True, runs=2)
+
+
+def test_deadline_plans_say_which_order_method_proposed(batch) -> None:
+    plan = plan_for_target(batch, SMALL, "yarn-fair", objective="late_jobs", window=3_000.0, ready_now=True, runs=3,
+                           executor="serial")
+    proposers = {r["setup"]: r["proposer"] for r in plan.simulated["candidates"]}
+    assert "earliest due date" in proposers
+    assert "two-stage flow shop with release dates" in proposers["two-stage order with deadlines"]
+    assert plan.simulated["p_window"] is not None
+
+
+def test_large_batches_order_deadlines_by_a_stated_heuristic() -> None:
+    """Past the exact search's reach the order is a list rule, said so, with the model's bound."""
+    jobs = [Job(f"j{i:03d}", 4 + i % 7, 1 + i % 3, 10.0 + i % 5, 20.0, submit=float(i), deadline=400.0 + 3 * i)
+            for i in range(210)]
+    plan = make_plan(Workload(jobs), Cluster(nodes=10, map_slots=2, reduce_slots=2), "johnson",
+                     objective="max_lateness")
+    assert plan.ordering is not None and "heuristic over 200 jobs" in plan.ordering["method"]
+    assert plan.ordering["bound"] is not None and plan.ordering["bound"] <= plan.ordering["value"]
+
+
+def test_the_command_line_plans_exports_and_validates(batch, tmp_path) -> None:
+    workload = tmp_path / "twelve.json"
+    workload.write_text(json.dumps(batch.to_dict()))
+    cluster = tmp_path / "cluster.json"
+    cluster.write_text(json.dumps(SMALL.to_dict()))
+    shutil.copy(DATA / "capacity-scheduler.xml", tmp_path / "capacity-scheduler.xml")
+    plan = tmp_path / "plan.json"
+    result = runner.invoke(app, ["plan", str(workload), "-c", str(cluster), "--target", "yarn-fair", "--objective",
+                                 "mean_response", "--ready-now", "--runs", "3", "--executor", "serial", "-o",
+                                 str(plan), "--json"])
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.stdout)
+    mean = printed["plan"]["simulated_mean"]
+    assert printed["plan"]["makespan_bound"] > 0 and printed["jobs"]
+    result = runner.invoke(app, ["validate", str(workload), "-c", str(cluster), "-p", str(plan), "--runs", "3",
+                                 "--executor", "serial", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["validation"]["simulated_mean"] == mean
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["export", str(plan), "-c", str(cluster), "-w", str(workload), "--to", "yarn-fair",
+                                 "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert (out / "changes.diff").exists()
+    result = runner.invoke(app, ["plan", str(workload), "-c", str(cluster), "--target", "yarn-capacity",
+                                 "--hadoop-conf", str(tmp_path / "capacity-scheduler.xml"), "--runs", "2"])
+    assert result.exit_code == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert "no queue named" in line and "--queue-map" in line
