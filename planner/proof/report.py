@@ -49,6 +49,16 @@ PAIRED_COLUMNS = (
     ("win_rate", "win rate", "share"), ("median_difference", "median difference (s)", "seconds"),
     ("ci_low", "95% interval from (s)", "seconds"), ("ci_high", "to (s)", "seconds"), ("verdict", "verdict", "text"),
 )
+#: Columns of a target plan's setups: its objective's measure, the makespan and deadline figures.
+TARGET_COLUMNS = (
+    ("setup", "setup", "text"), ("role", "role", "text"), ("scheduler", "scheduler", "text"),
+    ("predicted", "planned", "ratio"), ("mean", "mean", "ratio"), ("p5", "p5", "ratio"), ("p95", "p95", "ratio"),
+    ("makespan", "makespan (s)", "seconds"), ("mean_response", "mean response (s)", "seconds"),
+    ("late_jobs", "late jobs per run", "ratio"), ("p_window", "runs by the window", "share"),
+)
+JOB_COLUMNS = (("job", "job", "text"), ("arrival", "arrival (s)", "seconds"), ("finish", "mean finish (s)", "seconds"),
+               ("due", "due (s)", "seconds"), ("lateness", "mean lateness (s)", "seconds"),
+               ("p_late", "runs late", "share"))
 CURVE_COLUMNS = (
     ("map_slots", "map slots", "count"), ("reduce_slots", "reduce slots", "count"),
     ("predicted", "predicted (s)", "seconds"), ("mean", "mean (s)", "seconds"), ("p5", "p5 (s)", "seconds"),
@@ -97,6 +107,8 @@ def default_title(report: ValidationReport) -> str:
 
 def summary_text(report: ValidationReport) -> str:
     """One paragraph in plain words: the prediction, what the simulator measured and the baselines."""
+    if report.kind == "target":
+        return target_summary_text(report)
     s = report.summary()
     plan = report.planned
     if s["predicted"] is None:
@@ -121,6 +133,19 @@ def summary_text(report: ValidationReport) -> str:
             f"(seed {s['seed']}).")
 
 
+def target_summary_text(report: ValidationReport) -> str:
+    """A target plan's paragraph: what it changes, what planning measured and what this validation did."""
+    s, p = report.summary(), report.plan
+    measure = p["objective"]
+    keep = "keeps the configuration as it is" if p.get("keep") else "changes the configuration"
+    planned = "" if s["predicted"] is None else f" (planning measured {s['predicted']:,.2f})"
+    return (f"The plan for {p['target']} {keep}. Its {measure} as exported averaged {s['simulated_mean']:,.2f} in "
+            f"this validation{planned}, between {s['p5']:,.2f} at p5 and {s['p95']:,.2f} at p95; the best "
+            f"baseline, {s['best_baseline']}, averaged {s['baseline_mean']:,.2f}. {verdict_text(report.paired)} "
+            f"Each setup ran {s['runs']} times, every job's times biased by up to \u00b1{s['noise']:.0%} "
+            f"(seed {s['seed']}).")
+
+
 def order_blocks(report: ValidationReport) -> list[tuple[str, Any]]:
     """The whole admission order (slot plans) or the phase table (VM plans)."""
     if report.phases:
@@ -135,6 +160,9 @@ def order_blocks(report: ValidationReport) -> list[tuple[str, Any]]:
 
 def plan_facts(report: ValidationReport) -> list[str]:
     p = report.plan
+    if report.kind == "target":
+        return [f"made for {p['target']}, objective {p['objective']}: {'keep your configuration' if p['keep'] else 'apply'}",
+                f"chosen by: {p['selection']}", f"order (highest priority first): {p['order']}"]
     facts = [f"strategy: {p['strategy']}, solver {p['solver']} ({p['status']})"]
     if p.get("selection"):
         facts.append(f"chosen by: {p['selection']}")
@@ -157,6 +185,18 @@ def plan_facts(report: ValidationReport) -> list[str]:
 def method_facts(report: ValidationReport) -> list[str]:
     """The "How this was measured" bullets, for the report's kind of plan."""
     noise = f"{report.noise:.0%}"
+    if report.kind == "target":
+        return [f"Each of the {report.runs} runs biases every job's map, reduce and profile times by an independent "
+                f"factor 1 + U[-{noise}, +{noise}]; in run r the plan and every baseline see the same biased batch "
+                "and the same simulation seed.",
+                "The plan runs as exported: its levers written into the configuration it was made from and read "
+                "back as `planner simulate --hadoop-conf` reads a folder. Baselines: the configuration as it is, "
+                "FIFO and Fair on the same resources, every job submitted as it arrives into its queue.",
+                f"The measure is the plan's objective ({report.metric}); responses count from each job's arrival, "
+                "makespans from the first arrival. The paired difference is the baseline's minus the plan's "
+                "(positive: the plan was better).",
+                f"The same seed ({report.seed}) gives the same report; with the plan's own runs and seed, the "
+                "plan's mean is the figure `planner plan` printed."]
     facts = [
         f"Each of the {report.runs} runs biases every job's map, reduce and profile times by an independent factor "
         f"1 + U[-{noise}, +{noise}]; in run r the plan and every baseline see the same biased batch and the same "
@@ -210,16 +250,19 @@ def deadline_columns(report: ValidationReport) -> tuple[tuple[str, str, str], ..
 def sections(report: ValidationReport, figures: dict[str, str]) -> list[tuple[str, Any]]:
     """The report's content as blocks ("h2" text, "p" text, "ul" items, "table" Table, "figure"
     (name, source, caption)), shared by the Markdown and HTML renderers."""
+    columns = TARGET_COLUMNS if report.kind == "target" else COLUMNS + deadline_columns(report)
     blocks: list[tuple[str, Any]] = [("p", summary_text(report)), ("h2", "The plan"), ("ul", plan_facts(report)),
                                      *order_blocks(report),
                                      ("h2", "Plan, variants and baselines"),
-                                     ("table", table(report.table(), COLUMNS + deadline_columns(report))),
+                                     ("table", table(report.table(), columns)),
                                      ("h2", "The plan against each baseline, run for run"),
                                      ("p", "In each run the plan and the baseline see the same biased batch and seed; "
                                            "the difference is the baseline's makespan minus the plan's (positive: "
                                            "the plan was faster), with a bootstrap interval of its median."),
                                      ("table", table(report.paired, PAIRED_COLUMNS))]
-    if report.kind != "vms":
+    if report.jobs_outcome:
+        blocks += [("h2", "Each job under the plan"), ("table", table(report.jobs_outcome, JOB_COLUMNS))]
+    if report.kind == "slots":
         points = sorted([*report.setup("plan"), *report.setup("curve")], key=lambda r: r["map_slots"])
         blocks += [("h2", "Makespan vs map slots"),
                    ("p", "The plan's scheduler on other splits of the same slots (the plan's own split included)."),
@@ -323,10 +366,11 @@ def render_figures(report: ValidationReport, example: SimResult | VmResult | Non
         raise InvalidInput("example", f"a {report.kind} report's example run must be a {expected.__name__} "
                            f"(planner.proof.validate.example_run), got {type(example).__name__}")
     draw: list[tuple[str, tuple[float, float], Any]] = []
-    if report.kind != "vms":
+    if report.kind == "slots":
         draw.append(("makespan_vs_map_slots", (8.5, 5.0), lambda ax: plots.plot_makespan_curve(report, ax)))
-    draw.append(("predicted_vs_simulated", (9.5, 1.4 + 0.65 * len(report.table())),
-                 lambda ax: plots.plot_predicted_vs_simulated(report, ax)))
+    if report.kind != "target":  # a target plan's figures are its objective's, not a model's prediction
+        draw.append(("predicted_vs_simulated", (9.5, 1.4 + 0.65 * len(report.table())),
+                     lambda ax: plots.plot_predicted_vs_simulated(report, ax)))
     if example is not None:
         rows = example.slots if isinstance(example, SimResult) else example.vms + example.extra_vms
         draw.append(("gantt", (10.0, min(max(4.5, 2.0 + 0.08 * rows), 12.0)), lambda ax: plots.plot_gantt(example, ax)))

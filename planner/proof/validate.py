@@ -295,11 +295,40 @@ def check_plan(plan: Plan, workload: Workload, cluster: Cluster) -> None:
             raise InvalidInput("curve", f"has {len(plan.curve)} points; {total} slots need {total - 1}")
 
 
-def example_run(plan: Plan, workload: Workload, cluster: Cluster, *, seed: int = 0) -> SimResult | VmResult:
+def example_run(plan: Plan, workload: Workload, cluster: Cluster, *, seed: int = 0,
+                hadoop_conf: Sequence[str | Path] | None = None) -> SimResult | VmResult:
     """The plan simulated once on tonight's batch without bias (for Gantt charts and fairness over
-    time): a `SimResult` for slot plans, a `VmResult` (phase barriers) for VM plans."""
+    time): a `SimResult` for slot plans and plans for a target (as exported into the configuration
+    it was made from, ``hadoop_conf``), a `VmResult` (phase barriers) for VM plans."""
     check_plan(plan, workload, cluster)
-    return planned_run(plan, workload, cluster).simulate(as_int(seed, "seed", minimum=0))
+    if plan.strategy == TARGET_STRATEGY:
+        run = target_run(plan, workload, cluster, hadoop_conf)
+    else:
+        run = planned_run(plan, workload, cluster)
+    return run.simulate(as_int(seed, "seed", minimum=0))
+
+
+def target_run(plan: Plan, workload: Workload, cluster: Cluster,
+               hadoop_conf: Sequence[str | Path] | None = None) -> Run:
+    """A plan for a target as it runs once applied: an exported folder among ``hadoop_conf`` read
+    back, else its levers written into the configuration it was made from (``hadoop_conf``; the
+    target's stock configuration when it was made without) and read back; the jobs in
+    ``workload``'s order."""
+    from planner.io.hadoop.conf import hadoop_run
+    from planner.io.hadoop.merge import default_config, deployed_run, merged_files, read_current
+
+    if plan.target is None or plan.levers is None:
+        raise InvalidInput("strategy", "a target plan needs its target and levers")
+    configs, exports = split_exports(hadoop_conf or [])
+    if exports:
+        return _in_order(hadoop_run([exports[0]], workload, cluster), workload)
+    current = read_current(configs) if configs else default_config(plan.target, cluster)
+    if current.fingerprint != plan.config_fingerprint:
+        made_from = (plan.simulated or {}).get("configuration")
+        raise InvalidInput("hadoop_conf", "is not the configuration the plan was made from (fingerprints differ; "
+                           f"it was made from {made_from if made_from != 'default' else 'the target default'})")
+    return deployed_run(merged_files(current, plan.levers, workload, cluster, plan.target, ready_now=plan.ready_now),
+                        workload, cluster)
 
 
 def split_exports(paths: Sequence[str | Path]) -> tuple[list[Path], list[Path]]:
@@ -327,7 +356,6 @@ def validate_target(
     among ``hadoop_conf`` is run as the plan instead (what is deployed); without the configuration
     it was made from, the "as configured" baseline is left out (the report says so in its setups).
     """
-    from planner.io.hadoop.conf import hadoop_run
     from planner.io.hadoop.merge import default_config, deployed_run, merged_files, read_current
     from planner.plans.levers import Levers
     from planner.proof.deployed import METRICS, deployed_setup, job_outcomes, measure, target_baselines
@@ -336,28 +364,20 @@ def validate_target(
     if plan.target is None or plan.levers is None or plan.simulated is None:
         raise InvalidInput("strategy", "a target plan needs its target, levers and simulated record")
     clock = time.perf_counter()
+    planned = target_run(plan, workload, cluster, hadoop_conf)  # checks the configuration's fingerprint
     configs, exports = split_exports(hadoop_conf or [])
     current = read_current(configs) if configs else None if exports else default_config(plan.target, cluster)
     if current is not None and current.fingerprint != plan.config_fingerprint:
-        made_from = plan.simulated.get("configuration")
-        raise InvalidInput("hadoop_conf", "is not the configuration the plan was made from (fingerprints differ; "
-                           f"it was made from {made_from if made_from != 'default' else 'the target default'})")
+        raise InvalidInput("hadoop_conf", "is not the configuration the plan was made from (fingerprints differ)")
     night = all_ready(workload) if plan.ready_now else workload
     arrived = {job.name: job.submit for job in night}
     window = plan.window
-
-    def deployed(levers: Levers) -> Run:
-        if current is None:
-            raise InvalidInput("hadoop_conf", "give the configuration the plan was made from")
-        return deployed_run(merged_files(current, levers, workload, cluster, plan.target, ready_now=plan.ready_now),
-                            workload, cluster)
-
-    planned = _in_order(hadoop_run([exports[0]], workload, cluster), workload) if exports else deployed(plan.levers)
     name = f"plan ({plan.simulated['chosen']}, as exported)" if exports else f"plan ({plan.simulated['chosen']})"
     setups = [deployed_setup(name, "plan", planned, night, window=window, arrivals=arrived)]
     resources = planned
     if current is not None:
-        resources = deployed(Levers(queues=plan.levers.queues))
+        resources = deployed_run(merged_files(current, Levers(queues=plan.levers.queues), workload, cluster,
+                                              plan.target, ready_now=plan.ready_now), workload, cluster)
         setups.append(deployed_setup("as configured", "baseline", resources, night, window=window,
                                      arrivals=arrived))
     setups += target_baselines(night, resources, plan.target, plan.levers.queues, window=window, arrivals=arrived)
