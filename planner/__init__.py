@@ -57,6 +57,8 @@ _PUBLIC = {
     # plans
     "Plan": "planner.plans.plan",
     "make_plan": "planner.planning.make",
+    "plan_for_target": "planner.planning.deploy",
+    "Levers": "planner.plans.levers",
     # proof
     "validate": "planner.proof.validate",
     "ValidationReport": "planner.proof.validate",

@@ -176,3 +176,13 @@ def test_the_command_line_plans_exports_and_validates(batch, tmp_path) -> None:
     assert result.exit_code == 2
     (line,) = result.stderr.strip().splitlines()
     assert "no queue named" in line and "--queue-map" in line
+
+
+def test_the_example_batch_keeps_its_configuration() -> None:
+    """README: on examples/nightly.yaml the plan says "keep your configuration" (its jobs barely overlap)."""
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    workload, cluster = Workload.from_file(examples / "nightly.yaml"), Cluster.from_file(examples / "cluster.yaml")
+    plan = plan_for_target(workload, cluster, "yarn-fair", objective="mean_response", executor="serial")
+    assert plan.simulated["keep"] and plan.levers.changes_nothing
+    report = validate(plan, workload, cluster, runs=3, executor="serial")
+    assert report.planned["mean"] > 0

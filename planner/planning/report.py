@@ -59,17 +59,35 @@ def _above(value: float | None, bound: float | None) -> float | None:
     return value / bound - 1.0
 
 
+#: How each objective reads in a sentence, and its unit.
+_OBJECTIVE_WORDS = {"makespan": ("makespan", " s"), "mean_response": ("mean response", " s"),
+                    "weighted_response": ("weighted mean response", " s"), "max_lateness": ("maximum lateness", " s"),
+                    "late_jobs": ("late jobs per run", ""), "window": ("share of runs missing the window", "")}
+
+
+def _figure(value: float | None, unit: str) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.0f}{unit}" if unit else f"{value:,.2f}"
+
+
 def headline(plan: Plan) -> str:
-    """The recommendation in one sentence, with the bound."""
+    """The recommendation in one sentence: the objective as simulated against the configuration as
+    it is, and the makespan against the bound no schedule beats."""
     record = recommendation(plan)
+    simulated = plan.simulated or {}
+    words, unit = _OBJECTIVE_WORDS[plan.objective]
+    configured = next((r for r in simulated.get("candidates", []) if r["setup"] == "as configured"), None)
+    versus = "" if configured is None or simulated.get("keep") else (
+        f" against {_figure(configured['mean'], unit)} as configured")
+    objective = (f"simulated {words} {_figure(record['simulated_mean'], unit)} (p5-p95 "
+                 f"{_figure(record['simulated_p5'], unit)}-{_figure(record['simulated_p95'], unit)}){versus}")
+    makespan = "" if plan.objective == "makespan" else (
+        f"; makespan {_seconds(record['simulated_makespan'])}")
     bound = record["makespan_bound"]
-    near = record["makespan_above_bound"]
-    what = record["recommendation"]
-    makespan = (f"simulated makespan {_seconds(record['simulated_makespan'])} (p5-p95 "
-                f"{_seconds(record['makespan_p5'])}-{_seconds(record['makespan_p95'])})")
-    limit = "" if bound is None else (f"; no schedule ends before {_seconds(bound)} ({record['bound_is']} bound), "
-                                      f"this is {near:.1%} above it")
-    return f"{what}: {makespan}{limit}."
+    limit = "" if bound is None else (f"; no schedule ends before {_seconds(bound)} ({record['bound_is']} bound): "
+                                      f"{record['makespan_above_bound']:.1%} above it")
+    return f"{record['recommendation']}: {objective}{makespan}{limit}."
 
 
 def target_sections(plan: Plan, name: str) -> list[tuple[str, str, list[dict[str, Any]], bool]]:
