@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from models import Cluster, InvalidInput, Workload
+from planner import make_plan
 from planner.cli.main import app
 from planner.io.hadoop.conf import hadoop_run, read_hadoop_conf
 from planner.io.hadoop.merge import (
@@ -31,6 +32,7 @@ from planner.io.hadoop.merge import (
     read_current,
 )
 from planner.io.hadoop.plan_files import read_submissions
+from planner.io.targets import export_files
 from planner.plans.levers import Levers
 from planner.simulator import Capacity, Fair, Fifo
 
@@ -119,6 +121,8 @@ def test_keep_gives_the_configuration_byte_for_byte_and_an_empty_diff(case, batc
     assert all(files[name] == text for name, text in config.files.items())
     assert files["changes.diff"] == "" and config_diff(config, files) == ""
     assert "keep your configuration" in files["README.md"]
+    if target != "yarn-capacity":  # nothing to map: every job in its own pool (fair) or the one queue (FIFO)
+        assert merged_files(config, Levers(), workload, cluster, target)["changes.diff"] == ""
 
 
 # --- every lever, every target ----------------------------------------------------------------------
@@ -418,3 +422,30 @@ def test_submit_sh_fails_when_a_submission_fails(tmp_path, batch):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode != 0 and "5 submission(s) failed" in done.stderr
     assert len(log.read_text().splitlines()) == 5
+
+
+def test_yarn_resets_a_priority_above_the_clusters_maximum(batch):
+    """YARN's yarn.cluster.max-application-priority is 0 unless set: a plan that keeps the files
+    keeps the jobs' own priorities in the schedule, and YARN (read back) runs them at 0; a plan
+    giving priorities raises the maximum, and they hold."""
+    workload, cluster = batch
+    config = default_config("yarn-fair", cluster)
+    kept = merged_files(config, Levers(), workload, cluster, "yarn-fair")
+    assert "\t1\n" in kept["submissions.tsv"]  # etl-clicks's own priority, as submitted
+    assert {job.priority for job in deployed_run(kept, workload, cluster).workload} == {0}
+    given = merged_files(config, Levers(priorities={"pagerank": 2}), workload, cluster, "yarn-fair")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the maximum is read, not ignored
+        run = deployed_run(given, workload, cluster)
+    assert [job.priority for job in run.workload] == [1, 1, 2, 0, 0]
+    mrv1 = merged_files(default_config("mrv1", cluster), Levers(), workload, cluster, "mrv1")
+    assert [job.priority for job in deployed_run(mrv1, workload, cluster).workload] == [1, 1, 0, 0, 0]
+
+
+def test_a_plan_without_levers_is_not_merged(batch):
+    workload, cluster = batch
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plan = make_plan(workload, cluster, "slots+johnson", time_limit=20)
+    with pytest.raises(InvalidInput, match="plan: has no levers"):
+        export_files(plan, workload, cluster, "yarn-fair", current=default_config("yarn-fair", cluster))
