@@ -6,7 +6,10 @@ applying it; the export and its read-back are this room's round trip.
   scheduler and options), with `allocations` (fair scheduler allocation files), `parsing`
   (XML, site properties and the nodes file as text) and `plan_files` (what `planner export`
   writes beside Hadoop's own files: slot groups, ``submissions.tsv``, ``phases.tsv``).
-- Writing: `export` (`hadoop_files`: a plan as the files an operator copies onto the cluster).
+- Writing: `export` (`hadoop_files`: a plan as the files an operator copies onto the cluster;
+  the schedule's files and the asynchronous submission script) and `merge` (a plan's `Levers`
+  written into the operator's own files, with the diff, and `deployed_run`: those files read
+  back, the run the planner simulates).
 - Applying: `applied` (`HADOOP_TARGETS`; `submission_schedule`, `exported_scheduler` and
   `hadoop_plan_run`: the run the exported files configure, which reading them back gives too).
 - `targets`: the three as export targets (`HadoopTarget`), registered in `planner.io.targets`,

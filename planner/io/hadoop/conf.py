@@ -79,6 +79,8 @@ SITE_SETTINGS = {
     "yarn.scheduler.minimum-allocation-mb": "container_memory",
     "yarn.scheduler.minimum-allocation-vcores": "container_vcores",
     "dfs.replication": "replication",
+    # YARN resets an application's priority above it to it (default 0): applied to the schedule.
+    "yarn.cluster.max-application-priority": "max_priority",
     # Where the allocation file is: read when given on the command line, nothing to apply.
     "mapred.fairscheduler.allocation.file": "allocation_file",
     "yarn.scheduler.fair.allocation.file": "allocation_file",
@@ -111,10 +113,18 @@ class HadoopSetup:
     submissions: tuple[Submission, ...] = ()
     phases: tuple[tuple[tuple[str, int, str], ...], ...] = ()
     schedule_source: str = ""
+    max_priority: int | None = None
 
     def submit(self, workload: Workload) -> Workload:
-        """``workload`` as the submission schedule submits it (unchanged without one)."""
-        return submitted(workload, self.submissions, self.schedule_source) if self.submissions else workload
+        """``workload`` as the submission schedule submits it (unchanged without one); on YARN
+        (``max_priority`` set) a priority above the cluster's maximum is that maximum, as YARN
+        resets it."""
+        if not self.submissions:
+            return workload
+        schedule = self.submissions
+        if self.max_priority is not None:
+            schedule = tuple(replace(s, priority=min(s.priority, self.max_priority)) for s in schedule)
+        return submitted(workload, schedule, self.schedule_source)
 
     def on(self, cluster: Cluster) -> Cluster:
         """``cluster`` with the files' nodes, racks, slots and replication."""
@@ -206,6 +216,8 @@ def read_hadoop_conf(paths: Iterable[str | Path], *, warn: bool = True) -> Hadoo
         cluster["replication"] = _site_number(site, "replication", 3, whole=True)
     if groups:
         extra["slots"] = group_slots(groups, topology)
+    if options.get("containers") and "submissions" in extra:
+        extra["max_priority"] = int(_site_number(site, "max_priority", 0, whole=True))
     scheduler = _scheduler(site, capacity, read, ignored)
     setup = HadoopSetup(scheduler, cluster, options, tuple(ignored), tuple(str(path) for path in files), **extra)
     if warn and ignored:

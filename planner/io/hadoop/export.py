@@ -242,7 +242,7 @@ def _readme(plan: Plan, cluster: Cluster, target: str, names: list[str]) -> str:
         "capacity-scheduler.xml": "the ResourceManager's configuration folder",
         "hdfs-site.xml": "every node's configuration folder (block replication)",
         "topology.json": "for `planner simulate --hadoop-conf`; map its host names to yours",
-        "submissions.tsv": "read by submit.sh: position, job, submit_at (s from the start), pool",
+        "submissions.tsv": "read by submit.sh: position, job, submit_at (s from the start), pool, priority",
         "phases.tsv": "read by submit.sh: phase, job, vms, role",
         "submit.sh": "run it when the batch starts (see its first lines)",
     }

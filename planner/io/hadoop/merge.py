@@ -691,19 +691,14 @@ def export_levers(levers: Levers, workload: Workload, cluster: Cluster, target: 
 def deployed_run(files: Mapping[str, str], workload: Workload, cluster: Cluster, *,
                  options: SimOptions | None = None) -> Run:
     """The run ``files`` (an exported folder's, e.g. `merged_files`) configure, read back exactly
-    as `planner simulate --hadoop-conf` reads the folder (`hadoop_run`; ``options`` are the base
-    the files' settings go on top of). The run's jobs are ``workload``'s in its own order, each
-    with the time, queue and priority the schedule gives it (the simulator orders jobs by submit
-    time and name, so the order changes nothing of the result; a planner pairing runs by job
-    position needs it)."""
+    as ``planner simulate --hadoop-conf`` reads the folder (`hadoop_run`; ``options`` are the base
+    the files' settings go on top of): how the planner simulates a candidate as deployed. The
+    run's jobs are ``workload``'s, in its order (`plan_files.submitted`), each with the time,
+    queue and priority the schedule gives it."""
     folder = Path(tempfile.mkdtemp(prefix="batchplan-deployed-"))
     try:
         for name, text in files.items():
             (folder / name).write_text(text)
-        run = hadoop_run([folder], workload, cluster, base=options, warn=False)
+        return hadoop_run([folder], workload, cluster, base=options, warn=False)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    if run.phases:
-        return run
-    jobs = {job.name: job for job in run.workload}
-    return run.with_workload(Workload([jobs[job.name] for job in workload], name=run.workload.name))

@@ -183,7 +183,10 @@ def group_slots(groups: Sequence[SlotGroup], topology: Topology | None) -> tuple
 
 def submitted(workload: Workload, submissions: Sequence[Submission], source: str) -> Workload:
     """``workload`` as the schedule submits it: every job at its time, in its pool, at its
-    priority; the jobs in the schedule's order."""
+    priority. The jobs stay in the workload's order: the simulator orders them by submit time
+    (then name), and draws each job's task-time noise from the stream of its position in the
+    workload, so a job keeps its noise whatever the schedule (runs of two schedules pair job by
+    job)."""
     jobs = {job.name: job for job in workload}
     named = {s.job for s in submissions}
     unknown = [s for s in submissions if s.job not in jobs]
@@ -195,5 +198,6 @@ def submitted(workload: Workload, submissions: Sequence[Submission], source: str
     if left:
         raise InvalidInput("job", f"{len(left)} job(s) of the workload are never submitted, e.g. {left[0]!r}",
                            source=source)
-    return Workload([jobs[s.job].with_changes(submit=s.at, pool=s.pool, priority=s.priority) for s in submissions],
-                    name=workload.name)
+    given = {s.job: s for s in submissions}
+    return Workload([job.with_changes(submit=given[job.name].at, pool=given[job.name].pool,
+                                      priority=given[job.name].priority) for job in workload], name=workload.name)
