@@ -43,7 +43,7 @@ def _plan_text_class() -> type:
         summary = "the plan's order as plain text, run under FIFO (a test's target)"
 
         def files(self, plan: Plan, workload: Workload | None, cluster: Cluster, *, ready_now: bool = False,
-                  options: SimOptions | None = None, current: object = None) -> dict[str, str]:
+                  options: SimOptions | None = None) -> dict[str, str]:
             slots = f"{plan.map_slots} {plan.reduce_slots}"
             return {"plan.txt": "\n".join([slots, *plan.order, ""]), "README.md": "# The plan's order\n",
                     "submit.sh": "#!/bin/sh\ncat plan.txt\n"}

@@ -449,3 +449,31 @@ def test_a_plan_without_levers_is_not_merged(batch):
         plan = make_plan(workload, cluster, "slots+johnson", time_limit=20)
     with pytest.raises(InvalidInput, match="plan: has no levers"):
         export_files(plan, workload, cluster, "yarn-fair", current=default_config("yarn-fair", cluster))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_the_levers_on_each_targets_default_configuration(target, batch):
+    workload, cluster = batch
+    config = default_config(target, cluster)
+    levers = Levers(scheduler="fair" if target == "mrv1" else None, slowstart=0.4, priorities={"pagerank": 1},
+                    queues={name: "default" for name in workload.names}, policies={"default": "fifo"},
+                    order=("sessionize", "etl-clicks", "pagerank", "grep-logs", "train-ctr"),
+                    submits={"sessionize": 0.0, "etl-clicks": 0.0, "pagerank": 100.0, "grep-logs": 100.0,
+                             "train-ctr": 600.0})
+    files = merged_files(config, levers, workload, cluster, target)
+    run = deployed_run(files, workload, cluster)
+    assert run.options.reduce_slowstart == 0.4 and {job.pool for job in run.workload} == {"default"}
+    assert [(job.name, job.submit) for job in run.workload] == [
+        ("etl-clicks", 0.0), ("sessionize", 0.0), ("pagerank", 100.0), ("grep-logs", 100.0), ("train-ctr", 600.0)]
+    assert run.workload["pagerank"].priority == 1
+    assert [line.split("\t")[1] for line in files["submissions.tsv"].splitlines()[1:]] == list(levers.order)
+    if target == "yarn-capacity":
+        assert "root.default.ordering-policy</name><value>fifo" in files["capacity-scheduler.xml"]
+        assert isinstance(run.scheduler, Capacity)
+    else:
+        assert isinstance(run.scheduler, Fair) and run.scheduler.pools["default"].mode == "fifo"
+    assert run.cluster.map_slots + run.cluster.reduce_slots == 4  # node resources untouched
+    changed = {line[6:] for line in files["changes.diff"].splitlines() if line.startswith("+++ b/")}
+    assert changed == ({"mapred-site.xml", "fair-scheduler.xml"} if target == "mrv1" else
+                       {"mapred-site.xml", "yarn-site.xml", "fair-scheduler.xml"} if target == "yarn-fair" else
+                       {"mapred-site.xml", "yarn-site.xml", "capacity-scheduler.xml"})

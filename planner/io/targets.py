@@ -147,6 +147,8 @@ def export_files(plan: Plan, workload: Workload | None, cluster: Cluster, target
     if workload is None and not (ready_now or plan.ready_now or plan.phases):
         raise InvalidInput("workload", "the plan uses the jobs' arrivals: give its workload (-w) for their submit "
                                        "times, or --ready-now to submit every job at the start")
+    if current is None:  # targets written before merging take no ``current``
+        return chosen.files(plan, workload, cluster, ready_now=ready_now, options=options)
     return chosen.files(plan, workload, cluster, ready_now=ready_now, options=options, current=current)
 
 

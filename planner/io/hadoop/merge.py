@@ -125,11 +125,11 @@ def read_current(paths: Iterable[str | Path]) -> CurrentConfig:
 
 
 def default_config(target: str, cluster: Cluster) -> CurrentConfig:
-    """``target``'s stock configuration for ``cluster`` (module docstring of `export` for the
-    containers): mrv1 the FIFO scheduler (JobQueueTaskScheduler) with the cluster's slots per
-    node; yarn-fair the fair scheduler with one queue "default" (fair policy); yarn-capacity the
-    capacity scheduler with one queue "default" at 100%. Both YARN targets offer each node's
-    slots as containers of 1024 MB and 1 vcore."""
+    """``target``'s stock configuration for ``cluster``: mrv1 the FIFO scheduler
+    (JobQueueTaskScheduler) with the cluster's map and reduce slots per node; yarn-fair the fair
+    scheduler with one queue "default" (fair policy); yarn-capacity the capacity scheduler with
+    one queue "default" at 100%. Both YARN targets offer each node's slots as containers of
+    1024 MB and 1 vcore (the minimum allocation), as `planner.io.hadoop.export` writes them."""
     target = as_str(target, "target", choices=HADOOP_TARGETS)
     if target == "mrv1":
         site = {"mapred.jobtracker.taskScheduler": FIFO_MRV1,
@@ -633,7 +633,6 @@ _WHERE = {
     "submissions.tsv": "read by submit.sh: position, job, submit_at (s from the start), pool, priority",
     "submit.sh": "run it when the batch starts (see its first lines)",
     "changes.diff": "what this export changes of your configuration (a unified diff)",
-    "README.md": "this file",
 }
 
 
