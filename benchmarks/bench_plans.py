@@ -18,6 +18,11 @@ Issue 38's floors, measured side by side in one run:
   0.5; and the plan's predicted late jobs against a fresh validation (another seed):
   |predicted - simulated| - max(10% of simulated, 1), floor 0.
 
+Before and after: on the demo batch and the FB-2009 window 1-3 h (ready now and with arrivals),
+the plan main made before this issue (slots+johnson, k = 5, exported to each target) is measured
+on the makespan against the same baselines, runs and seed: the rows "before: ..." count the
+baselines that beat it run for run (no floor: it is the starting point).
+
 Cases: the demo batch (40 FB-2009 jobs ready now, 20 nodes x (2 + 2) slots); five FB-2009
 windows on 10 nodes x (4 + 2) (two ready now, three with their arrivals, one of them the 1,000-job
 window 6-8 h); two FB-2010 slices of 300 s with their arrivals, on a cluster sized so that their
@@ -35,6 +40,7 @@ from pathlib import Path
 
 from benchmarks.registry import Row, register
 from models import Cluster, Workload
+from planner.defaults import DEFAULT_TARGET_RUNS
 from planner.examples.demo import DEMO_CLUSTER, nightly_batch
 from planner.io.swim import read_swim
 from planner.planning.arrivals import batch_bounds
@@ -57,6 +63,9 @@ FB10_SLICES = (("fb10-0-300s", 0, 300), ("fb10-2700-3000s", 2_700, 3_000))
 DEMO_SECONDS, LARGE_SECONDS = 60.0, 300.0
 RESPONSE_RATIO, MAKESPAN_EXCESS, LATE_RATIO = 0.70, 0.01, 0.5
 WINDOW_SLACK = 1.15
+#: The cases where the plan main made before this issue (slots+johnson, k = 5, exported to the
+#: target) is measured against the same baselines, for the before-and-after comparison.
+BEFORE_CASES = ("demo", "fb09-1h-3h", "fb09-1h-3h-arrivals")
 
 
 @cache
@@ -139,6 +148,9 @@ def run(suite: str) -> list[Row]:
                                 _objective_bound(plan), None, seconds, plan.status, 1, floor_seconds=floor,
                                 detail=(f"beaten by {', '.join(beaten)}; " if beaten else "") + _detail(plan),
                                 floor_objective=0.0))
+    for name, workload, cluster, ready in cases(suite):
+        if name in BEFORE_CASES:
+            rows += [_before_row(name, workload, cluster, ready, target) for target in TARGETS]
     rows += _demo_rows(kept)
     if suite == "full":
         rows += _deadline_rows()
@@ -214,3 +226,41 @@ def _deadline_rows() -> list[Row]:
                         detail=f"predicted {predicted:.2f} (seed {plan.simulated['seed']}), simulated {simulated:.2f} "
                                f"(seed {plan.simulated['seed'] + 1})", floor_objective=0.0))
     return rows
+
+
+def _before_row(name: str, workload: Workload, cluster: Cluster, ready: bool, target: str) -> Row:
+    """Before issue 38: the default slot plan (slots+johnson, k = 5) as its export to ``target``
+    runs it, paired on the makespan with the baselines a plan for the target is measured against
+    (the target's stock configuration as it is, FIFO and Fair), with the same runs and seed."""
+    from planner.io.hadoop.merge import default_config, deployed_run, map_queues, merged_files
+    from planner.io.targets import plan_run
+    from planner.planning.make import make_plan
+    from planner.plans.levers import Levers
+    from planner.proof.deployed import compare, deployed_setup, measure, target_baselines
+    from planner.proof.setups import all_ready
+
+    start = time.perf_counter()
+    legacy = make_plan(workload, cluster, "slots+johnson", ready_now=ready)
+    night = all_ready(workload) if ready else workload
+    arrived = {job.name: job.submit for job in night}
+    current = default_config(target, cluster)
+    queues = map_queues(workload, current, target, None)
+    configured = deployed_run(merged_files(current, Levers(queues=queues), workload, cluster, target,
+                                           ready_now=ready), workload, cluster)
+    exported = plan_run(legacy, workload, cluster, target, ready_now=ready)
+    by_name = {job.name: job for job in exported.workload}
+    exported = exported.with_workload(Workload([by_name[job.name] for job in workload], name=workload.name))
+    setups = [deployed_setup("before: slots+johnson as exported", "plan", exported, night, window=None,
+                             arrivals=arrived),
+              deployed_setup("as configured", "baseline", configured, night, window=None, arrivals=arrived),
+              *target_baselines(night, configured, target, queues, window=None, arrivals=arrived)]
+    measured = measure(setups, runs=DEFAULT_TARGET_RUNS, noise=0.3, seed=0)
+    records = compare(measured[0], measured[1:], "makespan", 0)
+    beaten = [r["against"] for r in records if r["verdict"] == "plan worse"]
+    plan_mean = float(measured[0].values("makespan").mean())
+    parts = [f"{r['against']} {float(m.values('makespan').mean()):,.0f} s ({r['verdict']})"
+             for r, m in zip(records, measured[1:], strict=True)]
+    return Row(NAME, f"before: {name} ({len(workload)} jobs)/{target}/makespan", "slots+johnson k=5 as exported",
+               float(len(beaten)), None, None, time.perf_counter() - start, "measured", 1,
+               detail=f"plan as exported {plan_mean:,.0f} s (fluid model: {legacy.predicted_makespan:,.0f} s); "
+                      + "; ".join(parts), floor_objective=None)

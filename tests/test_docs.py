@@ -53,7 +53,7 @@ NOT_RUN = {
     ("docs/cli.md", "needs a Dask cluster"),
     ("docs/proving-plans.md", "needs a Dask cluster"),
     ("docs/proving-plans.md", "hours of simulations, needs a Dask cluster"),
-    ("docs/cli.md", "takes 20-30 s; tests/test_cli_proofs.py runs it with 3 runs per setup"),
+    ("docs/cli.md", "takes about 30 s; tests/test_cli_proofs.py runs it with 3 runs per setup"),
 }
 COMMAND_TIMEOUT = 300
 

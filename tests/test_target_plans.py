@@ -171,6 +171,10 @@ def test_the_command_line_plans_exports_and_validates(batch, tmp_path) -> None:
                                  "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert (out / "changes.diff").exists()
+    runs = [runner.invoke(app, ["simulate", str(workload), "-c", str(cluster), *how, "--json"])
+            for how in (["--plan", str(plan)], ["--hadoop-conf", str(out)])]
+    assert [r.exit_code for r in runs] == [0, 0], runs[0].output + runs[1].output
+    assert json.loads(runs[0].stdout)["result"] == json.loads(runs[1].stdout)["result"]
     result = runner.invoke(app, ["plan", str(workload), "-c", str(cluster), "--target", "yarn-capacity",
                                  "--hadoop-conf", str(tmp_path / "capacity-scheduler.xml"), "--runs", "2"])
     assert result.exit_code == 2

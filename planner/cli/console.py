@@ -177,6 +177,25 @@ TEXT_COLUMNS = frozenset({"job", "workload", "field", "role", "setup", "configur
                           "scheduler", "strategy", "plan", "best_baseline", "order", "selection", "kind"})
 
 
+#: Jobs a terminal table shows of a per-job section (JSON has them all).
+JOBS_SHOWN = 40
+
+
+def jobs_section(key: str, title: str, records: Sequence[dict[str, Any]], *, as_json: bool) -> Section:
+    """Each job's outcome (finish, lateness): every job in JSON; on a terminal, the `JOBS_SHOWN`
+    latest against their due date (else the last to finish) when there are more, said in the title."""
+    if as_json or len(records) <= JOBS_SHOWN:
+        return Section(key, title, records)
+
+    def late_first(record: dict[str, Any]) -> tuple[float, float]:
+        lateness = record.get("lateness")
+        return (-(lateness if lateness is not None else -math.inf), -(record.get("finish") or 0.0))
+
+    shown_records = sorted(records, key=late_first)[:JOBS_SHOWN]
+    return Section(key, f"{title}: the {JOBS_SHOWN} latest of {len(records):,} (--json gives every job)",
+                   shown_records)
+
+
 def records_table(records: Sequence[dict[str, str]], title: str) -> Table:
     """A table of records whose values are already text (`emit` formats them once)."""
     from rich import box

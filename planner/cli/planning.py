@@ -19,6 +19,7 @@ from planner.cli.console import (
     attribute,
     emit,
     heartbeats_fit,
+    jobs_section,
     not_a_folder,
     steps_shown,
     working,
@@ -223,7 +224,8 @@ def _target_plan(workload: Path, cluster: Path, target: str, *, strategy: Strate
         raise attribute(error, _PLAN_OPTIONS, workload=workload, cluster=cluster) from None
     if output is not None:
         made.to_file(output)
-    emit([Section(key, title, records, one=one) for key, title, records, one in target_sections(made, workload.name)],
+    emit([jobs_section(key, title, records, as_json=json_output) if key == "jobs" else
+          Section(key, title, records, one=one) for key, title, records, one in target_sections(made, workload.name)],
          as_json=json_output)
 
 
@@ -241,10 +243,15 @@ def export(
                                                            "their submit times (without it: all at once, in order).")
     ] = None,
     ready_now: ReadyNowOption = False,
+    hadoop_conf: HadoopConfOption = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Write the Hadoop configuration that applies a plan: the scheduler's files, per-node slot
     counts, a submission script in the plan's order, and a README saying what goes where.
+
+    A plan made with `planner plan --target` is merged into the configuration it was made from
+    (--hadoop-conf, the same files; without: the target's stock configuration), with
+    changes.diff against it.
 
     Example: planner export plan.json --cluster examples/cluster.yaml -w examples/nightly.yaml --to mrv1 -o hadoop-conf/
 
@@ -260,9 +267,15 @@ def export(
     machines = Cluster.from_file(cluster)
     batch = Workload.from_file(workload) if workload is not None else None
     try:
-        names = export_plan(chosen, batch, machines, target.value, output, ready_now=ready_now)
+        current = None
+        if hadoop_conf:
+            from planner.io.hadoop.merge import read_current
+
+            current = read_current(hadoop_conf)
+        names = export_plan(chosen, batch, machines, target.value, output, ready_now=ready_now, current=current)
     except InvalidInput as error:
-        raise attribute(error, {"target": "--to", "ready_now": "--ready-now", "workload": "--workload"},
+        raise attribute(error, {"target": "--to", "ready_now": "--ready-now", "workload": "--workload",
+                                "hadoop_conf": "--hadoop-conf"},
                         workload=workload,
                         cluster=cluster) from None
     emit([Section("files", f"{target.value} configuration in {output}", [{"file": name} for name in names])],

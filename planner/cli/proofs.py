@@ -21,6 +21,7 @@ from planner.cli.console import (
     emit,
     exits_cleanly,
     heartbeats_fit,
+    jobs_section,
     not_a_folder,
     parse_slots,
 )
@@ -133,8 +134,8 @@ def validate_command(
                 Section("paired", f"the plan against each baseline, run for run (difference = baseline - plan, "
                                   f"{report.metric})", report.paired)]
     if report.jobs_outcome:
-        sections.append(Section("jobs", "each job under the plan: mean finish, lateness, fraction of runs late",
-                                report.jobs_outcome))
+        sections.append(jobs_section("jobs", "each job under the plan: mean finish, lateness, fraction of runs late",
+                                     report.jobs_outcome, as_json=json_output))
     emit(sections, as_json=json_output)
 
 

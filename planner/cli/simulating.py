@@ -111,17 +111,21 @@ def simulate_command(
         machines = chosen_options.on(given_cluster)
         heartbeats_fit(batch.jobs, machines, [split], cluster_file=cluster,
                        flag="--heartbeat" if heartbeat is not None else None)
+        made_for = _plan_target(plan) if plan is not None else None
         if plan is not None or hadoop_conf:
             sets = "--plan" if plan is not None else "--hadoop-conf"
             setting = [("--scheduler", scheduler is not None), ("--config", config is not None)]
-            setting += ([("--slots", slots is not None), ("--hadoop-conf", bool(hadoop_conf))] if plan is not None
-                        else [])
+            # a plan for a target runs in the configuration it was made from (--hadoop-conf)
+            setting += ([("--slots", slots is not None), ("--hadoop-conf", bool(hadoop_conf) and made_for is None)]
+                        if plan is not None else [])
             foreign = [] if plan is not None else [("--target", target != "mrv1"), ("--ready-now", ready_now)]
             for flag, given in setting + foreign:
                 if given:
                     raise InvalidInput(flag, f"does not go with {sets}" if (flag, given) in foreign
                                        else f"{sets} sets the scheduler and the slots; leave it out")
-            if plan is not None:
+            if plan is not None and made_for is not None:
+                run = _target_plan_run(plan, batch, given_cluster, target, made_for, hadoop_conf, chosen_options)
+            elif plan is not None:
                 run = _plan_run(plan, batch, given_cluster, machines, target, ready_now, chosen_options)
             else:
                 run = hadoop_run(hadoop_conf, batch, machines, delay=chosen_options.delay,
@@ -167,3 +171,28 @@ def _plan_run(path: Path, batch: Workload, given: Cluster, machines: Cluster, ta
         raise InvalidInput("--containers", "Hadoop 1 (--target mrv1) has typed slots; YARN targets run containers")
     return plan_run(chosen, batch, machines, target, ready_now=ready_now,
                     options=with_options(None, **chosen_options.options))
+
+
+def _plan_target(path: Path) -> str | None:
+    """The target a plan file was made for (`planner plan --target`), None for other plans."""
+    from planner.plans.plan import Plan
+
+    return Plan.from_file(path).target
+
+
+def _target_plan_run(path: Path, batch: Workload, given: Cluster, target: str, made_for: str,
+                     hadoop_conf: list[Path] | None, chosen_options: SimulationFlags) -> Run:
+    """A plan for a target as it runs once applied (`planner.proof.validate.target_run`): its levers
+    in the configuration it was made from (``hadoop_conf``, or the target's stock one)."""
+    from planner.plans.plan import Plan
+    from planner.proof.validate import target_run
+
+    chosen = Plan.from_file(path)
+    if target not in ("mrv1", made_for):  # mrv1 is the option's default
+        raise InvalidInput("--target", f"the plan was made for {made_for}; leave --target out or give {made_for}")
+    if not chosen.matches(batch, given):
+        raise InvalidInput("--plan", "was made for another workload or cluster (fingerprints differ)")
+    if chosen_options.delay is not None or any(v is not None for v in chosen_options.options.values()):
+        raise InvalidInput("--plan", "a plan for a target runs as its configuration says; leave the simulation "
+                                     "options out")
+    return target_run(chosen, batch, given, hadoop_conf)

@@ -118,12 +118,12 @@ def make_plan(
             progress=progress), workload), ready_now=True, **timing)
     jobs = list(workload)
     total = cluster.total_slots
-    if window is not None and len(workload):
-        night = workload if not ready_now else Workload([job.with_changes(submit=0.0) for job in workload])
-        arrivals.check_window_reachable(window, arrivals.batch_bounds(night, total, window))
     submitted = submission_order(workload)
     releases = arrivals.releases_of(workload, ready_now)
     due = arrivals.due_dates(workload, window, ready_now)
+    if window is not None and len(workload):
+        night = workload if not ready_now else Workload([job.with_changes(submit=0.0) for job in workload])
+        arrivals.check_window_reachable(window, arrivals.batch_bounds(night, total, window))
     curves = SlotCurves(jobs, total, k, model, releases, progress)
     baseline = fluid_makespan(jobs, cluster.total_map_slots, cluster.total_reduce_slots, k, submitted, model,
                               releases=releases)

@@ -59,6 +59,7 @@ from planner.io.hadoop.conf import hadoop_settings
 from planner.limits import MAX_RUNS
 from planner.plans.files import TARGET_STRATEGY
 from planner.plans.plan import Plan
+from planner.proof.deployed import METRICS, Measured, deployed_setup, job_outcomes, measure, target_baselines
 from planner.proof.setups import (
     Setup,
     exported_folder_setup,
@@ -253,9 +254,14 @@ def validate(
     setups = [replace(setup, window=plan.window) for setup in setups]
     clock = time.perf_counter()
     counts = [min(runs, CURVE_RUNS) if setup.role == "curve" else runs for setup in setups]
-    specs = [Spec(run_setup, (setup, noise, seed, run), label=f"{setup.name} #{run}")
+    # the plan's runs also give each job's finish (its outcome per job); the others' do not
+    specs = [Spec(run_setup, (setup, noise, seed, run), {"finishes": setup.role == "plan"},
+                  label=f"{setup.name} #{run}")
              for setup, count in zip(setups, counts, strict=True) for run in range(count)]
     samples = sweep(specs, executor, progress=progress, description=f"validating ({len(specs)} runs)")
+    planned = Measured(setups[0].name, "plan", tuple(samples[:counts[0]]))
+    outcomes = job_outcomes(planned, night, plan.window)
+    samples = [{k: v for k, v in sample.items() if k != "finishes"} for sample in samples]
     records, start = [], 0
     for setup, count in zip(setups, counts, strict=True):
         records.append(summarize(setup, samples[start:start + count]))
@@ -263,7 +269,8 @@ def validate(
     return ValidationReport(plan=plan.summary(), kind=kind, runs=runs, noise=noise, seed=seed,
                             seconds=time.perf_counter() - clock, setups=records, samples=samples,
                             curve=curve, workload=workload.name, jobs=len(workload), cluster=cluster.to_dict(),
-                            order=list(plan.order), phases=[[tuple(p) for p in phase] for phase in plan.phases])
+                            order=list(plan.order), phases=[[tuple(p) for p in phase] for phase in plan.phases],
+                            jobs_outcome=outcomes)
 
 
 def check_noise(noise: object) -> float:
@@ -358,7 +365,6 @@ def validate_target(
     """
     from planner.io.hadoop.merge import default_config, deployed_run, merged_files, read_current
     from planner.plans.levers import Levers
-    from planner.proof.deployed import METRICS, deployed_setup, job_outcomes, measure, target_baselines
     from planner.proof.setups import all_ready
 
     if plan.target is None or plan.levers is None or plan.simulated is None:
