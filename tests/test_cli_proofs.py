@@ -203,7 +203,7 @@ def test_a_dask_address_without_a_port_is_bad_input(plan_file):
 
 def test_robust_only_options_need_robust():
     line = one_line_error(invoke("plan", WORKLOAD, "-c", CLUSTER, "--noise", 0.1))
-    assert line == "error: --noise: applies with --robust only"
+    assert line == "error: --noise: applies with --robust or --target only"
     line = one_line_error(invoke("plan", WORKLOAD, "-c", CLUSTER, "--robust", "--executor", "cloud"))
     assert line == "error: --executor: must be local, serial or dask://HOST:PORT, got 'cloud'"
 

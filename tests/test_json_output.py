@@ -39,6 +39,7 @@ COMMANDS = {
     "fit tasks": ["fit", str(EXAMPLES / "tasks.csv")],
     "plan slots": ["plan", W, "--cluster", C, "--strategy", "slots"],
     "plan johnson": ["plan", W, "--cluster", C, "--strategy", "johnson"],
+    "plan target": ["plan", W, "--cluster", C, "--target", "yarn-fair", "--runs", "2", "--executor", "serial"],
     "plan pairs milp": ["plan", W, "--cluster", C, "--strategy", "pairs", "--solver", "milp"],
     "plan packing milp": ["plan", W, "--cluster", C, "--strategy", "packing", "--solver", "milp"],
     "plan packing milp-compact": ["plan", W, "--cluster", C, "--strategy", "packing", "--solver", "milp-compact",
@@ -85,7 +86,7 @@ def check_shape(parsed: dict, documented: dict[str, tuple[str, list[str]]]) -> N
 def test_every_command_is_documented():
     assert set(SHAPES) == {"import", "fit", "plan", "export", "simulate", "validate", "compare", "sweep", "replay",
                            "demo"}
-    assert [len(tables) for tables in SHAPES.values()] == [1, 3, 1, 1, 1, 1, 1, 1, 1, 1]
+    assert [len(tables) for tables in SHAPES.values()] == [1, 3, 2, 1, 1, 1, 1, 1, 1, 1]
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
@@ -93,7 +94,7 @@ def test_json_output_has_the_documented_keys(name, tmp_path):
     """Stable keys: the same whatever the files are called (no titles, no timings)."""
     parsed = json.loads(_planner(*COMMANDS[name], "--json", cwd=tmp_path))
     command = name.split()[0]
-    documented = SHAPES[command][{"fit tasks": 1, "fit wave": 2}.get(name, 0)]
+    documented = SHAPES[command][{"fit tasks": 1, "fit wave": 2, "plan target": 1}.get(name, 0)]
     check_shape(parsed, documented)
     if name == "plan pairs milp":
         assert parsed["phases"] and parsed["plan"]["phases"] == len({r["phase"] for r in parsed["phases"]})

@@ -145,8 +145,9 @@ def test_yarn_fair_levers_go_into_the_operators_queues(batch):
     assert pools["sls_queue_3"].max_running == 4 and pools["sls_queue_3"].min_map == 1
     assert run.options.reduce_slowstart == 0.25 and run.options.assign_multiple and run.options.containers
     assert run.scheduler.preemption is not None  # the operator's preemption, untouched
+    # YARN's fair scheduler does not order applications by priority: they run at 0, whatever was asked
     assert [(j.name, j.submit, j.pool, j.priority) for j in run.workload] == [
-        (names[0], 0.0, "tonight", 5), (names[1], 10.0, "tonight", 2), (names[2], 20.0, "sls_queue_3", 0),
+        (names[0], 0.0, "tonight", 0), (names[1], 10.0, "tonight", 0), (names[2], 20.0, "sls_queue_3", 0),
         (names[3], 30.0, "sls_queue_3", 0), (names[4], 40.0, "sls_queue_3", 0)]
     assert "<name>yarn.cluster.max-application-priority</name><value>5</value>" in files["yarn-site.xml"]
     assert "<value>0.25</value>" in files["mapred-site.xml"]
@@ -427,17 +428,22 @@ def test_submit_sh_fails_when_a_submission_fails(tmp_path, batch):
 def test_yarn_resets_a_priority_above_the_clusters_maximum(batch):
     """YARN's yarn.cluster.max-application-priority is 0 unless set: a plan that keeps the files
     keeps the jobs' own priorities in the schedule, and YARN (read back) runs them at 0; a plan
-    giving priorities raises the maximum, and they hold."""
+    giving priorities raises the maximum, and they hold under the capacity scheduler. The fair
+    scheduler does not order applications by priority: they run at 0 whatever the maximum."""
     workload, cluster = batch
-    config = default_config("yarn-fair", cluster)
-    kept = merged_files(config, Levers(), workload, cluster, "yarn-fair")
-    assert "\t1\n" in kept["submissions.tsv"]  # etl-clicks's own priority, as submitted
-    assert {job.priority for job in deployed_run(kept, workload, cluster).workload} == {0}
-    given = merged_files(config, Levers(priorities={"pagerank": 2}), workload, cluster, "yarn-fair")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # the maximum is read, not ignored
-        run = deployed_run(given, workload, cluster)
-    assert [job.priority for job in run.workload] == [1, 1, 2, 0, 0]
+    for target in ("yarn-fair", "yarn-capacity"):
+        config = default_config(target, cluster)
+        if target == "yarn-capacity":  # its one queue, default
+            workload = Workload([job.with_changes(pool="default") for job in workload], name=workload.name)
+        kept = merged_files(config, Levers(), workload, cluster, target)
+        assert "\t1\n" in kept["submissions.tsv"]  # etl-clicks's own priority, as submitted
+        assert {job.priority for job in deployed_run(kept, workload, cluster).workload} == {0}
+        given = merged_files(config, Levers(priorities={"pagerank": 2}), workload, cluster, target)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # the maximum is read, not ignored
+            run = deployed_run(given, workload, cluster)
+        expected = [0, 0, 0, 0, 0] if target == "yarn-fair" else [1, 1, 2, 0, 0]
+        assert [job.priority for job in run.workload] == expected
     mrv1 = merged_files(default_config("mrv1", cluster), Levers(), workload, cluster, "mrv1")
     assert [job.priority for job in deployed_run(mrv1, workload, cluster).workload] == [1, 1, 0, 0, 0]
 
@@ -465,7 +471,7 @@ def test_the_levers_on_each_targets_default_configuration(target, batch):
     assert run.options.reduce_slowstart == 0.4 and {job.pool for job in run.workload} == {"default"}
     assert [(job.name, job.submit) for job in run.workload] == [
         ("etl-clicks", 0.0), ("sessionize", 0.0), ("pagerank", 100.0), ("grep-logs", 100.0), ("train-ctr", 600.0)]
-    assert run.workload["pagerank"].priority == 1
+    assert run.workload["pagerank"].priority == (0 if target == "yarn-fair" else 1)  # YARN fair: no priorities
     assert [line.split("\t")[1] for line in files["submissions.tsv"].splitlines()[1:]] == list(levers.order)
     if target == "yarn-capacity":
         assert "root.default.ordering-policy</name><value>fifo" in files["capacity-scheduler.xml"]

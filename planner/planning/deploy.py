@@ -18,8 +18,9 @@ How the plan is chosen:
    flow shop with release dates and deadlines for the lateness objectives (exact within its
    reach, `planner.planning.arrivals.release_order`, else its list rule: the record says which);
    on mrv1, the fluid model's best slot split for Johnson's order. An order is deployed as
-   priorities (higher first in a FIFO queue: `PRIORITY_LEVELS` levels per target) and submission
-   times (each job at its arrival, jobs arriving together a `SUBMIT_GAP` apart in the order).
+   priorities (higher first in a FIFO queue: `PRIORITY_LEVELS` levels per target; none on
+   yarn-fair, whose scheduler ignores them) and submission times (each job at its arrival, jobs
+   arriving together a `SUBMIT_GAP` apart in the order).
 2. **The simulator decides.** Each candidate is exported into the operator's files, read back
    (`planner.io.hadoop.merge.deployed_run`) and simulated ``runs`` times under profile noise,
    paired run for run with the baselines (`planner.proof.deployed`): the configuration as it is,
@@ -76,8 +77,10 @@ from solvers.bounds import alone
 __all__ = ["plan_for_target", "PRIORITY_LEVELS", "SLOWSTARTS"]
 
 #: Priority levels an order is spread over, per target: MRv1 has five (VERY_LOW..VERY_HIGH, -2..2);
-#: YARN's application priorities are integers from 0 (`yarn.cluster.max-application-priority`).
-PRIORITY_LEVELS = {"mrv1": (-2, 2), "yarn-fair": (0, 99), "yarn-capacity": (0, 99)}
+#: YARN's capacity scheduler takes integers from 0 up to `yarn.cluster.max-application-priority`.
+#: YARN's fair scheduler does not order applications by priority: on yarn-fair the order is the
+#: submission times alone.
+PRIORITY_LEVELS = {"mrv1": (-2, 2), "yarn-capacity": (0, 99)}
 #: Reduce slow-starts tried on the best candidate (Hadoop's default is 0.05).
 SLOWSTARTS = (0.05, 0.8, 1.0)
 #: The least a change must gain to be recommended, as a fraction of the configuration's makespan
@@ -370,10 +373,11 @@ def _ordered(night: Workload, order: Sequence[int], target: str, base: dict[str,
     """An order deployed (module docstring): priorities spread over the target's levels in the
     order, each job submitted at its arrival, jobs arriving together a gap apart in the order."""
     jobs = list(night)
-    low, high = PRIORITY_LEVELS[target]
+    low, high = PRIORITY_LEVELS.get(target, (0, 0))
     levels = min(high - low + 1, len(jobs))
     rank = {int(i): position for position, i in enumerate(order)}
-    priorities = {jobs[i].name: high - (rank[i] * levels) // len(jobs) for i in range(len(jobs))}
+    priorities = ({} if target not in PRIORITY_LEVELS else
+                  {jobs[i].name: high - (rank[i] * levels) // len(jobs) for i in range(len(jobs))})
     submits: dict[str, float] = {}
     seen: dict[float, int] = {}
     for i in order:

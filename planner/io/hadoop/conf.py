@@ -118,7 +118,7 @@ class HadoopSetup:
     def submit(self, workload: Workload) -> Workload:
         """``workload`` as the submission schedule submits it (unchanged without one); on YARN
         (``max_priority`` set) a priority above the cluster's maximum is that maximum, as YARN
-        resets it."""
+        resets it (0 under YARN's fair scheduler, which does not order applications by priority)."""
         if not self.submissions:
             return workload
         schedule = self.submissions
@@ -216,9 +216,12 @@ def read_hadoop_conf(paths: Iterable[str | Path], *, warn: bool = True) -> Hadoo
         cluster["replication"] = _site_number(site, "replication", 3, whole=True)
     if groups:
         extra["slots"] = group_slots(groups, topology)
-    if options.get("containers") and "submissions" in extra:
-        extra["max_priority"] = int(_site_number(site, "max_priority", 0, whole=True))
     scheduler = _scheduler(site, capacity, read, ignored)
+    if options.get("containers") and "submissions" in extra:
+        # YARN's fair scheduler does not order applications by priority (the capacity scheduler
+        # does, up to yarn.cluster.max-application-priority): its submissions run at priority 0
+        fair = isinstance(scheduler, Fair)
+        extra["max_priority"] = 0 if fair else int(_site_number(site, "max_priority", 0, whole=True))
     setup = HadoopSetup(scheduler, cluster, options, tuple(ignored), tuple(str(path) for path in files), **extra)
     if warn and ignored:
         warnings.warn(f"not modelled, ignored: {'; '.join(ignored)}", IgnoredSetting, stacklevel=2)
