@@ -78,7 +78,8 @@ def test_yarn_fair_scheduler_files():
         Pool("sls_queue_1", weight=0.25, min_map=1), Pool("sls_queue_2", weight=0.25, min_map=1),
         Pool("sls_queue_3", weight=0.5, min_map=1)]
     assert setup.scheduler.preemption == Preemption(min_share_timeout=2.0, fair_share_timeout=None)
-    assert setup.options == {"containers": True, "assign_multiple": True}
+    # the files set no slow-start: Hadoop's 0.05
+    assert setup.options == {"containers": True, "assign_multiple": True, "reduce_slowstart": 0.05}
     assert len(warned) == 1 and "user 'jenkins'" in warned[0] and "userMaxAppsDefault = 1000" in warned[0]
 
 
@@ -87,7 +88,7 @@ def test_capacity_scheduler_file():
     assert isinstance(setup.scheduler, Capacity)
     assert [(q.name, q.capacity, q.max_capacity) for q in setup.scheduler.queues] == [
         ("sls_queue_1", 0.25, 1.0), ("sls_queue_2", 0.25, 1.0), ("sls_queue_3", 0.5, 1.0)]
-    assert setup.options == {"containers": True} and not warned
+    assert setup.options == {"containers": True, "reduce_slowstart": 0.05} and not warned
 
 
 def test_the_sls_nodes_file_with_its_broken_entry_is_one_line_naming_the_element():
@@ -117,7 +118,8 @@ def test_the_sls_trace_runs_on_the_cluster_as_configured():
                           Pool("sls_queue_3", weight=0.5, min_map=1)],
                    preemption=Preemption(min_share_timeout=2.0, fair_share_timeout=None))
     configured = simulate(jobs, cluster, scheduler, options=options)
-    assert configured.to_json() == simulate(jobs, cluster, by_hand, options=SimOptions(containers=True)).to_json()
+    by_hand_options = SimOptions(containers=True, reduce_slowstart=0.05)  # Hadoop's slow-start: no file sets one
+    assert configured.to_json() == simulate(jobs, cluster, by_hand, options=by_hand_options).to_json()
 
 
 # -- MRv1 ------------------------------------------------------------------------------------------------

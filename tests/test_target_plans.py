@@ -46,7 +46,9 @@ def test_the_recommendation_beats_the_configuration_run_for_run(response_plan) -
     # no baseline beats it run for run
     assert all(r["verdict"] != "plan worse" for r in simulated["comparisons"])
     chosen = next(r for r in simulated["candidates"] if r["setup"] == simulated["chosen"])
-    assert chosen["mean"] == simulated["mean"] == min(r["mean"] for r in simulated["candidates"])
+    # the best of the first round (a slow-start variant replaces it only when it pays: MIN_GAIN)
+    first_round = [r["mean"] for r in simulated["candidates"] if "slow-start" not in r["setup"]]
+    assert chosen["mean"] == simulated["mean"] <= min(first_round)
     assert simulated["mean"] >= simulated["bounds"]["mean_response"]
     assert response_plan.predicted_makespan >= simulated["bounds"]["makespan"]
     assert {r["job"] for r in simulated["jobs"]} == {job.name for job in nightly_batch()[:12]}

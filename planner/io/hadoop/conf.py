@@ -7,8 +7,9 @@
   maximum-capacity as fractions of the cluster (each level's percentages multiplied down the
   path);
 - mapred-site.xml and yarn-site.xml (any ``<configuration>`` file): the settings in
-  `SITE_SETTINGS` (slots or containers per node, reduce slow-start, assign-multiple, preemption,
-  the scheduler class, block replication);
+  `SITE_SETTINGS` (slots or containers per node, reduce slow-start (Hadoop's `HADOOP_SLOWSTART`,
+  0.05, when no file sets it), assign-multiple, preemption, the scheduler class, block
+  replication);
 - SLS's nodes file (JSON): the nodes and racks;
 - what `planner export` writes beside them (`plan_files`): per-host slot groups
   (``NAME.xml`` with ``NAME.hosts``), ``submissions.tsv`` and ``phases.tsv``.
@@ -85,6 +86,8 @@ SITE_SETTINGS = {
     "mapred.fairscheduler.allocation.file": "allocation_file",
     "yarn.scheduler.fair.allocation.file": "allocation_file",
 }
+#: Hadoop's reduce slow-start when the files do not set it (mapred-default.xml, MRv1 and MRv2).
+HADOOP_SLOWSTART = 0.05
 #: Scheduler classes by the last part of their Java name.
 SCHEDULER_CLASSES = {"FairScheduler": "fair", "CapacityTaskScheduler": "capacity", "CapacityScheduler": "capacity",
                      "JobQueueTaskScheduler": "fifo", "FifoScheduler": "fifo"}
@@ -208,8 +211,8 @@ def read_hadoop_conf(paths: Iterable[str | Path], *, warn: bool = True) -> Hadoo
     cluster.update(_slots(site, container, yarn=any(a.yarn for a in read) or bool(capacity)))
     if "containers" in cluster:
         options["containers"] = cluster.pop("containers")
-    if "reduce_slowstart" in site:
-        options["reduce_slowstart"] = _site_number(site, "reduce_slowstart", 1.0)
+    # Hadoop launches a job's reduces once 5% of its maps are done unless the files say otherwise
+    options["reduce_slowstart"] = _site_number(site, "reduce_slowstart", HADOOP_SLOWSTART)
     if "assign_multiple" in site:
         options["assign_multiple"] = _site_flag(site, "assign_multiple")
     if "replication" in site:
