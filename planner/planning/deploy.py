@@ -19,16 +19,17 @@ How the plan is chosen:
    reach, `planner.planning.arrivals.release_order`, else its list rule: the record says which);
    on mrv1, the fluid model's best slot split for Johnson's order. An order is deployed as
    priorities (higher first in a FIFO queue: `PRIORITY_LEVELS` levels per target; none on
-   yarn-fair, whose scheduler ignores them) and submission times (each job at its arrival, jobs
-   arriving together a `SUBMIT_GAP` apart in the order).
+   yarn-fair, whose scheduler ignores them) and submission times (each job at its arrival; jobs
+   arriving together at one priority level `ORDER_GAP` apart in the order, which the simulation
+   pays for).
 2. **The simulator decides.** Each candidate is exported into the operator's files, read back
    (`planner.io.hadoop.merge.deployed_run`) and simulated ``runs`` times under profile noise,
    paired run for run with the baselines (`planner.proof.deployed`): the configuration as it is,
-   FIFO and Fair on the same resources. The best candidate by mean objective (ties: mean
-   makespan) is then tried with other reduce slow-starts.
+   FIFO and Fair on the same resources. The `SLOWSTART_LEADERS` best candidates by mean
+   objective (ties: mean makespan) are then tried with other reduce slow-starts.
 3. **Never worse than doing nothing.** The recommendation must beat the configuration as it is
    run for run (the 95% interval of the mean difference excludes zero) by at least `MIN_GAIN` of
-   its makespan (objectives in seconds); otherwise the plan is "keep your configuration" and its
+   its own mean objective (`_gain_scale`); otherwise the plan is "keep your configuration" and its
    levers change nothing. A slow-start variant replaces its candidate on the same terms.
 
 The figures the plan records are simulated (mean, p5, p95 over the runs) for the configuration
@@ -50,7 +51,7 @@ from models import Cluster, InvalidInput, Workload
 from models.checks import as_int, as_str
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_NOISE, DEFAULT_TARGET_RUNS
-from planner.io.hadoop.applied import HADOOP_TARGETS, SUBMIT_GAP
+from planner.io.hadoop.applied import HADOOP_TARGETS
 from planner.io.hadoop.merge import CurrentConfig, default_config, deployed_run, map_queues, merged_files, read_current
 from planner.limits import MAX_RUNS
 from planner.planning import arrivals
@@ -81,13 +82,20 @@ __all__ = ["plan_for_target", "PRIORITY_LEVELS", "SLOWSTARTS"]
 #: YARN's fair scheduler does not order applications by priority: on yarn-fair the order is the
 #: submission times alone.
 PRIORITY_LEVELS = {"mrv1": (-2, 2), "yarn-capacity": (0, 99)}
-#: Reduce slow-starts tried on the best candidate (Hadoop's default is 0.05).
+#: Reduce slow-starts tried on the best candidates of the first round (Hadoop's default is 0.05),
+#: and how many of them.
 SLOWSTARTS = (0.05, 0.8, 1.0)
-#: The least a change must gain to be recommended, as a fraction of the configuration's makespan
-#: (objectives in seconds): a lever is changed only when it pays more than the noise of applying it.
+SLOWSTART_LEADERS = 3
+#: The least a change must gain to be recommended, as a fraction of the configuration's own mean
+#: objective (the makespan's for the maximum lateness; none for late jobs and the window, where
+#: being better run for run is enough): a lever is changed only when it pays.
 MIN_GAIN = 0.01
 #: Seconds the exact two-stage order with releases and deadlines may take, per candidate.
 ORDER_TIME_LIMIT = 10.0
+#: Seconds between the submissions of jobs that arrive together at one priority level: their order
+#: rests on their submission times alone, and a submit command (a JVM starting) takes a while to
+#: reach the scheduler. The simulation submits them so, and so pays for the spacing.
+ORDER_GAP = 1.0
 #: The scheduler each target runs (mrv1: the configured one).
 TARGET_SCHEDULERS = {"yarn-fair": "fair", "yarn-capacity": "capacity"}
 
@@ -140,6 +148,8 @@ def plan_for_target(
     night = all_ready(workload) if ready_now else workload
     check_objective(objective, night, window)
     current = read_current(hadoop_conf) if hadoop_conf else default_config(target, cluster)
+    if current.default and queue_map is None:  # the stock configuration's queue takes every job
+        queue_map = {"*": "default"}
     queues = map_queues(workload, current, target, queue_map)
     arrived = {job.name: job.submit for job in night}
     keep = Levers(queues=queues)
@@ -155,8 +165,13 @@ def plan_for_target(
         return deployed_setup(name, role, deployed_run(files, workload, cluster), night, window=window,
                               arrivals=arrived)
 
-    kind = TARGET_SCHEDULERS.get(target, _scheduler_kind(as_configured))
-    switch = kind if kind != _scheduler_kind(as_configured) else None
+    kind = _scheduler_kind(as_configured)
+    if target in TARGET_SCHEDULERS and kind != TARGET_SCHEDULERS[target]:
+        other = next(name for name, runs in TARGET_SCHEDULERS.items() if runs == kind) if kind != "fifo" else None
+        where = ", ".join(current.sources) or "the configuration"
+        raise InvalidInput("target", f"{where} configures YARN's {kind} scheduler, not {target}'s: "
+                                     + (f"plan for {other}" if other else "give the scheduler's files"))
+    switch = None
     candidates = proposals(night, as_configured, target, queues, kind, switch, objective=objective,
                            window=window, seed=seed)
     configured = deployed_setup("as configured", "baseline", as_configured, night, window=window, arrivals=arrived)
@@ -166,22 +181,23 @@ def plan_for_target(
     measured = measure([*baselines, *first], runs=runs, noise=noise, seed=seed, executor=executor,
                        progress=progress, description="planning")
     by_name = {m.name: m for m in measured}
-    scale = float(np.mean(by_name[configured.name].values("makespan")))
+    scale = _gain_scale(by_name[configured.name], objective)
     pool = [c for c in candidates]
     best = _best([by_name[c.name] for c in pool], objective)
-    # second round: the best candidate with other reduce slow-starts
-    leader = next(c for c in candidates if c.name == best.name)
+    # second round: the best candidates with other reduce slow-starts
+    ranked = sorted(enumerate(candidates), key=lambda item: _rank(by_name[item[1].name], objective, item[0]))
     current_slowstart = (as_configured.options.reduce_slowstart if as_configured.options is not None else 1.0)
     variants = [Candidate(f"{leader.name}, slow-start {value:g}", f"{leader.proposer}; reduce slow-start {value:g}",
                           _with_slowstart(leader.levers, value), leader.model_makespan)
+                for _, leader in ranked[:SLOWSTART_LEADERS]
                 for value in SLOWSTARTS if not math.isclose(value, current_slowstart)]
-    chosen = leader
+    chosen = next(c for c in candidates if c.name == best.name)
     if variants:
         more = measure([setup(c.name, "candidate", c.levers) for c in variants], runs=runs, noise=noise, seed=seed,
                        executor=executor, progress=progress, description="planning: slow-start")
         by_name.update((m.name, m) for m in more)
         pool += variants
-        # a lever changes only when it pays: the variant must beat its leader run for run
+        # a lever changes only when it pays: the variant must beat the first round's best run for run
         challenger = _best(more, objective)
         if _pays(compare(challenger, [best], objective, seed)[0], objective, scale):
             best = challenger
@@ -190,8 +206,12 @@ def plan_for_target(
     against_configured = compare(best, [configured_runs], objective, seed)[0]
     keep_it = not _pays(against_configured, objective, scale)
     if keep_it:
-        reason = (f"no candidate beats the configuration as it is run for run on {objective} (the best, "
-                  f"{chosen.name}: {_verdict_words(against_configured)}): keep your configuration")
+        short = (against_configured["verdict"] == "plan better"
+                 and against_configured["mean_difference"] < MIN_GAIN * scale)
+        because = (f"better run for run, but by less than the {MIN_GAIN:.0%} ({MIN_GAIN * scale:,.1f}) a change "
+                   "must gain" if short else "not better run for run")
+        reason = (f"no candidate gains enough over the configuration as it is on {objective}: the best, "
+                  f"{chosen.name}, is {because} ({_verdict_words(against_configured)}): keep your configuration")
         chosen, best = Candidate("as configured", "the configuration as it is", keep), configured_runs
     else:
         reason = (f"{chosen.name} beats the configuration as it is run for run on {objective}: "
@@ -233,12 +253,20 @@ def plan_for_target(
     )
 
 
+def _gain_scale(configured: Measured, objective: str) -> float:
+    """What `MIN_GAIN` is a fraction of: the configuration's own mean of the objective (the
+    makespan's for the maximum lateness, which may be near zero or negative); 0 for counts and
+    chances (late jobs, the window), where being better run for run is enough."""
+    if objective in ("late_jobs", "window"):
+        return 0.0
+    measure = "makespan" if objective == "max_lateness" else objective
+    return abs(float(np.mean(configured.values(measure))))
+
+
 def _pays(record: dict[str, Any], objective: str, scale: float) -> bool:
-    """Whether a change pays (`MIN_GAIN`): better run for run (the interval excludes zero) and, for
-    objectives in seconds, by at least MIN_GAIN of the configuration's makespan (``scale``)."""
-    if record["verdict"] != "plan better":
-        return False
-    return objective in ("late_jobs", "window") or record["mean_difference"] >= MIN_GAIN * scale
+    """Whether a change pays: better run for run (the interval excludes zero) by at least
+    `MIN_GAIN` x ``scale`` (`_gain_scale`)."""
+    return record["verdict"] == "plan better" and record["mean_difference"] >= MIN_GAIN * scale
 
 
 def _verdict_words(record: dict[str, Any]) -> str:
@@ -250,14 +278,14 @@ def _proposer(name: str, pool: Sequence[Candidate]) -> str:
     return next((c.proposer for c in pool if c.name == name), "baseline")
 
 
-def _best(measured: Sequence[Measured], objective: str) -> Measured:
-    """The smallest mean objective, ties by mean makespan, then the first proposed."""
-    def key(item: tuple[int, Measured]) -> tuple[float, float, int]:
-        position, m = item
-        values = m.values(objective)
-        return (float(np.mean(values)), float(np.mean(m.values("makespan"))), position)
+def _rank(measured: Measured, objective: str, position: int) -> tuple[float, float, int]:
+    """How candidates rank: the smaller mean objective, then mean makespan, then the first proposed."""
+    return (float(np.mean(measured.values(objective))), float(np.mean(measured.values("makespan"))), position)
 
-    return min(enumerate(measured), key=key)[1]
+
+def _best(measured: Sequence[Measured], objective: str) -> Measured:
+    """The best by `_rank`."""
+    return min(enumerate(measured), key=lambda item: _rank(item[1], objective, item[0]))[1]
 
 
 def _with_slowstart(levers: Levers, value: float) -> Levers:
@@ -303,9 +331,6 @@ def proposals(night: Workload, as_configured: Run, target: str, queues: Mapping[
         candidates.append(Candidate("Fair", "fair sharing in each queue",
                                     Levers(**base, policies={queue: "fair" for queue in used},
                                            order=_arrival_order(night))))
-    elif target == "mrv1" and kind == "fifo":
-        candidates.append(Candidate("Fair", "the fair scheduler instead of FIFO (a pool per queue, fair inside)",
-                                    Levers(scheduler="fair", queues=dict(queues), order=_arrival_order(night))))
         if len(used) > 1:
             work = {queue: sum(job.work for job in jobs if queues[job.name] == queue) for queue in used}
             least = min(w for w in work.values() if w > 0) if any(work.values()) else 1.0
@@ -314,6 +339,9 @@ def proposals(night: Workload, as_configured: Run, target: str, queues: Mapping[
                                         Levers(**base, policies={queue: "fair" for queue in used},
                                                weights={q: max(w / least, 1.0) for q, w in work.items()},
                                                order=_arrival_order(night))))
+    elif target == "mrv1" and kind == "fifo":
+        candidates.append(Candidate("Fair", "the fair scheduler instead of FIFO (a pool per queue, fair inside)",
+                                    Levers(scheduler="fair", queues=dict(queues), order=_arrival_order(night))))
     orders: list[tuple[str, str, list[int]]] = []
     from solvers.ordering.admission_orders import johnson_admission
 
@@ -379,12 +407,13 @@ def _ordered(night: Workload, order: Sequence[int], target: str, base: dict[str,
     priorities = ({} if target not in PRIORITY_LEVELS else
                   {jobs[i].name: high - (rank[i] * levels) // len(jobs) for i in range(len(jobs))})
     submits: dict[str, float] = {}
-    seen: dict[float, int] = {}
+    seen: dict[tuple[float, int], int] = {}
     for i in order:
-        arrival = jobs[int(i)].submit
-        count = seen.get(arrival, 0)
-        seen[arrival] = count + 1
-        submits[jobs[int(i)].name] = arrival + count * SUBMIT_GAP
+        job = jobs[int(i)]
+        group = (job.submit, priorities.get(job.name, 0))  # jobs arriving together at one level
+        count = seen.get(group, 0)
+        seen[group] = count + 1
+        submits[job.name] = job.submit + count * ORDER_GAP
     position = {jobs[i].name: rank[i] for i in range(len(jobs))}
     rows = tuple(sorted(submits, key=lambda name: (submits[name], position[name])))
     return Levers(**base, policies=dict(policies), order=rows, priorities=priorities, submits=submits, **more)

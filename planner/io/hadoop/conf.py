@@ -153,6 +153,7 @@ def read_hadoop_conf(paths: Iterable[str | Path], *, warn: bool = True) -> Hadoo
     topology: Topology | None = None
     extra: dict[str, Any] = {}
     hosts_files = {path.with_suffix(""): path for path in files if path.suffix.lower() == ".hosts"}
+    yarn_site = False
     for path in files:
         source = str(path)
         suffix = path.suffix.lower()
@@ -193,6 +194,7 @@ def read_hadoop_conf(paths: Iterable[str | Path], *, warn: bool = True) -> Hadoo
             allocations.append((root, source))
         elif root.tag == "configuration":
             for name, (value, place) in site_properties(root, source).items():
+                yarn_site = yarn_site or name.startswith("yarn.")  # a YARN file: containers
                 if name.startswith(_CAPACITY):
                     capacity[name[len(_CAPACITY):]] = (value, source, place)
                 elif name in SITE_SETTINGS:
@@ -208,7 +210,7 @@ def read_hadoop_conf(paths: Iterable[str | Path], *, warn: bool = True) -> Hadoo
     for found, (_, source) in zip(read, allocations, strict=True):
         ignored.extend(f"{source}: {item}" for item in found.ignored)
     options: dict[str, Any] = {}
-    cluster.update(_slots(site, container, yarn=any(a.yarn for a in read) or bool(capacity)))
+    cluster.update(_slots(site, container, yarn=yarn_site or any(a.yarn for a in read) or bool(capacity)))
     if "containers" in cluster:
         options["containers"] = cluster.pop("containers")
     # Hadoop launches a job's reduces once 5% of its maps are done unless the files say otherwise

@@ -192,14 +192,15 @@ def submit_script(target: str) -> str:
 set -eu
 : "${{SUBMIT:?set SUBMIT to the command that submits one job: \\$SUBMIT NAME -D...}}"
 cd "$(dirname "$0")"
-start=$(date +%s)
+# the time in seconds, to the nanosecond where date can (GNU), else to the second
+now() {{ t=$(date +%s.%N); case "$t" in *N*) date +%s ;; *) echo "$t" ;; esac; }}
+start=$(now)
 tab=$(printf '\\t')
 pids=""
 while IFS="$tab" read -r position job at pool priority; do
   [ "$position" = position ] && continue
-{level}  wait_until=$(awk -v s="$start" -v a="$at" 'BEGIN {{ printf "%d", s + a }}')
-  now=$(date +%s)
-  if [ "$wait_until" -gt "$now" ]; then sleep $((wait_until - now)); fi
+{level}  delay=$(awk -v s="$start" -v a="$at" -v n="$(now)" 'BEGIN {{ d = s + a - n; if (d > 0) printf "%.3f", d; else printf "0" }}')
+  if [ "$delay" != 0 ]; then sleep "$delay"; fi
   echo "submitting $position: $job"
   $SUBMIT "$job" {pool}="$pool" {priority} &
   pids="$pids $!"
