@@ -59,7 +59,7 @@ def test_the_plans_number_is_validations_mean(response_plan, batch) -> None:
     report = validate(response_plan, batch, SMALL, runs=4, executor="serial")
     assert report.kind == "target" and report.metric == "arrival_response"
     assert report.planned["mean"] == response_plan.simulated["mean"]
-    assert report.planned["error"] == 0.0
+    assert report.planned["error"] is None and report.planned["predicted"] == response_plan.simulated["mean"]
     assert {r["setup"] for r in report.setup("baseline")} == {"as configured", "FIFO on yarn-fair",
                                                                "Fair on yarn-fair"}
     assert len(report.jobs_outcome) == len(batch)
@@ -73,6 +73,15 @@ def test_the_export_is_the_plan_and_its_folder_validates_the_same(response_plan,
     from_folder = validate(response_plan, batch, SMALL, runs=4, executor="serial", hadoop_conf=[folder])
     plan_row = from_folder.planned
     assert plan_row["setup"].endswith("as exported)") and plan_row["mean"] == response_plan.simulated["mean"]
+    # another plan's folder is refused, naming the first job that differs
+    other = plan_for_target(batch, SMALL, "yarn-fair", objective="makespan", ready_now=True, runs=2,
+                            executor="serial")
+    assert other.levers.submits != response_plan.levers.submits
+    with pytest.raises(InvalidInput, match="is not this plan's export: job"):
+        validate(other, batch, SMALL, runs=2, executor="serial", hadoop_conf=[folder])
+    with pytest.raises(InvalidInput, match="is not an export for mrv1"):
+        validate(plan_for_target(batch, SMALL, "mrv1", ready_now=True, runs=2, executor="serial"), batch, SMALL,
+                 runs=2, executor="serial", hadoop_conf=[folder])
 
 
 def test_plan_files_keep_the_target_fields(response_plan, tmp_path) -> None:
@@ -106,9 +115,14 @@ def test_jobs_map_to_the_operators_capacity_queues(batch) -> None:
     plan = plan_for_target(batch, SMALL, "yarn-capacity", hadoop_conf=conf, ready_now=True, runs=2,
                            executor="serial", queue_map={"etl": "sls_queue_1", "*": "sls_queue_2"})
     assert set(plan.levers.queues.values()) == {"sls_queue_1", "sls_queue_2"}
+    with pytest.raises(InvalidInput, match="'etl_typo' is neither a job nor a pool"):
+        plan_for_target(batch, SMALL, "yarn-capacity", hadoop_conf=conf, ready_now=True, runs=2,
+                        executor="serial", queue_map={"etl_typo": "sls_queue_1", "*": "sls_queue_2"})
     assert plan.config_fingerprint == read_current(conf).fingerprint
-    with pytest.raises(InvalidInput, match="not the configuration the plan was made from"):
+    with pytest.raises(InvalidInput, match="the plan was made from .*capacity-scheduler.xml: give those files"):
         validate(plan, batch, SMALL, runs=2, executor="serial")
+    with pytest.raises(InvalidInput, match="not the configuration the plan was made from"):
+        validate(plan, batch, SMALL, runs=2, executor="serial", hadoop_conf=[DATA / "yarn-fair-scheduler.xml"])
 
 
 def test_mrv1_plans_may_split_the_slots_and_label_the_models_figure(batch) -> None:

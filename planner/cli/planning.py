@@ -214,9 +214,9 @@ def _target_plan(workload: Path, cluster: Path, target: str, *, strategy: Strate
             raise InvalidInput(flag, "does not apply with --target: the target's levers are chosen by simulation")
     check_seed(seed)
     check_runs(runs)
-    mapping = parse_queue_map(queue_map or [])
     batch, machines = Workload.from_file(workload), Cluster.from_file(cluster)
     try:
+        mapping = parse_queue_map(queue_map) if queue_map else None
         made = plan_for_target(batch, machines, target, hadoop_conf=hadoop_conf, queue_map=mapping,
                                objective=objective, window=window, ready_now=ready_now, runs=runs, noise=noise,
                                seed=seed, executor=executor_of(executor), progress=True)

@@ -84,7 +84,10 @@ def validate_command(
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Report folder: report.md, report.html, figures, JSON.")
     ] = None,
-    runs: RunsOption = DEFAULT_RUNS,
+    runs: Annotated[
+        int | None, typer.Option(help=f"Simulated runs per configuration ({DEFAULT_RUNS}; a plan made with "
+                                      "--target: its own runs).")
+    ] = None,
     noise: NoiseOption = DEFAULT_NOISE,
     seed: SeedOption = 0,
     hadoop_conf: HadoopConfOption = None,
@@ -113,15 +116,17 @@ def validate_command(
     from planner.proof.validate import example_run, validate
 
     _check_folder(output)
+    made, (batch, machines) = Plan.from_file(plan), _inputs(workload, cluster)
+    if runs is None:  # a plan for a target: its own runs, so that the means are the plan's figures
+        runs = int(made.simulated["runs"]) if made.simulated is not None else DEFAULT_RUNS
     check_runs(runs)
     check_seed(seed)
-    made, (batch, machines) = Plan.from_file(plan), _inputs(workload, cluster)
     if not made.phases:  # a slot plan runs task by task, with heartbeats
         heartbeats_fit(batch.jobs, machines, [(made.map_slots, made.reduce_slots)], cluster_file=cluster)
     try:
         report = validate(made, batch, machines, runs=runs, noise=noise, seed=seed, executor=executor_of(executor),
                           progress=True, hadoop_conf=hadoop_conf, target=target)
-        example = example_run(made, batch, machines, seed=seed) if output is not None else None
+        example = example_run(made, batch, machines, seed=seed, hadoop_conf=hadoop_conf) if output is not None else None
     except InvalidInput as error:
         raise attribute(error, _VALIDATE_OPTIONS, plan=plan) from None
     if output is not None:

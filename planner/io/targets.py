@@ -144,6 +144,13 @@ def export_files(plan: Plan, workload: Workload | None, cluster: Cluster, target
         raise InvalidInput("cluster", "is not the cluster the plan was made for (fingerprints differ)")
     if workload is not None and plan.workload_fingerprint != workload_fingerprint(workload):
         raise InvalidInput("workload", "is not the workload the plan was made for (fingerprints differ)")
+    if plan.target is not None:  # a plan for a target: its schedule is fixed by its levers
+        if workload is None:
+            raise InvalidInput("workload", "a plan made for a target is exported with its workload (-w): the "
+                                           "schedule names each job's time and queue")
+        if ready_now and not plan.ready_now:
+            raise InvalidInput("ready_now", "the plan was made with the jobs' arrivals; make it with --ready-now to "
+                                            "submit every job at the start")
     if workload is None and not (ready_now or plan.ready_now or plan.phases):
         raise InvalidInput("workload", "the plan uses the jobs' arrivals: give its workload (-w) for their submit "
                                        "times, or --ready-now to submit every job at the start")

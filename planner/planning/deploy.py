@@ -208,8 +208,8 @@ def plan_for_target(
     if keep_it:
         short = (against_configured["verdict"] == "plan better"
                  and against_configured["mean_difference"] < MIN_GAIN * scale)
-        because = (f"better run for run, but by less than the {MIN_GAIN:.0%} ({MIN_GAIN * scale:,.1f}) a change "
-                   "must gain" if short else "not better run for run")
+        because = (f"better run for run, but by less than the {MIN_GAIN:.0%} ({MIN_GAIN * scale:,.1f}"
+                   f"{UNITS[objective]}) a change must gain" if short else "not better run for run")
         reason = (f"no candidate gains enough over the configuration as it is on {objective}: the best, "
                   f"{chosen.name}, is {because} ({_verdict_words(against_configured)}): keep your configuration")
         chosen, best = Candidate("as configured", "the configuration as it is", keep), configured_runs
@@ -269,9 +269,15 @@ def _pays(record: dict[str, Any], objective: str, scale: float) -> bool:
     return record["verdict"] == "plan better" and record["mean_difference"] >= MIN_GAIN * scale
 
 
+#: The unit of each objective's measure, for sentences.
+UNITS = {"makespan": " s", "mean_response": " s", "weighted_response": " s", "max_lateness": " s",
+         "late_jobs": " late jobs", "window": " of the runs missing the window"}
+
+
 def _verdict_words(record: dict[str, Any]) -> str:
-    return (f"mean difference {record['mean_difference']:,.1f}, 95% interval [{record['ci_low']:,.1f}, "
-            f"{record['ci_high']:,.1f}], better in {record['plan_wins']} of {record['runs']} runs")
+    unit = UNITS[record["objective"]]
+    return (f"mean difference {record['mean_difference']:,.2f}{unit}, 95% interval [{record['ci_low']:,.2f}, "
+            f"{record['ci_high']:,.2f}], better in {record['plan_wins']} of {record['runs']} runs")
 
 
 def _proposer(name: str, pool: Sequence[Candidate]) -> str:

@@ -85,8 +85,11 @@ def headline(plan: Plan) -> str:
     makespan = "" if plan.objective == "makespan" else (
         f"; makespan {_seconds(record['simulated_makespan'])}")
     bound = record["makespan_bound"]
-    limit = "" if bound is None else (f"; no schedule ends before {_seconds(bound)} ({record['bound_is']} bound): "
-                                      f"{record['makespan_above_bound']:.1%} above it")
+    first = (simulated.get("bounds") or {}).get("first_arrival") or 0.0
+    clock = "" if not first else f", ending no earlier than {_seconds(first + bound)} on the workload's clock"
+    limit = "" if bound is None else (f"; no schedule's makespan is below {_seconds(bound)} ({record['bound_is']} "
+                                      f"bound, from the first arrival{clock}): {record['makespan_above_bound']:.1%} "
+                                      "above it")
     return f"{record['recommendation']}: {objective}{makespan}{limit}."
 
 

@@ -162,7 +162,7 @@ def plan_facts(report: ValidationReport) -> list[str]:
     p = report.plan
     if report.kind == "target":
         return [f"made for {p['target']}, objective {p['objective']}: {'keep your configuration' if p['keep'] else 'apply'}",
-                f"chosen by: {p['selection']}", f"order (highest priority first): {p['order']}"]
+                f"chosen by: {p['selection']}", f"the plan's order: {p['order']}"]
     facts = [f"strategy: {p['strategy']}, solver {p['solver']} ({p['status']})"]
     if p.get("selection"):
         facts.append(f"chosen by: {p['selection']}")
@@ -257,8 +257,9 @@ def sections(report: ValidationReport, figures: dict[str, str]) -> list[tuple[st
                                      ("table", table(report.table(), columns)),
                                      ("h2", "The plan against each baseline, run for run"),
                                      ("p", "In each run the plan and the baseline see the same biased batch and seed; "
-                                           "the difference is the baseline's makespan minus the plan's (positive: "
-                                           "the plan was faster), with a bootstrap interval of its median."),
+                                           f"the difference is the baseline's {report.metric} minus the plan's "
+                                           "(positive: the plan was better), with a bootstrap interval of its "
+                                           "median."),
                                      ("table", table(report.paired, PAIRED_COLUMNS))]
     if report.jobs_outcome:
         blocks += [("h2", "Each job under the plan"), ("table", table(report.jobs_outcome, JOB_COLUMNS))]

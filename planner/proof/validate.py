@@ -328,10 +328,15 @@ def target_run(plan: Plan, workload: Workload, cluster: Cluster,
         raise InvalidInput("strategy", "a target plan needs its target and levers")
     configs, exports = split_exports(hadoop_conf or [])
     if exports:
-        return _in_order(hadoop_run([exports[0]], workload, cluster), workload)
+        run = _in_order(hadoop_run([exports[0]], workload, cluster), workload)
+        _check_export(plan, run, workload, exports[0])
+        return run
+    made_from = (plan.simulated or {}).get("configuration")
+    if not configs and made_from != "default":
+        raise InvalidInput("hadoop_conf", f"the plan was made from {', '.join(made_from or [])}: give those files "
+                                          "(or the folder `planner export` wrote) with --hadoop-conf")
     current = read_current(configs) if configs else default_config(plan.target, cluster)
     if current.fingerprint != plan.config_fingerprint:
-        made_from = (plan.simulated or {}).get("configuration")
         raise InvalidInput("hadoop_conf", "is not the configuration the plan was made from (fingerprints differ; "
                            f"it was made from {made_from if made_from != 'default' else 'the target default'})")
     return deployed_run(merged_files(current, plan.levers, workload, cluster, plan.target, ready_now=plan.ready_now),
@@ -396,8 +401,8 @@ def validate_target(
         values = result.values(objective)
         stats = statistics(values)
         predicted = plan.simulated["mean"] if setup.role == "plan" else None
-        record.update(std=stats["std"], p50=stats["p50"], p90=stats["p90"], predicted=predicted,
-                      error=None if predicted is None or not stats["mean"] else (predicted - stats["mean"]) / stats["mean"],
+        # "predicted" is the planner's simulated figure, not a model's: no model error to report
+        record.update(std=stats["std"], p50=stats["p50"], p90=stats["p90"], predicted=predicted, error=None,
                       fairness=_mean(list(result.samples), "fairness"),
                       node_local=_mean(list(result.samples), "node_local"),
                       deadline_misses=_mean(list(result.samples), "deadline_misses"),
@@ -417,3 +422,28 @@ def _in_order(run: Run, workload: Workload) -> Run:
         return run
     jobs = {job.name: job for job in run.workload}
     return run.with_workload(Workload([jobs[job.name] for job in workload], name=run.workload.name))
+
+
+def _check_export(plan: Plan, run: Run, workload: Workload, folder: str | Path) -> None:
+    """An exported folder given for a plan for a target must be that plan's export: its target's
+    kind of scheduler and resources, every job in the plan's queue at the plan's time."""
+    from planner.simulator import Capacity, Fair
+
+    levers = plan.levers
+    if levers is None or plan.target is None:
+        return
+    containers = bool(run.options is not None and run.options.containers)
+    kind = "capacity" if isinstance(run.scheduler, Capacity) else "fair" if isinstance(run.scheduler, Fair) else "fifo"
+    expected = {"mrv1": not containers, "yarn-fair": containers and kind == "fair",
+                "yarn-capacity": containers and kind == "capacity"}[plan.target]
+    if not expected:
+        raise InvalidInput("hadoop_conf", f"is not an export for {plan.target} (it configures the {kind} scheduler "
+                                          f"on {'containers' if containers else 'slots'}): not this plan's export",
+                           source=str(folder))
+    own = {job.name: 0.0 if plan.ready_now else job.submit for job in workload}
+    for job in run.workload:
+        queue, at = levers.queues.get(job.name), levers.submits.get(job.name, own[job.name])
+        if (queue is not None and job.pool != queue) or abs(job.submit - at) > 1e-6:
+            raise InvalidInput("hadoop_conf", f"is not this plan's export: job {job.name!r} is submitted at "
+                                              f"{job.submit:g} s into {job.pool!r}, the plan says {at:g} s into "
+                                              f"{queue!r}", source=str(folder))

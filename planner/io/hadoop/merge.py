@@ -210,13 +210,18 @@ def map_queues(workload: Workload, config: CurrentConfig, target: str,
        configuration's queues.
 
     Under the FIFO scheduler (MRv1's JobQueueTaskScheduler has one queue) every job goes to
-    "default". On the capacity scheduler a ``queue_map`` value that is not one of its queues is
-    refused too."""
+    "default". A ``queue_map`` key that is neither a job, a pool of the workload nor "*" is
+    refused (a typo), and on the capacity scheduler so is a value that is not one of its queues."""
     setup = _setup(config.files)
     return _mapped(workload, _kind(setup), _queues(setup), dict(queue_map or {}))
 
 
 def _mapped(workload: Workload, kind: str, queues: tuple[str, ...], queue_map: dict[str, str]) -> dict[str, str]:
+    known = {job.name for job in workload} | {job.pool for job in workload} | {"*"}
+    for name in queue_map:
+        if name not in known:  # a typo would otherwise map nothing, in silence
+            raise InvalidInput("queue_map", f"{name}={queue_map[name]}: {name!r} is neither a job nor a pool of "
+                                            "the workload (nor *)")
     if kind == "fifo":
         return {job.name: FIFO_QUEUE for job in workload}
     listed = ", ".join(queues)
@@ -660,7 +665,15 @@ def _readme(config: CurrentConfig, levers: Levers, target: str, files: Mapping[s
                                                       "yes" if name in changed else "no")
         lines.append(f"| {name} | {where} | {mark} |")
     lines += ["", "## What changes", ""]
-    lines += [f"- {name}: {'added' if name not in config.files else 'changed'}" for name in changed]
+    for name in changed:
+        if name in config.files:
+            lines.append(f"- {name}: changed")
+        elif config.default or name.startswith("tasktracker-"):
+            lines.append(f"- {name}: added")
+        else:  # a site file the configuration given did not include: the operator has one already
+            lines.append(f"- {name}: NEW here, because the files given did not include it: do not copy it over "
+                         f"your own {name}; add its properties to it (or give your {name} with --hadoop-conf "
+                         "and export again)")
     lines += [f"- {name}: removed (replaced by the plan's slot groups)" for name in removed]
     if not changed and not removed:
         lines.append("- Nothing: keep your configuration; only the submission schedule is new.")
@@ -669,11 +682,13 @@ def _readme(config: CurrentConfig, levers: Levers, target: str, files: Mapping[s
               "each job in the background at its time in submissions.tsv, into its queue and at its priority, "
               "so a submission command that blocks until its job ends does not run the batch one job after "
               "another; it waits for every submission and exits non-zero if any failed.", "",
-              "Caveat: jobs submitted in the same second are started in the background at once and reach "
-              "the scheduler in no guaranteed order; where their order matters, the plan gives them distinct "
-              "priorities (YARN honours application priorities only up to "
-              "`yarn.cluster.max-application-priority`, and the fair scheduler may not order by them), or "
-              "distinct submission times.", "",
+              "Caveat: the order among jobs of one priority level rests on their submission times (the "
+              "script keeps fractions of a second where `date +%N` works); a plan made by `planner plan "
+              "--target` submits jobs that arrive together at one level a second apart, and simulates them "
+              "so. A submit command whose time to reach the scheduler varies by more than that may swap "
+              "neighbours. YARN honours application priorities under the capacity scheduler, up to "
+              "`yarn.cluster.max-application-priority`; its fair scheduler does not order applications by "
+              "priority.", "",
               "Check it before applying: `planner simulate WORKLOAD -c CLUSTER --hadoop-conf THIS_FOLDER`.", ""]
     return "\n".join(lines)
 
