@@ -28,10 +28,10 @@ from planner.io.hadoop.merge import (
     export_levers,
     map_queues,
     merged_files,
-    parse_queue_map,
     read_current,
 )
 from planner.io.hadoop.plan_files import read_submissions
+from planner.io.hadoop.queue_map import parse_queue_map
 from planner.io.targets import export_files
 from planner.plans.levers import Levers
 from planner.simulator import Capacity, Fair, Fifo

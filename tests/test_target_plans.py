@@ -206,3 +206,20 @@ def test_the_example_batch_keeps_its_configuration() -> None:
     assert plan.simulated["keep"] and plan.levers.changes_nothing
     report = validate(plan, workload, cluster, runs=3, executor="serial")
     assert report.planned["mean"] > 0
+
+
+def test_simulate_maps_jobs_to_the_configurations_queues(tmp_path) -> None:
+    """`planner simulate --hadoop-conf capacity-scheduler.xml`: a job whose pool is not a queue is one
+    error line naming --queue-map; with the map it runs in the mapped queues."""
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    base = ["simulate", str(examples / "nightly.yaml"), "-c", str(examples / "cluster.yaml"), "--hadoop-conf",
+            str(DATA / "capacity-scheduler.xml")]
+    refused = runner.invoke(app, base)
+    assert refused.exit_code == 2
+    (line,) = refused.stderr.strip().splitlines()
+    assert "no queue named 'production'" in line and "--queue-map production=QUEUE" in line
+    mapped = runner.invoke(app, [*base, "--queue-map", "production=sls_queue_3,*=sls_queue_1", "--json"])
+    assert mapped.exit_code == 0, mapped.output
+    assert json.loads(mapped.stdout)["result"]["jobs"] == 5
+    typo = runner.invoke(app, [*base, "--queue-map", "prodution=sls_queue_3"])
+    assert typo.exit_code == 2 and "--queue-map" in typo.stderr and "neither a job nor a pool" in typo.stderr

@@ -204,7 +204,7 @@ def _target_plan(workload: Path, cluster: Path, target: str, *, strategy: Strate
     bounds, the candidates and baselines as simulated, and each job's predicted finish."""
     from models.cluster import Cluster
     from models.workload import Workload
-    from planner.io.hadoop.merge import parse_queue_map
+    from planner.io.hadoop.queue_map import parse_queue_map
     from planner.planning.deploy import plan_for_target
     from planner.planning.report import target_sections
 

@@ -61,6 +61,10 @@ def simulate_command(
     heartbeat: HeartbeatOption = None,
     network: NetworkOption = False,
     hadoop_conf: HadoopConfOption = None,
+    queue_map: Annotated[
+        list[str] | None, typer.Option("--queue-map", help="--hadoop-conf: POOL=QUEUE or JOB=QUEUE (repeatable, or "
+                                                           "comma-separated; *=QUEUE for the rest).")
+    ] = None,
     plan: Annotated[
         Path | None, typer.Option("--plan", "-p", help="Run this plan (.json) as its exported Hadoop files "
                                                        "configure the cluster (see --target).")
@@ -119,6 +123,7 @@ def simulate_command(
             setting += ([("--slots", slots is not None), ("--hadoop-conf", bool(hadoop_conf) and made_for is None)]
                         if plan is not None else [])
             foreign = [] if plan is not None else [("--target", target != "mrv1"), ("--ready-now", ready_now)]
+            foreign += [("--queue-map", bool(queue_map))] if plan is not None else []
             for flag, given in setting + foreign:
                 if given:
                     raise InvalidInput(flag, f"does not go with {sets}" if (flag, given) in foreign
@@ -128,8 +133,11 @@ def simulate_command(
             elif plan is not None:
                 run = _plan_run(plan, batch, given_cluster, machines, target, ready_now, chosen_options)
             else:
+                from planner.io.hadoop.queue_map import parse_queue_map
+
                 run = hadoop_run(hadoop_conf, batch, machines, delay=chosen_options.delay,
-                                      **chosen_options.options)
+                                 queue_map=parse_queue_map(queue_map) if queue_map else None,
+                                 **chosen_options.options)
                 if split is not None:
                     if run.slots is not None:
                         raise InvalidInput("--slots", "the folder's slot groups set the slots; leave it out")
@@ -146,7 +154,7 @@ def simulate_command(
             with progress_shown(f"simulating {workload.name} ({label})") as progress:
                 result = simulate(batch, machines, chosen, seed=seed, slots=split, options=options, progress=progress)
     except InvalidInput as error:
-        raise attribute(error, {**SIMULATION_FLAGS, "target": "--target"}, workload=workload,
+        raise attribute(error, {**SIMULATION_FLAGS, "target": "--target", "queue_map": "--queue-map"}, workload=workload,
                         cluster=cluster) from None
     if output is not None:
         write_result_json(output, result, tasks=not summary_only)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -289,13 +289,24 @@ def _settings(setup: HadoopSetup, cluster: Cluster, delay: object, options: dict
 
 
 def hadoop_run(paths: Iterable[str | Path], workload: Workload, cluster: Cluster, *, delay: object = None,
-               base: SimOptions | None = None, warn: bool = True, **options: Any) -> Run:
+               base: SimOptions | None = None, warn: bool = True, queue_map: Mapping[str, str] | None = None,
+               **options: Any) -> Run:
     """A `Run` of ``workload`` on ``cluster`` as the files configure it (`hadoop_settings`),
     with their per-host slot groups, their submission schedule (each job's time, pool and
     priority), and a VM plan's phases (whose jobs without a runtime profile get the one planning
     derives, `with_wave_profiles`). ``base``: the options the files' settings go on top of
-    (default `SimOptions()`); ``warn`` as in `read_hadoop_conf`."""
+    (default `SimOptions()`); ``warn`` as in `read_hadoop_conf`. ``queue_map`` (job or pool ->
+    queue, "*" for the rest) puts every job in a queue of the configuration by
+    `planner.io.hadoop.queue_map`'s rule; an exported folder's schedule names the queues itself."""
     setup = read_hadoop_conf(paths, warn=warn)
+    if queue_map is not None and (setup.submissions or setup.phases):
+        raise InvalidInput("queue_map", "the folder's schedule names each job's queue: leave the map out",
+                           source=setup.schedule_source)
+    if not (setup.submissions or setup.phases) and (queue_map is not None or isinstance(setup.scheduler, Capacity)):
+        from planner.io.hadoop.queue_map import in_queues
+
+        # the capacity scheduler takes jobs into its queues only: an unmapped job is an error naming them
+        workload = in_queues(workload, setup.scheduler, queue_map)
     machines, scheduler, chosen = _settings(setup, cluster, delay, options, base)
     if setup.phases:
         from models.profiles.derived import with_wave_profiles  # scikit-learn: only for VM plans

@@ -4,7 +4,7 @@ diff against the files as they are, and the run those files configure.
 - `CurrentConfig`: the configuration files as the operator runs them (`read_current`), or the
   target's stock configuration for a cluster when none are given (`default_config`).
 - `config_queues` and `map_queues`: the queues jobs can be submitted to, and which one each job
-  goes to (`map_queues` documents the rule; `parse_queue_map` reads ``--queue-map`` items).
+  goes to (`map_queues`, by `planner.io.hadoop.queue_map`'s rule, which also reads ``--queue-map`` items).
 - `merged_files`: the exported folder: the operator's files with the `Levers` written in (every
   other byte kept), the submission schedule (``submissions.tsv``, ``submit.sh``), a README and
   ``changes.diff`` (`config_diff`); `export_levers` writes it, whole or not at all.
@@ -72,16 +72,13 @@ from planner.io.hadoop.export import (
 )
 from planner.io.hadoop.parsing import read_sls_nodes
 from planner.io.hadoop.plan_files import Submission
+from planner.io.hadoop.queue_map import queues_of, scheduler_kind, scheduler_queues
 from planner.plans.levers import Levers
 from planner.simulator.options import SimOptions
 from planner.simulator.run import Run
-from planner.simulator.schedulers.capacity import Capacity
-from planner.simulator.schedulers.fair import Fair
 
 #: What a previous export wrote beside the configuration: the operator's notes and the schedule.
 NOT_CONFIGURATION = (*EXPORT_NOTES, "submissions.tsv", "phases.tsv")
-#: The queue of the FIFO scheduler (MRv1's JobQueueTaskScheduler has one).
-FIFO_QUEUE = "default"
 #: Each scheduler's class, by target kind (mrv1 or YARN) and scheduler.
 SCHEDULER_CLASS = {("mrv1", "fifo"): FIFO_MRV1, ("mrv1", "fair"): FAIR_MRV1, ("yarn", "fifo"): FIFO_YARN,
                    ("yarn", "fair"): FAIR_YARN, ("yarn", "capacity"): CAPACITY_YARN}
@@ -175,17 +172,11 @@ def _setup(files: Mapping[str, str]) -> HadoopSetup:
 
 
 def _kind(setup: HadoopSetup) -> str:
-    if isinstance(setup.scheduler, Fair):
-        return "fair"
-    return "capacity" if isinstance(setup.scheduler, Capacity) else "fifo"
+    return scheduler_kind(setup.scheduler)
 
 
 def _queues(setup: HadoopSetup) -> tuple[str, ...]:
-    if isinstance(setup.scheduler, Fair):
-        return tuple(setup.scheduler.pools)
-    if isinstance(setup.scheduler, Capacity):
-        return tuple(queue.name for queue in setup.scheduler.queues)
-    return (FIFO_QUEUE,)
+    return scheduler_queues(setup.scheduler)
 
 
 def config_queues(config: CurrentConfig, target: str) -> tuple[str, ...]:
@@ -213,50 +204,11 @@ def map_queues(workload: Workload, config: CurrentConfig, target: str,
     "default". A ``queue_map`` key that is neither a job, a pool of the workload nor "*" is
     refused (a typo), and on the capacity scheduler so is a value that is not one of its queues."""
     setup = _setup(config.files)
-    return _mapped(workload, _kind(setup), _queues(setup), dict(queue_map or {}))
+    return queues_of(workload, setup.scheduler, queue_map)
 
 
-def _mapped(workload: Workload, kind: str, queues: tuple[str, ...], queue_map: dict[str, str]) -> dict[str, str]:
-    known = {job.name for job in workload} | {job.pool for job in workload} | {"*"}
-    for name in queue_map:
-        if name not in known:  # a typo would otherwise map nothing, in silence
-            raise InvalidInput("queue_map", f"{name}={queue_map[name]}: {name!r} is neither a job nor a pool of "
-                                            "the workload (nor *)")
-    if kind == "fifo":
-        return {job.name: FIFO_QUEUE for job in workload}
-    listed = ", ".join(queues)
-    if kind == "capacity":
-        for name, queue in queue_map.items():
-            if queue not in queues:
-                raise InvalidInput("queue_map", f"{name}={queue}: no queue named {queue!r}; queues: {listed}")
-    mapped = {}
-    for index, job in enumerate(workload):
-        chosen = queue_map.get(job.name) or queue_map.get(job.pool) or (job.pool if job.pool in queues else None) \
-            or queue_map.get("*")
-        if chosen is None:
-            if kind != "fair":
-                raise InvalidInput(f"jobs[{index}].pool", f"no queue named {job.pool!r} (job {job.name!r}); queues: "
-                                                          f"{listed}; map it with --queue-map {job.pool}=QUEUE")
-            chosen = job.pool
-        mapped[job.name] = chosen
-    return mapped
 
 
-def parse_queue_map(items: Sequence[str]) -> dict[str, str]:
-    """``--queue-map`` items: ``NAME=QUEUE`` (a job's name or pool), several in one item
-    separated by commas, ``*=QUEUE`` for every job mapped otherwise."""
-    mapping: dict[str, str] = {}
-    for item in items:
-        for part in (part.strip() for part in str(item).split(",")):
-            if not part:
-                continue
-            name, equals, queue = (text.strip() for text in part.partition("="))
-            if not equals or not name or not queue or "=" in queue:
-                raise InvalidInput("queue_map", f"must be NAME=QUEUE (a job or pool, or * for the rest), got {part!r}")
-            if mapping.get(name, queue) != queue:
-                raise InvalidInput("queue_map", f"{name!r} is mapped twice ({mapping[name]} and {queue})")
-            mapping[name] = queue
-    return mapping
 
 
 # --- editing the files --------------------------------------------------------------------------
@@ -596,7 +548,7 @@ def merged_files(config: CurrentConfig, levers: Levers, workload: Workload, clus
             raise InvalidInput(f"levers.queues.{wrong}", f"no queue named {unmapped[wrong]!r}; queues: "
                                                          f"{', '.join(listed)}")
     rest = Workload([job for job in workload if job.name not in levers.queues], name=workload.name)
-    mapped = _mapped(rest, _kind(after), _queues(after), {})
+    mapped = queues_of(rest, after.scheduler)
     schedule = _schedule(levers, workload, mapped, family, ready_now)
     exported = {**files, **schedule_files(schedule, target)}
     exported["changes.diff"] = config_diff(config, files)
