@@ -110,7 +110,7 @@ def test_nothing_to_gain_keeps_the_configuration_and_changes_nothing(tmp_path) -
 
 def test_jobs_map_to_the_operators_capacity_queues(batch) -> None:
     conf = [DATA / "capacity-scheduler.xml"]
-    with pytest.raises(InvalidInput, match="no queue named 'reports'.*sls_queue_1"):
+    with pytest.raises(InvalidInput, match=r"no queue named 'reports'.*sls_queue_1"):
         plan_for_target(batch, SMALL, "yarn-capacity", hadoop_conf=conf, ready_now=True, runs=2, executor="serial")
     plan = plan_for_target(batch, SMALL, "yarn-capacity", hadoop_conf=conf, ready_now=True, runs=2,
                            executor="serial", queue_map={"etl": "sls_queue_1", "*": "sls_queue_2"})
@@ -119,7 +119,7 @@ def test_jobs_map_to_the_operators_capacity_queues(batch) -> None:
         plan_for_target(batch, SMALL, "yarn-capacity", hadoop_conf=conf, ready_now=True, runs=2,
                         executor="serial", queue_map={"etl_typo": "sls_queue_1", "*": "sls_queue_2"})
     assert plan.config_fingerprint == read_current(conf).fingerprint
-    with pytest.raises(InvalidInput, match="the plan was made from .*capacity-scheduler.xml: give those files"):
+    with pytest.raises(InvalidInput, match=r"the plan was made from .*capacity-scheduler\.xml: give those files"):
         validate(plan, batch, SMALL, runs=2, executor="serial")
     with pytest.raises(InvalidInput, match="not the configuration the plan was made from"):
         validate(plan, batch, SMALL, runs=2, executor="serial", hadoop_conf=[DATA / "yarn-fair-scheduler.xml"])
