@@ -52,6 +52,9 @@ def test_the_recommendation_beats_the_configuration_run_for_run(response_plan) -
     assert simulated["mean"] >= simulated["bounds"]["mean_response"]
     assert response_plan.predicted_makespan >= simulated["bounds"]["makespan"]
     assert {r["job"] for r in simulated["jobs"]} == {job.name for job in nightly_batch()[:12]}
+    # the target's own levers were tried: slow-starts and running-application limits
+    names = {r["setup"] for r in simulated["candidates"]}
+    assert any("slow-start" in name for name in names) and any("at most 2 running" in name for name in names)
 
 
 def test_the_plans_number_is_validations_mean(response_plan, batch) -> None:

@@ -26,7 +26,9 @@ How the plan is chosen:
    (`planner.io.hadoop.merge.deployed_run`) and simulated ``runs`` times under profile noise,
    paired run for run with the baselines (`planner.proof.deployed`): the configuration as it is,
    FIFO and Fair on the same resources. The `SLOWSTART_LEADERS` best candidates by mean
-   objective (ties: mean makespan) are then tried with other reduce slow-starts.
+   objective (ties: mean makespan) are then tried with other reduce slow-starts, and the best
+   with running-application limits (`RUNNING_LIMITS`, where the scheduler has them: Hadoop
+   counts a running job from its first task to its last).
 3. **Never worse than doing nothing.** The recommendation must beat the configuration as it is
    run for run (the 95% interval of the mean difference excludes zero) by at least `MIN_GAIN` of
    its own mean objective (`_gain_scale`); otherwise the plan is "keep your configuration" and its
@@ -86,6 +88,8 @@ PRIORITY_LEVELS = {"mrv1": (-2, 2), "yarn-capacity": (0, 99)}
 #: and how many of them.
 SLOWSTARTS = (0.05, 0.8, 1.0)
 SLOWSTART_LEADERS = 3
+#: Running-application limits tried on the first round's best (fair and mrv1-fair targets).
+RUNNING_LIMITS = (2, 5, 10)
 #: The least a change must gain to be recommended, as a fraction of the configuration's own mean
 #: objective (the makespan's for the maximum lateness; none for late jobs and the window, where
 #: being better run for run is enough): a lever is changed only when it pays.
@@ -191,10 +195,19 @@ def plan_for_target(
                           _with_slowstart(leader.levers, value), leader.model_makespan)
                 for _, leader in ranked[:SLOWSTART_LEADERS]
                 for value in SLOWSTARTS if not math.isclose(value, current_slowstart)]
+    top = ranked[0][1]
+    if target != "yarn-capacity" and (kind == "fair" or top.levers.scheduler == "fair"):
+        # the running-application limit, as Hadoop counts it: a job holds its place from its first
+        # task to its last (YARN's maxRunningApps, MRv1's maxRunningJobs), in each of its queues
+        used = sorted(set(top.levers.queues.values()))
+        variants += [Candidate(f"{top.name}, at most {limit} running", f"{top.proposer}; at most {limit} running "
+                               "jobs per queue (maxRunningApps / maxRunningJobs)",
+                               _with_limit(top.levers, {queue: limit for queue in used}), top.model_makespan)
+                     for limit in RUNNING_LIMITS if limit < len(workload)]
     chosen = next(c for c in candidates if c.name == best.name)
     if variants:
         more = measure([setup(c.name, "candidate", c.levers) for c in variants], runs=runs, noise=noise, seed=seed,
-                       executor=executor, progress=progress, description="planning: slow-start")
+                       executor=executor, progress=progress, description="planning: slow-start, limits")
         by_name.update((m.name, m) for m in more)
         pool += variants
         # a lever changes only when it pays: the variant must beat the first round's best run for run
@@ -292,6 +305,12 @@ def _rank(measured: Measured, objective: str, position: int) -> tuple[float, flo
 def _best(measured: Sequence[Measured], objective: str) -> Measured:
     """The best by `_rank`."""
     return min(enumerate(measured), key=lambda item: _rank(item[1], objective, item[0]))[1]
+
+
+def _with_limit(levers: Levers, limits: dict[str, int]) -> Levers:
+    data = levers.to_dict()
+    data["max_running"] = limits
+    return Levers.from_dict(data)
 
 
 def _with_slowstart(levers: Levers, value: float) -> Levers:
