@@ -146,7 +146,7 @@ def plan(
     not_a_folder(output)
     if target is not None:
         _target_plan(workload, cluster, target.value, strategy=strategy, robust=robust, model=model, solver=solver,
-                     k=k, seed=seed, runs=DEFAULT_TARGET_RUNS if runs is None else runs, noise=noise,
+                     k=k, time_limit=time_limit, seed=seed, runs=DEFAULT_TARGET_RUNS if runs is None else runs, noise=noise,
                      executor=executor, objective=objective.value, ready_now=ready_now, window=window,
                      hadoop_conf=hadoop_conf, queue_map=queue_map, output=output, json_output=json_output)
         return
@@ -197,7 +197,7 @@ def plan(
 
 
 def _target_plan(workload: Path, cluster: Path, target: str, *, strategy: Strategy, robust: bool,
-                 model: SlotModel | None, solver: str | None, k: int, seed: int, runs: int, noise: float,
+                 model: SlotModel | None, solver: str | None, k: int, time_limit: float, seed: int, runs: int, noise: float,
                  executor: str, objective: str, ready_now: bool, window: float | None, hadoop_conf: list[Path] | None,
                  queue_map: list[str] | None, output: Path | None, json_output: bool) -> None:
     """`planner plan --target`: `plan_for_target`, printed as the recommendation and why, the
@@ -209,7 +209,8 @@ def _target_plan(workload: Path, cluster: Path, target: str, *, strategy: Strate
     from planner.planning.report import target_sections
 
     for flag, given in (("--strategy", strategy != Strategy.slots_johnson), ("--robust", robust),
-                        ("--model", model is not None), ("--solver", solver is not None), ("-k", k != DEFAULT_K)):
+                        ("--model", model is not None), ("--solver", solver is not None), ("-k", k != DEFAULT_K),
+                        ("--time-limit", time_limit != DEFAULT_TIME_LIMIT)):
         if given:
             raise InvalidInput(flag, "does not apply with --target: the target's levers are chosen by simulation")
     check_seed(seed)

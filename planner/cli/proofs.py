@@ -134,8 +134,11 @@ def validate_command(
 
         write_report(report, output, example=example, title=f"Validation of {plan.name} on {workload.name}")
     measure = "makespan (seconds)" if report.metric == "makespan" else f"{made.objective} ({report.metric})"
+    versus = (f"the plan's figure when it was made (predicted: simulated then, seed {made.simulated['seed']}) "
+              f"against this validation's {measure}" if report.kind == "target" else
+              f"predicted against simulated {measure}")
     sections = [Section("validation", f"validation of {plan.name}", [report.summary()], one=True),
-                Section("setups", f"predicted against simulated {measure}", report.brief()),
+                Section("setups", versus, report.brief()),
                 Section("paired", f"the plan against each baseline, run for run (difference = baseline - plan, "
                                   f"{report.metric})", report.paired)]
     if report.jobs_outcome:

@@ -41,6 +41,7 @@ figure (the fluid prediction of a slot split) is labelled as the model's.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -53,7 +54,7 @@ from models import Cluster, InvalidInput, Workload
 from models.checks import as_int, as_str
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_NOISE, DEFAULT_TARGET_RUNS
-from planner.io.hadoop.applied import HADOOP_TARGETS
+from planner.io.hadoop.applied import HADOOP_TARGETS, SUBMIT_GAP
 from planner.io.hadoop.merge import CurrentConfig, default_config, deployed_run, map_queues, merged_files, read_current
 from planner.limits import MAX_RUNS
 from planner.planning import arrivals
@@ -72,7 +73,7 @@ from planner.proof.deployed import (
 from planner.proof.setups import Setup, all_ready
 from planner.proof.sweep import ExecutorChoice, ProgressOption
 from planner.proof.validate import check_noise
-from planner.simulator import Capacity, Fair, Fifo
+from planner.simulator import Capacity, Fair, Fifo, SimOptions
 from planner.simulator.run import Run
 from solvers.base import Stopwatch
 from solvers.bounds import alone
@@ -190,9 +191,9 @@ def plan_for_target(
     best = _best([by_name[c.name] for c in pool], objective)
     # second round: the best candidates with other reduce slow-starts
     ranked = sorted(enumerate(candidates), key=lambda item: _rank(by_name[item[1].name], objective, item[0]))
-    current_slowstart = (as_configured.options.reduce_slowstart if as_configured.options is not None else 1.0)
+    current_slowstart = (as_configured.options or SimOptions()).reduce_slowstart
     variants = [Candidate(f"{leader.name}, slow-start {value:g}", f"{leader.proposer}; reduce slow-start {value:g}",
-                          _with_slowstart(leader.levers, value), leader.model_makespan)
+                          _with_slowstart(leader.levers, value))  # the model made no figure for it
                 for _, leader in ranked[:SLOWSTART_LEADERS]
                 for value in SLOWSTARTS if not math.isclose(value, current_slowstart)]
     top = ranked[0][1]
@@ -202,7 +203,7 @@ def plan_for_target(
         used = sorted(set(top.levers.queues.values()))
         variants += [Candidate(f"{top.name}, at most {limit} running", f"{top.proposer}; at most {limit} running "
                                "jobs per queue (maxRunningApps / maxRunningJobs)",
-                               _with_limit(top.levers, {queue: limit for queue in used}), top.model_makespan)
+                               _with_limit(top.levers, {queue: limit for queue in used}))
                      for limit in RUNNING_LIMITS if limit < len(workload)]
     chosen = next(c for c in candidates if c.name == best.name)
     if variants:
@@ -236,12 +237,15 @@ def plan_for_target(
     comparisons = compare(best, [by_name[b.name] for b in baselines], objective, seed)
     jobs = job_outcomes(best, night, window)
     summary = best.record(objective)
+    configured_split = (as_configured.slots if as_configured.slots else
+                        (as_configured.cluster.total_map_slots, as_configured.cluster.total_reduce_slots))
+    split = chosen.levers.slots or configured_split  # the plan's split (mrv1 may change it)
     return Plan(
         strategy=TARGET_STRATEGY,
         model="fresh",
         k=min(chosen.levers.max_running.values(), default=len(workload)),
-        map_slots=as_configured.slots[0] if as_configured.slots else as_configured.cluster.total_map_slots,
-        reduce_slots=as_configured.slots[1] if as_configured.slots else as_configured.cluster.total_reduce_slots,
+        map_slots=split[0],
+        reduce_slots=split[1],
         order=chosen.levers.order or tuple(job.name for job in sorted(night, key=lambda j: (j.submit, j.name))),
         predicted_makespan=summary["makespan"],
         baseline_makespan=configured_runs.record(objective)["makespan"],
@@ -441,6 +445,9 @@ def _ordered(night: Workload, order: Sequence[int], target: str, base: dict[str,
         submits[job.name] = job.submit + count * ORDER_GAP
     position = {jobs[i].name: rank[i] for i in range(len(jobs))}
     rows = tuple(sorted(submits, key=lambda name: (submits[name], position[name])))
+    for before, after in itertools.pairwise(rows):  # no ties: the simulator breaks them by name, not by the order
+        if submits[after] <= submits[before]:
+            submits[after] = submits[before] + SUBMIT_GAP
     return Levers(**base, policies=dict(policies), order=rows, priorities=priorities, submits=submits, **more)
 
 

@@ -38,6 +38,12 @@ OBJECTIVES = ("makespan", "max_lateness", "late_jobs")
 #: batch finishes by the window (maximized).
 TARGET_OBJECTIVES = (*OBJECTIVES, "mean_response", "weighted_response", "window")
 ORDERING_KEYS = ("problem", "method", "objective", "status", "value", "bound", "gap", "seconds")
+#: What a target plan's ``simulated`` must hold (the planner's measurements; other keys are kept as written).
+SIMULATED_KEYS = ("objective", "runs", "noise", "seed", "chosen", "keep", "reason", "mean", "makespan", "bounds",
+                  "candidates", "comparisons", "jobs")
+#: The targets a plan is made for (the export targets that make plans, `planner.io.hadoop.applied.HADOOP_TARGETS`;
+#: tests/test_target_plans.py checks they agree).
+TARGETS = ("mrv1", "yarn-fair", "yarn-capacity")
 ROBUST_KEYS = ("runs", "noise", "seed", "statistic", "chosen", "p90", "mean", "candidates")
 CANDIDATE_KEYS = ("model", "order", "map_slots", "predicted", "mean", "p90")
 
@@ -204,6 +210,19 @@ def _target_fields(mapping: dict[str, Any], strategy: str) -> dict[str, Any]:
     missing = [key for key in NEW_IN_V5 if mapping.get(key) is None]
     if missing:
         raise InvalidInput(missing[0], f"a {TARGET_STRATEGY!r} plan needs it")
-    return {"target": as_str(mapping["target"], "target"), "levers": Levers.from_dict(mapping["levers"]),
+    simulated = as_mapping(mapping["simulated"], "simulated")
+    missing_keys = [key for key in SIMULATED_KEYS if key not in simulated]
+    if missing_keys:
+        raise InvalidInput(f"simulated.{missing_keys[0]}", "is required (what the planner measured)")
+    as_int(simulated["runs"], "simulated.runs", minimum=2, maximum=MAX_RUNS)
+    as_int(simulated["seed"], "simulated.seed", minimum=0, maximum=MAX_SEED)
+    as_float(simulated["noise"], "simulated.noise", minimum=0.0, maximum=1.0)
+    _flag(simulated["keep"], "simulated.keep")
+    as_str(simulated["chosen"], "simulated.chosen")
+    for key in ("candidates", "comparisons", "jobs"):
+        _list(simulated[key], f"simulated.{key}", "records")
+    as_mapping(simulated["bounds"], "simulated.bounds")
+    return {"target": as_str(mapping["target"], "target", choices=TARGETS),
+            "levers": Levers.from_dict(mapping["levers"]),
             "config_fingerprint": as_str(mapping["config_fingerprint"], "config_fingerprint"),
-            "simulated": as_mapping(mapping["simulated"], "simulated")}
+            "simulated": simulated}

@@ -85,9 +85,10 @@ class Levers:
 
     @property
     def changes_nothing(self) -> bool:
-        """Whether these levers leave the configuration as it is (the plan says "keep your
-        configuration"): no scheduler, queue setting, slow-start, split or priority changed, and
-        every job submitted as it arrives into the queue it maps to."""
+        """Whether these levers leave the configuration files as they are (the plan says "keep your
+        configuration"): no scheduler, queue setting, slow-start, split or priority changed. The
+        schedule (``order``, ``submits``, ``queues``) is not configuration: a plan that keeps the
+        configuration submits every job as it arrives into the queue it maps to."""
         return (self.scheduler is None and not self.priorities and not self.policies and not self.max_running
                 and not self.weights and self.slowstart is None and self.slots is None)
 

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from models import InvalidInput, Workload
-from planner.proof.paired import CONFIDENCE, RESAMPLES
+from planner.proof.paired import paired_mean
 from planner.proof.setups import Setup, first_arrival, run_setup
 from planner.proof.sweep import ExecutorChoice, ProgressOption, Spec, sweep
 from planner.simulator import Fair, Fifo, SimOptions
@@ -89,21 +89,6 @@ def measure(setups: Sequence[Setup], *, runs: int, noise: float, seed: int, exec
     samples = sweep(specs, executor, progress=progress, description=f"{description} ({len(specs)} runs)")
     return [Measured(setup.name, setup.role, tuple(samples[i * runs:(i + 1) * runs]))
             for i, setup in enumerate(setups)]
-
-
-def paired_mean(plan: np.ndarray, other: np.ndarray, seed: int) -> dict[str, Any]:
-    """``other - plan`` run for run (positive: the plan was better): the mean difference and its
-    95% percentile bootstrap interval (`RESAMPLES` resamples seeded by ``seed``), the win rate,
-    and the verdict ("plan better", "plan worse" or "no clear difference")."""
-    differences = np.asarray(other, dtype=float) - np.asarray(plan, dtype=float)
-    count = len(differences)
-    rng = np.random.default_rng(seed)
-    means = differences[rng.integers(0, count, size=(RESAMPLES, count))].mean(axis=1)
-    tail = 100 * (1 - CONFIDENCE) / 2
-    low, high = (float(v) for v in np.percentile(means, [tail, 100 - tail]))
-    verdict = "plan better" if low > 0 else "plan worse" if high < 0 else "no clear difference"
-    return {"runs": count, "plan_wins": int(np.sum(differences > 0)), "ties": int(np.sum(differences == 0)),
-            "mean_difference": float(differences.mean()), "ci_low": low, "ci_high": high, "verdict": verdict}
 
 
 def compare(plan: Measured, others: Sequence[Measured], objective: str, seed: int) -> list[dict[str, Any]]:

@@ -37,6 +37,21 @@ def paired_difference(plan: list[float], baseline: list[float], seed: int) -> di
             "median_difference": float(np.median(differences)), "ci_low": low, "ci_high": high, "verdict": verdict}
 
 
+def paired_mean(plan: np.ndarray, other: np.ndarray, seed: int) -> dict[str, Any]:
+    """``other - plan`` run for run (positive: the plan was better): the mean difference and its
+    95% percentile bootstrap interval (`RESAMPLES` resamples seeded by ``seed``), the win rate,
+    and the verdict ("plan better", "plan worse" or "no clear difference")."""
+    differences = np.asarray(other, dtype=float) - np.asarray(plan, dtype=float)
+    count = len(differences)
+    rng = np.random.default_rng(seed)
+    means = differences[rng.integers(0, count, size=(RESAMPLES, count))].mean(axis=1)
+    tail = 100 * (1 - CONFIDENCE) / 2
+    low, high = (float(v) for v in np.percentile(means, [tail, 100 - tail]))
+    verdict = "plan better" if low > 0 else "plan worse" if high < 0 else "no clear difference"
+    return {"runs": count, "plan_wins": int(np.sum(differences > 0)), "ties": int(np.sum(differences == 0)),
+            "mean_difference": float(differences.mean()), "ci_low": low, "ci_high": high, "verdict": verdict}
+
+
 def paired_comparisons(report: ValidationReport) -> list[dict[str, Any]]:
     """One record per baseline of the report: the plan against it run for run."""
     by_setup: dict[str, dict[int, float]] = {}
@@ -46,8 +61,14 @@ def paired_comparisons(report: ValidationReport) -> list[dict[str, Any]]:
     records = []
     for baseline in report.setup("baseline"):
         runs = sorted(set(plan) & set(by_setup[baseline["setup"]]))
-        pairs = paired_difference([plan[r] for r in runs], [by_setup[baseline["setup"]][r] for r in runs],
-                                  report.seed)
+        mine, theirs = [plan[r] for r in runs], [by_setup[baseline["setup"]][r] for r in runs]
+        if report.kind == "target":  # the statistic the plan was chosen by: the mean (counts and 0/1 too)
+            pairs = paired_mean(np.asarray(mine, dtype=float), np.asarray(theirs, dtype=float), report.seed)
+            pairs = {key: pairs[key] for key in ("runs", "plan_wins", "mean_difference", "ci_low", "ci_high",
+                                                 "verdict")}
+            pairs["win_rate"] = pairs["plan_wins"] / pairs["runs"]
+        else:
+            pairs = paired_difference(mine, theirs, report.seed)
         records.append({"baseline": baseline["setup"], **pairs})
     return records
 
@@ -56,14 +77,17 @@ def verdict_text(records: list[dict[str, Any]]) -> str:
     """The paired comparisons in one or two sentences, "beats" only where the interval excludes zero."""
     if not records:
         return ""
-    faster = [r for r in records if r["verdict"] == "plan faster"]
-    slower = [r["baseline"] for r in records if r["verdict"] == "plan slower"]
+    faster = [r for r in records if r["verdict"] in ("plan faster", "plan better")]
+    slower = [r["baseline"] for r in records if r["verdict"] in ("plan slower", "plan worse")]
+    better = "better" if any("mean_difference" in r for r in records) else "faster"
     unclear = [r["baseline"] for r in records if r["verdict"] == "no clear difference"]
     runs = records[0]["runs"]
     if len(faster) == len(records):
         wins = min(r["plan_wins"] for r in records)
-        return (f"Run for run it beats every baseline: it was faster in at least {wins} of {runs} paired runs "
-                f"against each, and the {CONFIDENCE:.0%} interval of the median difference excludes zero for all.")
+        statistic = "mean" if better == "better" else "median"
+        return (f"Run for run it beats every baseline: it was {better} in at least {wins} of {runs} paired runs "
+                f"against each, and the {CONFIDENCE:.0%} interval of the {statistic} difference excludes zero for "
+                "all.")
     parts = []
     if faster:
         parts.append(f"Run for run it beats {len(faster)} of the {len(records)} baselines (the {CONFIDENCE:.0%} "
@@ -71,6 +95,6 @@ def verdict_text(records: list[dict[str, Any]]) -> str:
     if unclear:
         parts.append(f"against {', '.join(unclear)} the difference is not clear (the interval holds zero)")
     if slower:
-        parts.append(f"{', '.join(slower)} {'is' if len(slower) == 1 else 'are'} faster run for run")
+        parts.append(f"{', '.join(slower)} {'is' if len(slower) == 1 else 'are'} {better} run for run")
     text = "; ".join(parts)
     return text[0].upper() + text[1:] + "."

@@ -113,8 +113,8 @@ def run_setup(setup: Setup, noise: float, seed: int, run: int, stream: int = 0, 
     result = setup.run.with_workload(jobs).simulate(simulation_seed)
     record: dict[str, Any] = {"setup": setup.name, "run": run}
     if setup.run.phases:
-        finishes = [job["finish"] for job in result.jobs]
-        record.update(makespan=result.makespan, mean_response=sum(finishes) / len(finishes),
+        vm_finishes = [job["finish"] for job in result.jobs]
+        record.update(makespan=result.makespan, mean_response=sum(vm_finishes) / len(vm_finishes),
                       fairness=None, node_local=None)
     else:
         record.update(makespan=max(job["finish"] for job in result.jobs) - origin if result.jobs else 0.0,

@@ -377,7 +377,9 @@ def validate_target(
     clock = time.perf_counter()
     planned = target_run(plan, workload, cluster, hadoop_conf)  # checks the configuration's fingerprint
     configs, exports = split_exports(hadoop_conf or [])
-    current = read_current(configs) if configs else None if exports else default_config(plan.target, cluster)
+    made_from_default = plan.simulated.get("configuration") == "default"
+    current = (read_current(configs) if configs else default_config(plan.target, cluster) if made_from_default
+               else None)  # an exported folder alone: the configuration it was merged into is not known
     if current is not None and current.fingerprint != plan.config_fingerprint:
         raise InvalidInput("hadoop_conf", "is not the configuration the plan was made from (fingerprints differ)")
     night = all_ready(workload) if plan.ready_now else workload
