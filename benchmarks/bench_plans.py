@@ -46,6 +46,7 @@ from planner.io.swim import read_swim
 from planner.planning.arrivals import batch_bounds
 from planner.planning.deploy import plan_for_target
 from planner.plans.plan import Plan
+from planner.proof.setups import all_ready
 from planner.proof.validate import validate
 from solvers.bounds import alone
 
@@ -97,7 +98,7 @@ def cases(suite: str) -> list[tuple[str, Workload, Cluster, bool]]:
 
 
 def _window_for(workload: Workload, cluster: Cluster, ready: bool) -> float:
-    night = Workload([job.with_changes(submit=0.0) for job in workload]) if ready else workload
+    night = all_ready(workload) if ready else workload
     bounds = batch_bounds(night, cluster.total_slots, None)
     return bounds["first_arrival"] + WINDOW_SLACK * bounds["makespan"]
 
@@ -237,7 +238,6 @@ def _before_row(name: str, workload: Workload, cluster: Cluster, ready: bool, ta
     from planner.planning.make import make_plan
     from planner.plans.levers import Levers
     from planner.proof.deployed import compare, deployed_setup, measure, target_baselines
-    from planner.proof.setups import all_ready
 
     start = time.perf_counter()
     legacy = make_plan(workload, cluster, "slots+johnson", ready_now=ready)

@@ -55,8 +55,8 @@ class Objective(StrEnum):
     window = "window"
 
 
-#: `planner plan --target`: the targets a plan can be made for (Hadoop's, `HADOOP_TARGETS`).
-PlanTarget = StrEnum("PlanTarget", [(name.replace("-", "_"), name) for name in ("mrv1", "yarn-fair", "yarn-capacity")])
+#: `planner plan --target`: the targets a plan can be made for (the export targets, `TARGET_NAMES`).
+PlanTarget = StrEnum("PlanTarget", [(name.replace("-", "_"), name) for name in TARGET_NAMES])
 
 
 class SlotModel(StrEnum):

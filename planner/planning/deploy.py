@@ -56,6 +56,7 @@ from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_NOISE, DEFAULT_TARGET_RUNS
 from planner.io.hadoop.applied import HADOOP_TARGETS, SUBMIT_GAP
 from planner.io.hadoop.merge import CurrentConfig, default_config, deployed_run, map_queues, merged_files, read_current
+from planner.io.hadoop.queue_map import scheduler_kind
 from planner.limits import MAX_RUNS
 from planner.planning import arrivals
 from planner.plans.files import TARGET_OBJECTIVES, TARGET_STRATEGY
@@ -324,13 +325,11 @@ def _with_slowstart(levers: Levers, value: float) -> Levers:
 
 
 def _scheduler_kind(run: Run) -> str:
-    if isinstance(run.scheduler, Capacity):
-        return "capacity"
-    if isinstance(run.scheduler, Fair):
-        return "fair"
-    if isinstance(run.scheduler, Fifo):
-        return "fifo"
-    raise InvalidInput("hadoop_conf", f"configures the {run.scheduler.name} scheduler, which no target runs")
+    """The configured scheduler's kind (`planner.io.hadoop.queue_map.scheduler_kind`); a scheduler
+    no target runs is refused."""
+    if not isinstance(run.scheduler, (Capacity, Fair, Fifo)):
+        raise InvalidInput("hadoop_conf", f"configures the {run.scheduler.name} scheduler, which no target runs")
+    return scheduler_kind(run.scheduler)
 
 
 def _check_kind(run: Run, target: str, current: CurrentConfig) -> None:

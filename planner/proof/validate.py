@@ -429,15 +429,15 @@ def _in_order(run: Run, workload: Workload) -> Run:
 def _check_export(plan: Plan, run: Run, workload: Workload, folder: str | Path) -> None:
     """An exported folder given for a plan for a target must be that plan's export: its target's
     kind of scheduler and resources, every job in the plan's queue at the plan's time."""
-    from planner.simulator import Capacity, Fair
+    from planner.io.hadoop.queue_map import scheduler_kind
 
     levers = plan.levers
     if levers is None or plan.target is None:
         return
     containers = bool(run.options is not None and run.options.containers)
-    kind = "capacity" if isinstance(run.scheduler, Capacity) else "fair" if isinstance(run.scheduler, Fair) else "fifo"
+    kind = scheduler_kind(run.scheduler)
     expected = {"mrv1": not containers, "yarn-fair": containers and kind == "fair",
-                "yarn-capacity": containers and kind == "capacity"}[plan.target]
+                "yarn-capacity": containers and kind == "capacity"}.get(plan.target, False)
     if not expected:
         raise InvalidInput("hadoop_conf", f"is not an export for {plan.target} (it configures the {kind} scheduler "
                                           f"on {'containers' if containers else 'slots'}): not this plan's export",
