@@ -127,15 +127,20 @@ def slot_group_files(map_slots: int, reduce_slots: int, hosts: Sequence[str]) ->
     return files
 
 
-def _yarn(plan: Plan, cluster: Cluster, options: SimOptions, target: str) -> dict[str, str]:
+def yarn_site(cluster: Cluster, fair: bool) -> dict[str, object]:
+    """yarn-site.xml's scheduler class and containers: each node's slots as containers of the
+    minimum allocation (`CONTAINER`), which the reader reads back as the node's slots."""
     per_node = cluster.map_slots + cluster.reduce_slots
+    return {"yarn.resourcemanager.scheduler.class": FAIR_YARN if fair else CAPACITY_YARN,
+            "yarn.nodemanager.resource.memory-mb": per_node * CONTAINER[0],
+            "yarn.nodemanager.resource.cpu-vcores": per_node * CONTAINER[1],
+            "yarn.scheduler.minimum-allocation-mb": CONTAINER[0],
+            "yarn.scheduler.minimum-allocation-vcores": CONTAINER[1]}
+
+
+def _yarn(plan: Plan, cluster: Cluster, options: SimOptions, target: str) -> dict[str, str]:
     fair = target == "yarn-fair"
-    site: dict[str, object] = {
-        "yarn.resourcemanager.scheduler.class": FAIR_YARN if fair else CAPACITY_YARN,
-        "yarn.nodemanager.resource.memory-mb": per_node * CONTAINER[0],
-        "yarn.nodemanager.resource.cpu-vcores": per_node * CONTAINER[1],
-        "yarn.scheduler.minimum-allocation-mb": CONTAINER[0],
-        "yarn.scheduler.minimum-allocation-vcores": CONTAINER[1]}
+    site = yarn_site(cluster, fair)
     site.update(_fair_site("yarn.scheduler.fair", fair, options))
     files = {"yarn-site.xml": site_xml(site, "ResourceManager and NodeManagers: scheduler and containers"),
              "mapred-site.xml": site_xml({"mapreduce.job.reduce.slowstart.completedmaps":

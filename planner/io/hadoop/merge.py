@@ -54,7 +54,6 @@ from models import Cluster, Workload
 from models.checks import as_str
 from models.errors import InvalidInput
 from models.fileio import read_text, write_folder
-from planner.io.hadoop.allocations import DEFAULT_CONTAINER
 from planner.io.hadoop.applied import HADOOP_TARGETS
 from planner.io.hadoop.conf import EXPORT_NOTES, SITE_SETTINGS, HadoopSetup, expand_paths, hadoop_run, read_hadoop_conf
 from planner.io.hadoop.export import (
@@ -69,6 +68,7 @@ from planner.io.hadoop.export import (
     site_xml,
     slot_group_files,
     topology_json,
+    yarn_site,
 )
 from planner.io.hadoop.parsing import read_sls_nodes
 from planner.io.hadoop.plan_files import Submission
@@ -134,15 +134,8 @@ def default_config(target: str, cluster: Cluster) -> CurrentConfig:
                 "mapred.tasktracker.reduce.tasks.maximum": cluster.reduce_slots}
         return CurrentConfig({"mapred-site.xml": site_xml(site, "JobTracker and TaskTrackers: FIFO, slots per node")},
                              default=True)
-    per_node = cluster.map_slots + cluster.reduce_slots
-    container = (int(DEFAULT_CONTAINER[0]), int(DEFAULT_CONTAINER[1]))
     fair = target == "yarn-fair"
-    yarn: dict[str, object] = {
-        "yarn.resourcemanager.scheduler.class": FAIR_YARN if fair else CAPACITY_YARN,
-        "yarn.nodemanager.resource.memory-mb": per_node * container[0],
-        "yarn.nodemanager.resource.cpu-vcores": per_node * container[1],
-        "yarn.scheduler.minimum-allocation-mb": container[0],
-        "yarn.scheduler.minimum-allocation-vcores": container[1]}
+    yarn = yarn_site(cluster, fair)
     if fair:
         yarn["yarn.scheduler.fair.allocation.file"] = "fair-scheduler.xml"
         scheduler = {"fair-scheduler.xml": _FAIR_DEFAULT}
