@@ -240,18 +240,36 @@ done
 """
 
 
+#: Where each file of an exported folder goes, by name (`file_place`).
+FILE_PLACES = {
+    "mapred-site.xml": "the JobTracker's (mrv1) or every job's (YARN) configuration folder",
+    "yarn-site.xml": "the ResourceManager's and every NodeManager's configuration folder",
+    "fair-scheduler.xml": "beside the scheduler's site file; point the allocation-file property at its path",
+    "capacity-scheduler.xml": "the ResourceManager's configuration folder",
+    "hdfs-site.xml": "every node's configuration folder (block replication)",
+    "topology.json": "for `planner simulate --hadoop-conf`; map its host names to yours",
+    "submissions.tsv": "read by submit.sh: position, job, submit_at (s from the start), pool, priority",
+    "phases.tsv": "read by submit.sh: phase, job, vms, role",
+    "submit.sh": "run it when the batch starts (see its first lines)",
+    "changes.diff": "what this export changes of your configuration (a unified diff)",
+}
+
+
+def file_place(name: str, text: str = "", otherwise: str = "") -> str:
+    """Where an exported file goes: a slot group's site file and hosts, a file of `FILE_PLACES`,
+    an allocation file by its content, else ``otherwise``."""
+    if name.startswith("tasktracker-") and name.endswith(".xml"):
+        return f"mapred-site.xml of the TaskTrackers listed in {name[:-4]}.hosts (their slot counts)"
+    if name.endswith(".hosts"):
+        return "the hosts its .xml is for"
+    if name in FILE_PLACES:
+        return FILE_PLACES[name]
+    if name.endswith(".xml") and "<allocations" in text:
+        return "the fair scheduler's allocation file (where the allocation-file property points)"
+    return otherwise
+
+
 def _readme(plan: Plan, cluster: Cluster, target: str, names: list[str]) -> str:
-    where = {
-        "mapred-site.xml": "the JobTracker's (mrv1) or every job's (YARN) configuration folder",
-        "yarn-site.xml": "the ResourceManager's and every NodeManager's configuration folder",
-        "fair-scheduler.xml": "beside the scheduler's site file; point the allocation-file property at its path",
-        "capacity-scheduler.xml": "the ResourceManager's configuration folder",
-        "hdfs-site.xml": "every node's configuration folder (block replication)",
-        "topology.json": "for `planner simulate --hadoop-conf`; map its host names to yours",
-        "submissions.tsv": "read by submit.sh: position, job, submit_at (s from the start), pool, priority",
-        "phases.tsv": "read by submit.sh: phase, job, vms, role",
-        "submit.sh": "run it when the batch starts (see its first lines)",
-    }
     kind = ("a VM plan" if plan.phases else f"{plan.map_slots} map and {plan.reduce_slots} reduce slots, "
             f"admission limit k = {plan.k}, {len(plan.order)} jobs in order")
     lines = [f"# The plan as {target} configuration", "",
@@ -259,13 +277,7 @@ def _readme(plan: Plan, cluster: Cluster, target: str, names: list[str]) -> str:
              f"{cluster.racks} rack(s). Predicted makespan: {plan.predicted_makespan:,.0f} s.", "",
              "| file | where it goes |", "|---|---|"]
     for name in names:
-        if name.startswith("tasktracker-") and name.endswith(".xml"):
-            text = f"mapred-site.xml of the TaskTrackers listed in {name[:-4]}.hosts (their slot counts)"
-        elif name.endswith(".hosts"):
-            text = "the hosts its .xml is for"
-        else:
-            text = where.get(name, "")
-        lines.append(f"| {name} | {text} |")
+        lines.append(f"| {name} | {file_place(name)} |")
     lines += ["", "## What this target enforces", ""]
     notes = target_notes(plan, target)
     lines += [f"- {note}" for note in notes] or ["- The split, the order and the admission limit as planned."]

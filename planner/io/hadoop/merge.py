@@ -63,6 +63,7 @@ from planner.io.hadoop.export import (
     FIFO_MRV1,
     FIFO_YARN,
     MRV1_PRIORITIES,
+    file_place,
     host_names,
     schedule_files,
     site_xml,
@@ -574,16 +575,6 @@ def _lines(text: str | None) -> list[str]:
     return lines
 
 
-_WHERE = {
-    "mapred-site.xml": "the JobTracker's (mrv1) or every job's (YARN) configuration folder",
-    "yarn-site.xml": "the ResourceManager's and every NodeManager's configuration folder",
-    "capacity-scheduler.xml": "the ResourceManager's configuration folder",
-    "hdfs-site.xml": "every node's configuration folder",
-    "topology.json": "for `planner simulate --hadoop-conf`; map its host names to yours",
-    "submissions.tsv": "read by submit.sh: position, job, submit_at (s from the start), pool, priority",
-    "submit.sh": "run it when the batch starts (see its first lines)",
-    "changes.diff": "what this export changes of your configuration (a unified diff)",
-}
 
 
 def _readme(config: CurrentConfig, levers: Levers, target: str, files: Mapping[str, str]) -> str:
@@ -596,16 +587,7 @@ def _readme(config: CurrentConfig, levers: Levers, target: str, files: Mapping[s
              "written in; `changes.diff` shows each change.", "",
              "| file | where it goes | changed |", "|---|---|---|"]
     for name in files:
-        if name.startswith("tasktracker-") and name.endswith(".xml"):
-            where = f"mapred-site.xml of the TaskTrackers listed in {name[:-4]}.hosts (their slot counts)"
-        elif name.endswith(".hosts"):
-            where = "the hosts its .xml is for"
-        elif name in _WHERE:
-            where = _WHERE[name]
-        elif name.endswith(".xml") and "<allocations" in files[name]:
-            where = "the fair scheduler's allocation file (where the allocation-file property points)"
-        else:
-            where = "where it was"
+        where = file_place(name, files[name], "where it was")
         mark = "" if name in NOT_CONFIGURATION else ("new" if name not in config.files else
                                                       "yes" if name in changed else "no")
         lines.append(f"| {name} | {where} | {mark} |")
