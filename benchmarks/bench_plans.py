@@ -247,9 +247,7 @@ def _before_row(name: str, workload: Workload, cluster: Cluster, ready: bool, ta
     queues = map_queues(workload, current, target, None)
     configured = deployed_run(merged_files(current, Levers(queues=queues), workload, cluster, target,
                                            ready_now=ready), workload, cluster)
-    exported = plan_run(legacy, workload, cluster, target, ready_now=ready)
-    by_name = {job.name: job for job in exported.workload}
-    exported = exported.with_workload(Workload([by_name[job.name] for job in workload], name=workload.name))
+    exported = plan_run(legacy, workload, cluster, target, ready_now=ready)  # in the workload's job order
     setups = [deployed_setup("before: slots+johnson as exported", "plan", exported, night, window=None,
                              arrivals=arrived),
               deployed_setup("as configured", "baseline", configured, night, window=None, arrivals=arrived),

@@ -39,6 +39,7 @@ from planner.cli.options import (
 
 if TYPE_CHECKING:
     from models import Cluster, Workload
+    from planner.plans.plan import Plan
     from planner.simulator.run import Run
 
 
@@ -115,7 +116,8 @@ def simulate_command(
         machines = chosen_options.on(given_cluster)
         heartbeats_fit(batch.jobs, machines, [split], cluster_file=cluster,
                        flag="--heartbeat" if heartbeat is not None else None)
-        made_for = _plan_target(plan) if plan is not None else None
+        chosen_plan = _read_plan(plan) if plan is not None else None
+        made_for = chosen_plan.target if chosen_plan is not None else None
         if plan is not None or hadoop_conf:
             sets = "--plan" if plan is not None else "--hadoop-conf"
             setting = [("--scheduler", scheduler is not None), ("--config", config is not None)]
@@ -129,9 +131,10 @@ def simulate_command(
                     raise InvalidInput(flag, f"does not go with {sets}" if (flag, given) in foreign
                                        else f"{sets} sets the scheduler and the slots; leave it out")
             if plan is not None and made_for is not None:
-                run = _target_plan_run(plan, batch, given_cluster, target, made_for, hadoop_conf, chosen_options)
+                run = _target_plan_run(chosen_plan, batch, given_cluster, target, made_for, hadoop_conf,
+                                       chosen_options)
             elif plan is not None:
-                run = _plan_run(plan, batch, given_cluster, machines, target, ready_now, chosen_options)
+                run = _plan_run(chosen_plan, batch, given_cluster, machines, target, ready_now, chosen_options)
             else:
                 from planner.io.hadoop.queue_map import parse_queue_map
 
@@ -162,15 +165,13 @@ def simulate_command(
          as_json=json_output)
 
 
-def _plan_run(path: Path, batch: Workload, given: Cluster, machines: Cluster, target: str, ready_now: bool,
+def _plan_run(chosen: Plan, batch: Workload, given: Cluster, machines: Cluster, target: str, ready_now: bool,
               chosen_options: SimulationFlags) -> Run:
-    """The run of the plan in ``path`` as its exported files configure the cluster (``given``, the
-    cluster file's, is the one the plan was made for; ``machines`` has the flags' changes)."""
+    """The run of ``chosen`` as its exported files configure the cluster (``given``, the cluster
+    file's, is the one the plan was made for; ``machines`` has the flags' changes)."""
     from planner.io.targets import plan_run
-    from planner.plans.plan import Plan
     from planner.simulator import with_options
 
-    chosen = Plan.from_file(path)
     if not chosen.matches(batch, given):
         raise InvalidInput("--plan", "was made for another workload or cluster (fingerprints differ)")
     if chosen_options.delay is not None:
@@ -181,21 +182,19 @@ def _plan_run(path: Path, batch: Workload, given: Cluster, machines: Cluster, ta
                     options=with_options(None, **chosen_options.options))
 
 
-def _plan_target(path: Path) -> str | None:
-    """The target a plan file was made for (`planner plan --target`), None for other plans."""
+def _read_plan(path: Path) -> Plan:
+    """The plan file given with --plan, read once."""
     from planner.plans.plan import Plan
 
-    return Plan.from_file(path).target
+    return Plan.from_file(path)
 
 
-def _target_plan_run(path: Path, batch: Workload, given: Cluster, target: str, made_for: str,
+def _target_plan_run(chosen: Plan, batch: Workload, given: Cluster, target: str, made_for: str,
                      hadoop_conf: list[Path] | None, chosen_options: SimulationFlags) -> Run:
     """A plan for a target as it runs once applied (`planner.proof.validate.target_run`): its levers
     in the configuration it was made from (``hadoop_conf``, or the target's stock one)."""
-    from planner.plans.plan import Plan
     from planner.proof.validate import target_run
 
-    chosen = Plan.from_file(path)
     if target not in ("mrv1", made_for):  # mrv1 is the option's default
         raise InvalidInput("--target", f"the plan was made for {made_for}; leave --target out or give {made_for}")
     if not chosen.matches(batch, given):

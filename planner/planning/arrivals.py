@@ -187,13 +187,18 @@ def batch_bounds(night: Workload, slots: int, window: float | None) -> dict[str,
             "first_arrival": min(releases, default=0.0)}
 
 
+def makespan_bound_name(bounds: dict[str, Any]) -> str:
+    """Which bound decides the makespan's (`batch_bounds`), in words: the work or the critical path."""
+    if bounds.get("work", 0.0) >= bounds.get("critical_path", 0.0):
+        return "the work bound (total work / slots)"
+    return "the critical path (the longest job alone, from its arrival)"
+
+
 def check_window_reachable(window: float | None, bounds: dict[str, Any]) -> None:
     """A window before the batch's earliest possible end (`batch_bounds`) is refused, naming the bound."""
     if window is None:
         return
     end = bounds["first_arrival"] + bounds["makespan"]
     if window < end:
-        which = ("the work bound (total work / slots)" if bounds["work"] >= bounds["critical_path"]
-                 else "the critical path (the longest job alone, from its arrival)")
-        raise InvalidInput("window", f"{window:,.0f} s is before {end:,.0f} s, {which} on {bounds['slots']:,} "
+        raise InvalidInput("window", f"{window:,.0f} s is before {end:,.0f} s, {makespan_bound_name(bounds)} on {bounds['slots']:,} "
                                      "slots: no schedule finishes the batch by then")

@@ -44,7 +44,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -194,7 +194,7 @@ def plan_for_target(
     ranked = sorted(enumerate(candidates), key=lambda item: _rank(by_name[item[1].name], objective, item[0]))
     current_slowstart = (as_configured.options or SimOptions()).reduce_slowstart
     variants = [Candidate(f"{leader.name}, slow-start {value:g}", f"{leader.proposer}; reduce slow-start {value:g}",
-                          _with_slowstart(leader.levers, value))  # the model made no figure for it
+                          replace(leader.levers, slowstart=value))  # the model made no figure for it
                 for _, leader in ranked[:SLOWSTART_LEADERS]
                 for value in SLOWSTARTS if not math.isclose(value, current_slowstart)]
     top = ranked[0][1]
@@ -204,7 +204,7 @@ def plan_for_target(
         used = sorted(set(top.levers.queues.values()))
         variants += [Candidate(f"{top.name}, at most {limit} running", f"{top.proposer}; at most {limit} running "
                                "jobs per queue (maxRunningApps / maxRunningJobs)",
-                               _with_limit(top.levers, {queue: limit for queue in used}))
+                               replace(top.levers, max_running={queue: limit for queue in used}))
                      for limit in RUNNING_LIMITS if limit < len(workload)]
     chosen = next(c for c in candidates if c.name == best.name)
     if variants:
@@ -310,18 +310,6 @@ def _rank(measured: Measured, objective: str, position: int) -> tuple[float, flo
 def _best(measured: Sequence[Measured], objective: str) -> Measured:
     """The best by `_rank`."""
     return min(enumerate(measured), key=lambda item: _rank(item[1], objective, item[0]))[1]
-
-
-def _with_limit(levers: Levers, limits: dict[str, int]) -> Levers:
-    data = levers.to_dict()
-    data["max_running"] = limits
-    return Levers.from_dict(data)
-
-
-def _with_slowstart(levers: Levers, value: float) -> Levers:
-    data = levers.to_dict()
-    data["slowstart"] = value
-    return Levers.from_dict(data)
 
 
 def _scheduler_kind(run: Run) -> str:

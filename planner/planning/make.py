@@ -25,6 +25,7 @@ from planner.planning.vm import check_solver, derived_profiles, solve_vm, warn_e
 from planner.plans.files import OBJECTIVES, SLOT_STRATEGIES, STRATEGIES
 from planner.plans.phases import VM_STRATEGIES
 from planner.plans.plan import Plan
+from planner.proof.setups import all_ready
 from planner.proof.sweep import ExecutorChoice, ProgressOption
 from planner.proof.validate import check_noise
 from solvers import SLOT_MODELS, fluid_makespan
@@ -122,7 +123,7 @@ def make_plan(
     releases = arrivals.releases_of(workload, ready_now)
     due = arrivals.due_dates(workload, window, ready_now)
     if window is not None and len(workload):
-        night = workload if not ready_now else Workload([job.with_changes(submit=0.0) for job in workload])
+        night = all_ready(workload) if ready_now else workload
         arrivals.check_window_reachable(window, arrivals.batch_bounds(night, total, window))
     curves = SlotCurves(jobs, total, k, model, releases, progress)
     baseline = fluid_makespan(jobs, cluster.total_map_slots, cluster.total_reduce_slots, k, submitted, model,

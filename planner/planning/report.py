@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from planner.planning.arrivals import makespan_bound_name
 from planner.plans.plan import Plan
 
 __all__ = ["recommendation", "target_sections"]
@@ -38,8 +39,7 @@ def recommendation(plan: Plan) -> dict[str, Any]:
         "makespan_p95": simulated.get("makespan_p95"),
         "makespan_bound": bounds.get("makespan"),
         "makespan_above_bound": _above(simulated.get("makespan"), bounds.get("makespan")),
-        "bound_is": ("work (total work / slots)" if bounds.get("work", 0) >= bounds.get("critical_path", 0)
-                     else "critical path (the longest job alone)"),
+        "bound_is": makespan_bound_name(bounds),
         "response_bound": bounds.get("mean_response"),
         "lateness_bound": bounds.get("max_lateness"),
         "p_window": simulated.get("p_window"),
@@ -87,8 +87,8 @@ def headline(plan: Plan) -> str:
     bound = record["makespan_bound"]
     first = (simulated.get("bounds") or {}).get("first_arrival") or 0.0
     clock = "" if not first else f", ending no earlier than {_seconds(first + bound)} on the workload's clock"
-    limit = "" if bound is None else (f"; no schedule's makespan is below {_seconds(bound)} ({record['bound_is']} "
-                                      f"bound, from the first arrival{clock}): {record['makespan_above_bound']:.1%} "
+    limit = "" if bound is None else (f"; no schedule's makespan is below {_seconds(bound)} ({record['bound_is']}, "
+                                      f"from the first arrival{clock}): {record['makespan_above_bound']:.1%} "
                                       "above it")
     return f"{record['recommendation']}: {objective}{makespan}{limit}."
 

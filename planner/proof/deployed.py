@@ -116,15 +116,13 @@ def target_baselines(night: Workload, as_configured: Run, target: str, queues: M
 
 def deployed_setup(name: str, role: str, run: Run, night: Workload, *, window: float | None,
                    arrivals: dict[str, float]) -> Setup:
-    """A deployed configuration's run as a setup: its batch in the night's job order (runs pair by
-    position: `planner.proof.setups.biased`), makespans from the first arrival, responses from
-    each job's arrival."""
-    by_name = {job.name: job for job in run.workload}
-    missing = [job.name for job in night if job.name not in by_name]
-    if missing or len(by_name) != len(night):
-        raise InvalidInput("jobs", f"the deployed run does not submit the batch's jobs (e.g. {missing[:1]})")
-    ordered = run.with_workload(Workload([by_name[job.name] for job in night], name=night.name))
-    return Setup(name, role, None, ordered, window=window, origin=first_arrival(night), arrivals=arrivals)
+    """A deployed configuration's run as a setup: makespans from the first arrival, responses from
+    each job's arrival. Its batch must hold the night's jobs in the night's order, as a read-back
+    schedule keeps them (`planner.io.hadoop.plan_files.submitted`): runs pair by job position
+    (`planner.proof.setups.biased`)."""
+    if [job.name for job in run.workload] != [job.name for job in night]:
+        raise InvalidInput("jobs", "the deployed run does not submit the batch's jobs in the batch's order")
+    return Setup(name, role, None, run, window=window, origin=first_arrival(night), arrivals=arrivals)
 
 
 def check_objective(objective: str, night: Workload, window: float | None) -> None:

@@ -232,11 +232,9 @@ def exported_folder_setup(folder: str | Path, plan: Plan, workload: Workload, cl
     --hadoop-conf FOLDER` reads it, on the batch the plan runs on (in its job order)."""
     from planner.io.hadoop.conf import hadoop_run
 
-    exported = hadoop_run([folder], plan_batch(plan, workload, cluster), cluster)
-    by_name = {job.name: job for job in exported.workload}
-    night = Workload([by_name[job.name] for job in workload], name=workload.name)
-    return Setup(f"plan as exported ({Path(folder).name})", "variant", None, exported.with_workload(night),
-                 origin=first_arrival(plan_batch(plan, workload, cluster)))
+    night = plan_batch(plan, workload, cluster)
+    exported = hadoop_run([folder], night, cluster)  # its schedule keeps the batch's job order
+    return Setup(f"plan as exported ({Path(folder).name})", "variant", None, exported, origin=first_arrival(night))
 
 
 def planned_scheduler(strategy: str, k: int, order: Sequence[str]) -> tuple[Scheduler, str]:

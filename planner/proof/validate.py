@@ -328,7 +328,7 @@ def target_run(plan: Plan, workload: Workload, cluster: Cluster,
         raise InvalidInput("strategy", "a target plan needs its target and levers")
     configs, exports = split_exports(hadoop_conf or [])
     if exports:
-        run = _in_order(hadoop_run([exports[0]], workload, cluster), workload)
+        run = hadoop_run([exports[0]], workload, cluster)  # the schedule keeps the workload's order
         _check_export(plan, run, workload, exports[0])
         return run
     made_from = (plan.simulated or {}).get("configuration")
@@ -417,13 +417,6 @@ def validate_target(
                             order=list(plan.order), metric=METRICS[objective],
                             jobs_outcome=job_outcomes(measured[0], night, window))
 
-
-def _in_order(run: Run, workload: Workload) -> Run:
-    """``run`` with its jobs in ``workload``'s order (runs pair by job position: `biased`)."""
-    if run.phases:
-        return run
-    jobs = {job.name: job for job in run.workload}
-    return run.with_workload(Workload([jobs[job.name] for job in workload], name=run.workload.name))
 
 
 def _check_export(plan: Plan, run: Run, workload: Workload, folder: str | Path) -> None:
