@@ -51,6 +51,23 @@ def test_capacity_guarantees_and_no_preemption():
     assert running_at(result.tasks, 15.0, "a1") == running_at(result.tasks, 15.0, "b1") == 2
 
 
+def test_capacity_fair_ordering_shares_a_queue_and_ignores_priorities():
+    """One queue, 4 map slots; a1 (8 maps of 10 s) at 0, a2 (4 maps) at 5, a2 at priority 1 in the
+    second batch. FIFO ordering: a1 holds all 4 slots 0-10 and takes them again at 10 (a1 done at
+    20, a2 20-30); with a2 at priority 1, a2 takes the 4 slots at 10 (done at 20), a1's last 4 run
+    20-30. Fair ordering (YARN's FairOrderingPolicy: fewest running containers, then submission,
+    priorities aside): at 10 the freed slots go a1, a2, a1, a2 (a tie at 0 and at 1 goes to the
+    earlier a1), and again at 20: both end at 30, whatever a2's priority."""
+    for priority, fifo in ((0, {"a1": 20.0, "a2": 30.0}), (1, {"a1": 30.0, "a2": 20.0})):
+        jobs = [Job("a1", 8, 0, 10.0, pool="q"), Job("a2", 4, 0, 10.0, pool="q", submit=5.0, priority=priority)]
+        assert finishes(simulate(jobs, FOUR, Capacity(queues=[Queue("q", 1.0)]))) == fifo
+        result = simulate(jobs, FOUR, Capacity(queues=[Queue("q", 1.0, ordering="fair")]))
+        assert finishes(result) == {"a1": 30.0, "a2": 30.0}
+        assert running_at(result.tasks, 15.0, "a1") == running_at(result.tasks, 15.0, "a2") == 2
+    assert Capacity(queues=[Queue("q", 1.0, ordering="fair")]).describe()["queues"][0]["ordering"] == "fair"
+    assert "ordering" not in Capacity(queues=[Queue("q", 1.0)]).describe()["queues"][0]
+
+
 def test_capacity_unknown_queue_raises():
     with pytest.raises(InvalidInput, match="pool"):
         simulate([Job("x", 1, 0, 1.0, pool="nowhere")], FOUR, Capacity(queues=QUEUES))
@@ -81,7 +98,7 @@ def test_capacity_bad_queues_raise(queues):
 
 
 @pytest.mark.parametrize("kwargs", [{"capacity": 1.5}, {"capacity": 0.0}, {"capacity": 0.5, "max_capacity": 0.4},
-                                    {"capacity": 0.5, "max_capacity": 1.2}])
+                                    {"capacity": 0.5, "max_capacity": 1.2}, {"capacity": 0.5, "ordering": "drf"}])
 def test_bad_queue_raises(kwargs):
     with pytest.raises(InvalidInput):
         Queue("q", **kwargs)

@@ -35,6 +35,7 @@ from planner.io.hadoop.queue_map import parse_queue_map
 from planner.io.targets import export_files
 from planner.plans.levers import Levers
 from planner.simulator import Capacity, Fair, Fifo
+from planner.simulator.layout import ANY
 
 ROOT = Path(__file__).resolve().parent.parent
 CONF = ROOT / "tests" / "data" / "hadoop-conf"
@@ -158,6 +159,33 @@ def test_yarn_fair_levers_go_into_the_operators_queues(batch):
     assert files["yarn-fair-scheduler.xml"] == current.files["yarn-fair-scheduler.xml"]
 
 
+def test_a_cap_is_the_queues_max_resources_in_the_configurations_containers(batch):
+    """caps: a queue's maxResources, the containers given times the configuration's container (its
+    minimum allocation: 1,024 MB and 1 vcore in the stock yarn-site.xml; twice that in a copy with
+    nodes twice as large), read back as the same number of containers; a new queue is added."""
+    workload, cluster = batch
+    names = workload.names
+    levers = Levers(queues={name: "small" if i < 2 else "default" for i, name in enumerate(names)},
+                    policies={"small": "fair"}, caps={"default": 6})
+    config = default_config("yarn-fair", cluster)
+    files = merged_files(config, levers, workload, cluster, "yarn-fair")
+    assert "<maxResources>6144 mb, 6 vcores</maxResources>" in files["fair-scheduler.xml"]
+    assert '<queue name="small">' in files["fair-scheduler.xml"]
+    pools = deployed_run(files, workload, cluster).scheduler.pools
+    assert set(pools) == {"default", "small"} and pools["default"].max_share(ANY) == 6
+    assert pools["small"].max_share(ANY) is None
+    site = config.files["yarn-site.xml"]
+    for name, value in (("memory-mb", 4096), ("cpu-vcores", 4), ("allocation-mb", 1024), ("allocation-vcores", 1)):
+        site = site.replace(f"{name}</name><value>{value}<", f"{name}</name><value>{2 * value}<")
+    sized = CurrentConfig({**config.files, "yarn-site.xml": site})  # containers twice as large, as many per node
+    files = merged_files(sized, levers, workload, cluster, "yarn-fair")
+    assert "<maxResources>12288 mb, 12 vcores</maxResources>" in files["fair-scheduler.xml"]
+    assert deployed_run(files, workload, cluster).scheduler.pools["default"].max_share(ANY) == 6
+    with pytest.raises(InvalidInput, match=r"levers\.caps: caps are YARN fair-scheduler"):
+        merged_files(default_config("mrv1", cluster), Levers(scheduler="fair", caps={"default": 2}), workload,
+                     cluster, "mrv1")
+
+
 def test_a_nested_yarn_queue_is_a_queue_inside_a_queue(batch):
     workload, cluster = batch
     config = default_config("yarn-fair", cluster)
@@ -174,7 +202,7 @@ def test_a_nested_yarn_queue_is_a_queue_inside_a_queue(batch):
         "default", "night.etl")
 
 
-def test_capacity_takes_the_fifo_policy_and_refuses_what_it_cannot_do(batch):
+def test_capacity_takes_an_ordering_policy_and_refuses_what_it_cannot_do(batch):
     workload, cluster = batch
     current = _capacity()
     queues = {name: "sls_queue_3" for name in workload.names}
@@ -194,8 +222,16 @@ def test_capacity_takes_the_fifo_policy_and_refuses_what_it_cannot_do(batch):
     assert [q.name for q in run.scheduler.queues] == ["sls_queue_1", "sls_queue_2", "sls_queue_3"]
     assert run.options.reduce_slowstart == 0.8 and {j.pool for j in run.workload} == {"sls_queue_3"}
     assert run.workload[workload.names[2]].priority == 4
+    assert [q.ordering for q in run.scheduler.queues] == ["fifo", "fifo", "fifo"]
+    files = merged_files(current, Levers(queues=queues, policies={"sls_queue_3": "fair"}), workload, cluster,
+                         "yarn-capacity")
+    assert "root.sls_queue_3.ordering-policy</name><value>fair</value>" in files["changes.diff"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # fair is read too (YARN's FairOrderingPolicy)
+        run = deployed_run(files, workload, cluster)
+    assert [q.ordering for q in run.scheduler.queues] == ["fifo", "fifo", "fair"]
     for levers, message in [
-        (Levers(queues=queues, policies={"sls_queue_3": "fair"}), "levers.policies.sls_queue_3: .* fifo only"),
+        (Levers(queues=queues, caps={"sls_queue_3": 4}), "levers.caps: caps are YARN fair-scheduler queues'"),
         (Levers(queues=queues, max_running={"sls_queue_3": 2}), "levers.max_running: the capacity scheduler"),
         (Levers(queues=queues, weights={"sls_queue_3": 2.0}), "levers.weights: the capacity scheduler"),
         (Levers(queues=queues, policies={"nope": "fifo"}), "no queue named 'nope'; queues: sls_queue_1"),

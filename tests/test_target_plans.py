@@ -238,3 +238,48 @@ def test_simulate_maps_jobs_to_the_configurations_queues(tmp_path) -> None:
     assert json.loads(mapped.stdout)["result"]["jobs"] == 5
     typo = runner.invoke(app, [*base, "--queue-map", "prodution=sls_queue_3"])
     assert typo.exit_code == 2 and "--queue-map" in typo.stderr and "neither a job nor a pool" in typo.stderr
+
+
+def test_yarn_fair_keeps_containers_for_short_jobs_when_deadlines_need_it() -> None:
+    """16 containers; a long job (64 maps of 100 s, alone 4 waves = 400 s, due at 600) at 0, and four
+    10-second jobs arriving every 100 s from 50, each due 15 s after it arrives. Under Fair a short
+    job waits for one of the long job's tasks to end (50 s): all four are late. The small-jobs
+    queue with 2 containers kept (the long job's queue capped at 14: 5 waves, 500 s, on time) starts
+    each at once: none late, and the plan says so and exports the cap."""
+    jobs = [Job("long", 64, 0, 100.0, submit=0.0, deadline=600.0)]
+    jobs += [Job(f"short{i}", 1, 0, 10.0, submit=50.0 + 100.0 * i, deadline=65.0 + 100.0 * i) for i in range(4)]
+    plan = plan_for_target(Workload(jobs, name="long-and-short"), SMALL, "yarn-fair", objective="late_jobs", runs=4,
+                           noise=0.1, executor="serial")
+    records = {r["setup"]: r for r in plan.simulated["candidates"]}
+    assert records["Fair on yarn-fair"]["mean"] == 4.0
+    assert plan.simulated["chosen"].startswith("small-jobs queue (alone <= 10 s, 2 containers kept)")
+    assert plan.simulated["mean"] == 0.0 and not plan.simulated["keep"]
+    assert plan.levers.caps == {"default": 14} and plan.levers.policies == {"small": "fair"}
+    assert {name for name, queue in plan.levers.queues.items() if queue == "small"} == {f"short{i}" for i in range(4)}
+
+
+def test_the_small_jobs_queue_takes_a_name_no_queue_has(batch) -> None:
+    from planner.io.hadoop.merge import deployed_run
+    from planner.planning.deploy import SMALL_RESERVES, small_queue_candidates
+
+    config = default_config("yarn-fair", SMALL)
+    queues = {name: "default" for name in batch.names}
+    run = deployed_run(merged_files(config, plan_levers(queues), batch, SMALL, "yarn-fair"), batch, SMALL)
+    candidates = small_queue_candidates(batch, run, queues, ("default", "small", "small_1"))
+    assert candidates and len(candidates) % len(SMALL_RESERVES) == 0
+    for candidate in candidates:
+        assert set(candidate.levers.queues.values()) == {"default", "small_2"}
+        assert set(candidate.levers.caps) == {"default"} and candidate.levers.caps["default"] < 16
+
+
+def plan_levers(queues):
+    from planner.plans.levers import Levers
+
+    return Levers(queues=queues)
+
+
+def test_capacity_plans_propose_fair_ordering(batch) -> None:
+    plan = plan_for_target(batch, SMALL, "yarn-capacity", objective="mean_response", ready_now=True, runs=2,
+                           executor="serial")
+    names = {r["setup"] for r in plan.simulated["candidates"]}
+    assert "fair ordering" in names

@@ -10,7 +10,9 @@ operator runs (or the target's default one):
   it, seconds from the batch's start);
 - ``queues``: the queue (pool) each job is submitted to; ``policies`` (queue -> "fifo" or "fair"),
   ``max_running`` (queue -> running-application limit: YARN's maxRunningApps, MRv1's
-  maxRunningJobs, counted from a job's first task to its last) and ``weights`` (queue -> weight);
+  maxRunningJobs, counted from a job's first task to its last), ``weights`` (queue -> weight) and
+  ``caps`` (queue -> the most containers it holds at once: YARN's fair-scheduler maxResources,
+  in containers of the configuration's size);
 - ``slowstart``: the fraction of a job's maps done before its reduces start;
 - ``slots`` (mrv1 only): the cluster's map and reduce slot totals, laid out per node.
 
@@ -34,7 +36,7 @@ SCHEDULER_KINDS = ("fifo", "fair", "capacity")
 #: Ordering policies inside a queue.
 QUEUE_POLICIES = ("fifo", "fair")
 LEVER_KEYS = ("scheduler", "order", "priorities", "submits", "queues", "policies", "max_running", "weights",
-              "slowstart", "slots")
+              "caps", "slowstart", "slots")
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,7 @@ class Levers:
     policies: Mapping[str, str] = field(default_factory=dict)
     max_running: Mapping[str, int] = field(default_factory=dict)
     weights: Mapping[str, float] = field(default_factory=dict)
+    caps: Mapping[str, int] = field(default_factory=dict)
     slowstart: float | None = None
     slots: tuple[int, int] | None = None
 
@@ -75,6 +78,8 @@ class Levers:
         put(self, "weights", {as_str(k, "levers.weights"): as_float(v, f"levers.weights.{k}", minimum=MIN_WEIGHT,
                                                                      maximum=MAX_WEIGHT)
                               for k, v in as_mapping(self.weights, "levers.weights").items()})
+        put(self, "caps", {as_str(k, "levers.caps"): as_int(v, f"levers.caps.{k}", minimum=1, maximum=MAX_TOTAL_SLOTS)
+                           for k, v in as_mapping(self.caps, "levers.caps").items()})
         if self.slowstart is not None:
             put(self, "slowstart", as_float(self.slowstart, "levers.slowstart", minimum=0.0, maximum=1.0))
         if self.slots is not None:
@@ -90,12 +95,13 @@ class Levers:
         schedule (``order``, ``submits``, ``queues``) is not configuration: a plan that keeps the
         configuration submits every job as it arrives into the queue it maps to."""
         return (self.scheduler is None and not self.priorities and not self.policies and not self.max_running
-                and not self.weights and self.slowstart is None and self.slots is None)
+                and not self.weights and not self.caps and self.slowstart is None and self.slots is None)
 
     def to_dict(self) -> dict[str, Any]:
         return {"scheduler": self.scheduler, "order": list(self.order), "priorities": dict(self.priorities),
                 "submits": dict(self.submits), "queues": dict(self.queues), "policies": dict(self.policies),
-                "max_running": dict(self.max_running), "weights": dict(self.weights), "slowstart": self.slowstart,
+                "max_running": dict(self.max_running), "weights": dict(self.weights), "caps": dict(self.caps),
+                "slowstart": self.slowstart,
                 "slots": None if self.slots is None else list(self.slots)}
 
     @classmethod

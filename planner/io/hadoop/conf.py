@@ -54,6 +54,7 @@ from planner.simulator.schedulers.capacity import Capacity, Queue
 from planner.simulator.schedulers.fair import Fair
 from planner.simulator.schedulers.fifo import Fifo
 from planner.simulator.schedulers.preemption import Preemption
+from planner.simulator.schedulers.queues import ORDERINGS
 
 
 class IgnoredSetting(UserWarning):
@@ -354,7 +355,8 @@ def _scheduler(site: dict, capacity: dict, read: list[Allocations], ignored: lis
 
 def capacity_queues(properties: dict[str, tuple[str, str, str]], ignored: list[str]) -> list[Queue]:
     """Leaf queues of capacity-scheduler properties (names below ``yarn.scheduler.capacity.``);
-    a leaf's ``ordering-policy`` fifo is what the simulator's queues do, any other is ignored."""
+    a leaf's ``ordering-policy`` is fifo (the default) or fair (`Queue.ordering`); any other is
+    read as fifo and noted, as is fair's size-based weight."""
     used: set[str] = set()
 
     def value(key: str) -> tuple[str, str, str] | None:
@@ -378,12 +380,14 @@ def capacity_queues(properties: dict[str, tuple[str, str, str]], ignored: list[s
             if path == "root":
                 raise InvalidInput(_CAPACITY + "root.queues", "is missing: no queues defined")
             name = path.split(".", 1)[1]
-            policy = value(f"{path}.ordering-policy")  # FIFO is what the simulator's queues do
-            if policy is not None and policy[0].strip().lower() != "fifo":
-                ignored.append(f"{policy[1]}: {_CAPACITY}{path}.ordering-policy = {policy[0]} (the simulator's "
-                               "capacity queues are FIFO)")
+            policy = value(f"{path}.ordering-policy")
+            ordering = "fifo" if policy is None else policy[0].strip().lower()
+            if ordering not in ORDERINGS:
+                ignored.append(f"{policy[1]}: {_CAPACITY}{path}.ordering-policy = {policy[0]} (read as fifo: "
+                               f"the simulator's capacity queues order jobs by {' or '.join(ORDERINGS)})")
+                ordering = "fifo"
             if share > 0:
-                queues.append(Queue(name, share, max(share, min(top, 1.0))))
+                queues.append(Queue(name, share, max(share, min(top, 1.0)), ordering))
             else:
                 ignored.append(f"queue {name} (capacity 0: never runs a task in the simulator)")
             return

@@ -21,8 +21,11 @@ What a lever changes, by target (a lever left empty or None changes nothing):
 - ``policies``, ``max_running``, ``weights`` (per queue): the fair scheduler's allocation file
   (mrv1 ``<pool>``: schedulingMode, maxRunningJobs, weight; YARN ``<queue>``, "a.b" being queue
   b inside queue a: schedulingPolicy, maxRunningApps, weight); a queue not there yet is added.
-  The capacity scheduler takes policy "fifo" only (``...root.QUEUE.ordering-policy``): its
-  queues are FIFO in the simulator, which models no running-application limit or weight there.
+  ``caps`` (YARN's fair scheduler only): the queue's maxResources, the containers given times
+  the configuration's container (``yarn.scheduler.minimum-allocation-mb`` and ``-vcores``).
+  The capacity scheduler takes the policy as the queue's ``...root.QUEUE.ordering-policy`` (fifo
+  or fair, YARN's FairOrderingPolicy); the simulator models no running-application limit or
+  weight there.
 - ``slowstart``: mrv1 ``mapred.reduce.slowstart.completed.maps``, YARN
   ``mapreduce.job.reduce.slowstart.completedmaps``, in mapred-site.xml.
 - ``slots`` (mrv1 only): per-host slot groups (``tasktracker-N.xml`` and ``.hosts``, with
@@ -54,6 +57,7 @@ from models import Cluster, Workload
 from models.checks import as_str
 from models.errors import InvalidInput
 from models.fileio import read_text, write_folder
+from planner.io.hadoop.allocations import DEFAULT_CONTAINER
 from planner.io.hadoop.applied import HADOOP_TARGETS
 from planner.io.hadoop.conf import EXPORT_NOTES, SITE_SETTINGS, HadoopSetup, expand_paths, hadoop_run, read_hadoop_conf
 from planner.io.hadoop.export import (
@@ -71,7 +75,7 @@ from planner.io.hadoop.export import (
     topology_json,
     yarn_site,
 )
-from planner.io.hadoop.parsing import read_sls_nodes
+from planner.io.hadoop.parsing import number_text, read_sls_nodes
 from planner.io.hadoop.plan_files import Submission
 from planner.io.hadoop.queue_map import queues_of, scheduler_kind, scheduler_queues
 from planner.plans.levers import Levers
@@ -409,8 +413,11 @@ def _set_child(document: _Xml, element: ElementTree.Element, depth: int, tags: S
 
 
 def _queue_levers(edit: _Edit, levers: Levers, kind: str, family: str, queues: tuple[str, ...]) -> None:
-    if not (levers.policies or levers.max_running or levers.weights):
+    if not (levers.policies or levers.max_running or levers.weights or levers.caps):
         return
+    if levers.caps and (kind != "fair" or family == "mrv1"):
+        raise InvalidInput("levers.caps", "caps are YARN fair-scheduler queues' maxResources: the yarn-fair "
+                                          "target's lever")
     if kind == "fifo":
         raise InvalidInput("levers.policies", "the FIFO scheduler has one queue and no queue settings "
                                               "(policies, max_running and weights need the fair scheduler)")
@@ -420,23 +427,32 @@ def _queue_levers(edit: _Edit, levers: Levers, kind: str, family: str, queues: t
             raise InvalidInput(which, "the capacity scheduler's queues take no running-application limit or "
                                       "weight here (the simulator models neither for capacity queues)")
         for queue, policy in levers.policies.items():
-            if policy != "fifo":
-                raise InvalidInput(f"levers.policies.{queue}", "the capacity scheduler's queues are FIFO in the "
-                                                               "simulator: policy fifo only")
             if queue not in queues:
                 raise InvalidInput(f"levers.policies.{queue}", f"no queue named {queue!r}; queues: "
                                                                f"{', '.join(queues)}")
             (home, *_) = [name for name in edit.roots("configuration") if _CAPACITY in edit.texts[name]]
-            edit.set((f"{_CAPACITY}root.{queue}.ordering-policy",), "fifo", home)
+            edit.set((f"{_CAPACITY}root.{queue}.ordering-policy",), policy, home)
         return
     mrv1 = family == "mrv1"
     settings = ((levers.policies, ("schedulingMode",) if mrv1 else ("schedulingPolicy", "schedulingMode")),
                 (levers.max_running, ("maxRunningJobs",) if mrv1 else ("maxRunningApps",)),
-                (levers.weights, ("weight",)))
+                (levers.weights, ("weight",)),
+                ({queue: _resources(edit, count) for queue, count in levers.caps.items()}, ("maxResources",)))
     for values, tags in settings:
         for queue, value in values.items():
             document, element, depth = _queue_element(edit, queue, family)
             _set_child(document, element, depth, tags, value)
+
+
+def _resources(edit: _Edit, containers: int) -> str:
+    """``containers`` of the configuration's size as a YARN resource ("N mb, M vcores")."""
+    size = []
+    for setting, default in zip(("container_memory", "container_vcores"), DEFAULT_CONTAINER, strict=True):
+        names = tuple(name for name, kind in SITE_SETTINGS.items() if kind == setting)
+        found = edit.find(names)
+        text = None if found is None else (found[1].text or "").strip()
+        size.append(default if not text else number_text(text, names[0], found[0] if found else ""))
+    return f"{containers * size[0]:g} mb, {containers * size[1]:g} vcores"
 
 
 def _slot_levers(edit: _Edit, slots: tuple[int, int], cluster: Cluster) -> None:

@@ -1,4 +1,4 @@
-"""Capacity queues: guaranteed fractions of the cluster, FIFO inside each queue.
+"""Capacity queues: guaranteed fractions of the cluster, FIFO or fair inside each queue.
 
 Compiled with the simulator's core (planner/simulator/compiled.txt): a decision reads per-queue
 counts kept as jobs change, by queue position and slot kind, as native lists. The queues'
@@ -16,10 +16,11 @@ from models.errors import InvalidInput
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, KIND_NAMES, MAP, REDUCE
 from planner.simulator.locality import DelaySetting
-from planner.simulator.schedulers.base import LaunchTuple, Scheduler, fifo_key
+from planner.simulator.schedulers.base import LaunchTuple, Scheduler
 from planner.simulator.schedulers.catalog import register
+from planner.simulator.schedulers.pair_ranked import PairRanked, fifo_value
 from planner.simulator.schedulers.queues import Queue, as_queue
-from planner.simulator.schedulers.ranked import Changes, RankedJobs
+from planner.simulator.schedulers.ranked import Changes
 
 if TYPE_CHECKING:
     from planner.simulator.core import Simulation
@@ -29,8 +30,10 @@ if TYPE_CHECKING:
 class Capacity(Scheduler):
     """A free slot goes to the queue using the smallest fraction of its
     capacity among those with a task for it and below their maximum; inside a
-    queue, jobs run FIFO (priority, submit time, name). Jobs go to the queue
-    named by their ``pool``. No preemption."""
+    queue, jobs run by the queue's ``ordering``: FIFO (priority, submit time,
+    name) or fair (fewest running tasks of the slot's kind, then submit time and
+    name: YARN's FairOrderingPolicy). Jobs go to the queue named by their
+    ``pool``. No preemption."""
 
     name = "capacity"
     settings = ("queues", "delay")
@@ -49,15 +52,17 @@ class Capacity(Scheduler):
             raise InvalidInput("queues", "capacities add up to more than 1")
         self.members: dict[str, list[JobRun]] = {}  # by queue, in arrival order
         self._kinds: tuple[int, ...] = ()
-        # By queue position, then slot kind (MAP, REDUCE, ANY): the jobs with a task for it (FIFO),
-        # the running tasks, the guaranteed slots and the most slots the queue may hold.
-        self._ranked: list[list[RankedJobs]] = []
+        # By queue position, then slot kind (MAP, REDUCE, ANY): the jobs with a task for it (in the
+        # queue's order), the running tasks, the guaranteed slots and the most slots the queue may hold.
+        self._ranked: list[list[PairRanked]] = []
+        self._fair: list[bool] = []  # by queue position: whether it orders its jobs fairly
         self._running: list[list[int]] = []
         self._guaranteed: list[list[float]] = []
         self._most: list[list[int]] = []
         self._queue_of: list[int] = []  # job index -> its queue's position
-        # job index -> running tasks by kind as counted, then whether it is in each kind's order: a
-        # job's place in its queue's order never moves (FIFO), so only its coming and going is an update.
+        # job index -> running tasks by kind as counted, then whether it is in each kind's order: in a
+        # FIFO queue a job's place never moves, so only its coming and going is an update; in a fair
+        # queue its running tasks re-key it.
         self._seen: dict[int, list[int]] = {}
 
     def __repr__(self) -> str:
@@ -66,8 +71,9 @@ class Capacity(Scheduler):
     def describe(self) -> dict[str, Any]:
         data = super().describe()
         data["queues"] = [
-            {"name": q.name, "capacity": q.capacity, "max_capacity": q.max_capacity} for q in self.queues
-        ]
+            {"name": q.name, "capacity": q.capacity, "max_capacity": q.max_capacity}
+            | ({"ordering": q.ordering} if q.ordering != "fifo" else {}) for q in self.queues
+        ]  # a FIFO queue's record reads as before orderings existed
         return data
 
     def bind(self, sim: Simulation) -> None:
@@ -85,7 +91,9 @@ class Capacity(Scheduler):
         # Kept as jobs change (`ranked`), so that a decision costs O(queues + log jobs).
         self._changes = Changes(self._refresh)
         sim.changed = self._changes.jobs
-        self._ranked = [[RankedJobs(fifo_key) for _ in totals] for _ in self.queues]
+        self._fair = [queue.ordering == "fair" for queue in self.queues]
+        # (`PairRanked`: a FIFO queue's key is (-priority, order), a fair queue's (running, order).)
+        self._ranked = [[PairRanked(fifo_value) for _ in totals] for _ in self.queues]
         self._running = [[0, 0, 0] for _ in self.queues]
         self._seen = {}
         self._guaranteed = [[queue.capacity * total for total in totals] for queue in self.queues]
@@ -118,14 +126,17 @@ class Capacity(Scheduler):
             seen = self._seen[job.index] = [0] * 6
         at = self._queue_of[job.index]
         running = self._running[at]
+        fair = self._fair[at]
         for kind in self._kinds:
             now_running = job.running_of(kind)
+            moved = now_running != seen[kind]
             running[kind] = running[kind] + now_running - seen[kind]
             seen[kind] = now_running
             present = 1 if job.pending(kind) > 0 else 0
-            if present != seen[3 + kind]:
+            if present != seen[3 + kind] or (fair and moved and present == 1):
                 seen[3 + kind] = present
-                self._ranked[at][kind].update(job, present == 1)
+                value = float(now_running) if fair else -float(job.priority)
+                self._ranked[at][kind].update_value(job, present == 1, value)
 
     def pick(self, node: int, kind: int, now: float) -> LaunchTuple | None:
         if self._changes.jobs:
@@ -151,7 +162,7 @@ class Capacity(Scheduler):
                 return launch
         return None
 
-    def _scan(self, jobs: RankedJobs, node: int, kind: int, now: float) -> LaunchTuple | None:
+    def _scan(self, jobs: PairRanked, node: int, kind: int, now: float) -> LaunchTuple | None:
         """The first job of ``jobs`` that launches on a ``kind`` slot (a function of its own: the
         closure is made only here)."""
         return jobs.scan(lambda job: self.take(job, node, kind, now))
