@@ -15,8 +15,9 @@ Issue 38's floors, measured side by side in one run:
   runs and seed: floor 0;
 - **deadlines** (FB-2009 batches of 200 and 1,000 jobs with their arrivals, each deadline = submit
   + 1.5 x the job's time alone on the cluster, yarn-fair, late_jobs): late jobs over Fair's, floor
-  0.5; and the plan's predicted late jobs against a fresh validation (another seed):
-  |predicted - simulated| - max(10% of simulated, 1), floor 0.
+  0.5 (the plan's lever here is the small-jobs queue with the other queues capped:
+  `planner.planning.deploy.small_queue_candidates`); and the plan's predicted late jobs against a
+  fresh validation (another seed): |predicted - simulated| - max(10% of simulated, 1), floor 0.
 
 Before and after: on the demo batch and the FB-2009 window 1-3 h (ready now and with arrivals),
 the plan main made before this issue (slots+johnson, k = 5, exported to each target) is measured

@@ -519,3 +519,14 @@ def test_the_levers_on_each_targets_default_configuration(target, batch):
     assert changed == ({"mapred-site.xml", "fair-scheduler.xml"} if target == "mrv1" else
                        {"mapred-site.xml", "yarn-site.xml", "fair-scheduler.xml"} if target == "yarn-fair" else
                        {"mapred-site.xml", "yarn-site.xml", "capacity-scheduler.xml"})
+
+
+def test_caps_are_whole_containers_within_the_limits_and_round_trip() -> None:
+    from models.limits import MAX_TOTAL_SLOTS
+
+    for bad, message in [(0, "must be >= 1"), (MAX_TOTAL_SLOTS + 1, "must be <= "), (2.5, "integer")]:
+        with pytest.raises(InvalidInput, match=rf"levers\.caps\.q: .*{message}"):
+            Levers(caps={"q": bad})
+    levers = Levers(queues={"a": "small"}, caps={"default": 14}, policies={"small": "fair"})
+    assert Levers.from_dict(levers.to_dict()) == levers and not levers.changes_nothing
+    assert Levers.from_dict({k: v for k, v in levers.to_dict().items() if k != "caps"}).caps == {}

@@ -90,7 +90,7 @@ from planner.simulator.run import Run
 from solvers.base import Stopwatch
 from solvers.bounds import alone
 
-__all__ = ["plan_for_target", "PRIORITY_LEVELS", "SLOWSTARTS"]
+__all__ = ["plan_for_target", "small_queue_candidates", "PRIORITY_LEVELS", "SLOWSTARTS", "SMALL_QUANTILES", "SMALL_RESERVES"]
 
 #: Priority levels an order is spread over, per target: MRv1 has five (VERY_LOW..VERY_HIGH, -2..2);
 #: YARN's capacity scheduler takes integers from 0 up to `yarn.cluster.max-application-priority`.
