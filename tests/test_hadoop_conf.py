@@ -168,7 +168,9 @@ def test_nested_queues_take_their_share_of_the_parents(tmp_path):
                   "root.a.a1.capacity": "50", "root.a.a2.capacity": "50", "root.a.maximum-capacity": "80",
                   "root.b.capacity": "40", "root.b.user-limit-factor": "2",
                   "root.a.a1.ordering-policy": "fair", "root.a.a1.ordering-policy.fair.enable-size-based-weight": "true",
-                  "root.a.a2.ordering-policy": "fifo-with-partitions"}
+                  "root.a.a2.ordering-policy": "fifo-with-partitions",
+                  "root.b.ordering-policy": "org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy."
+                                            "FairOrderingPolicy"}
     (tmp_path / "capacity-scheduler.xml").write_text("<configuration>" + "".join(
         f"<property><name>yarn.scheduler.capacity.{k}</name><value>{v}</value></property>"
         for k, v in properties.items()) + "</configuration>")
@@ -176,7 +178,7 @@ def test_nested_queues_take_their_share_of_the_parents(tmp_path):
     assert [(q.name, q.capacity, q.max_capacity) for q in setup.scheduler.queues] == [
         ("a.a1", pytest.approx(0.3), pytest.approx(0.8)), ("a.a2", pytest.approx(0.3), pytest.approx(0.8)),
         ("b", pytest.approx(0.4), 1.0)]
-    assert [q.ordering for q in setup.scheduler.queues] == ["fair", "fifo", "fifo"]
+    assert [q.ordering for q in setup.scheduler.queues] == ["fair", "fifo", "fair"]
     assert "user-limit-factor = 2" in warned[0] and "enable-size-based-weight = true" in warned[0]
     assert "ordering-policy = fifo-with-partitions (read as fifo" in warned[0]
 

@@ -181,6 +181,18 @@ def test_a_cap_is_the_queues_max_resources_in_the_configurations_containers(batc
     files = merged_files(sized, levers, workload, cluster, "yarn-fair")
     assert "<maxResources>12288 mb, 12 vcores</maxResources>" in files["fair-scheduler.xml"]
     assert deployed_run(files, workload, cluster).scheduler.pools["default"].max_share(ANY) == 6
+    big = merged_files(config, Levers(queues=levers.queues, caps={"default": 4000}), workload, cluster, "yarn-fair")
+    assert "<maxResources>4096000 mb, 4000 vcores</maxResources>" in big["fair-scheduler.xml"]  # no exponent
+    assert deployed_run(big, workload, cluster).scheduler.pools["default"].max_share(ANY) == 4000
+    exponent = big["fair-scheduler.xml"].replace("4096000 mb", "4.096e+06 mb")
+    with pytest.raises(InvalidInput, match=r"maxResources: must be whole numbers"):
+        deployed_run({**big, "fair-scheduler.xml": exponent}, workload, cluster)
+    nested = merged_files(config, Levers(queues={name: "night.etl" for name in names},
+                                         policies={"night.etl": "fifo"}), workload, cluster, "yarn-fair")
+    with pytest.raises(InvalidInput, match=r"levers\.caps\.night: is a parent queue"):
+        merged_files(CurrentConfig({k: v for k, v in nested.items() if k in config.files}),
+                     Levers(queues={name: "night.etl" for name in names}, caps={"night": 4}), workload, cluster,
+                     "yarn-fair")
     with pytest.raises(InvalidInput, match=r"levers\.caps: caps are YARN fair-scheduler"):
         merged_files(default_config("mrv1", cluster), Levers(scheduler="fair", caps={"default": 2}), workload,
                      cluster, "mrv1")

@@ -13,11 +13,13 @@ from typer.testing import CliRunner
 from models import Cluster, InvalidInput, Job, Workload
 from planner.cli.main import app
 from planner.examples.demo import nightly_batch
-from planner.io.hadoop.merge import config_diff, default_config, merged_files, read_current
+from planner.io.hadoop.merge import config_diff, default_config, deployed_run, merged_files, read_current
 from planner.io.targets import export_plan
-from planner.planning.deploy import plan_for_target
+from planner.planning.deploy import decide, plan_for_target, proposals, small_queue_candidates
 from planner.planning.make import make_plan
+from planner.plans.levers import Levers
 from planner.plans.plan import Plan
+from planner.proof.deployed import Measured
 from planner.proof.validate import validate
 
 DATA = Path(__file__).resolve().parent / "data" / "hadoop-conf"
@@ -256,30 +258,74 @@ def test_yarn_fair_keeps_containers_for_short_jobs_when_deadlines_need_it() -> N
     assert plan.simulated["mean"] == 0.0 and not plan.simulated["keep"]
     assert plan.levers.caps == {"default": 14} and plan.levers.policies == {"small": "fair"}
     assert {name for name, queue in plan.levers.queues.items() if queue == "small"} == {f"short{i}" for i in range(4)}
+    # validate pairs it with the same baselines: the jobs in the configuration's queue, not the plan's
+    workload = Workload(jobs, name="long-and-short")
+    report = validate(plan, workload, SMALL, runs=4, noise=0.1, seed=0, executor="serial")
+    means = {r["setup"]: r["mean"] for r in report.setups}
+    assert means["as configured"] == records["as configured"]["mean"] == 4.0
+    assert means["Fair on yarn-fair"] == 4.0 and report.planned["mean"] == 0.0
 
 
-def test_the_small_jobs_queue_takes_a_name_no_queue_has(batch) -> None:
-    from planner.io.hadoop.merge import deployed_run
-    from planner.planning.deploy import SMALL_RESERVES, small_queue_candidates
-
+def test_the_small_jobs_queue_takes_a_name_no_queue_has_and_keeps_lower_caps(batch) -> None:
+    """The new queue's name is neither a configured queue (leaf or parent: "small" of "small.x") nor
+    a pool jobs use; a queue the configuration caps below the candidate's cap keeps its own."""
     config = default_config("yarn-fair", SMALL)
     queues = {name: "default" for name in batch.names}
-    run = deployed_run(merged_files(config, plan_levers(queues), batch, SMALL, "yarn-fair"), batch, SMALL)
-    candidates = small_queue_candidates(batch, run, queues, ("default", "small", "small_1"))
-    assert candidates and len(candidates) % len(SMALL_RESERVES) == 0
+    run = deployed_run(merged_files(config, Levers(queues=queues), batch, SMALL, "yarn-fair"), batch, SMALL)
+    candidates = small_queue_candidates(batch, run, queues, ("default", "small.x", "small_1"))
+    assert candidates and len({c.name for c in candidates}) == len(candidates)
     for candidate in candidates:
-        assert set(candidate.levers.queues.values()) == {"default", "small_2"}
+        assert set(candidate.levers.queues.values()) <= {"default", "small_2"}
         assert set(candidate.levers.caps) == {"default"} and candidate.levers.caps["default"] < 16
+    used = {**queues, batch.names[0]: "small"}  # a pool the configuration lacks, which YARN creates
+    assert {q for c in small_queue_candidates(batch, run, used, ("default",)) for q in c.levers.queues.values()} \
+        >= {"small_1"}
+    capped = deployed_run(merged_files(config, Levers(queues=queues, caps={"default": 3}), batch, SMALL, "yarn-fair"),
+                          batch, SMALL)
+    assert all(c.levers.caps == {} for c in small_queue_candidates(batch, capped, queues, ("default",)))
 
 
-def plan_levers(queues):
-    from planner.plans.levers import Levers
+def test_capacity_plans_propose_fair_ordering_where_queues_are_fifo(batch, tmp_path) -> None:
+    queues = {name: "default" for name in batch.names}
+    config = default_config("yarn-capacity", SMALL)
+    run = deployed_run(merged_files(config, Levers(queues=queues), batch, SMALL, "yarn-capacity"), batch, SMALL)
+    proposed = {c.name: c for c in proposals(batch, run, "yarn-capacity", queues, "capacity", None,
+                                             objective="mean_response", window=None, seed=0)}
+    assert proposed["fair ordering"].levers.policies == {"default": "fair"}
+    assert proposed["FIFO, arrival order"].levers.policies == {}  # FIFO already: nothing written
+    fair = merged_files(config, Levers(queues=queues, policies={"default": "fair"}), batch, SMALL, "yarn-capacity")
+    for name in ("capacity-scheduler.xml", "yarn-site.xml"):
+        (tmp_path / name).write_text(fair[name])
+    run = deployed_run(merged_files(read_current([tmp_path / "capacity-scheduler.xml", tmp_path / "yarn-site.xml"]),
+                                    Levers(queues=queues), batch, SMALL, "yarn-capacity"), batch, SMALL)
+    assert [q.ordering for q in run.scheduler.queues] == ["fair"]
+    proposed = {c.name: c for c in proposals(batch, run, "yarn-capacity", queues, "capacity", None,
+                                             objective="mean_response", window=None, seed=0)}
+    assert "fair ordering" not in proposed  # already fair
+    assert proposed["FIFO, arrival order"].levers.policies == {"default": "fifo"}
+    assert proposed["shortest work first"].levers.policies == {"default": "fifo"}
 
-    return Levers(queues=queues)
+
+def _measured(name: str, values: list[float]) -> Measured:
+    return Measured(name, "baseline", tuple({"makespan": v} for v in values))
 
 
-def test_capacity_plans_propose_fair_ordering(batch) -> None:
-    plan = plan_for_target(batch, SMALL, "yarn-capacity", objective="mean_response", ready_now=True, runs=2,
-                           executor="serial")
-    names = {r["setup"] for r in plan.simulated["candidates"]}
-    assert "fair ordering" in names
+def test_the_minimum_gain_is_waived_only_when_a_baseline_beats_the_configuration() -> None:
+    """Makespans over 6 runs; the configuration's mean is 1,000 s, so a change must gain 1% = 10 s.
+    The plan is 5 s shorter in every run (0.5%): not enough, so keep. A baseline 4 s shorter than the
+    configuration in every run beats it run for run: keeping would be beaten, the plan is beaten by
+    no baseline (it is 1 s shorter than that one in every run), so apply it, naming that baseline.
+    A baseline shorter than the plan in every run: keep (the plan would be beaten too). A plan 12 s
+    shorter (1.2%) pays on its own."""
+    configured = _measured("as configured", [990.0, 995.0, 1000.0, 1000.0, 1005.0, 1010.0])
+    plan = _measured("plan", [v - 5.0 for v in (990.0, 995.0, 1000.0, 1000.0, 1005.0, 1010.0)])
+    close = _measured("Fair", [v - 4.0 for v in (990.0, 995.0, 1000.0, 1000.0, 1005.0, 1010.0)])
+    better = _measured("FIFO", [v - 8.0 for v in (990.0, 995.0, 1000.0, 1000.0, 1005.0, 1010.0)])
+    far = _measured("Fair far", [v + 50.0 for v in (990.0, 995.0, 1000.0, 1000.0, 1005.0, 1010.0)])
+    assert decide(plan, configured, [far], "makespan", 1000.0, 0) == (True, ())
+    assert decide(plan, configured, [close, far], "makespan", 1000.0, 0) == (False, ("Fair",))
+    assert decide(plan, configured, [better], "makespan", 1000.0, 0) == (True, ())
+    pays = _measured("plan", [v - 12.0 for v in (990.0, 995.0, 1000.0, 1000.0, 1005.0, 1010.0)])
+    assert decide(pays, configured, [better], "makespan", 1000.0, 0) == (False, ())
+
+

@@ -18,11 +18,14 @@ How the plan is chosen:
    rule); with due dates, earliest due date and least slack (due - time alone), and the two-stage
    flow shop with release dates and deadlines for the lateness objectives (exact within its
    reach, `planner.planning.arrivals.release_order`, else its list rule: the record says which);
-   on mrv1, the fluid model's best slot split for Johnson's order. An order is deployed as
-   priorities (higher first in a FIFO queue: `PRIORITY_LEVELS` levels per target; none on
-   yarn-fair, whose scheduler ignores them) and submission times (each job at its arrival; jobs
-   arriving together at one priority level `ORDER_GAP` apart in the order, which the simulation
-   pays for).
+   on mrv1, the fluid model's best slot split for Johnson's order; on yarn-fair for the response
+   and late-jobs objectives, the small-jobs queue (`small_queue_candidates`: the short jobs in a
+   queue of their own, the other queues capped to keep containers for them), each threshold and
+   reserve screened with `SCREEN_RUNS` runs of another seed and the `SCREEN_KEEP` best kept. An
+   order is deployed as priorities (higher first in a FIFO queue: `PRIORITY_LEVELS` levels per
+   target; none on yarn-fair, whose scheduler ignores them) and submission times (each job at its
+   arrival; jobs arriving together at one priority level `ORDER_GAP` apart in the order, which
+   the simulation pays for).
 2. **The simulator decides.** Each candidate is exported into the operator's files, read back
    (`planner.io.hadoop.merge.deployed_run`) and simulated ``runs`` times under profile noise,
    paired run for run with the baselines (`planner.proof.deployed`): the configuration as it is,
@@ -68,7 +71,7 @@ from planner.io.hadoop.merge import (
     read_current,
 )
 from planner.io.hadoop.queue_map import scheduler_kind
-from planner.limits import MAX_RUNS
+from planner.limits import MAX_RUNS, MAX_SEED
 from planner.planning import arrivals
 from planner.plans.files import TARGET_OBJECTIVES, TARGET_STRATEGY
 from planner.plans.levers import Levers
@@ -86,11 +89,13 @@ from planner.proof.setups import Setup, all_ready
 from planner.proof.sweep import ExecutorChoice, ProgressOption
 from planner.proof.validate import check_noise
 from planner.simulator import Capacity, Fair, Fifo, SimOptions
+from planner.simulator.layout import ANY
 from planner.simulator.run import Run
 from solvers.base import Stopwatch
 from solvers.bounds import alone
 
-__all__ = ["plan_for_target", "small_queue_candidates", "PRIORITY_LEVELS", "SLOWSTARTS", "SMALL_QUANTILES", "SMALL_RESERVES"]
+__all__ = ["plan_for_target", "decide", "small_queue_candidates", "PRIORITY_LEVELS", "SLOWSTARTS", "SMALL_QUANTILES",
+           "SMALL_RESERVES"]
 
 #: Priority levels an order is spread over, per target: MRv1 has five (VERY_LOW..VERY_HIGH, -2..2);
 #: YARN's capacity scheduler takes integers from 0 up to `yarn.cluster.max-application-priority`.
@@ -207,12 +212,13 @@ def plan_for_target(
     baselines = [configured, *target_baselines(night, as_configured, target, queues, window=window,
                                                arrivals=arrived)]
     if target == "yarn-fair" and objective in SMALL_OBJECTIVES:
-        small = small_queue_candidates(night, as_configured, queues, config_queues(current, target))
-        screened = measure([setup(c.name, "candidate", c.levers) for c in small], runs=min(SCREEN_RUNS, runs),
-                           noise=noise, seed=seed, executor=executor, progress=progress,
-                           description="planning: small-jobs queue")
-        ranks = sorted(range(len(small)), key=lambda i: _rank(screened[i], objective, i))
-        candidates += [small[i] for i in ranks[:SCREEN_KEEP]]
+        small_queues = small_queue_candidates(night, as_configured, queues, config_queues(current, target))
+        # screened on runs of their own (another seed), so that the runs that judge them did not pick them
+        screened = measure([setup(c.name, "candidate", c.levers) for c in small_queues],
+                           runs=min(SCREEN_RUNS, runs), noise=noise, seed=(seed + 1) % (MAX_SEED + 1),
+                           executor=executor, progress=progress, description="planning: small-jobs queue")
+        ranks = sorted(range(len(small_queues)), key=lambda i: _rank(screened[i], objective, i))
+        candidates += [small_queues[i] for i in ranks[:SCREEN_KEEP]]
     first = [setup(c.name, "candidate", c.levers) for c in candidates]
     measured = measure([*baselines, *first], runs=runs, noise=noise, seed=seed, executor=executor,
                        progress=progress, description="planning")
@@ -250,13 +256,7 @@ def plan_for_target(
     configured_runs = by_name[configured.name]
     against_configured = compare(best, [configured_runs], objective, seed)[0]
     others = [by_name[b.name] for b in baselines if b.name != configured.name]
-    # A baseline that beats the configuration as it is run for run would beat "keep": then a
-    # candidate better than the configuration run for run and beaten by no baseline is recommended
-    # whatever its gain (`MIN_GAIN` guards against changes for nothing, not against that).
-    beaten_by = [r["against"] for r in compare(configured_runs, others, objective, seed) if r["verdict"] == "plan worse"]
-    waived = (bool(beaten_by) and against_configured["verdict"] == "plan better"
-              and not any(r["verdict"] == "plan worse" for r in compare(best, others, objective, seed)))
-    keep_it = not (_pays(against_configured, objective, scale) or waived)
+    keep_it, beaten_by = decide(best, configured_runs, others, objective, scale, seed)
     if keep_it:
         short = (against_configured["verdict"] == "plan better"
                  and against_configured["mean_difference"] < MIN_GAIN * scale)
@@ -265,10 +265,11 @@ def plan_for_target(
         reason = (f"no candidate gains enough over the configuration as it is on {objective}: the best, "
                   f"{chosen.name}, is {because} ({_verdict_words(against_configured)}): keep your configuration")
         chosen, best = Candidate("as configured", "the configuration as it is", keep), configured_runs
-    elif not _pays(against_configured, objective, scale):
-        reason = (f"{chosen.name} beats the configuration as it is run for run on {objective} by less than the "
-                  f"{MIN_GAIN:.0%} a change must gain, but {' and '.join(beaten_by)} beat{'s' if len(beaten_by) == 1 else ''}"
-                  f" the configuration run for run and not {chosen.name}: {_verdict_words(against_configured)}")
+    elif beaten_by:
+        reason = (f"{chosen.name} beats the configuration as it is run for run on {objective}, by less than the "
+                  f"{MIN_GAIN:.0%} a change must gain; but {' and '.join(beaten_by)} "
+                  f"beat{'s' if len(beaten_by) == 1 else ''} the configuration as it is run for run, so keeping "
+                  f"it would be beaten, and no baseline beats {chosen.name}: {_verdict_words(against_configured)}")
     else:
         reason = (f"{chosen.name} beats the configuration as it is run for run on {objective}: "
                   f"{_verdict_words(against_configured)}")
@@ -305,11 +306,30 @@ def plan_for_target(
         simulated={"objective": objective, "runs": runs, "noise": noise, "seed": seed, "chosen": chosen.name,
                    "proposer": chosen.proposer, "keep": keep_it, "reason": reason,
                    "configuration": "default" if current.default else list(current.sources),
+                   "configured_queues": dict(queues),
                    "mean": summary["mean"], "p5": summary["p5"], "p95": summary["p95"],
                    "makespan": summary["makespan"], "makespan_p5": summary["makespan_p5"],
                    "makespan_p95": summary["makespan_p95"], "p_window": summary["p_window"],
                    "bounds": bounds, "candidates": records, "comparisons": comparisons, "jobs": jobs},
     )
+
+
+def decide(best: Measured, configured: Measured, others: Sequence[Measured], objective: str, scale: float,
+           seed: int) -> tuple[bool, tuple[str, ...]]:
+    """Whether to keep the configuration rather than apply ``best`` (module docstring, step 3), and
+    the baselines whose beating the configuration as it is waived `MIN_GAIN` (empty unless
+    waived). ``others`` are the baselines besides the configuration; ``scale`` is `_gain_scale`'s."""
+    against = compare(best, [configured], objective, seed)[0]
+    if _pays(against, objective, scale):
+        return False, ()
+    # A baseline that beats the configuration as it is run for run would beat "keep": then a
+    # candidate better than the configuration run for run and beaten by no baseline is recommended
+    # whatever its gain (`MIN_GAIN` guards against changes for nothing, not against that).
+    beaten_by = tuple(r["against"] for r in compare(configured, others, objective, seed) if r["verdict"] == "plan worse")
+    if (beaten_by and against["verdict"] == "plan better"
+            and not any(r["verdict"] == "plan worse" for r in compare(best, others, objective, seed))):
+        return False, beaten_by
+    return True, ()
 
 
 def _gain_scale(configured: Measured, objective: str) -> float:
@@ -441,32 +461,48 @@ def proposals(night: Workload, as_configured: Run, target: str, queues: Mapping[
 def small_queue_candidates(night: Workload, as_configured: Run, queues: Mapping[str, str],
                            configured: Sequence[str]) -> list[Candidate]:
     """The small-jobs queue (`SMALL_QUANTILES`), one candidate per threshold and reserve: jobs whose
-    time alone is at most the threshold go to a new queue (fair inside), every other queue of the
-    batch is capped at the containers less the reserve. None when every job is small."""
+    time alone is at most the threshold go to a new queue (fair inside, named by `_free_queue_name`),
+    every other queue of the batch is capped at the containers less the reserve (a queue the
+    configuration already caps lower keeps its cap). None when every job is small."""
     jobs = list(night)
     slots = as_configured.cluster.total_slots if as_configured.slots is None else sum(as_configured.slots)
     times = np.asarray([alone(job, slots) for job in jobs], dtype=float)
-    thresholds = sorted({float(np.quantile(times, q, method="lower")) for q in SMALL_QUANTILES})
-    name = next(f"small{'' if i == 0 else f'_{i}'}" for i in range(len(configured) + 1)
-                if f"small{'' if i == 0 else f'_{i}'}" not in configured)
+    # thresholds up to a tenth of a second (names say them so), reserves in whole containers, each once
+    thresholds = sorted({math.ceil(float(np.quantile(times, q, method="lower")) * 10.0) / 10.0
+                         for q in SMALL_QUANTILES})
+    reserves = sorted(reserve for reserve in {max(1, round(fraction * slots)) for fraction in SMALL_RESERVES}
+                      if reserve < slots)
+    name = _free_queue_name("small", [*configured, *queues.values()])
+    scheduler = as_configured.scheduler
+    pools = scheduler.pools if isinstance(scheduler, Fair) else {}
     candidates = []
     for threshold in thresholds:
         small = {job.name for job, time in zip(jobs, times, strict=True) if time <= threshold}
         if len(small) == len(jobs):
             continue
         others = sorted({queues[job.name] for job in jobs if job.name not in small})
-        for fraction in SMALL_RESERVES:
-            reserve = max(1, round(fraction * slots))
-            if reserve >= slots:
-                continue
+        for reserve in reserves:
+            cap = slots - reserve
+            caps = {queue: cap for queue in others
+                    if queue not in pools or pools[queue].max_share(ANY) is None or pools[queue].max_share(ANY) > cap}
             moved = {job: (name if job in small else queue) for job, queue in queues.items()}
-            levers = Levers(queues=moved, policies={name: "fair"}, caps={queue: slots - reserve for queue in others},
-                            order=_arrival_order(night))
+            levers = Levers(queues=moved, policies={name: "fair"}, caps=caps, order=_arrival_order(night))
+            kept = f"{reserve} container{'s' if reserve > 1 else ''} kept"
+            seconds = f"{threshold:,.1f}".removesuffix(".0")
             candidates.append(Candidate(
-                f"small-jobs queue (alone <= {threshold:,.0f} s, {reserve} containers kept)",
-                f"the {len(small)} jobs taking at most {threshold:,.1f} s alone in a queue {name!r} of their own, "
-                f"the other queues capped at {slots - reserve} of {slots} containers (maxResources)", levers))
+                f"small-jobs queue (alone <= {seconds} s, {kept})",
+                f"the {len(small)} jobs taking at most {seconds} s alone in a queue {name!r} of their own, "
+                f"the other queues capped at {cap} of {slots} containers (maxResources) unless capped lower "
+                "already", levers))
     return candidates
+
+
+def _free_queue_name(stem: str, taken: Sequence[str]) -> str:
+    """``stem``, else ``stem_1``, ``stem_2``...: the first that is neither a queue (leaf, or parent of
+    one: "a" of "a.b") nor a pool jobs are submitted to."""
+    used = set(taken) | {queue.rsplit(".", depth)[0] for queue in taken for depth in range(1, queue.count(".") + 1)}
+    return next(candidate for i in range(len(used) + 1)
+                if (candidate := stem if i == 0 else f"{stem}_{i}") not in used)
 
 
 def _release_order(night: Workload, as_configured: Run, objective: str, due: list[float | None],

@@ -222,6 +222,9 @@ def _target_fields(mapping: dict[str, Any], strategy: str) -> dict[str, Any]:
     for key in ("candidates", "comparisons", "jobs"):
         _list(simulated[key], f"simulated.{key}", "records")
     as_mapping(simulated["bounds"], "simulated.bounds")
+    if simulated.get("configured_queues") is not None:  # since the small-jobs queue; older files lack it
+        for job, queue in as_mapping(simulated["configured_queues"], "simulated.configured_queues").items():
+            as_str(queue, f"simulated.configured_queues.{job}")
     return {"target": as_str(mapping["target"], "target", choices=TARGETS),
             "levers": Levers.from_dict(mapping["levers"]),
             "config_fingerprint": as_str(mapping["config_fingerprint"], "config_fingerprint"),

@@ -388,12 +388,15 @@ def validate_target(
     name = f"plan ({plan.simulated['chosen']}, as exported)" if exports else f"plan ({plan.simulated['chosen']})"
     setups = [deployed_setup(name, "plan", planned, night, window=window, arrivals=arrived)]
     resources = planned
+    # the queues the baselines submit to: the configuration's (a plan may move jobs to a queue of its
+    # own, the small-jobs queue); plan files from before they were recorded hold the plan's
+    queues = plan.simulated.get("configured_queues") or plan.levers.queues
     if current is not None:
-        resources = deployed_run(merged_files(current, Levers(queues=plan.levers.queues), workload, cluster,
+        resources = deployed_run(merged_files(current, Levers(queues=queues), workload, cluster,
                                               plan.target, ready_now=plan.ready_now), workload, cluster)
         setups.append(deployed_setup("as configured", "baseline", resources, night, window=window,
                                      arrivals=arrived))
-    setups += target_baselines(night, resources, plan.target, plan.levers.queues, window=window, arrivals=arrived)
+    setups += target_baselines(night, resources, plan.target, queues, window=window, arrivals=arrived)
     measured = measure(setups, runs=runs, noise=noise, seed=seed, executor=executor, progress=progress,
                        description="validating")
     objective = plan.objective

@@ -170,6 +170,8 @@ def _containers(text: str | None, where: str, context: _Context, found: Allocati
     if "%" in text:
         found.ignored.append(f"{where} = {text} (percentages of the cluster: give mb and vcores)")
         return None
+    if re.search(r"\d[eE][+-]?\d", text):
+        raise InvalidInput(where, f"must be whole numbers, 'N mb, M vcores', got {text!r}", source=context.source)
     pairs = re.findall(r"(\d+(?:\.\d+)?)\s*(mb|vcores)\b|(memory-mb|vcores)\s*=\s*(\d+(?:\.\d+)?)", text.lower())
     amounts: dict[str, float] = {}
     for number, unit, key, value in pairs:

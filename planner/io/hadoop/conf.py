@@ -353,10 +353,15 @@ def _scheduler(site: dict, capacity: dict, read: list[Allocations], ignored: lis
     return Fair(pools=pools, preemption=preemption)
 
 
+#: YARN's ordering-policy classes by name (the value may name the class instead of "fifo"/"fair").
+_ORDERING_CLASSES = {f"org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.{name}OrderingPolicy": ordering
+                     for name, ordering in (("Fifo", "fifo"), ("Fair", "fair"))}
+
+
 def capacity_queues(properties: dict[str, tuple[str, str, str]], ignored: list[str]) -> list[Queue]:
     """Leaf queues of capacity-scheduler properties (names below ``yarn.scheduler.capacity.``);
-    a leaf's ``ordering-policy`` is fifo (the default) or fair (`Queue.ordering`); any other is
-    read as fifo and noted, as is fair's size-based weight."""
+    a leaf's ``ordering-policy`` is fifo (the default) or fair (`Queue.ordering`), as written or as
+    the policy's class name; any other is read as fifo and noted, as is fair's size-based weight."""
     used: set[str] = set()
 
     def value(key: str) -> tuple[str, str, str] | None:
@@ -381,11 +386,14 @@ def capacity_queues(properties: dict[str, tuple[str, str, str]], ignored: list[s
                 raise InvalidInput(_CAPACITY + "root.queues", "is missing: no queues defined")
             name = path.split(".", 1)[1]
             policy = value(f"{path}.ordering-policy")
-            ordering = "fifo" if policy is None else policy[0].strip().lower()
-            if ordering not in ORDERINGS:
-                ignored.append(f"{policy[1]}: {_CAPACITY}{path}.ordering-policy = {policy[0]} (read as fifo: "
-                               f"the simulator's capacity queues order jobs by {' or '.join(ORDERINGS)})")
-                ordering = "fifo"
+            ordering = "fifo"
+            if policy is not None:
+                written = policy[0].strip()  # YARN compares it as written: "FAIR" is no policy there
+                ordering = _ORDERING_CLASSES.get(written, written)
+                if ordering not in ORDERINGS:
+                    ignored.append(f"{policy[1]}: {_CAPACITY}{path}.ordering-policy = {policy[0]} (read as fifo: "
+                                   f"the simulator's capacity queues order jobs by {' or '.join(ORDERINGS)})")
+                    ordering = "fifo"
             if share > 0:
                 queues.append(Queue(name, share, max(share, min(top, 1.0)), ordering))
             else:

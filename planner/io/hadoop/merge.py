@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import math
 import re
 import shutil
 import tempfile
@@ -418,6 +419,10 @@ def _queue_levers(edit: _Edit, levers: Levers, kind: str, family: str, queues: t
     if levers.caps and (kind != "fair" or family == "mrv1"):
         raise InvalidInput("levers.caps", "caps are YARN fair-scheduler queues' maxResources: the yarn-fair "
                                           "target's lever")
+    for queue in levers.caps:
+        if any(leaf.startswith(queue + ".") for leaf in queues):
+            raise InvalidInput(f"levers.caps.{queue}", "is a parent queue: a cap applies to a leaf queue (the "
+                                                       "simulator caps leaves only)")
     if kind == "fifo":
         raise InvalidInput("levers.policies", "the FIFO scheduler has one queue and no queue settings "
                                               "(policies, max_running and weights need the fair scheduler)")
@@ -445,14 +450,15 @@ def _queue_levers(edit: _Edit, levers: Levers, kind: str, family: str, queues: t
 
 
 def _resources(edit: _Edit, containers: int) -> str:
-    """``containers`` of the configuration's size as a YARN resource ("N mb, M vcores")."""
+    """``containers`` of the configuration's size as a YARN resource ("N mb, M vcores", whole
+    numbers: YARN reads no exponent)."""
     size = []
     for setting, default in zip(("container_memory", "container_vcores"), DEFAULT_CONTAINER, strict=True):
         names = tuple(name for name, kind in SITE_SETTINGS.items() if kind == setting)
         found = edit.find(names)
-        text = None if found is None else (found[1].text or "").strip()
-        size.append(default if not text else number_text(text, names[0], found[0] if found else ""))
-    return f"{containers * size[0]:g} mb, {containers * size[1]:g} vcores"
+        text = "" if found is None else (found[1].text or "").strip()
+        size.append(number_text(text, names[0], found[0]) if found is not None and text else default)
+    return f"{math.ceil(containers * size[0])} mb, {math.ceil(containers * size[1])} vcores"
 
 
 def _slot_levers(edit: _Edit, slots: tuple[int, int], cluster: Cluster) -> None:
