@@ -190,7 +190,7 @@ def plan_for_target(
     as_configured = deployed_run(merged_files(current, keep, workload, cluster, target, ready_now=ready_now),
                                  workload, cluster)
     _check_kind(as_configured, target, current)
-    slots = as_configured.cluster.total_slots if as_configured.slots is None else sum(as_configured.slots)
+    slots = as_configured.total_slots
     bounds = arrivals.batch_bounds(night, slots, window)
     arrivals.check_window_reachable(window, bounds)
 
@@ -395,7 +395,7 @@ def proposals(night: Workload, as_configured: Run, target: str, queues: Mapping[
               switch: str | None, *, objective: str, window: float | None, seed: int) -> list[Candidate]:
     """The candidates the models propose (module docstring), each as deployable levers."""
     jobs = list(night)
-    slots = as_configured.cluster.total_slots if as_configured.slots is None else sum(as_configured.slots)
+    slots = as_configured.total_slots
     names = [job.name for job in jobs]
     used = sorted(set(queues.values()))
     fifo_policies = {queue: "fifo" for queue in used} if kind == "fair" else {}
@@ -465,7 +465,7 @@ def small_queue_candidates(night: Workload, as_configured: Run, queues: Mapping[
     every other queue of the batch is capped at the containers less the reserve (a queue the
     configuration already caps lower keeps its cap). None when every job is small."""
     jobs = list(night)
-    slots = as_configured.cluster.total_slots if as_configured.slots is None else sum(as_configured.slots)
+    slots = as_configured.total_slots
     times = np.asarray([alone(job, slots) for job in jobs], dtype=float)
     # thresholds up to a tenth of a second (names say them so), reserves in whole containers, each once
     thresholds = sorted({math.ceil(float(np.quantile(times, q, method="lower")) * 10.0) / 10.0
@@ -500,7 +500,7 @@ def small_queue_candidates(night: Workload, as_configured: Run, queues: Mapping[
 def _free_queue_name(stem: str, taken: Sequence[str]) -> str:
     """``stem``, else ``stem_1``, ``stem_2``...: the first that is neither a queue (leaf, or parent of
     one: "a" of "a.b") nor a pool jobs are submitted to."""
-    used = set(taken) | {queue.rsplit(".", depth)[0] for queue in taken for depth in range(1, queue.count(".") + 1)}
+    used = {".".join(parts[:end]) for parts in (queue.split(".") for queue in taken) for end in range(1, len(parts) + 1)}
     return next(candidate for i in range(len(used) + 1)
                 if (candidate := stem if i == 0 else f"{stem}_{i}") not in used)
 
@@ -562,7 +562,7 @@ def _split_candidates(night: Workload, as_configured: Run, order: Sequence[int],
     from solvers import configure_slots
 
     machines = as_configured.cluster
-    total = sum(as_configured.slots) if as_configured.slots else machines.total_slots
+    total = as_configured.total_slots
     configured = as_configured.slots[0] if as_configured.slots else machines.total_map_slots
     releases = arrivals.releases_of(night, False)
     solved = configure_slots(list(night), total, 1, [int(i) for i in order], "fresh", releases=releases)

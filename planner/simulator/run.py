@@ -44,6 +44,11 @@ class Run:
             return "vm phases (backfill)" if self.backfill else "vm phases"
         return self.scheduler.name if self.scheduler is not None else "?"
 
+    @property
+    def total_slots(self) -> int:
+        """The slots (or containers) it runs on: its slot split's total, else its cluster's."""
+        return self.cluster.total_slots if self.slots is None else sum(self.slots)
+
     def with_workload(self, workload: Workload) -> Run:
         """The same run on another batch (a biased copy of this one's, for instance)."""
         return replace(self, workload=workload)

@@ -205,8 +205,7 @@ def read_hadoop_conf(paths: Iterable[str | Path], *, warn: bool = True) -> Hadoo
         else:
             raise InvalidInput(root.tag, "expected <configuration> (a site file) or <allocations> (a fair "
                                          "scheduler allocation file)", source=source)
-    container = (_site_number(site, "container_memory", DEFAULT_CONTAINER[0]),
-                 _site_number(site, "container_vcores", DEFAULT_CONTAINER[1]))
+    container = container_size(site)
     read = [read_allocations(root, source, container) for root, source in allocations]
     for found, (_, source) in zip(read, allocations, strict=True):
         ignored.extend(f"{source}: {item}" for item in found.ignored)
@@ -432,6 +431,13 @@ def _slots(site: dict, container: tuple[float, float], *, yarn: bool) -> dict[st
     if yarn:
         slots["containers"] = True
     return slots
+
+
+def container_size(site: dict) -> tuple[float, float]:
+    """A YARN container's memory (MB) and vcores: the scheduler's minimum allocation in ``site``
+    (setting -> (value, source, place), as `read_hadoop_conf` gathers it), else Hadoop's defaults."""
+    return (_site_number(site, "container_memory", DEFAULT_CONTAINER[0]),
+            _site_number(site, "container_vcores", DEFAULT_CONTAINER[1]))
 
 
 def _site_number(site: dict, key: str, default: float, *, whole: bool = False) -> float:

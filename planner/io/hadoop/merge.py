@@ -58,9 +58,16 @@ from models import Cluster, Workload
 from models.checks import as_str
 from models.errors import InvalidInput
 from models.fileio import read_text, write_folder
-from planner.io.hadoop.allocations import DEFAULT_CONTAINER
 from planner.io.hadoop.applied import HADOOP_TARGETS
-from planner.io.hadoop.conf import EXPORT_NOTES, SITE_SETTINGS, HadoopSetup, expand_paths, hadoop_run, read_hadoop_conf
+from planner.io.hadoop.conf import (
+    EXPORT_NOTES,
+    SITE_SETTINGS,
+    HadoopSetup,
+    container_size,
+    expand_paths,
+    hadoop_run,
+    read_hadoop_conf,
+)
 from planner.io.hadoop.export import (
     CAPACITY_YARN,
     FAIR_MRV1,
@@ -76,7 +83,7 @@ from planner.io.hadoop.export import (
     topology_json,
     yarn_site,
 )
-from planner.io.hadoop.parsing import number_text, read_sls_nodes
+from planner.io.hadoop.parsing import read_sls_nodes, site_properties
 from planner.io.hadoop.plan_files import Submission
 from planner.io.hadoop.queue_map import queues_of, scheduler_kind, scheduler_queues
 from planner.plans.levers import Levers
@@ -450,15 +457,12 @@ def _queue_levers(edit: _Edit, levers: Levers, kind: str, family: str, queues: t
 
 
 def _resources(edit: _Edit, containers: int) -> str:
-    """``containers`` of the configuration's size as a YARN resource ("N mb, M vcores", whole
-    numbers: YARN reads no exponent)."""
-    size = []
-    for setting, default in zip(("container_memory", "container_vcores"), DEFAULT_CONTAINER, strict=True):
-        names = tuple(name for name, kind in SITE_SETTINGS.items() if kind == setting)
-        found = edit.find(names)
-        text = "" if found is None else (found[1].text or "").strip()
-        size.append(number_text(text, names[0], found[0]) if found is not None and text else default)
-    return f"{math.ceil(containers * size[0])} mb, {math.ceil(containers * size[1])} vcores"
+    """``containers`` of the configuration's size (`planner.io.hadoop.conf.container_size`) as a
+    YARN resource ("N mb, M vcores", whole numbers: YARN reads no exponent)."""
+    site = {SITE_SETTINGS[name]: (value, file, place) for file in edit.roots("configuration")
+            for name, (value, place) in site_properties(edit.xml(file).root, file).items() if name in SITE_SETTINGS}
+    memory, vcores = container_size(site)
+    return f"{math.ceil(containers * memory)} mb, {math.ceil(containers * vcores)} vcores"
 
 
 def _slot_levers(edit: _Edit, slots: tuple[int, int], cluster: Cluster) -> None:
