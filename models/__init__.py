@@ -14,7 +14,7 @@ from models.lazy import lazy_names
 if TYPE_CHECKING:  # the names for the type checker: one served by __getattr__ is Any to it, and mypyc
     # compiles from its types (the simulator's reads of a Job's fields would be untyped Python reads)
     from models.cluster import Cluster  # noqa: F401
-    from models.errors import InvalidInput, PlannerError  # noqa: F401
+    from models.errors import InvalidInput, InvalidType, PlannerError  # noqa: F401
     from models.job import Job  # noqa: F401
     from models.workload import Workload  # noqa: F401
 
@@ -28,6 +28,7 @@ _PUBLIC = {
     "RuntimeProfile": "models.job",
     "PlannerError": "models.errors",
     "InvalidInput": "models.errors",
+    "InvalidType": "models.errors",
     "InvalidPlan": "models.errors",
     "InfeasibleProblem": "models.errors",
     "SolverFailed": "models.errors",

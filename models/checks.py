@@ -12,8 +12,9 @@ import math
 import numbers
 import reprlib
 from collections.abc import Iterable
+from typing import Any
 
-from models.errors import InvalidInput
+from models.errors import InvalidInput, InvalidType
 from models.limits import MAX_SHOWN
 
 #: Above this many bits an integer is described, not printed (Python refuses to print
@@ -70,7 +71,7 @@ def as_float(
 ) -> float:
     """A finite float; ``minimum`` and ``maximum`` are inclusive, ``above`` exclusive."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidInput(field, f"must be a number, got {shown(value)} ({_type_name(value)})")
+        raise InvalidType(field, f"must be a number, got {shown(value)} ({_type_name(value)})")
     try:
         number = float(value)
     except (OverflowError, ValueError):
@@ -89,7 +90,7 @@ def as_float(
 def as_int(value: object, field: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
     """An integer; integral floats (``3.0``) are accepted, ``3.5`` is not."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidInput(field, f"must be an integer, got {shown(value)} ({_type_name(value)})")
+        raise InvalidType(field, f"must be an integer, got {shown(value)} ({_type_name(value)})")
     if isinstance(value, numbers.Integral):
         number = int(value)
     else:
@@ -107,7 +108,7 @@ def as_int(value: object, field: str, *, minimum: int | None = None, maximum: in
 def as_str(value: object, field: str, *, choices: Iterable[str] | None = None) -> str:
     """A non-empty string, optionally one of ``choices``."""
     if not isinstance(value, str):
-        raise InvalidInput(field, f"must be a string, got {shown(value)} ({_type_name(value)})")
+        raise InvalidType(field, f"must be a string, got {shown(value)} ({_type_name(value)})")
     if not value.strip():
         raise InvalidInput(field, "must not be empty")
     if choices is not None:
@@ -119,7 +120,18 @@ def as_str(value: object, field: str, *, choices: Iterable[str] | None = None) -
 
 def as_mapping(value: object, field: str) -> dict:
     if not isinstance(value, dict):
-        raise InvalidInput(field, f"must be a mapping, got {_type_name(value)}")
+        raise InvalidType(field, f"must be a mapping, got {_type_name(value)}")
+    return value
+
+
+def as_instance(value: object, expected: type | tuple[type, ...], field: str) -> Any:
+    """``value`` itself when it is an instance of ``expected``; else `InvalidType` naming the
+    parameter, what it got and what it takes (``workload: must be a Workload, got dict``)."""
+    if not isinstance(value, expected):
+        kinds = expected if isinstance(expected, tuple) else (expected,)
+        wanted = " or ".join(kind.__name__ for kind in kinds)
+        article = "an" if wanted[:1].lower() in "aeiou" else "a"
+        raise InvalidType(field, f"must be {article} {wanted}, got {shown(value)} ({_type_name(value)})")
     return value
 
 

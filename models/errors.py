@@ -38,18 +38,23 @@ class InvalidInput(PlannerError, ValueError):
             field = f"{prefix}{self.field}"
         else:
             field = f"{prefix}.{self.field}" if prefix else self.field
-        return InvalidInput(field, self.problem, source=self.source)
+        return type(self)(field, self.problem, source=self.source)
 
     def in_file(self, source: str) -> InvalidInput:
         """The same problem, attributed to a file."""
-        return InvalidInput(self.field, self.problem, source=source)
+        return type(self)(self.field, self.problem, source=source)
 
     def __reduce__(self):  # keep pickling (process pools) working with keyword fields
-        return (_rebuild_invalid_input, (self.field, self.problem, self.source))
+        return (_rebuild_invalid_input, (type(self), self.field, self.problem, self.source))
 
 
-def _rebuild_invalid_input(field: str, problem: str, source: str | None) -> InvalidInput:
-    return InvalidInput(field, problem, source=source)
+def _rebuild_invalid_input(kind: type[InvalidInput], field: str, problem: str, source: str | None) -> InvalidInput:
+    return kind(field, problem, source=source)
+
+
+class InvalidType(InvalidInput, TypeError):
+    """A value the caller supplied has the wrong type (a dict where a `Workload` is expected, a
+    string where a number is): an `InvalidInput`, and a `TypeError` for generic callers."""
 
 
 class InvalidPlan(PlannerError):
