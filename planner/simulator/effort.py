@@ -4,11 +4,10 @@ of its memory, and the check against the limits of `planner.limits`.
 The estimate is linear in what a run holds and does, with the pace measured on this project's
 2-core machine (Python 3.11, the simulator compiled by mypyc), one run at a time:
 
-- seconds: each task `SECONDS_PER_TASK` (12 us; 18 us under Natjam, which suspends and resumes;
-  13 us with ``network``, which moves bytes over links), each input block replica past the
-  first three `SECONDS_PER_REPLICA` (4.5 us: a map waits in the list of every node holding a
-  replica), each of the least heartbeats (`planner.limits.least_heartbeats`)
-  `SECONDS_PER_HEARTBEAT` (0.6 us);
+- seconds: each task `NS_PER_TASK` (12 us; 18 us under Natjam, which suspends and resumes; 1 us
+  more with ``network``, which moves bytes over links), each input block replica past the first
+  three `NS_PER_REPLICA` (4.5 us: a map waits in the list of every node holding a replica), each
+  of the least heartbeats (`planner.limits.least_heartbeats`) `NS_PER_HEARTBEAT` (0.6 us);
 - bytes: each task `BYTES_PER_TASK` (64) and each input block replica `BYTES_PER_REPLICA` (52):
   210 MB a million tasks with three replicas.
 
@@ -37,17 +36,18 @@ from planner.simulator.progress import duration_text
 from planner.simulator.schedulers.base import Scheduler
 from planner.simulator.schedulers.natjam import Natjam
 
-#: Seconds of one core per task: plain (FIFO, fair, capacity, FRESH), under Natjam, and with
-#: ``network`` (measured: 10 jobs of 100,000 maps and 1,000 reduces on examples/cluster.yaml,
-#: 11.6, 18.1 and 12.8 us a task).
-SECONDS_PER_TASK = 12e-6
-SECONDS_PER_NATJAM_TASK = 18e-6
-SECONDS_PER_NETWORK_TASK = 1e-6  # on top of the scheduler's
-#: Seconds per input block replica past the first three (replication 30 and 100 on 40 and 400
+#: Nanoseconds of one core per task: plain (FIFO, fair, capacity, FRESH), under Natjam, and the
+#: more with ``network`` (measured: 10 jobs of 100,000 maps and 1,000 reduces on
+#: examples/cluster.yaml, 11.6, 18.1 and 12.8 us a task). Whole nanoseconds, so that an estimate
+#: meets its limit exactly.
+NS_PER_TASK = 12_000
+NS_PER_NATJAM_TASK = 18_000
+NS_PER_NETWORK_TASK = 1_000
+#: Nanoseconds per input block replica past the first three (replication 30 and 100 on 40 and 400
 #: nodes: 5.0 and 4.3 us each) and per heartbeat (`MAX_HEARTBEATS` is about a minute).
-SECONDS_PER_REPLICA = 4.5e-6
+NS_PER_REPLICA = 4_500
 COUNTED_REPLICAS = 3
-SECONDS_PER_HEARTBEAT = 0.6e-6
+NS_PER_HEARTBEAT = 600
 #: Bytes per task and per input block replica (maximum RSS over replication 1, 3, 30 and 100:
 #: 112, 214, 1,580 and 5,150 bytes a map).
 BYTES_PER_TASK = 64
@@ -66,9 +66,14 @@ class SimulationEffort:
     tasks: int
     replicas: int
     heartbeats: float
-    seconds: float
+    nanoseconds: int
     bytes: int
     runs: int = 1
+
+    @property
+    def seconds(self) -> float:
+        """The estimated seconds of one core."""
+        return self.nanoseconds / 1e9
 
     @property
     def task_runs(self) -> int:
@@ -83,7 +88,7 @@ class SimulationEffort:
 
 
 #: A run that simulates no task (a VM plan's phases: one VM run a job).
-NO_EFFORT = SimulationEffort(0, 0, 0.0, 0.0, 0)
+NO_EFFORT = SimulationEffort(0, 0, 0.0, 0, 0)
 
 
 def simulation_effort(workload: Workload, cluster: Cluster, scheduler: Scheduler | None = None, *,
@@ -95,12 +100,13 @@ def simulation_effort(workload: Workload, cluster: Cluster, scheduler: Scheduler
     copies = min(cluster.replication, cluster.nodes)
     replicas = sum(job.map_tasks for job in jobs) * copies
     beats = least_heartbeats(jobs, cluster, slots if _is_split(slots) else None)
-    per_task = SECONDS_PER_NATJAM_TASK if isinstance(scheduler, Natjam) else SECONDS_PER_TASK
+    per_task = NS_PER_NATJAM_TASK if isinstance(scheduler, Natjam) else NS_PER_TASK
     if isinstance(options, SimOptions) and options.network:
-        per_task += SECONDS_PER_NETWORK_TASK
+        per_task += NS_PER_NETWORK_TASK
     extra_replicas = sum(job.map_tasks for job in jobs) * max(copies - COUNTED_REPLICAS, 0)
-    seconds = tasks * per_task + extra_replicas * SECONDS_PER_REPLICA + beats * SECONDS_PER_HEARTBEAT
-    return SimulationEffort(tasks, replicas, beats, seconds, tasks * BYTES_PER_TASK + replicas * BYTES_PER_REPLICA)
+    nanoseconds = tasks * per_task + extra_replicas * NS_PER_REPLICA + math.ceil(beats * NS_PER_HEARTBEAT)
+    return SimulationEffort(tasks, replicas, beats, nanoseconds,
+                            tasks * BYTES_PER_TASK + replicas * BYTES_PER_REPLICA)
 
 
 def check_simulation(workload: Workload, cluster: Cluster, scheduler: Scheduler | None = None, *,
@@ -109,14 +115,15 @@ def check_simulation(workload: Workload, cluster: Cluster, scheduler: Scheduler 
     """`simulation_effort`, refused (`InvalidInput`, one line with the limit and the size) when it
     is over `MAX_SIMULATION_SECONDS` or `MAX_SIMULATION_BYTES`."""
     effort = simulation_effort(workload, cluster, scheduler, slots=slots, options=options)
-    if effort.seconds > MAX_SIMULATION_SECONDS:
+    if effort.nanoseconds > MAX_SIMULATION_SECONDS * 10**9:
         raise InvalidInput("workload", f"{what}: {effort.tasks:,} tasks and {effort.replicas:,} block replicas "
                                        f"make an estimated {effort.seconds:,.0f} s a run; at most "
                                        f"{MAX_SIMULATION_SECONDS:,.0f} s (MAX_SIMULATION_SECONDS)")
     if effort.bytes > MAX_SIMULATION_BYTES:
         raise InvalidInput("workload", f"{what}: {effort.tasks:,} tasks and {effort.replicas:,} block replicas "
-                                       f"make an estimated {effort.bytes / 2**30:.1f} GiB a run; at most "
-                                       f"{MAX_SIMULATION_BYTES / 2**30:.0f} GiB (MAX_SIMULATION_BYTES)")
+                                       f"make an estimated {effort.bytes / 2**30:.1f} GiB ({effort.bytes:,} bytes) a run; "
+                                       f"at most {MAX_SIMULATION_BYTES:,} bytes (MAX_SIMULATION_BYTES, "
+                                       f"{MAX_SIMULATION_BYTES / 2**30:g} GiB)")
     return effort
 
 
@@ -133,7 +140,7 @@ def check_simulations(efforts: Iterable[tuple[SimulationEffort, int]], what: str
                                    f"({task_runs:.2g}); at most {MAX_TASK_RUNS:.0e} (MAX_TASK_RUNS)")
     largest = max((effort for effort, _ in counted), key=lambda effort: effort.tasks, default=NO_EFFORT)
     return SimulationEffort(largest.tasks, largest.replicas, largest.heartbeats,
-                            math.fsum(effort.seconds * count for effort, count in counted),
+                            sum(effort.nanoseconds * count for effort, count in counted),
                             max((effort.bytes for effort, _ in counted), default=0), max(runs, 1))
 
 
