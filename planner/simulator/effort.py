@@ -9,7 +9,7 @@ The estimate is linear in what a run holds and does, with the pace measured on t
   three `NS_PER_REPLICA` (4.5 us: a map waits in the list of every node holding a replica), each
   of the least heartbeats (`planner.limits.least_heartbeats`) `NS_PER_HEARTBEAT` (0.6 us);
 - bytes: each task `BYTES_PER_TASK` (64) and each input block replica `BYTES_PER_REPLICA` (52):
-  210 MB a million tasks with three replicas.
+  220 MB a million maps with three replicas.
 
 `simulate` refuses a run estimated over `MAX_SIMULATION_SECONDS` or `MAX_SIMULATION_BYTES` before it
 builds anything, and every command that simulates many runs refuses more than `MAX_TASK_RUNS` tasks

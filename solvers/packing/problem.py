@@ -32,8 +32,10 @@ PROBLEM = "packing"
 #: VMs (nodes x disks) of a cluster for packing: the exact packing keeps tables of levels x N^2
 #: numbers (about 650 MB at 128 VMs for five jobs, 2 GB at 200).
 MAX_PACKING_VMS = 128
-#: Pairs of jobs (jobs x (jobs - 1) / 2) the greedy schedule prices, which every method starts
-#: from: 1,000 jobs (499,500 pairs) take about 25 s and 450 MB, 2,000 jobs 90 s and 1.3 GB.
+#: Pairs of jobs (jobs x (jobs - 1) / 2) the greedy schedule prices ("milp" and "milp-compact"
+#: start from it; "pso" keeps a particle's numbers for every job and VM count): 1,000 jobs
+#: (499,500 pairs) took 25 s and 450 MB, 2,000 jobs 92 s and 1.3 GB (greedy, 40 VMs, a loaded
+#: machine); 100,000 jobs would be 5e9 pairs.
 MAX_PACKING_PAIRS = 500_000
 ROLES = ("primary", "host", "extra")
 
