@@ -41,24 +41,49 @@ MAX_TRACE_MS = 1e15
 MAX_HEARTBEATS = 100_000_000
 
 
-def check_heartbeats(jobs: Iterable[Job], cluster: Cluster, slots: tuple[int, int] | None = None) -> None:
-    """Refuse a simulation whose heartbeats alone would take more than `MAX_HEARTBEATS` events.
+#: What one simulation may take by its estimate (`planner.simulator.effort`): seconds of one core at
+#: this machine's measured pace, and bytes of the run's own state (tasks, input block replicas).
+#: The FB-2010 day (8,853,623 tasks on 3,000 nodes) is estimated at 158 s (211 s under Natjam) and
+#: 1.9 GB; it ran in 104 s.
+MAX_SIMULATION_SECONDS = 300
+MAX_SIMULATION_BYTES = 4 * 2**30
+#: Tasks times simulations of one command (validate, compare, sweep, plan --robust, a target's
+#: candidates): the FB-2010 day's documented 150-run validation on a Dask cluster is 1.1e10.
+MAX_TASK_RUNS = 20_000_000_000
+
+
+def least_heartbeats(jobs: Iterable[Job], cluster: Cluster, slots: tuple[int, int] | None = None) -> float:
+    """The heartbeats a task-level simulation needs at the least (0 with heartbeat 0, or no jobs).
 
     The batch lasts at least as long as its last submission, its longest task and its work
     spread over every slot; a heartbeat of h seconds on n nodes gives n / h heartbeats per
-    simulated second. A heartbeat of 0 offers slots without heartbeats and is always fine.
+    simulated second.
     """
     if cluster.heartbeat == 0:
-        return
+        return 0.0
     jobs = list(jobs)
     if not jobs:
-        return
+        return 0.0
     total = sum(slots) if slots is not None else cluster.total_slots
+    return cluster.nodes / cluster.heartbeat * _shortest_batch(jobs, total)
+
+
+def _shortest_batch(jobs: list[Job], total_slots: int) -> float:
+    """The least length of the batch in seconds: its last submission, its longest task, its work
+    over every slot."""
     work = math.fsum(job.work for job in jobs)
-    shortest = max(max(job.submit for job in jobs), max(max(job.map_time, job.reduce_time) for job in jobs),
-                   work / max(total, 1))
-    beats = cluster.nodes / cluster.heartbeat * shortest
+    return max(max(job.submit for job in jobs), max(max(job.map_time, job.reduce_time) for job in jobs),
+               work / max(total_slots, 1))
+
+
+def check_heartbeats(jobs: Iterable[Job], cluster: Cluster, slots: tuple[int, int] | None = None) -> None:
+    """Refuse a simulation whose heartbeats alone would take more than `MAX_HEARTBEATS` events
+    (`least_heartbeats`). A heartbeat of 0 offers slots without heartbeats and is always fine.
+    """
+    jobs = list(jobs)
+    beats = least_heartbeats(jobs, cluster, slots)
     if beats > MAX_HEARTBEATS:
+        shortest = _shortest_batch(jobs, sum(slots) if slots is not None else cluster.total_slots)
         raise InvalidInput(
             "heartbeat", f"the batch runs at least {shortest:.3g} s; heartbeats every {cluster.heartbeat:g} s on "
                          f"{cluster.nodes:,} nodes make {beats:.3g} of them, more than {MAX_HEARTBEATS:.0e} "

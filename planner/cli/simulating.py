@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -40,6 +42,8 @@ from planner.cli.options import (
 if TYPE_CHECKING:
     from models import Cluster, Workload
     from planner.plans.plan import Plan
+    from planner.simulator.effort import SimulationEffort
+    from planner.simulator.progress import Progress
     from planner.simulator.run import Run
 
 
@@ -102,6 +106,7 @@ def simulate_command(
     from planner.io.results import write_result_json
     from planner.io.settings import simulation_settings
     from planner.simulator import simulate
+    from planner.simulator.effort import check_simulation
 
     if summary_only and output is None:
         raise InvalidInput("--summary-only", "applies to the result file; give -o/--output")
@@ -146,7 +151,7 @@ def simulate_command(
                         raise InvalidInput("--slots", "the folder's slot groups set the slots; leave it out")
                     run = replace(run, slots=split)
             label = run.label
-            with progress_shown(f"simulating {workload.name} ({label})") as progress:
+            with _progress(run.effort(), f"simulating {workload.name} ({label})") as progress:
                 result = run.simulate(seed, progress=progress)
         else:
             if target != "mrv1" or ready_now:
@@ -154,7 +159,8 @@ def simulate_command(
             chosen, options = simulation_settings(config, scheduler, delay=chosen_options.delay,
                                                   **chosen_options.options)
             label = chosen.name
-            with progress_shown(f"simulating {workload.name} ({label})") as progress:
+            effort = check_simulation(batch, machines, chosen, slots=split, options=options)
+            with _progress(effort, f"simulating {workload.name} ({label})") as progress:
                 result = simulate(batch, machines, chosen, seed=seed, slots=split, options=options, progress=progress)
     except InvalidInput as error:
         raise attribute(error, {**SIMULATION_FLAGS, "target": "--target", "queue_map": "--queue-map"}, workload=workload,
@@ -163,6 +169,20 @@ def simulate_command(
         write_result_json(output, result, tasks=not summary_only)
     emit([Section("result", f"simulation of {workload.name} ({label})", [result.summary()], one=True)],
          as_json=json_output)
+
+
+def _progress(effort: SimulationEffort, message: str) -> AbstractContextManager[Callable[[Progress], None]]:
+    """`progress_shown` for a run estimated at ``effort``: a long one (`announcement`) says its
+    estimate on stderr before it starts and its progress every `PROGRESS_SECONDS` after."""
+    import sys
+
+    from planner.simulator.effort import PROGRESS_SECONDS, announcement
+
+    line = announcement(effort, message)
+    if line is None:
+        return progress_shown(message)
+    print(line, file=sys.stderr, flush=True)
+    return progress_shown(message, every=PROGRESS_SECONDS)
 
 
 def _plan_run(chosen: Plan, batch: Workload, given: Cluster, machines: Cluster, target: str, ready_now: bool,

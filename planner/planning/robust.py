@@ -32,6 +32,7 @@ from models import Cluster, Workload
 from planner.proof.setups import Setup, all_ready, planned_scheduler, run_setup
 from planner.proof.sweep import ExecutorChoice, ProgressOption, Spec, sweep
 from planner.proof.validate import statistics
+from planner.simulator.effort import check_simulations
 from planner.simulator.run import Run
 from solvers import SLOT_MODELS, configure_slots
 from solvers.ordering.admission_orders import job_names, johnson_admission, submission_order
@@ -107,6 +108,7 @@ def choose_robust(
     for candidate in candidates:
         distinct.setdefault((candidate.order, candidate.map_slots), _setup(candidate, strategy, k, ready, cluster))
     setups = list(distinct.values())
+    check_simulations(((setup.run.effort("plan --robust"), runs) for setup in setups), "plan --robust")
     specs = [Spec(run_setup, (setup, noise, seed, run, SELECTION_STREAM))
              for setup in setups for run in range(runs)]
     samples = sweep(specs, executor, progress=progress, description=f"robust plan ({len(specs)} runs)")

@@ -26,7 +26,9 @@ from planner.io.settings import simulation_settings
 from planner.limits import MAX_RUNS
 from planner.proof.sweep import ExecutorChoice, ProgressOption, Spec, sweep
 from planner.simulator import SimOptions, simulate
+from planner.simulator.effort import check_simulations
 from planner.simulator.layout import check_slots
+from planner.simulator.run import Run
 from planner.simulator.schedulers.base import Scheduler
 
 if TYPE_CHECKING:
@@ -197,5 +199,7 @@ def compare(
     for split in splits:  # before any run starts
         if split is not None:
             check_slots(cluster, split, containers=True)  # containers: the scheduler's own check follows
+    check_simulations(((Run(workload, c.cluster if c.cluster is not None else cluster, c.scheduler, split, c.options).effort("compare"), len(seeds))
+                       for c in made for split in list(splits) or [None]), "compare")
     specs = grid(workload, cluster, made, list(splits) or [None], seeds)
     return Comparison(workload.name, sweep(specs, executor, progress=progress, description=f"{len(specs)} simulations"))

@@ -31,6 +31,7 @@ from planner.proof.paired import paired_mean
 from planner.proof.setups import Setup, first_arrival, run_setup
 from planner.proof.sweep import ExecutorChoice, ProgressOption, Spec, sweep
 from planner.simulator import Fair, Fifo, SimOptions
+from planner.simulator.effort import check_simulations
 from planner.simulator.run import Run
 from planner.simulator.schedulers.fair import Pool
 
@@ -84,6 +85,7 @@ def measured_run(setup: Setup, noise: float, seed: int, run: int) -> dict[str, A
 def measure(setups: Sequence[Setup], *, runs: int, noise: float, seed: int, executor: ExecutorChoice = None,
             progress: ProgressOption = False, description: str = "simulating") -> list[Measured]:
     """Every setup ``runs`` times, paired (module docstring)."""
+    check_simulations(((setup.run.effort(description), runs) for setup in setups), description)
     specs = [Spec(measured_run, (setup, noise, seed, run), label=f"{setup.name} #{run}")
              for setup in setups for run in range(runs)]
     samples = sweep(specs, executor, progress=progress, description=f"{description} ({len(specs)} runs)")

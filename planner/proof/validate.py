@@ -73,6 +73,7 @@ from planner.proof.setups import (
 )
 from planner.proof.sweep import ExecutorChoice, ProgressOption, Spec, sweep
 from planner.simulator import SimResult, VmResult
+from planner.simulator.effort import check_simulations
 from planner.simulator.run import Run
 
 #: Runs per point of the makespan-vs-map-slots curve (at most).
@@ -254,6 +255,8 @@ def validate(
     setups = [replace(setup, window=plan.window) for setup in setups]
     clock = time.perf_counter()
     counts = [min(runs, CURVE_RUNS) if setup.role == "curve" else runs for setup in setups]
+    check_simulations(((setup.run.effort("validate"), count) for setup, count in zip(setups, counts, strict=True)),
+                      "validate")
     # the plan's runs also give each job's finish (its outcome per job); the others' do not
     specs = [Spec(run_setup, (setup, noise, seed, run), {"finishes": setup.role == "plan"},
                   label=f"{setup.name} #{run}")

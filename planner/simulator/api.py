@@ -11,6 +11,7 @@ from models.errors import InvalidInput
 from planner.limits import check_heartbeats
 from planner.simulator.attempt_log import CHUNK
 from planner.simulator.core import Simulation
+from planner.simulator.effort import check_simulation
 from planner.simulator.options import SimOptions
 from planner.simulator.progress import Progress
 from planner.simulator.result import SimResult
@@ -51,6 +52,8 @@ def simulate(
                 f"the {chosen.name} scheduler runs on containers; copy-compute splitting needs typed reduce slots",
             )
         options = replace(options or SimOptions(), containers=True)
+    if isinstance(cluster, Cluster):  # a run estimated over a limit of time or memory is refused before it is built
+        check_simulation(jobs, cluster, chosen, slots=slots, options=options)
     sim = Simulation(
         jobs,
         cluster,

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 from models import Cluster, Workload
 from planner.simulator.api import simulate
+from planner.simulator.effort import NO_EFFORT, SimulationEffort, check_simulation
 from planner.simulator.options import SimOptions
 from planner.simulator.progress import Progress
 from planner.simulator.result import SimResult
@@ -52,6 +53,14 @@ class Run:
     def with_workload(self, workload: Workload) -> Run:
         """The same run on another batch (a biased copy of this one's, for instance)."""
         return replace(self, workload=workload)
+
+    def effort(self, what: str = "simulate") -> SimulationEffort:
+        """Its estimate, refused over the limits of one run (`planner.simulator.effort`); a VM
+        plan's phases cost nothing to speak of."""
+        if self.phases:
+            return NO_EFFORT
+        return check_simulation(self.workload, self.cluster, self.scheduler, slots=self.slots, options=self.options,
+                                what=what)
 
     def simulate(self, seed: int = 0, progress: Callable[[Progress], None] | None = None) -> SimResult | VmResult:
         """Run it (on a copy of the scheduler: a run can run again, and runs of one setup may

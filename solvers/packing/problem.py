@@ -32,6 +32,11 @@ PROBLEM = "packing"
 #: VMs (nodes x disks) of a cluster for packing: the exact packing keeps tables of levels x N^2
 #: numbers (about 650 MB at 128 VMs for five jobs, 2 GB at 200).
 MAX_PACKING_VMS = 128
+#: Pairs of jobs (jobs x (jobs - 1) / 2) the greedy schedule prices ("milp" and "milp-compact"
+#: start from it; "pso" keeps a particle's numbers for every job and VM count): 1,000 jobs
+#: (499,500 pairs) took 25 s and 450 MB, 2,000 jobs 92 s and 1.3 GB (greedy, 40 VMs, a loaded
+#: machine); 100,000 jobs would be 5e9 pairs.
+MAX_PACKING_PAIRS = 500_000
 ROLES = ("primary", "host", "extra")
 
 
@@ -73,11 +78,20 @@ class PackingInstance:
         return float(self.times[:, self.vms - 1, 0].sum())
 
 
+def check_packing_size(jobs: int) -> None:
+    """Refuse, before anything is built, more job pairs than `MAX_PACKING_PAIRS`."""
+    pairs = jobs * (jobs - 1) // 2
+    if pairs > MAX_PACKING_PAIRS:
+        raise InvalidInput("jobs", f"packing: {jobs:,} jobs make {pairs:,} pairs to price; at most "
+                                   f"{MAX_PACKING_PAIRS:,} (MAX_PACKING_PAIRS, 1,000 jobs)")
+
+
 def packing_instance(jobs: Sequence[Job], cluster: Cluster) -> PackingInstance:
     jobs = list(jobs)
     cluster = check_cluster(cluster)
     if not jobs:
         raise InvalidInput("jobs", "need at least one job")
+    check_packing_size(len(jobs))
     if cluster.vms > MAX_PACKING_VMS:
         raise InvalidInput("disks", f"packing plans take at most {MAX_PACKING_VMS} VMs (nodes x disks); this cluster "
                                     f"has {cluster.vms:,}")

@@ -37,6 +37,15 @@ from solvers.registry import register_method
 PROBLEM = "pairs"
 MODES = ("sequential", "concurrent", "overcommit", "alone")
 EXHAUSTIVE_LIMIT = 12
+#: Entries of a pair matrix (jobs^2, one more job when their number is odd), checked before any is
+#: built: the costs keep a dozen such matrices, about 115 bytes an entry in all (4,000 jobs on 40
+#: VMs: 1.8 GB; the `pairs` benchmark's largest batch is 2,000 jobs).
+MAX_PAIR_ENTRIES = 16_000_000
+#: Pairs times the splits their concurrent cost tries (jobs^2 x (VMs - 1)): 2,000 jobs on 40 VMs
+#: are 1.6e8, priced in about 3 s.
+MAX_PAIR_SPLITS = 2_000_000_000
+#: Numbers of one block of the concurrent costs (a block of jobs against all, at every split).
+BLOCK_ENTRIES = 2**25
 
 
 def profile_times(job: Job, vms: np.ndarray) -> np.ndarray:
@@ -87,11 +96,27 @@ def check_cluster(cluster: Cluster) -> Cluster:
     return cluster
 
 
+def check_pair_size(jobs: int, vms: int) -> None:
+    """Refuse, before anything is built, more pairs than `MAX_PAIR_ENTRIES` or pairs times splits
+    over `MAX_PAIR_SPLITS` (one line with the limit and the size)."""
+    entries = (jobs + jobs % 2) ** 2
+    if entries > MAX_PAIR_ENTRIES:
+        raise InvalidInput("jobs", f"pairs: {jobs:,} jobs make a pair matrix of {entries:,} entries; at most "
+                                   f"{MAX_PAIR_ENTRIES:,} (MAX_PAIR_ENTRIES, {math.isqrt(MAX_PAIR_ENTRIES):,} jobs)")
+    splits = jobs * jobs * max(vms - 1, 0)
+    if splits > MAX_PAIR_SPLITS:
+        raise InvalidInput("jobs", f"pairs: {jobs:,} jobs on {vms:,} VMs make {splits:,} pair splits "
+                                   f"(jobs^2 x (VMs - 1)); at most {MAX_PAIR_SPLITS:,} (MAX_PAIR_SPLITS)")
+
+
 def pair_costs(jobs: Sequence[Job], cluster: Cluster, *, chunk: int = 256) -> PairCosts:
-    """Every pair's cost at once (vectorized over pairs and splits)."""
+    """Every pair's cost at once (vectorized over pairs and splits, ``chunk`` jobs against all at a
+    time, fewer when a block would hold more than `BLOCK_ENTRIES` numbers)."""
     jobs = list(jobs)
     cluster = check_cluster(cluster)
     n, vms = len(jobs), cluster.vms
+    check_pair_size(n, vms)
+    chunk = max(1, min(chunk, BLOCK_ENTRIES // max(n * (vms - 1), 1)))
     extra = cluster.nodes * cluster.disks / cluster.primaries_per_extra
     alpha = cluster.overcommit_penalty
     table = np.array([profile_times(job, np.arange(1, vms)) for job in jobs]).reshape(n, vms - 1)
@@ -217,6 +242,7 @@ def schedule_pairs(
     jobs = list(jobs)
     if not jobs:
         raise InvalidInput("jobs", "need at least one job")
+    check_pair_size(len(jobs), check_cluster(cluster).vms)
     chosen = method_choice(method, method_name, "milp")
     time_limit = check_time_limit(time_limit)
     seed = as_int(seed, "seed", minimum=0)
