@@ -65,6 +65,9 @@ DOCUMENTED_INFINITIES = frozenset({("PairCost", "concurrent"), ("PairCost", "ove
                                    ("PairCosts", "concurrent"), ("PairCosts", "overcommit")})
 #: Parameters never broken: they take what the caller runs the call with, not data.
 UNBROKEN = frozenset({"progress", "executor"})
+#: The parameters broken where the signature has more: `SolveStatus` is an Enum, whose call
+#: also takes Python's functional API (names, module, qualname, type, start, boundary).
+ONLY_PARAMETERS = {("solvers", "SolveStatus"): ("value",)}
 
 
 class CaseTimeout(BaseException):
@@ -125,6 +128,8 @@ def target(package: str, name: str) -> object:
 def parameters(package: str, name: str) -> tuple[str, ...]:
     """The parameters a case may break: the callable's named ones (a ``**options`` one is
     broken through the keys its builder passes)."""
+    if (package, name) in ONLY_PARAMETERS:
+        return ONLY_PARAMETERS[package, name]
     named = [p.name for p in inspect.signature(target(package, name)).parameters.values()
              if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.name not in UNBROKEN]
     return tuple(named)
