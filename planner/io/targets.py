@@ -25,10 +25,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from models.checks import as_str, shown
+from models.checks import as_bool, as_instance, as_path, as_str, shown
 from models.errors import InvalidInput
 from models.fileio import write_folder
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
+from planner.plans.arguments import as_options, check_planned
 
 if TYPE_CHECKING:
     from models.cluster import Cluster
@@ -139,6 +140,7 @@ def export_files(plan: Plan, workload: Workload | None, cluster: Cluster, target
     workload the schedule submits every job at once, in order (its submit times are unknown).
     ``current``: the operator's configuration the plan is merged into (targets that merge; None:
     the target's own files)."""
+    check_export(plan, workload, cluster, ready_now, options, current)
     chosen = export_target(target)
     if plan.cluster_fingerprint != cluster_fingerprint(cluster):
         raise InvalidInput("cluster", "is not the cluster the plan was made for (fingerprints differ)")
@@ -159,11 +161,24 @@ def export_files(plan: Plan, workload: Workload | None, cluster: Cluster, target
     return chosen.files(plan, workload, cluster, ready_now=ready_now, options=options, current=current)
 
 
+def check_export(plan: object, workload: object, cluster: object, ready_now: object, options: object,
+                 current: object) -> None:
+    """The arguments of `export_files` and `export_plan`, each of its type (`InvalidType` naming it)."""
+    from planner.io.hadoop.merge import CurrentConfig
+
+    check_planned(plan, workload, cluster, workload_optional=True)
+    as_bool(ready_now, "ready_now")
+    as_options(options)
+    if current is not None:
+        as_instance(current, CurrentConfig, "current")
+
+
 def export_plan(plan: Plan, workload: Workload | None, cluster: Cluster, target: str, folder: str | Path, *,
                 ready_now: bool = False, options: SimOptions | None = None,
                 current: CurrentConfig | None = None) -> list[str]:
     """Write the exported files (`export_files`) as ``folder`` (`models.fileio.write_folder`: whole or
     not at all; submit.sh made executable); returns their names."""
+    folder = as_path(folder, "folder")
     files = export_files(plan, workload, cluster, target, ready_now=ready_now, options=options, current=current)
     return write_folder(files, folder, executable=("submit.sh",))
 
@@ -172,4 +187,7 @@ def plan_run(plan: Plan, workload: Workload, cluster: Cluster, target: str = "mr
              options: SimOptions | None = None) -> Run:
     """The run of ``plan`` as ``target``'s exported files configure the cluster: the same run that
     reading those files back gives (the target's ``read``)."""
+    check_planned(plan, workload, cluster)
+    as_bool(ready_now, "ready_now")
+    as_options(options)
     return export_target(target).run(plan, workload, cluster, ready_now=ready_now, options=options)
