@@ -185,7 +185,7 @@ def as_bool(value: object, field: str) -> bool:
     """True or False (NumPy's booleans too); 0, 1, "yes" and None are refused."""
     if isinstance(value, bool) or type(value).__name__ == "bool_":
         return bool(value)
-    raise InvalidType(field, f"must be True or False, got {shown(value)} ({_type_name(value)})")
+    raise InvalidType(field, f"must be true or false, got {shown(value)} ({_type_name(value)})")
 
 
 def as_str_mapping(value: object, field: str) -> dict[str, str]:

@@ -91,16 +91,16 @@ def register_target(target: ExportTarget) -> ExportTarget:
     word with dashes, and the target must have a summary and the four methods."""
     name = getattr(target, "name", None)
     if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise InvalidInput("name", f"must be a lowercase word with dashes (e.g. yarn-fair), got {shown(name)}")
+        raise InvalidInput("target.name", f"must be a lowercase word with dashes (e.g. yarn-fair), got {shown(name)}")
     summary = getattr(target, "summary", None)
     if not isinstance(summary, str) or not summary.strip():
-        raise InvalidInput("summary", f"target {name!r} needs a one-line summary")
+        raise InvalidInput("target.summary", f"target {name!r} needs a one-line summary")
     missing = [method for method in _METHODS if not callable(getattr(target, method, None))]
     if missing:
         raise InvalidInput("target", f"{name!r} lacks the method(s) {', '.join(missing)} of an ExportTarget")
     taken = _TARGETS.get(name)
     if taken is not None and not _same_class(taken, target):
-        raise InvalidInput("name", f"export target {name!r} is already registered (by "
+        raise InvalidInput("target.name", f"export target {name!r} is already registered (by "
                                    f"{type(taken).__module__}.{type(taken).__qualname__})")
     _TARGETS[name] = target
     return target
@@ -130,8 +130,13 @@ def target_names() -> tuple[str, ...]:
 
 def export_target(name: str) -> ExportTarget:
     """The target registered as ``name``; an unknown name is an `InvalidInput` naming the choices."""
+    return target_named(name, "name")
+
+
+def target_named(name: object, field: str) -> ExportTarget:
+    """`export_target` for an argument called ``field`` (``target`` of `export_plan`, `plan_run`)."""
     _load_targets()
-    return _TARGETS[as_str(name, "target", choices=_TARGETS)]
+    return _TARGETS[as_str(name, field, choices=_TARGETS)]
 
 
 def export_files(plan: Plan, workload: Workload | None, cluster: Cluster, target: str, *, ready_now: bool = False,
@@ -141,7 +146,7 @@ def export_files(plan: Plan, workload: Workload | None, cluster: Cluster, target
     ``current``: the operator's configuration the plan is merged into (targets that merge; None:
     the target's own files)."""
     check_export(plan, workload, cluster, ready_now, options, current)
-    chosen = export_target(target)
+    chosen = target_named(target, "target")
     if plan.cluster_fingerprint != cluster_fingerprint(cluster):
         raise InvalidInput("cluster", "is not the cluster the plan was made for (fingerprints differ)")
     if workload is not None and plan.workload_fingerprint != workload_fingerprint(workload):
@@ -190,4 +195,4 @@ def plan_run(plan: Plan, workload: Workload, cluster: Cluster, target: str = "mr
     check_planned(plan, workload, cluster)
     as_bool(ready_now, "ready_now")
     as_options(options)
-    return export_target(target).run(plan, workload, cluster, ready_now=ready_now, options=options)
+    return target_named(target, "target").run(plan, workload, cluster, ready_now=ready_now, options=options)

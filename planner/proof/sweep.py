@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from models import InvalidInput, InvalidType
-from models.checks import as_int, as_list, shown
+from models.checks import as_list, shown
 
 #: How long to keep trying to reach a Dask scheduler given by address, or one lost during a sweep.
 DASK_CONNECT_SECONDS = 10.0
@@ -111,8 +111,9 @@ def sweep(
     for position, spec in enumerate(specs):
         if not isinstance(spec, Spec):
             raise InvalidType(f"specs[{position}]", f"must be a Spec, got {shown(spec)} ({type(spec).__name__})")
-    if workers is not None:
-        workers = as_int(workers, "workers", minimum=1)
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        wrong = InvalidInput if isinstance(workers, int) and not isinstance(workers, bool) else InvalidType
+        raise wrong("workers", f"must be an integer >= 1, got {shown(workers)} ({type(workers).__name__})")
     if not isinstance(description, str):
         raise InvalidType("description", f"must be a string, got {shown(description)} ({type(description).__name__})")
     report = step_reporter(progress, len(specs), description)

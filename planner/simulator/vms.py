@@ -37,7 +37,7 @@ import numpy as np
 from models import Cluster, InvalidInput, InvalidPlan, Job, Workload
 from models.checks import as_bool, as_float, as_instance, as_int, as_list
 from models.limits import MAX_JOBS
-from planner.limits import MAX_TASK_TIME_CV
+from planner.simulator.options import MAX_TASK_TIME_CV  # planner.limits, as the simulator reads it
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
