@@ -209,3 +209,13 @@ def test_the_generic_checkers():
     assert as_str_mapping({"a": "b"}, "queue_map") == {"a": "b"}
     refused(InvalidType, "queue_map.a", as_str_mapping, {"a": 1}, "queue_map")
     assert os.fspath(as_path(Path("x"), "path")) == "x"
+
+
+def test_a_runtime_fit_holds_finite_numbers():
+    """RuntimeFit(b=inf) was a record with an infinite exponent."""
+    fit = planner.fit_runtimes(DATA / "sample-runtimes.csv")[0]
+    fields = {name: getattr(fit, name) for name in ("job", "a", "b", "r2", "nodes_min", "nodes_max", "observations",
+                                                     "intensity", "profile")}
+    assert planner.RuntimeFit(**fields) == fit
+    refused(InvalidInput, "b", planner.RuntimeFit, **{**fields, "b": math.inf})
+    refused(InvalidType, "job", planner.RuntimeFit, **{**fields, "job": -math.inf})

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from models import INTENSITIES, InvalidInput, InvalidType, Job, PhaseProfile, PowerLawProfile, Workload
-from models.checks import as_instance, as_path, key_name, shown
+from models.checks import as_float, as_instance, as_int, as_path, as_str, key_name, shown
 from models.fileio import read_text
 from models.limits import MAX_CSV_FIELD, MAX_EXPONENT, MAX_NUMBER_CHARS, MAX_SECONDS, MAX_VMS, MIN_TASK_SECONDS
 from planner.limits import MAX_TRACE_MS
@@ -47,6 +48,18 @@ class RuntimeFit:
     observations: int
     intensity: str
     profile: PowerLawProfile
+
+    def __post_init__(self) -> None:
+        """Each field of its type, the power law's numbers finite (``r2`` may be NaN: a profile
+        read from a file has none)."""
+        as_str(self.job, "job")
+        for name in ("a", "b", "nodes_min", "nodes_max"):
+            as_float(getattr(self, name), name)
+        if not (isinstance(self.r2, float) and math.isnan(self.r2)):
+            as_float(self.r2, "r2")
+        as_int(self.observations, "observations", minimum=1)
+        as_str(self.intensity, "intensity", choices=INTENSITIES)
+        as_instance(self.profile, PowerLawProfile, "profile")
 
     def record(self) -> dict[str, Any]:
         return {
