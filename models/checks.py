@@ -8,10 +8,12 @@ through `shown`, so a huge value never makes a huge message.
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
+import os
 import reprlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from models.errors import InvalidInput, InvalidType
@@ -148,3 +150,65 @@ def check_keys(data: dict, allowed: Iterable[str], field: str, *, required: Iter
         if key not in data:
             where = f"{field}.{key}" if field else key
             raise InvalidInput(where, "is required")
+
+
+# Arguments of the public API
+
+
+def as_path(value: object, field: str) -> str | os.PathLike:
+    """A file or folder name: a non-empty string or an `os.PathLike` (a `Path`). An integer is
+    refused (the os functions would take it as an open file descriptor), and so are bytes."""
+    if isinstance(value, str):
+        if not value.strip():
+            raise InvalidInput(field, "must be a file name, got an empty string")
+        if "\0" in value:
+            raise InvalidInput(field, f"must be a file name, got {shown(value)} (a NUL character)")
+        return value
+    if isinstance(value, os.PathLike):
+        name = os.fspath(value)
+        if isinstance(name, str):
+            as_path(name, field)
+            return value
+    raise InvalidType(field, f"must be a path (a string or a Path), got {shown(value)} ({_type_name(value)})")
+
+
+def as_paths(value: object, field: str) -> list[str | os.PathLike]:
+    """A list of file or folder names (each `as_path`); one name alone is taken as a list of one."""
+    if isinstance(value, str | os.PathLike):
+        return [as_path(value, field)]
+    if isinstance(value, bytes) or not isinstance(value, Iterable) or isinstance(value, Mapping):
+        raise InvalidType(field, f"must be a list of paths, got {shown(value)} ({_type_name(value)})")
+    return [as_path(item, f"{field}[{i}]") for i, item in enumerate(value)]
+
+
+def as_bool(value: object, field: str) -> bool:
+    """True or False (NumPy's booleans too); 0, 1, "yes" and None are refused."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    raise InvalidType(field, f"must be true or false, got {shown(value)} ({_type_name(value)})")
+
+
+def as_str_mapping(value: object, field: str) -> dict[str, str]:
+    """A mapping of non-empty strings to non-empty strings (a queue map: name -> queue)."""
+    if not isinstance(value, Mapping):
+        raise InvalidType(field, f"must be a mapping of names to names, got {shown(value)} ({_type_name(value)})")
+    checked = {}
+    for key, item in value.items():
+        checked[as_str(key, f"{field} key")] = as_str(item, f"{field}.{key_name(key)}")
+    return checked
+
+
+def as_list(value: object, field: str, *, what: str = "a list", maximum: int | None = None,
+            limit: str = "") -> list:
+    """The items of a list, tuple or other iterable (not a string, bytes or a mapping, whose items
+    are rarely what was meant), at most ``maximum`` of them (``limit``: the constant's name, for the
+    message): an endless or huge iterable is refused after ``maximum + 1`` items, never drawn whole."""
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+        raise InvalidType(field, f"must be {what}, got {shown(value)} ({_type_name(value)})")
+    if maximum is None:
+        return list(value)
+    items = list(itertools.islice(value, maximum + 1))
+    if len(items) > maximum:
+        named = f" ({limit})" if limit else ""
+        raise InvalidInput(field, f"must have at most {maximum:,} items{named}, got more")
+    return items

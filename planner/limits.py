@@ -88,3 +88,8 @@ def check_heartbeats(jobs: Iterable[Job], cluster: Cluster, slots: tuple[int, in
             "heartbeat", f"the batch runs at least {shortest:.3g} s; heartbeats every {cluster.heartbeat:g} s on "
                          f"{cluster.nodes:,} nodes make {beats:.3g} of them, more than {MAX_HEARTBEATS:.0e} "
                          "(MAX_HEARTBEATS); use heartbeat 0 or a longer one")
+
+
+#: Slot splits `validate(curve_splits=)` simulates besides the plan's for the makespan-vs-map-slots
+#: figure (each split is up to 10 more runs; a curve of 100 points is already finer than a figure shows).
+MAX_CURVE_SPLITS = 100

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from models import InvalidInput
+from models import InvalidInput, InvalidType
+from models.checks import shown
 
 if TYPE_CHECKING:
     import numpy as np
@@ -50,6 +51,7 @@ class VmRun(Protocol):
     extra_vms: int
 
 
+@runtime_checkable
 class ValidationFigures(Protocol):
     """What a validation report's figures read (`planner.proof.validate.ValidationReport` has it)."""
 
@@ -75,11 +77,23 @@ JOBS = "tab:green"
 
 def _axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
     if ax is not None:
+        from matplotlib.axes import Axes
+
+        if not isinstance(ax, Axes):
+            raise InvalidType("ax", f"must be a matplotlib Axes or None, got {shown(ax)} ({type(ax).__name__})")
         return ax
     import matplotlib.pyplot as plt
 
     _, ax = plt.subplots(figsize=size, layout="constrained")
     return ax
+
+
+def _report(report: object) -> ValidationFigures:
+    """``report`` itself when it reads like a `ValidationReport`; else `InvalidType`."""
+    if not isinstance(report, ValidationFigures):
+        raise InvalidType("report", f"must be a ValidationReport (validate's result), got {shown(report)} "
+                                    f"({type(report).__name__})")
+    return report
 
 
 def _spread(record: dict[str, Any]) -> tuple[list[float], list[float]]:
@@ -92,7 +106,7 @@ def plot_makespan_curve(report: ValidationFigures, ax: Axes | None = None) -> Ax
     every split 1..S-1 (``report.curve``) and the simulated means with their p5-p95 range at the
     plan's split (a star) and the curve points. The y axis is logarithmic when the values span more
     than 10x (the prediction at the extreme splits dwarfs the rest)."""
-    if report.kind == "vms" or not report.curve:
+    if _report(report).kind == "vms" or not report.curve:
         raise InvalidInput("report", "VM plans have no makespan-vs-map-slots curve (it exists for slot plans only)")
     from matplotlib.ticker import LogLocator, MaxNLocator, NullFormatter
 
@@ -137,7 +151,7 @@ def plot_predicted_vs_simulated(report: ValidationFigures, ax: Axes | None = Non
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    records = report.table()
+    records = _report(report).table()
     ax = _axes(ax, (9, 1.0 + 0.7 * len(records)))
     rows = np.arange(len(records))
     height = 0.38
@@ -182,7 +196,8 @@ def plot_fairness_over_time(result: AttemptRun, ax: Axes | None = None) -> Axes:
     Each value holds from the previous completion (the first from the start of the batch) up to
     its own, as in the time-weighted mean that `SimResult.fairness` reports."""
     if not isinstance(result, AttemptRun):
-        raise InvalidInput("result", f"fairness over time needs a task-level SimResult, got {type(result).__name__}")
+        raise InvalidType("result", f"fairness over time needs a task-level SimResult, got {shown(result)} "
+                                    f"({type(result).__name__})")
     ax = _axes(ax, (9, 4.5))
     records = result.fairness_over_time()
     times = [0.0, *(r["time"] for r in records)]
@@ -297,7 +312,7 @@ def plot_gantt(result: AttemptRun | VmRun, ax: Axes | None = None) -> Axes:
         return plot_attempts(result, ax=_axes(ax, (10, 5)))
     if isinstance(result, VmRun):
         return plot_vm_schedule(result, ax=_axes(ax, (10, 5)))
-    raise InvalidInput("result", f"expected a SimResult or a VmResult, got {type(result).__name__}")
+    raise InvalidType("result", f"must be a SimResult or a VmResult, got {shown(result)} ({type(result).__name__})")
 
 
 def seconds_formatter() -> FuncFormatter:

@@ -157,7 +157,7 @@ def test_a_target_without_its_methods_is_refused():
 
 def test_an_unknown_target_names_the_choices(demo):
     plan, workload, cluster = demo
-    with pytest.raises(InvalidInput, match="target: must be one of mrv1, yarn-fair, yarn-capacity"):
+    with pytest.raises(InvalidInput, match=r"^name: must be one of mrv1, yarn-fair, yarn-capacity"):
         export_target("mesos")
     with pytest.raises(InvalidInput, match="target: must be one of mrv1"):
         plan_run(plan, workload, cluster, "mesos")

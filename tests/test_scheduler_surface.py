@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from models import Cluster, Job
-from models.errors import InvalidInput
+from models.errors import InvalidInput, InvalidType
 from planner.simulator import (
     SCHEDULERS,
     EventKind,
@@ -108,8 +108,11 @@ def test_another_class_under_a_taken_name_is_an_error():
 
 @pytest.mark.parametrize("spec", [42, None, ["fifo"]])
 def test_a_scheduler_of_a_wrong_type_is_invalid_input(spec):
-    with pytest.raises(InvalidInput, match=r"^scheduler: unknown scheduler"):
+    """An InvalidType: an InvalidInput and a TypeError, naming what it takes."""
+    with pytest.raises(InvalidType, match=r"^scheduler: must be a scheduler's name \(capacity, fair, fifo"):
         make_scheduler(spec)
+    with pytest.raises(InvalidInput, match=r"^scheduler: unknown scheduler 'no-such-one'"):
+        make_scheduler("no-such-one")
 
 
 @pytest.mark.parametrize("scheduler", [Fifo, Fair])

@@ -8,14 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from models import Cluster, Workload
-from models.checks import as_int
+from models.checks import as_instance, as_int, as_str
 from planner.defaults import DEFAULT_TARGET_RUNS
 from planner.io.summary import workload_summary
 from planner.io.swim import read_swim
+from planner.limits import MAX_RUNS, MAX_SEED
 from planner.planning.deploy import plan_for_target
 from planner.planning.report import headline, recommendation
 from planner.plans.plan import Plan
-from planner.proof.sweep import ExecutorChoice, ProgressOption
+from planner.proof.sweep import ExecutorChoice, ProgressOption, check_progress
 from planner.proof.validate import ValidationReport, check_noise, example_run, validate
 from planner.simulator import SimResult
 
@@ -27,8 +28,10 @@ DEMO_CLUSTER = Cluster(nodes=20, map_slots=2, reduce_slots=2, racks=2)
 
 
 def bundled(name: str) -> Path:
-    """Path of a file shipped in planner/data (see its NOTICE.md)."""
-    return Path(str(resources.files("planner") / "data" / name))
+    """Path of a file shipped in planner/data (see its NOTICE.md); ``name`` is one of its files."""
+    data = resources.files("planner") / "data"
+    shipped = sorted(entry.name for entry in data.iterdir() if entry.is_file() and not entry.name.startswith("."))
+    return Path(str(data / as_str(name, "name", choices=shipped)))
 
 
 #: Tonight's batch of the demo (see NOTICE.md): the first 40 jobs of the FB-2009 day with at
@@ -102,8 +105,11 @@ def run_demo(
       FIFO and Fair;
     - one noise-free run of the YARN plan as exported, for the Gantt chart and fairness over time.
     """
-    runs, noise = as_int(runs, "runs", minimum=2), check_noise(noise)  # before the planning
-    seed = as_int(seed, "seed", minimum=0)
+    as_instance(cluster, Cluster, "cluster")  # all before the planning
+    runs, noise = as_int(runs, "runs", minimum=2, maximum=MAX_RUNS), check_noise(noise)
+    seed = as_int(seed, "seed", minimum=0, maximum=MAX_SEED - 1)  # the validation's is seed + 1
+    as_int(plan_runs, "plan_runs", minimum=2, maximum=MAX_RUNS)
+    check_progress(progress)
     workload = nightly_batch()
     plans = {target: plan_for_target(workload, cluster, target, objective=objective, ready_now=True, runs=plan_runs,
                                      noise=noise, seed=seed, executor=executor, progress=progress)

@@ -72,8 +72,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from models import Cluster, InvalidInput, Job, PowerLawProfile
-from models.checks import as_int
+from models import Cluster, Job, PowerLawProfile
+from models.checks import as_int, as_str
+from models.limits import MAX_JOBS, MAX_NODES
 
 #: (intensity, F(20) in seconds, b) of each job type: F(n) = F(20) (n / 20)^b (module docstring).
 _PROFILES: dict[str, tuple[str, float, float]] = {
@@ -108,13 +109,13 @@ PAPER_MACHINES: dict[str, int] = {"W1": 9, "W2": 9, "W3": 9, "W4": 10, "W5": 10,
 def paper_cluster(machines: int = 10) -> Cluster:
     """P = ``machines`` physical machines with k = 2 disks (primary VMs) each, r = 2 primaries per
     extra VM, alpha = 1.3: N = 2P VMs and P extra VMs."""
+    machines = as_int(machines, "machines", minimum=1, maximum=MAX_NODES)
     return Cluster(nodes=machines, disks=2, primaries_per_extra=2, overcommit_penalty=1.3)
 
 
 def packing_workload(name: str) -> list[Job]:
     """The jobs of workload ``name`` (W1-W6), named type-1, type-2, ..."""
-    if name not in MIXES:
-        raise InvalidInput("name", f"unknown packing workload {name!r}; known: {', '.join(MIXES)}")
+    as_str(name, "name", choices=MIXES)
     jobs = []
     for kind, count in MIXES[name].items():
         intensity, a, b = JOB_TYPES[kind]
@@ -141,10 +142,10 @@ def set_a_batch(count: int = 10) -> list[Job]:
     - wordcount-like wc0, wc2, ...: 80 maps x 30 s, 10 reduces x 20 s (2,400 + 200 slot-s);
     - terasort-like ts1, ts3, ...: 40 maps x 20 s, 40 reduces x 60 s (800 + 2,400 slot-s).
 
-    Numbers are zero-padded to the width of ``count - 1`` (wc00 ... ts19 for 20 jobs).
+    Numbers are zero-padded to the width of ``count - 1`` (wc00 ... ts19 for 20 jobs); at most
+    `MAX_JOBS` jobs.
     """
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise InvalidInput("count", f"must be an integer >= 1, got {count!r}")
+    count = as_int(count, "count", minimum=1, maximum=MAX_JOBS)
     width = len(str(count - 1))
     return [Job(f"wc{i:0{width}d}", 80, 10, 30.0, 20.0) if i % 2 == 0 else Job(f"ts{i:0{width}d}", 40, 40, 20.0, 60.0)
             for i in range(count)]

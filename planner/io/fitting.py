@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import csv
 import io
+import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from models import INTENSITIES, InvalidInput, Job, PhaseProfile, PowerLawProfile, Workload
-from models.checks import key_name, shown
+from models import INTENSITIES, InvalidInput, InvalidType, Job, PhaseProfile, PowerLawProfile, Workload
+from models.checks import as_float, as_instance, as_int, as_path, as_str, key_name, shown
 from models.fileio import read_text
 from models.limits import MAX_CSV_FIELD, MAX_EXPONENT, MAX_NUMBER_CHARS, MAX_SECONDS, MAX_VMS, MIN_TASK_SECONDS
 from planner.limits import MAX_TRACE_MS
@@ -46,6 +48,18 @@ class RuntimeFit:
     observations: int
     intensity: str
     profile: PowerLawProfile
+
+    def __post_init__(self) -> None:
+        """Each field of its type, the power law's numbers finite (``r2`` may be NaN: a profile
+        read from a file has none)."""
+        as_str(self.job, "job")
+        for name in ("a", "b", "nodes_min", "nodes_max"):
+            as_float(getattr(self, name), name)
+        if not (isinstance(self.r2, float) and math.isnan(self.r2)):
+            as_float(self.r2, "r2")
+        as_int(self.observations, "observations", minimum=1)
+        as_str(self.intensity, "intensity", choices=INTENSITIES)
+        as_instance(self.profile, PowerLawProfile, "profile")
 
     def record(self) -> dict[str, Any]:
         return {
@@ -118,6 +132,7 @@ def _rows_of_kind(path: str | Path, kind: str, columns: tuple[str, ...]) -> list
 
 def fit_runtimes(path: str | Path) -> list[RuntimeFit]:
     """A power law per job from a runtimes CSV, in order of first appearance."""
+    path = as_path(path, "path")
     source = str(path)
     rows = _rows_of_kind(path, "runtimes", RUNTIME_COLUMNS)
     samples: dict[str, list[tuple[float, float]]] = {}
@@ -182,18 +197,27 @@ def runtime_workload(fits: list[RuntimeFit], base: Workload | None = None) -> Wo
     everything else); without, each fit becomes a profile-only job for
     VM-level planning.
     """
+    if isinstance(fits, str | bytes | Mapping) or not isinstance(fits, Iterable):
+        raise InvalidType("fits", f"must be a list of RuntimeFit (fit_runtimes(path)), got {shown(fits)} "
+                                  f"({type(fits).__name__})")
+    fits = [as_instance(fit, RuntimeFit, f"fits[{i}]") for i, fit in enumerate(fits)]
+    if not fits:
+        raise InvalidInput("fits", "must hold at least one RuntimeFit, got none")
+    if base is not None:
+        as_instance(base, Workload, "base")
     if base is None:
         return Workload([Job(f.job, profile=f.profile, intensity=f.intensity) for f in fits])
     by_name = {f.job: f for f in fits}
     missing = sorted(set(by_name) - set(base.names))
     if missing:
-        raise InvalidInput("job", f"no job named {shown(missing[0])} in the workload")
+        raise InvalidInput("fits", f"no job named {shown(missing[0])} in the workload")
     jobs = [job.with_changes(profile=by_name[job.name].profile) if job.name in by_name else job for job in base]
     return Workload(jobs, name=base.name)
 
 
 def fit_tasks(path: str | Path) -> PhaseProfile:
     """A `PhaseProfile` from a task-records CSV."""
+    path = as_path(path, "path")
     source = str(path)
     rows = _rows_of_kind(path, "tasks", TASK_COLUMNS)
     records = []
@@ -215,6 +239,10 @@ def fit_tasks(path: str | Path) -> PhaseProfile:
 def task_workload(profile: PhaseProfile, source: str | Path) -> Workload:
     """The jobs of a fitted `PhaseProfile` as a workload named after the file; a job the models
     refuse (a mean task time beyond the limits, too many tasks) is named with the file."""
+    as_instance(profile, PhaseProfile, "profile")
+    if not hasattr(profile, "jobs_"):
+        raise InvalidInput("profile", "must be fitted first (fit_tasks(path) or PhaseProfile().fit(records))")
+    source = as_path(source, "source")
     try:
         return Workload(profile.to_jobs(), name=Path(source).stem)
     except InvalidInput as error:

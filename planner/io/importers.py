@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from models.checks import shown
+from models.checks import as_str, shown
 from models.errors import InvalidInput
 from planner.io.swim import CONVERSION_SETTINGS
 
@@ -62,9 +62,9 @@ def register_importer(importer: Importer) -> Importer:
 
 def read_trace(name: str, path: str | Path, **options: Any) -> Workload:
     """Read a trace with the importer registered as `name` (options go to its reader)."""
-    importer = IMPORTERS.get(name)
+    importer = IMPORTERS.get(as_str(name, "name"))
     if importer is None:
-        raise InvalidInput("format", f"unknown trace format {shown(name)}; known: {', '.join(IMPORTERS)}")
+        raise InvalidInput("name", f"unknown trace format {shown(name)}; known: {', '.join(IMPORTERS)}")
     unknown = sorted(set(options) - set(importer.options))
     if unknown:
         raise InvalidInput(unknown[0], f"is not an option of the {name} importer (it takes: "

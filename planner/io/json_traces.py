@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from models import InvalidInput, Job, Workload
-from models.checks import as_float, key_name, shown
+from models.checks import as_bool, as_float, as_path, key_name, shown
 from models.fileio import iter_json_objects
 from models.limits import MAX_BYTES
 from planner.limits import MAX_TRACE_MS
@@ -66,6 +66,8 @@ def read_rumen(path: str | Path, *, keep_failed: bool = False) -> Workload:
     from Rumen's levels (`RUMEN_PRIORITIES`). Jobs whose ``outcome`` is not
     SUCCESS are skipped with a `TraceWarning` unless ``keep_failed``.
     """
+    path = as_path(path, "path")
+    keep_failed = as_bool(keep_failed, "keep_failed")
     source = str(path)
     jobs: list[Job] = []
     places: list[str] = []
@@ -242,7 +244,7 @@ def read_sls(path: str | Path) -> Workload:
     is a container whose ``container.type`` (map or reduce) and end - start
     duration give the task counts and mean times.
     """
-    source = str(path)
+    source = str(as_path(path, "path"))
     raw = _json_jobs(path)
     origin = min(_epoch_ms(job, "job.start.ms", where, source) for where, job in raw)
     jobs = []
@@ -288,7 +290,7 @@ def rumen_task_records(path: str | Path) -> list[dict[str, Any]]:
     start, end (seconds relative to the earliest job submission in the file).
     These are the records `PhaseProfile.fit` and ``planner fit tasks.csv`` take.
     """
-    source = str(path)
+    source = str(as_path(path, "path"))
     jobs = _json_jobs(path)
     origin = min(_epoch_ms(job, "submitTime", where, source) for where, job in jobs)
     records = []

@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 from typing import Final, TextIO
 
+from models.checks import as_bool, as_instance, as_int, as_path
 from models.fileio import write_atomic
+from models.limits import MAX_TASKS
 from planner.simulator.records import task_records
 from planner.simulator.result import SimResult
 
@@ -24,6 +26,10 @@ def write_result_json(path: str | Path, result: SimResult, *, tasks: bool = True
     the dump has ``"tasks": []``, each chunk dumped at the list's own depth (as the value of
     a ``"tasks"`` key, with that wrapper's first and last lines cut off).
     """
+    path = as_path(path, "path")
+    as_instance(result, SimResult, "result")
+    tasks = as_bool(tasks, "tasks")
+    chunk = as_int(chunk, "chunk", minimum=1, maximum=MAX_TASKS)
     head = result.to_dict(tasks=False)
     log = result.attempt_log
     if not tasks or not len(log):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from models.checks import as_path, as_str
 from models.errors import InvalidInput
 from models.fileio import read_mapping
 from planner.simulator.config import (
@@ -26,6 +27,9 @@ def load_settings(
     path: str | Path, scheduler: str | None = None, *, delay: object = None
 ) -> tuple[Scheduler, SimOptions | None]:
     """`settings_from_dict` of a YAML or JSON file; errors name the file."""
+    path = as_path(path, "path")
+    if scheduler is not None:
+        as_str(scheduler, "scheduler")
     data = read_mapping(path)
     try:
         return settings_from_dict(data, scheduler, delay=delay)
@@ -36,6 +40,8 @@ def load_settings(
 def load_scheduler(name: str | None, path: str | Path) -> Scheduler:
     """The scheduler a settings file describes (``name`` as in `settings_from_dict`).
     Its ``options`` section is checked too; `load_settings` returns it."""
+    if name is not None:
+        as_str(name, "name")
     return load_settings(path, name)[0]
 
 
@@ -54,6 +60,10 @@ def simulation_settings(
     Errors in the file name the file; errors in ``delay`` or an option name
     that field only (``delay...``, ``reduce_slowstart``, ...).
     """
+    if config is not None:
+        config = as_path(config, "config")
+    if scheduler is not None:
+        as_str(scheduler, "scheduler")
     delay = delay_from_value(delay)
     if config is None:
         chosen = scheduler_from_dict(scheduler or DEFAULT_SCHEDULER, {"delay": delay} if delay else None)

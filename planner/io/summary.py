@@ -7,11 +7,12 @@ from typing import Any
 import numpy as np
 
 from models import Workload
+from models.checks import as_instance
 
 
 def workload_summary(workload: Workload) -> dict[str, Any]:
     """Counts and totals of a workload as one flat record."""
-    jobs = workload.jobs
+    jobs = as_instance(workload, Workload, "workload").jobs
     maps = np.array([j.map_tasks for j in jobs], dtype=np.int64)
     reduces = np.array([j.reduce_tasks for j in jobs], dtype=np.int64)
     submits = np.array([j.submit for j in jobs])

@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 from models import InvalidInput, Job, Workload
-from models.checks import as_int, shown
+from models.checks import as_int, as_path, shown
 from models.fileio import read_text
 from models.limits import MAX_BYTES, MAX_JOBS, MAX_NUMBER_CHARS, MAX_SECONDS, MAX_TASKS, MIN_TASK_SECONDS
 from planner.io.json_traces import TraceWarning, trace_workload
@@ -72,9 +72,10 @@ def read_swf(
     and jobs cancelled after they ran are kept: they held their processors. Fields not modelled
     (`SWF_IGNORED`) that a kept job knows are named in another `TraceWarning`.
     """
+    path = as_path(path, "path")
     if limit is not None:
         limit = as_int(limit, "limit", minimum=1, maximum=MAX_JOBS)
-    if pool_by not in POOL_SOURCES:
+    if not isinstance(pool_by, str) or pool_by not in POOL_SOURCES:
         raise InvalidInput("pool_by", f"must be one of {', '.join(POOL_SOURCES)}; got {shown(pool_by)}")
     start, end = submit_window(window)
     source = str(path)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from models import InvalidInput, Job, Workload
-from models.checks import as_float, as_int, shown
+from models.checks import as_bool, as_float, as_int, as_path, shown
 from models.fileio import read_text
 from models.limits import MAX_BYTES, MAX_JOBS, MAX_NUMBER_CHARS, MAX_SECONDS, MIN_TASK_SECONDS
 from planner.io.json_traces import trace_workload
@@ -111,8 +111,8 @@ def read_swim(
     ``split_output`` (on by default) gives a map-only job at least ceil(output / block)
     maps: its maps write its output, a block each at most.
     """
-    if not isinstance(split_output, bool):
-        raise InvalidInput("split_output", f"must be true or false, got {shown(split_output)}")
+    path = as_path(path, "path")
+    split_output = as_bool(split_output, "split_output")
     try:
         convert = SwimConversion(**conversion)
     except TypeError as error:

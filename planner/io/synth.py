@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from models import InvalidInput, Job, Workload
-from models.checks import as_float, as_int, as_mapping, as_str, check_keys
+from models.checks import as_float, as_int, as_mapping, as_path, as_str, check_keys
 from models.fileio import parse_text, read_text
 from models.limits import MAX_JOBS, MAX_SECONDS, MAX_TASKS, MAX_WEIGHT, MAX_WORKLOAD_TASKS, MIN_TASK_SECONDS
 from planner.io.json_traces import TraceWarning, trace_workload
@@ -107,6 +107,7 @@ def read_synth(path: str | Path, *, seed: int | None = None, limit: int | None =
     cluster (``num_nodes``, ``nodes_per_rack``: `synth_cluster`) are not modelled: those present
     are named in a `TraceWarning`.
     """
+    path = as_path(path, "path")
     if seed is not None:
         seed = as_int(seed, "seed", minimum=0, maximum=MAX_SEED)
     if limit is not None:
@@ -132,7 +133,7 @@ def synth_cluster(path: str | Path, **fields: Any) -> Cluster:
     """
     from models.cluster import Cluster
 
-    source = str(path)
+    source = str(as_path(path, "path"))
     try:
         data = as_mapping(parse_text(read_text(path), "json"), "")
         if "num_nodes" not in data:

@@ -25,10 +25,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from models.checks import as_str, shown
+from models.checks import as_bool, as_instance, as_path, as_str, shown
 from models.errors import InvalidInput
 from models.fileio import write_folder
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
+from planner.plans.arguments import as_options, check_planned
 
 if TYPE_CHECKING:
     from models.cluster import Cluster
@@ -90,16 +91,16 @@ def register_target(target: ExportTarget) -> ExportTarget:
     word with dashes, and the target must have a summary and the four methods."""
     name = getattr(target, "name", None)
     if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise InvalidInput("name", f"must be a lowercase word with dashes (e.g. yarn-fair), got {shown(name)}")
+        raise InvalidInput("target.name", f"must be a lowercase word with dashes (e.g. yarn-fair), got {shown(name)}")
     summary = getattr(target, "summary", None)
     if not isinstance(summary, str) or not summary.strip():
-        raise InvalidInput("summary", f"target {name!r} needs a one-line summary")
+        raise InvalidInput("target.summary", f"target {name!r} needs a one-line summary")
     missing = [method for method in _METHODS if not callable(getattr(target, method, None))]
     if missing:
         raise InvalidInput("target", f"{name!r} lacks the method(s) {', '.join(missing)} of an ExportTarget")
     taken = _TARGETS.get(name)
     if taken is not None and not _same_class(taken, target):
-        raise InvalidInput("name", f"export target {name!r} is already registered (by "
+        raise InvalidInput("target.name", f"export target {name!r} is already registered (by "
                                    f"{type(taken).__module__}.{type(taken).__qualname__})")
     _TARGETS[name] = target
     return target
@@ -129,8 +130,13 @@ def target_names() -> tuple[str, ...]:
 
 def export_target(name: str) -> ExportTarget:
     """The target registered as ``name``; an unknown name is an `InvalidInput` naming the choices."""
+    return target_named(name, "name")
+
+
+def target_named(name: object, field: str) -> ExportTarget:
+    """`export_target` for an argument called ``field`` (``target`` of `export_plan`, `plan_run`)."""
     _load_targets()
-    return _TARGETS[as_str(name, "target", choices=_TARGETS)]
+    return _TARGETS[as_str(name, field, choices=_TARGETS)]
 
 
 def export_files(plan: Plan, workload: Workload | None, cluster: Cluster, target: str, *, ready_now: bool = False,
@@ -139,7 +145,8 @@ def export_files(plan: Plan, workload: Workload | None, cluster: Cluster, target
     workload the schedule submits every job at once, in order (its submit times are unknown).
     ``current``: the operator's configuration the plan is merged into (targets that merge; None:
     the target's own files)."""
-    chosen = export_target(target)
+    check_export(plan, workload, cluster, ready_now, options, current)
+    chosen = target_named(target, "target")
     if plan.cluster_fingerprint != cluster_fingerprint(cluster):
         raise InvalidInput("cluster", "is not the cluster the plan was made for (fingerprints differ)")
     if workload is not None and plan.workload_fingerprint != workload_fingerprint(workload):
@@ -159,11 +166,24 @@ def export_files(plan: Plan, workload: Workload | None, cluster: Cluster, target
     return chosen.files(plan, workload, cluster, ready_now=ready_now, options=options, current=current)
 
 
+def check_export(plan: object, workload: object, cluster: object, ready_now: object, options: object,
+                 current: object) -> None:
+    """The arguments of `export_files` and `export_plan`, each of its type (`InvalidType` naming it)."""
+    from planner.io.hadoop.merge import CurrentConfig
+
+    check_planned(plan, workload, cluster, workload_optional=True)
+    as_bool(ready_now, "ready_now")
+    as_options(options)
+    if current is not None:
+        as_instance(current, CurrentConfig, "current")
+
+
 def export_plan(plan: Plan, workload: Workload | None, cluster: Cluster, target: str, folder: str | Path, *,
                 ready_now: bool = False, options: SimOptions | None = None,
                 current: CurrentConfig | None = None) -> list[str]:
     """Write the exported files (`export_files`) as ``folder`` (`models.fileio.write_folder`: whole or
     not at all; submit.sh made executable); returns their names."""
+    folder = as_path(folder, "folder")
     files = export_files(plan, workload, cluster, target, ready_now=ready_now, options=options, current=current)
     return write_folder(files, folder, executable=("submit.sh",))
 
@@ -172,4 +192,7 @@ def plan_run(plan: Plan, workload: Workload, cluster: Cluster, target: str = "mr
              options: SimOptions | None = None) -> Run:
     """The run of ``plan`` as ``target``'s exported files configure the cluster: the same run that
     reading those files back gives (the target's ``read``)."""
-    return export_target(target).run(plan, workload, cluster, ready_now=ready_now, options=options)
+    check_planned(plan, workload, cluster)
+    as_bool(ready_now, "ready_now")
+    as_options(options)
+    return target_named(target, "target").run(plan, workload, cluster, ready_now=ready_now, options=options)

@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 
 from models import Cluster, InvalidInput, Workload
-from models.checks import as_int, as_str
+from models.checks import as_bool, as_instance, as_int, as_paths, as_str, as_str_mapping
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_NOISE, DEFAULT_TARGET_RUNS
 from planner.io.hadoop.applied import HADOOP_TARGETS, SUBMIT_GAP
@@ -169,14 +169,19 @@ def plan_for_target(
     the due date of jobs without a deadline; ``queue_map`` maps job names or pools to queues
     ("*": the rest)."""
     clock = Stopwatch()
+    as_instance(workload, Workload, "workload")
+    as_instance(cluster, Cluster, "cluster")
     target = as_str(target, "target", choices=HADOOP_TARGETS)
+    if hadoop_conf is not None:
+        hadoop_conf = as_paths(hadoop_conf, "hadoop_conf")
+    if queue_map is not None:
+        queue_map = as_str_mapping(queue_map, "queue_map")
     objective = as_str(objective, "objective", choices=TARGET_OBJECTIVES)
     window = arrivals.check_window(window)
     runs = as_int(runs, "runs", minimum=2, maximum=MAX_RUNS)
     noise = check_noise(noise)
-    seed = as_int(seed, "seed", minimum=0)
-    if not isinstance(ready_now, bool):
-        raise InvalidInput("ready_now", f"must be true or false, got {ready_now!r}")
+    seed = as_int(seed, "seed", minimum=0, maximum=MAX_SEED)
+    ready_now = as_bool(ready_now, "ready_now")
     if not len(workload):
         raise InvalidInput("jobs", "need at least one job")
     night = all_ready(workload) if ready_now else workload

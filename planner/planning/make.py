@@ -14,10 +14,10 @@ from dataclasses import replace
 import numpy as np
 
 from models import Cluster, InvalidInput, Workload
-from models.checks import as_float, as_int, as_str
+from models.checks import as_bool, as_float, as_instance, as_int, as_str
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_K, DEFAULT_NOISE, DEFAULT_TIME_LIMIT, ROBUST_RUNS
-from planner.limits import MAX_RUNS
+from planner.limits import MAX_RUNS, MAX_SEED
 from planner.planning import arrivals
 from planner.planning.curves import SlotCurves
 from planner.planning.robust import choose_robust, robust_candidates
@@ -28,7 +28,7 @@ from planner.plans.plan import Plan
 from planner.proof.setups import all_ready
 from planner.proof.sweep import ExecutorChoice, ProgressOption
 from planner.proof.validate import check_noise
-from solvers import SLOT_MODELS, fluid_makespan
+from solvers import MAX_TIME_LIMIT, SLOT_MODELS, fluid_makespan
 from solvers.base import Stopwatch
 from solvers.ordering.admission_orders import johnson_admission, submission_order
 
@@ -89,15 +89,15 @@ def make_plan(
     within ``time_limit`` (the plan's ``ordering`` records the solve); "slots" keeps submission
     order. VM plans and robust plans treat every job as ready at 0 and say so (``ready_now``).
     """
+    as_instance(workload, Workload, "workload")
+    as_instance(cluster, Cluster, "cluster")
     strategy = as_str(strategy, "strategy", choices=STRATEGIES)
     model = as_str(model, "model", choices=SLOT_MODELS)
     k = as_int(k, "k", minimum=1)
-    time_limit = as_float(time_limit, "time_limit", above=0.0)
-    seed = as_int(seed, "seed", minimum=0)
-    if not isinstance(robust, bool):
-        raise InvalidInput("robust", f"must be true or false, got {robust!r}")
-    if not isinstance(ready_now, bool):
-        raise InvalidInput("ready_now", f"must be true or false, got {ready_now!r}")
+    time_limit = as_float(time_limit, "time_limit", above=0.0, maximum=MAX_TIME_LIMIT)
+    seed = as_int(seed, "seed", minimum=0, maximum=MAX_SEED)
+    robust = as_bool(robust, "robust")
+    ready_now = as_bool(ready_now, "ready_now")
     objective = as_str(objective, "objective", choices=OBJECTIVES)
     window = arrivals.check_window(window)
     timing = {"objective": objective, "window": window}

@@ -23,12 +23,12 @@ those files read back.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from models import InvalidInput
-from models.checks import as_float, as_int, as_mapping, as_str, check_keys
+from models import InvalidInput, InvalidType
+from models.checks import as_float, as_int, as_mapping, as_str, check_keys, shown
 from models.limits import MAX_PRIORITY, MAX_SECONDS, MAX_TOTAL_SLOTS, MAX_WEIGHT, MIN_WEIGHT
 
 #: Schedulers a plan may switch to.
@@ -59,6 +59,9 @@ class Levers:
         put = object.__setattr__
         if self.scheduler is not None:
             as_str(self.scheduler, "levers.scheduler", choices=SCHEDULER_KINDS)
+        if isinstance(self.order, str | bytes | Mapping) or not isinstance(self.order, Iterable):
+            raise InvalidType("levers.order", f"must be a list of job names, got {shown(self.order)} "
+                                              f"({type(self.order).__name__})")
         order = tuple(as_str(name, f"levers.order[{i}]") for i, name in enumerate(self.order))
         if len(set(order)) != len(order):
             raise InvalidInput("levers.order", "names a job twice")

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from models import Cluster, InvalidInput, Workload
-from models.checks import as_int
+from models.checks import as_instance, as_int, as_list
 from models.fileio import csv_text, write_atomic
 from planner.io.hadoop.conf import hadoop_settings
 from planner.io.settings import simulation_settings
@@ -188,14 +188,20 @@ def compare(
     progress: ProgressOption = False,
 ) -> Comparison:
     """Run every configuration (entries as in `configurations`) on every split and seed."""
+    as_instance(workload, Workload, "workload")
+    as_instance(cluster, Cluster, "cluster")
+    chosen = as_list(chosen, "chosen", what="a list of configurations (names, settings files or Configuration)")
+    if not chosen:
+        raise InvalidInput("chosen", "give at least one configuration")
+    seeds = as_list(seeds, "seeds", what="a list of seeds", maximum=MAX_RUNS, limit="MAX_RUNS")
+    splits = as_list(splits, "splits", what="a list of (map, reduce) slot splits or None", maximum=MAX_RUNS,
+                     limit="MAX_RUNS")
     made = [c for c in chosen if isinstance(c, Configuration)]
     if len(made) != len(chosen):
         made = [c if isinstance(c, Configuration) else configurations([c])[0] for c in chosen]
     seeds = [as_int(seed, f"seeds[{i}]", minimum=0) for i, seed in enumerate(seeds)]
     if not seeds:
         raise InvalidInput("seeds", "give at least one seed")
-    if len(seeds) > MAX_RUNS:
-        raise InvalidInput("seeds", f"at most {MAX_RUNS:,} seeds (MAX_RUNS), got {len(seeds):,}")
     for split in splits:  # before any run starts
         if split is not None:
             check_slots(cluster, split, containers=True)  # containers: the scheduler's own check follows

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from models import Cluster, InvalidInput, Job, Workload
-from models.checks import as_float, as_int, key_name
+from models import Cluster, InvalidInput, InvalidType, Job, Workload
+from models.checks import as_float, as_instance, as_int, as_str, key_name
 from models.fileio import csv_text, write_atomic
 from models.limits import MAX_SECONDS, MIN_TASK_SECONDS
 
@@ -138,9 +138,15 @@ def replay(
     from planner.simulator import SimOptions, simulate
 
     if isinstance(trace, (str, bytes, Path)) or not isinstance(trace, Sequence):
-        raise InvalidInput("trace", "must be the recorded jobs, e.g. read_rumen_attempts(path), "
-                                    f"got {type(trace).__name__}")
-    recorded = list(trace)
+        raise InvalidType("trace", "must be the recorded jobs, e.g. read_rumen_attempts(path), "
+                                   f"got {type(trace).__name__}")
+    from planner.io.rumen_attempts import RecordedJob
+
+    recorded = [as_instance(job, RecordedJob, f"trace[{i}]") for i, job in enumerate(trace)]
+    if cluster is not None:
+        as_instance(cluster, Cluster, "cluster")
+    if source is not None:
+        as_str(source, "source")
     as_int(seed, "seed", minimum=0)
     if heartbeat is not None:
         heartbeat = as_float(heartbeat, "heartbeat", minimum=0.0)

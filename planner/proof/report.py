@@ -13,19 +13,17 @@ import html
 import io
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import planner.plots as plots
-from models import InvalidInput
+from models import InvalidInput, InvalidType
+from models.checks import as_instance, as_path, shown
 from models.fileio import write_atomic
 from planner.proof.formats import percent
 from planner.proof.paired import verdict_text
 from planner.proof.setups import FAIR_RATIOS
-from planner.proof.validate import CURVE_RUNS
+from planner.proof.validate import CURVE_RUNS, ValidationReport
 from planner.simulator import SimResult, VmResult
-
-if TYPE_CHECKING:
-    from planner.proof.validate import ValidationReport
 
 #: Figure names in the order the report shows them; each is written as NAME.png.
 FIGURES = ("makespan_vs_map_slots", "predicted_vs_simulated", "gantt", "fairness_over_time")
@@ -397,7 +395,12 @@ def write_report(
     figures as PNGs (`render_figures`) and the report's data (validation.json), each atomically;
     figures of an earlier report that this one has not are removed. Returns the written paths by
     artefact name: "markdown", "html", "json" and the figure names."""
-    directory = Path(directory)
+    as_instance(report, ValidationReport, "report")
+    directory = Path(as_path(directory, "directory"))
+    if example is not None:
+        as_instance(example, (SimResult, VmResult), "example")
+    if title is not None and not isinstance(title, str):
+        raise InvalidType("title", f"must be a string, got {shown(title)} ({type(title).__name__})")
     images = render_figures(report, example)
     paths: dict[str, Path] = {}
     # Figures first, so that the Markdown never links to a file not yet there.

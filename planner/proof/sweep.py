@@ -41,8 +41,8 @@ from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from models import InvalidInput
-from models.checks import shown
+from models import InvalidInput, InvalidType
+from models.checks import as_list, shown
 
 #: How long to keep trying to reach a Dask scheduler given by address, or one lost during a sweep.
 DASK_CONNECT_SECONDS = 10.0
@@ -78,11 +78,13 @@ class Spec:
 
     def __post_init__(self) -> None:
         if not callable(self.function):
-            raise InvalidInput("function", f"must be callable, got {type(self.function).__name__}")
+            raise InvalidType("function", f"must be callable, got {shown(self.function)} ({type(self.function).__name__})")
         if not isinstance(self.args, tuple):
-            raise InvalidInput("args", f"must be a tuple, got {type(self.args).__name__}")
+            raise InvalidType("args", f"must be a tuple, got {shown(self.args)} ({type(self.args).__name__})")
         if not isinstance(self.kwargs, Mapping):
-            raise InvalidInput("kwargs", f"must be a mapping, got {type(self.kwargs).__name__}")
+            raise InvalidType("kwargs", f"must be a mapping, got {shown(self.kwargs)} ({type(self.kwargs).__name__})")
+        if not isinstance(self.label, str):
+            raise InvalidType("label", f"must be a string, got {shown(self.label)} ({type(self.label).__name__})")
 
     def __call__(self) -> Any:
         return self.function(*self.args, **self.kwargs)
@@ -105,12 +107,15 @@ def sweep(
     ``workers`` caps the local process pool (default: every core). The first spec that
     raises makes the sweep raise that error, after the runs already started have ended.
     """
-    specs = list(specs)
+    specs = as_list(specs, "specs", what="a list of Spec")
     for position, spec in enumerate(specs):
         if not isinstance(spec, Spec):
-            raise InvalidInput(f"specs[{position}]", f"must be a Spec, got {type(spec).__name__}")
+            raise InvalidType(f"specs[{position}]", f"must be a Spec, got {shown(spec)} ({type(spec).__name__})")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise InvalidInput("workers", f"must be an integer >= 1, got {shown(workers)}")
+        wrong = InvalidInput if isinstance(workers, int) and not isinstance(workers, bool) else InvalidType
+        raise wrong("workers", f"must be an integer >= 1, got {shown(workers)} ({type(workers).__name__})")
+    if not isinstance(description, str):
+        raise InvalidType("description", f"must be a string, got {shown(description)} ({type(description).__name__})")
     report = step_reporter(progress, len(specs), description)
     try:
         if not specs:
@@ -357,9 +362,17 @@ class _DaskWatch:
             return None
 
 
+def check_progress(progress: object) -> None:
+    """``progress`` is True, False or a function (`ProgressOption`); else `InvalidType`."""
+    if not (isinstance(progress, bool) or callable(progress)):
+        raise InvalidType("progress", f"must be True, False or a function of (done, total), got {shown(progress)} "
+                                      f"({type(progress).__name__})")
+
+
 def step_reporter(progress: ProgressOption, total: int, description: str) -> Callable[[int | None], None]:
     """A function called with the steps just done (runs, splits) and None at the end: it
     passes the count so far to a ``progress`` function, or (True) shows a bar on a terminal."""
+    check_progress(progress)
     if callable(progress):
         done = 0
 

@@ -52,11 +52,12 @@ from typing import Any
 import numpy as np
 
 from models import Cluster, InvalidInput, Workload
-from models.checks import as_float, as_int
+from models.checks import as_float, as_int, as_paths, as_str
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_NOISE, DEFAULT_RUNS
 from planner.io.hadoop.conf import hadoop_settings
-from planner.limits import MAX_RUNS
+from planner.limits import MAX_CURVE_SPLITS, MAX_RUNS
+from planner.plans.arguments import check_planned
 from planner.plans.files import TARGET_STRATEGY
 from planner.plans.plan import Plan
 from planner.proof.deployed import METRICS, Measured, deployed_setup, job_outcomes, measure, target_baselines
@@ -227,10 +228,15 @@ def validate(
     validated as it was chosen (`validate_target`): its configuration as exported against the
     configuration as it is, FIFO and Fair on the same resources, on its objective.
     """
+    check_planned(plan, workload, cluster)
     runs = as_int(runs, "runs", minimum=2, maximum=MAX_RUNS)
     noise = check_noise(noise)
     seed = as_int(seed, "seed", minimum=0)
-    curve_splits = as_int(curve_splits, "curve_splits", minimum=0)
+    curve_splits = as_int(curve_splits, "curve_splits", minimum=0, maximum=MAX_CURVE_SPLITS)
+    if hadoop_conf is not None:
+        hadoop_conf = as_paths(hadoop_conf, "hadoop_conf")
+    if target is not None:
+        as_str(target, "target")
     check_plan(plan, workload, cluster)
     if plan.strategy == TARGET_STRATEGY:
         if target is not None and target != plan.target:

@@ -6,8 +6,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from models import Cluster, Job, Workload
-from models.checks import as_int
+from models.checks import as_instance, as_int, as_list
 from models.errors import InvalidInput
+from models.limits import MAX_JOBS
 from planner.limits import check_heartbeats
 from planner.simulator.attempt_log import CHUNK
 from planner.simulator.core import Simulation
@@ -42,7 +43,12 @@ def simulate(
     ``options.containers`` is switched on for it. ``progress`` (a function of a
     `Progress`) hears how far the run has got every ``progress_every`` ended attempts.
     """
-    jobs = workload if isinstance(workload, Workload) else Workload(list(workload))
+    if isinstance(workload, Workload):
+        jobs = workload
+    else:
+        listed = as_list(workload, "workload", what="a Workload or a list of Jobs", maximum=MAX_JOBS)
+        jobs = Workload([as_instance(job, Job, f"workload[{i}]") for i, job in enumerate(listed)])
+    as_instance(cluster, Cluster, "cluster")
     chosen = make_scheduler(scheduler)
     if chosen.wants_containers and not (options or SimOptions()).containers:
         # Schedulers that type slots themselves (FRESH's dynamic slots, Natjam) run on containers.

@@ -35,7 +35,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from models import Cluster, InvalidInput, InvalidPlan, Job, Workload
-from models.checks import as_float, as_int
+from models.checks import as_bool, as_float, as_instance, as_int, as_list
+from models.limits import MAX_JOBS
+from planner.simulator.options import MAX_TASK_TIME_CV  # planner.limits, as the simulator reads it
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -136,13 +138,13 @@ class VmResult:
 
 
 def _check_jobs(jobs: Workload | Iterable[Job]) -> list[Job]:
-    jobs = list(jobs)
+    jobs = list(jobs) if isinstance(jobs, Workload) else as_list(jobs, "jobs", what="a Workload or a list of Jobs",
+                                                                 maximum=MAX_JOBS)
     if not jobs:
         raise InvalidInput("jobs", "need at least one job")
     seen: set[str] = set()
     for i, job in enumerate(jobs):
-        if not isinstance(job, Job):
-            raise InvalidInput(f"jobs[{i}]", f"must be a Job, got {type(job).__name__}")
+        as_instance(job, Job, f"jobs[{i}]")
         if job.name in seen:
             raise InvalidInput(f"jobs[{i}].name", f"{job.name!r} appears twice")
         seen.add(job.name)
@@ -316,17 +318,17 @@ def simulate_vms(
     gang fits at B_p and starts at the latest then. Each job then finishes by B_p + L_p =
     B_{p+1}, and the last finish is at most the barrier makespan.
 
-    Returns a `VmResult`. Raises `InvalidInput` for wrong values (seed, noise, malformed entries,
-    VMs not an integer >= 1, unknown role) and `InvalidPlan` for a plan that breaks a rule, each
-    naming the phase index and the job.
+    Returns a `VmResult`. Raises `InvalidInput` for wrong values (seed, noise above
+    `MAX_TASK_TIME_CV`, malformed entries, VMs not an integer >= 1, unknown role; `InvalidType` for
+    a wrong type) and `InvalidPlan` for a plan that breaks a rule, each naming the phase index and
+    the job.
     """
     jobs = _check_jobs(jobs)
-    if not isinstance(cluster, Cluster):
-        raise InvalidInput("cluster", f"must be a Cluster, got {type(cluster).__name__}")
+    as_instance(cluster, Cluster, "cluster")
     seed = as_int(seed, "seed", minimum=0)
-    noise = as_float(noise, "noise", minimum=0.0)
-    if not isinstance(backfill, bool | np.bool_):
-        raise InvalidInput("backfill", f"must be true or false, got {backfill!r}")
+    # a larger coefficient of variation draws factors of 0 or infinity (MAX_TASK_TIME_CV)
+    noise = as_float(noise, "noise", minimum=0.0, maximum=MAX_TASK_TIME_CV)
+    backfill = as_bool(backfill, "backfill")
     phases = check_vm_groups(jobs, cluster, groups)
     alpha = cluster.overcommit_penalty
     factors = _noise_factors(len(jobs), seed, noise)

@@ -30,7 +30,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from models import Cluster, InvalidInput, Workload
-from models.checks import as_str
+from models.checks import as_bool, as_float, as_instance, as_str
+from models.limits import MAX_SECONDS
 from planner.io.hadoop.plan_files import Submission, submitted
 from planner.plans.plan import Plan
 from planner.simulator import Capacity, Fair, Fifo, SimOptions
@@ -54,8 +55,12 @@ def submission_schedule(plan: Plan, workload: Workload | None, *, ready_now: boo
                         gap: float = SUBMIT_GAP) -> tuple[Submission, ...]:
     """When each job of the plan's order is submitted (module docstring); without the workload
     (or with ``ready_now``, or for a plan that takes every job as ready now) every job is ready
-    at 0."""
-    ready_now = ready_now or plan.ready_now
+    at 0. ``gap``: the seconds between two submissions, at least 0 and at most `MAX_SECONDS`."""
+    as_instance(plan, Plan, "plan")
+    if workload is not None:
+        as_instance(workload, Workload, "workload")
+    ready_now = as_bool(ready_now, "ready_now") or plan.ready_now
+    gap = as_float(gap, "gap", minimum=0.0, maximum=MAX_SECONDS)
     jobs = {job.name: job for job in workload} if workload is not None else {}
     missing = [name for name in plan.order if name not in jobs]
     if workload is not None and missing:

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from models import Cluster, Workload
+from models.checks import as_bool, as_instance, as_paths, as_str_mapping
 from models.errors import InvalidInput, InvalidPlan
 from planner.io.hadoop.allocations import DEFAULT_CONTAINER, Allocations, read_allocations
 from planner.io.hadoop.parsing import Topology, number_text, read_sls_nodes, read_xml, site_properties
@@ -142,7 +143,8 @@ class HadoopSetup:
 def read_hadoop_conf(paths: Iterable[str | Path], *, warn: bool = True) -> HadoopSetup:
     """Read Hadoop's files (see the module docstring) into a `HadoopSetup`; with ``warn``, an
     `IgnoredSetting` warning lists what is not modelled."""
-    files = expand_paths(paths)
+    warn = as_bool(warn, "warn")
+    files = expand_paths(as_paths(paths, "paths"))
     if not files:
         raise InvalidInput("hadoop_conf", "give at least one file")
     site: dict[str, tuple[str, str, str]] = {}  # setting -> (value, file, place)
@@ -271,6 +273,7 @@ def hadoop_settings(paths: Iterable[str | Path], cluster: Cluster, *, delay: obj
     """What a run of ``cluster`` as Hadoop's files configure it uses: the cluster with the files'
     nodes, racks and slots, their scheduler (with ``delay`` scheduling when given), and their
     options with the `SimOptions` fields given as keywords on top (None values are ignored)."""
+    as_instance(cluster, Cluster, "cluster")
     setup = read_hadoop_conf(paths)
     if setup.slots is not None or setup.submissions or setup.phases:
         raise InvalidInput("hadoop_conf", "holds a plan's export (slot groups, a submission schedule or phases), "
@@ -298,6 +301,12 @@ def hadoop_run(paths: Iterable[str | Path], workload: Workload, cluster: Cluster
     (default `SimOptions()`); ``warn`` as in `read_hadoop_conf`. ``queue_map`` (job or pool ->
     queue, "*" for the rest) puts every job in a queue of the configuration by
     `planner.io.hadoop.queue_map`'s rule; an exported folder's schedule names the queues itself."""
+    as_instance(workload, Workload, "workload")
+    as_instance(cluster, Cluster, "cluster")
+    if base is not None:
+        as_instance(base, SimOptions, "base")
+    if queue_map is not None:
+        queue_map = as_str_mapping(queue_map, "queue_map")
     setup = read_hadoop_conf(paths, warn=warn)
     if queue_map is not None and (setup.submissions or setup.phases):
         raise InvalidInput("queue_map", "the folder's schedule names each job's queue: leave the map out",

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from models.errors import InvalidInput
+from models.checks import shown
+from models.errors import InvalidInput, InvalidType
 from planner.simulator.schedulers.base import Scheduler
 
 #: The registered scheduler classes, by their ``name``.
@@ -35,12 +36,15 @@ def register(cls: S) -> S:
     return cls
 
 
-def make_scheduler(spec: str | Scheduler, **settings: Any) -> Scheduler:
+def make_scheduler(scheduler: str | Scheduler, **settings: Any) -> Scheduler:
     """A scheduler from its registered name (with settings) or an instance as is."""
-    if isinstance(spec, Scheduler):
+    if isinstance(scheduler, Scheduler):
         if settings:
             raise InvalidInput("scheduler", "settings go to the constructor when passing an instance")
-        return spec
-    if not isinstance(spec, str) or spec not in SCHEDULERS:
-        raise InvalidInput("scheduler", f"unknown scheduler {spec!r}; known: {', '.join(sorted(SCHEDULERS))}")
-    return SCHEDULERS[spec](**settings)
+        return scheduler
+    if not isinstance(scheduler, str):
+        raise InvalidType("scheduler", f"must be a scheduler's name ({', '.join(sorted(SCHEDULERS))}) or a "
+                                       f"Scheduler, got {shown(scheduler)} ({type(scheduler).__name__})")
+    if scheduler not in SCHEDULERS:
+        raise InvalidInput("scheduler", f"unknown scheduler {shown(scheduler)}; known: {', '.join(sorted(SCHEDULERS))}")
+    return SCHEDULERS[scheduler](**settings)
