@@ -293,10 +293,22 @@ def parse_slots(text: str | None, option: str = "--slots") -> tuple[int, int] | 
     return pair
 
 
-def not_a_folder(path: Path | None, flag: str = "--output") -> None:
-    """Before any work: an output file's path must not be a folder."""
-    if path is not None and path.is_dir():
-        raise InvalidInput(flag, "is a folder; give a file name", source=str(path))
+def check_output_file(path: Path | None, flag: str = "--output") -> None:
+    """Before any work: an output file's path must be able to take a file (`models.fileio.output_file`:
+    not a folder nor a special file; a symbolic link is written through unless it dangles)."""
+    if path is not None:
+        from models.fileio import output_file
+
+        output_file(path, flag)
+
+
+def check_output_folder(path: Path | None, flag: str = "--output") -> None:
+    """Before any work: an output folder's path must be able to take a folder of files
+    (`models.fileio.output_folder`: not a file nor a special file, a link not dangling)."""
+    if path is not None:
+        from models.fileio import output_folder
+
+        output_folder(path, flag)
 
 
 def heartbeats_fit(jobs: Sequence[Job], cluster: Cluster, splits: Sequence[tuple[int, int] | None], *,
