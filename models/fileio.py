@@ -386,7 +386,7 @@ def output_file(path: str | Path, field: str = "(output)") -> Path:
         try:
             real = Path(os.path.realpath(target, strict=True))
         except FileNotFoundError:
-            raise InvalidInput(field, f"is a symbolic link to a missing file, {shown_path(os.readlink(target))}",
+            raise InvalidInput(field, f"is a symbolic link to a missing file, {shown_path(os.path.realpath(target))}",
                                source=str(path)) from None
         except (OSError, ValueError) as error:
             raise InvalidInput(field, os_problem(error), source=str(path)) from None
@@ -412,7 +412,7 @@ def output_folder(path: str | Path, field: str = "(output)", *, empty: bool = Fa
         try:
             real = Path(os.path.realpath(target, strict=True))
         except FileNotFoundError:
-            raise InvalidInput(field, f"is a symbolic link to a missing folder, {shown_path(os.readlink(target))}",
+            raise InvalidInput(field, f"is a symbolic link to a missing folder, {shown_path(os.path.realpath(target))}",
                                source=str(path)) from None
         except (OSError, ValueError) as error:
             raise InvalidInput(field, os_problem(error), source=str(path)) from None

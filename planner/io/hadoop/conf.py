@@ -37,6 +37,7 @@ from typing import Any
 from models import Cluster, Workload
 from models.errors import InvalidInput, InvalidPlan
 from models.fileio import os_problem
+from models.limits import MAX_NESTING
 from planner.io.hadoop.allocations import DEFAULT_CONTAINER, Allocations, read_allocations
 from planner.io.hadoop.parsing import Topology, number_text, read_sls_nodes, read_xml, site_properties
 from planner.io.hadoop.plan_files import (
@@ -416,6 +417,9 @@ def capacity_queues(properties: dict[str, tuple[str, str, str]], ignored: list[s
             else:
                 ignored.append(f"queue {name} (capacity 0: never runs a task in the simulator)")
             return
+        if path.count(".") >= MAX_NESTING:  # each level is a property: bounded before Python's stack is
+            raise InvalidInput(_CAPACITY + f"{path}.queues", f"queues nested more than {MAX_NESTING} levels deep",
+                               source=entry[1])
         for child in (part.strip() for part in entry[0].split(",") if part.strip()):
             child_path = f"{path}.{child}"
             level(child_path, share * percent(f"{child_path}.capacity", 0.0),
