@@ -5,6 +5,7 @@ path (written through), nesting in Hadoop's XML, control characters from inputs 
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import socket
@@ -152,6 +153,11 @@ def test_a_device_at_an_output_path_is_refused_and_kept(tmp_path):
     os.mknod(device, 0o666 | stat.S_IFCHR, os.stat("/dev/null").st_rdev)
     csv = tmp_path / "tasks.csv"
     os.mknod(csv, 0o666 | stat.S_IFCHR, os.stat("/dev/null").st_rdev)
+    block = tmp_path / "block.json"
+    os.mknod(block, 0o600 | stat.S_IFBLK, os.makedev(7, 0))  # a loop device's numbers; never opened
+    with pytest.raises(InvalidInput, match="is a block device, not a regular file"):
+        write_atomic(block, "x")
+    assert stat.S_ISBLK(block.lstat().st_mode)
     trace = ROOT / "tests" / "data" / "2jobs2min-rumen-jh.json"
     assert error_line("import", "rumen", trace, "--tasks-csv", csv) == (
         f"error: {csv}: --tasks-csv: is a character device, not a regular file; give a file name")
@@ -187,6 +193,19 @@ def test_a_read_only_folder_is_one_line(tmp_path):
     folder.mkdir(mode=0o555)
     assert error_line("simulate", NIGHTLY, "-c", CLUSTER, "-o", folder / "r.json") == (
         f"error: {folder / 'r.json'}: (output): cannot write here: Permission denied")
+
+
+@pytest.mark.parametrize(("number", "words"), [(errno.EROFS, "Read-only file system"),
+                                              (errno.EACCES, "Permission denied")])
+def test_a_folder_that_takes_no_file_is_one_line(tmp_path, monkeypatch, number, words):
+    """As root cannot be kept out of a folder, the system's refusal is simulated where the
+    temporary file is made."""
+    def refused(*args: object, **kwargs: object) -> None:
+        raise OSError(number, os.strerror(number))
+
+    monkeypatch.setattr("models.fileio.tempfile.mkstemp", refused)
+    assert error_line("simulate", NIGHTLY, "-c", CLUSTER, "-o", tmp_path / "r.json") == (
+        f"error: {tmp_path / 'r.json'}: (output): cannot write here: {words}")
 
 
 def _nested_allocations(depth: int) -> str:
