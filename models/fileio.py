@@ -391,11 +391,11 @@ def output_file(path: str | Path, field: str = "(output)") -> Path:
         except (OSError, ValueError) as error:
             raise InvalidInput(field, os_problem(error), source=str(path)) from None
         target, status = real, _status(real, field)
-    if status is None:
-        _status(target.parent if str(target.parent) else ".", field)  # a loop or a long name above it
-        return target
-    if stat.S_ISDIR(status.st_mode):
+    if status is not None and stat.S_ISDIR(status.st_mode):
         raise InvalidInput(field, "is a folder; give a file name", source=str(path))
+    _check_writable(target.parent, field, str(path))
+    if status is None:
+        return target
     if not stat.S_ISREG(status.st_mode):
         raise InvalidInput(field, f"is {_kind(status.st_mode)}, not a regular file; give a file name",
                            source=str(path))
@@ -417,8 +417,8 @@ def output_folder(path: str | Path, field: str = "(output)", *, empty: bool = Fa
         except (OSError, ValueError) as error:
             raise InvalidInput(field, os_problem(error), source=str(path)) from None
         target, status = real, _status(real, field)
+    _check_writable(target.parent, field, str(path))
     if status is None:
-        _status(target.parent if str(target.parent) else ".", field)
         return target
     if stat.S_ISREG(status.st_mode):
         raise InvalidInput(field, "is a file; give a folder to write into", source=str(path))
@@ -433,6 +433,23 @@ def output_folder(path: str | Path, field: str = "(output)", *, empty: bool = Fa
         except OSError as error:
             raise InvalidInput(field, os_problem(error), source=str(path)) from None
     return target
+
+
+def _check_writable(folder: Path, field: str, source: str) -> None:
+    """Before any work: the nearest existing folder at or above ``folder`` takes new files (the
+    temporary file, or the folders to make); a read-only file system or a folder without write
+    permission is refused naming ``source``. A loop or a name too long on the way is refused as such."""
+    probe = folder if str(folder) else Path(".")
+    status = _status(probe, field)
+    while status is None and probe.parent != probe:
+        probe = probe.parent
+        status = _status(probe, field)
+    if status is None or not stat.S_ISDIR(status.st_mode):  # a parent that is a file: said when writing
+        return
+    if not os.access(probe, os.W_OK | os.X_OK):
+        read_only = hasattr(os, "statvfs") and bool(os.statvfs(probe).f_flag & getattr(os, "ST_RDONLY", 1))
+        problem = os.strerror(errno.EROFS if read_only else errno.EACCES)
+        raise InvalidInput(field, f"cannot write here: {problem}", source=source)
 
 
 def shown_path(path: str | Path) -> str:

@@ -192,7 +192,7 @@ def test_a_read_only_folder_is_one_line(tmp_path):
     folder = tmp_path / "ro"
     folder.mkdir(mode=0o555)
     assert error_line("simulate", NIGHTLY, "-c", CLUSTER, "-o", folder / "r.json") == (
-        f"error: {folder / 'r.json'}: (output): cannot write here: Permission denied")
+        f"error: {folder / 'r.json'}: --output: cannot write here: Permission denied")
 
 
 @pytest.mark.parametrize(("number", "words"), [(errno.EROFS, "Read-only file system"),
@@ -206,6 +206,21 @@ def test_a_folder_that_takes_no_file_is_one_line(tmp_path, monkeypatch, number, 
     monkeypatch.setattr("models.fileio.tempfile.mkstemp", refused)
     assert error_line("simulate", NIGHTLY, "-c", CLUSTER, "-o", tmp_path / "r.json") == (
         f"error: {tmp_path / 'r.json'}: (output): cannot write here: {words}")
+
+
+def test_a_read_only_file_system_is_refused_before_any_work(tmp_path, monkeypatch):
+    """The folder that would take the output is looked at first (the system's answer simulated:
+    root may write anywhere else): `demo` would otherwise run for minutes before failing."""
+    class ReadOnly:
+        f_flag = os.ST_RDONLY
+
+    monkeypatch.setattr("models.fileio.os.access", lambda path, mode, **kwargs: not mode & os.W_OK)
+    monkeypatch.setattr("models.fileio.os.statvfs", lambda path: ReadOnly())
+    assert error_line("demo", "-o", tmp_path / "demo") == (
+        f"error: {tmp_path / 'demo'}: --output: cannot write here: Read-only file system")
+    assert error_line("plan", NIGHTLY, "-c", CLUSTER, "-o", tmp_path / "new" / "p.json") == (
+        f"error: {tmp_path / 'new' / 'p.json'}: --output: cannot write here: Read-only file system")
+    assert list(tmp_path.iterdir()) == []
 
 
 def _nested_allocations(depth: int) -> str:
