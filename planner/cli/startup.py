@@ -13,11 +13,11 @@ A program that merely imports `planner` keeps its handlers."""
 
 from __future__ import annotations
 
+# Only what the interpreter has loaded already, or nearly (signal): a Ctrl-C during this module's
+# own imports (threading and pathlib took some 20 ms) would still be a traceback.
+import os
 import signal
 import sys
-import threading
-from pathlib import Path
-from types import FrameType
 
 #: Exit status of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130
@@ -33,11 +33,11 @@ class Terminated(BaseException):
     click does not turn it into status 130."""
 
 
-def _interrupted(signum: int, frame: FrameType | None) -> None:
+def _interrupted(signum: int, frame: object) -> None:
     raise SystemExit(EXIT_TERMINATED if signum == signal.SIGTERM else EXIT_INTERRUPTED)
 
 
-def _terminated(signum: int, frame: FrameType | None) -> None:
+def _terminated(signum: int, frame: object) -> None:
     raise Terminated
 
 
@@ -50,7 +50,7 @@ def is_the_command(argv: list[str] | None = None) -> bool:
         if arg.startswith("-m"):
             return arg[2:] == "planner"
         if not arg.startswith("-"):  # the script: the console script is called planner
-            return Path(arg).name in ("planner", "planner.exe")
+            return os.path.basename(arg) in ("planner", "planner.exe")
     return False
 
 
@@ -59,25 +59,30 @@ def begin_startup() -> None:
     thread, and only where the default handlers are in place: a shell may start us with Ctrl-C
     ignored, a supervisor with SIGTERM ignored)."""
     global _installed
-    if is_the_command() and threading.current_thread() is threading.main_thread():
+    if not is_the_command():
+        return
+    try:  # signal.signal raises ValueError off the main thread: nothing to do there
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             signal.signal(signal.SIGINT, _interrupted)
             _installed = True
         if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
             signal.signal(signal.SIGTERM, _interrupted)
+    except ValueError:
+        pass
 
 
 def end_startup() -> None:
     """Put Python's Ctrl-C handler back and make SIGTERM a `Terminated`: from here on both are
     exceptions the command handles."""
     global _installed
-    if threading.current_thread() is not threading.main_thread():
-        return
-    if _installed:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        _installed = False
-    if signal.getsignal(signal.SIGTERM) is _interrupted:
-        signal.signal(signal.SIGTERM, _terminated)
+    try:  # ValueError off the main thread
+        if _installed:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            _installed = False
+        if signal.getsignal(signal.SIGTERM) is _interrupted:
+            signal.signal(signal.SIGTERM, _terminated)
+    except ValueError:
+        pass
 
 
 def forget_unhandled_interrupt() -> None:
