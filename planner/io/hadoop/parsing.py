@@ -30,13 +30,15 @@ def read_xml(path: str | Path) -> ElementTree.Element:
         raise InvalidInput("", "document type declarations and entities are not accepted", source=str(path))
     # Safe here: declarations (entities, external references) are refused above, and expat
     # >= 2.4.1 bounds amplification anyway; defusedxml would be one more dependency.
-    parser = ElementTree.XMLPullParser(events=("start", "end"))
+    parser: ElementTree.XMLPullParser[ElementTree.Element] = ElementTree.XMLPullParser(events=("start", "end"))
     root: ElementTree.Element | None = None
     depth = 0
     try:
         for start in range(0, len(text), _XML_CHUNK):
             parser.feed(text[start:start + _XML_CHUNK])
             for event, element in parser.read_events():
+                if not isinstance(element, ElementTree.Element):  # namespace events, not asked for
+                    continue
                 depth += 1 if event == "start" else -1
                 if depth > MAX_NESTING:
                     raise InvalidInput(element.tag[:60], f"elements nested more than {MAX_NESTING} levels deep",
