@@ -9,6 +9,7 @@ half-written file, and a folder of files (`write_folder`) is written whole or no
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
 import os
@@ -247,8 +248,7 @@ def read_text(path: str | Path, *, limit: int = MAX_FILE_BYTES) -> str:
     except UnicodeDecodeError as error:
         raise InvalidInput("", f"not UTF-8 text (byte {error.start})", source=source) from None
     except (OSError, ValueError) as error:  # ValueError: a NUL byte in the path
-        reason = getattr(error, "strerror", None) or str(error)
-        raise InvalidInput("", f"cannot read: {reason}", source=source) from None
+        raise InvalidInput("", f"cannot read: {os_problem(error)}", source=source) from None
 
 
 def _kind(mode: int) -> str:
@@ -288,16 +288,18 @@ def write_atomic(path: str | Path, content: str | bytes | Callable[[TextIO], Non
     a function that writes text to the stream it is given (a large file, a part at a time).
 
     A path that cannot take a file (a folder is there, a parent is a file, no permission, a full
-    disk) raises `InvalidInput` naming it, and nothing is left behind."""
-    target = Path(path)
+    disk) raises `InvalidInput` naming it, and nothing is left behind. A symbolic link is written
+    through: its final target gets the new content (the temporary file is made in the target's
+    folder) and the link stays a link; a dangling link, a link loop and any special file (a named
+    pipe, a device, a socket) are refused before anything is written (`output_file`)."""
+    source = str(path)
+    target = output_file(path)
     directory = target.parent if str(target.parent) else Path(".")
-    if target.is_dir():
-        raise InvalidInput("(output)", "is a folder; give a file name", source=str(target))
     try:
         directory.mkdir(parents=True, exist_ok=True)
         handle, temp_name = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".tmp", dir=directory)
     except OSError as error:  # a file where a folder should be, no permission, read-only file system
-        raise InvalidInput("(output)", f"cannot write here: {_write_problem(error)}", source=str(target)) from None
+        raise InvalidInput("(output)", f"cannot write here: {_write_problem(error)}", source=source) from None
     mode = "wb" if isinstance(content, bytes) else "w"
     try:
         with os.fdopen(handle, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as stream:
@@ -309,43 +311,151 @@ def write_atomic(path: str | Path, content: str | bytes | Callable[[TextIO], Non
             os.fsync(stream.fileno())
         os.chmod(temp_name, 0o644)
         os.replace(temp_name, target)
-    except BaseException as error:
+    except BaseException as error:  # SIGINT and SIGTERM too (`planner.cli.startup`): no temporary left
         Path(temp_name).unlink(missing_ok=True)
         if isinstance(error, OSError):  # e.g. a folder appeared there, the disk is full
-            raise InvalidInput("(output)", f"cannot write here: {_write_problem(error)}", source=str(target)) from None
+            raise InvalidInput("(output)", f"cannot write here: {_write_problem(error)}", source=source) from None
         raise
 
 
 def write_folder(files: Mapping[str, str], folder: str | Path, *, executable: Sequence[str] = ()) -> list[str]:
     """Write ``files`` (name -> text) as ``folder``, whole or not at all: into a temporary folder
     beside it, renamed into place; an existing folder is refused unless it is empty. The files
-    named in ``executable`` are made executable. Returns the names, sorted."""
-    folder = Path(folder)
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise InvalidInput("(output)", "exists and is not an empty folder", source=str(folder))
+    named in ``executable`` are made executable. Returns the names, sorted. A symbolic link to a
+    folder is written through, as `write_atomic` does (`output_folder`)."""
+    source = str(folder)
+    folder = output_folder(folder, empty=True)
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name[:100]}.", dir=folder.parent))
     except OSError as error:
-        raise InvalidInput("(output)", f"cannot write here: {_write_problem(error)}", source=str(folder)) from None
+        raise InvalidInput("(output)", f"cannot write here: {_write_problem(error)}", source=source) from None
     try:
         for name, content in files.items():
             (staging / name).write_text(content, encoding="utf-8")
         for name in executable:
             (staging / name).chmod(0o755)
-        if folder.exists():
+        if os.path.isdir(folder):
             folder.rmdir()  # empty (checked above)
         os.replace(staging, folder)
-    except OSError as error:
+    except BaseException as error:
         shutil.rmtree(staging, ignore_errors=True)
-        raise InvalidInput("(output)", f"cannot write here: {_write_problem(error)}", source=str(folder)) from None
+        if isinstance(error, OSError):
+            raise InvalidInput("(output)", f"cannot write here: {_write_problem(error)}", source=source) from None
+        raise
     return sorted(files)
 
 
 def _write_problem(error: OSError) -> str:
     if isinstance(error, (FileExistsError, NotADirectoryError)):
         return "a parent of it is a file, not a folder"
-    return error.strerror or str(error)
+    return os_problem(error)
+
+
+def os_problem(error: OSError | ValueError) -> str:
+    """What went wrong with a path, in a few words (the caller names the path): the system's
+    words for it, a symbolic link loop said plainly."""
+    if isinstance(error, OSError) and error.errno == errno.ELOOP:
+        return "a symbolic link loop (too many levels of symbolic links)"
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error)  # ValueError: "embedded null byte" in the path
+
+
+def _status(path: str | Path, field: str, *, follow: bool = True) -> os.stat_result | None:
+    """``path``'s status, None when nothing is there; any other OSError (a loop, a name too long,
+    no permission to look) is an `InvalidInput` naming the path."""
+    try:
+        return os.stat(path, follow_symlinks=follow)
+    except (FileNotFoundError, NotADirectoryError):  # a parent that is a file: said when writing
+        return None
+    except (OSError, ValueError) as error:
+        raise InvalidInput(field, os_problem(error), source=str(path)) from None
+
+
+def output_file(path: str | Path, field: str = "(output)") -> Path:
+    """The file an output named ``path`` goes to, checked before any work.
+
+    Nothing there, or a regular file: ``path`` itself. A symbolic link is followed to its final
+    target, which must be nothing yet or a regular file. Refused with an `InvalidInput` naming
+    ``path`` and ``field`` (the flag): a folder, a named pipe, a device, a socket, a dangling link,
+    a link loop, a name too long, a parent that cannot be looked into."""
+    target = Path(path)
+    status = _status(target, field, follow=False)
+    if status is not None and stat.S_ISLNK(status.st_mode):
+        try:
+            real = Path(os.path.realpath(target, strict=True))
+        except FileNotFoundError:
+            raise InvalidInput(field, f"is a symbolic link to a missing file, {shown_path(os.path.realpath(target))}",
+                               source=str(path)) from None
+        except (OSError, ValueError) as error:
+            raise InvalidInput(field, os_problem(error), source=str(path)) from None
+        target, status = real, _status(real, field)
+    if status is not None and stat.S_ISDIR(status.st_mode):
+        raise InvalidInput(field, "is a folder; give a file name", source=str(path))
+    _check_writable(target.parent, field, str(path))
+    if status is None:
+        return target
+    if not stat.S_ISREG(status.st_mode):
+        raise InvalidInput(field, f"is {_kind(status.st_mode)}, not a regular file; give a file name",
+                           source=str(path))
+    return target
+
+
+def output_folder(path: str | Path, field: str = "(output)", *, empty: bool = False) -> Path:
+    """The folder an output named ``path`` goes to (``empty``: it must be missing or empty), checked
+    before any work, as `output_file` checks a file: a link is followed to its target folder; a
+    file, a special file, a dangling link and a link loop are refused."""
+    target = Path(path)
+    status = _status(target, field, follow=False)
+    if status is not None and stat.S_ISLNK(status.st_mode):
+        try:
+            real = Path(os.path.realpath(target, strict=True))
+        except FileNotFoundError:
+            raise InvalidInput(field, f"is a symbolic link to a missing folder, {shown_path(os.path.realpath(target))}",
+                               source=str(path)) from None
+        except (OSError, ValueError) as error:
+            raise InvalidInput(field, os_problem(error), source=str(path)) from None
+        target, status = real, _status(real, field)
+    _check_writable(target.parent, field, str(path))
+    if status is None:
+        return target
+    if stat.S_ISREG(status.st_mode):
+        raise InvalidInput(field, "is a file; give a folder to write into", source=str(path))
+    if not stat.S_ISDIR(status.st_mode):
+        raise InvalidInput(field, f"is {_kind(status.st_mode)}, not a folder; give a folder to write into",
+                           source=str(path))
+    if empty:
+        try:
+            with os.scandir(target) as entries:
+                if next(entries, None) is not None:
+                    raise InvalidInput(field, "exists and is not an empty folder", source=str(path))
+        except OSError as error:
+            raise InvalidInput(field, os_problem(error), source=str(path)) from None
+    return target
+
+
+def _check_writable(folder: Path, field: str, source: str) -> None:
+    """Before any work: the nearest existing folder at or above ``folder`` takes new files (the
+    temporary file, or the folders to make); a read-only file system or a folder without write
+    permission is refused naming ``source``. A loop or a name too long on the way is refused as such."""
+    probe = folder if str(folder) else Path(".")
+    status = _status(probe, field)
+    while status is None and probe.parent != probe:
+        probe = probe.parent
+        status = _status(probe, field)
+    if status is None or not stat.S_ISDIR(status.st_mode):  # a parent that is a file: said when writing
+        return
+    if not os.access(probe, os.W_OK | os.X_OK):
+        read_only = hasattr(os, "statvfs") and bool(os.statvfs(probe).f_flag & getattr(os, "ST_RDONLY", 1))
+        problem = os.strerror(errno.EROFS if read_only else errno.EACCES)
+        raise InvalidInput(field, f"cannot write here: {problem}", source=source)
+
+
+def shown_path(path: str | Path) -> str:
+    """A path as an error shows it: at most 200 characters."""
+    text = str(path)
+    return text if len(text) <= 200 else f"{text[:120]}...{text[-77:]}"
 
 
 def csv_text(records: list[dict[str, Any]], empty_header: Sequence[str] = ()) -> str:

@@ -46,12 +46,27 @@ MAX_LINE = 1_000
 
 
 def one_line(text: str) -> str:
-    """``text`` on one line (whitespace collapsed), at most `MAX_LINE` characters."""
-    line = " ".join(text.split())
+    """``text`` on one line (whitespace collapsed), at most `MAX_LINE` characters, every other
+    unprintable character escaped (`escaped`): text from an input file reaches the terminal inert."""
+    line = escaped(" ".join(text.split()))
     if len(line) <= MAX_LINE:
         return line
     head = MAX_LINE * 3 // 5
     return f"{line[:head]} ... {line[head - MAX_LINE + 5:]}"
+
+
+def escaped(text: str) -> str:
+    """``text`` with each unprintable character (controls such as ESC and NUL, C1 controls, bidi
+    overrides, lone surrogates of undecodable file names) written as a Python escape: ``\\x1b``,
+    ``\\x00``, ``\\u202e``."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else _escape(char) for char in text)
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def exits_cleanly(command: F) -> F:
@@ -76,11 +91,22 @@ def exits_cleanly(command: F) -> F:
         except PlannerError as error:
             print(one_line(f"error: {error}"), file=sys.stderr)
             raise typer.Exit(EXIT_BAD_INPUT) from None
+        except OSError as error:  # a path no reader checked: still one line naming it
+            print(one_line(f"error: {os_error_line(error)}"), file=sys.stderr)
+            raise typer.Exit(EXIT_BAD_INPUT) from None
         for line in dict.fromkeys(seen):  # once each, in order
             print(line, file=sys.stderr)
         return result
 
     return wrapper  # type: ignore[return-value]
+
+
+def os_error_line(error: OSError) -> str:
+    """``PATH: the problem`` for an OSError (``FILE: cannot write here: ...`` when it names no file)."""
+    from models.fileio import os_problem
+
+    path = error.filename if error.filename is not None else "(system)"
+    return f"{path}: {os_problem(error)}"
 
 
 @contextmanager
@@ -155,7 +181,7 @@ def _status_shown(message: str, every: float) -> Iterator[Callable[[str], None]]
     def line(text: str) -> None:
         if time.perf_counter() - last[0] >= every:
             last[0] = time.perf_counter()
-            print(text, file=sys.stderr, flush=True)
+            print(one_line(text), file=sys.stderr, flush=True)
 
     yield line
 
@@ -293,10 +319,22 @@ def parse_slots(text: str | None, option: str = "--slots") -> tuple[int, int] | 
     return pair
 
 
-def not_a_folder(path: Path | None, flag: str = "--output") -> None:
-    """Before any work: an output file's path must not be a folder."""
-    if path is not None and path.is_dir():
-        raise InvalidInput(flag, "is a folder; give a file name", source=str(path))
+def check_output_file(path: Path | None, flag: str = "--output") -> None:
+    """Before any work: an output file's path must be able to take a file (`models.fileio.output_file`:
+    not a folder nor a special file; a symbolic link is written through unless it dangles)."""
+    if path is not None:
+        from models.fileio import output_file
+
+        output_file(path, flag)
+
+
+def check_output_folder(path: Path | None, flag: str = "--output") -> None:
+    """Before any work: an output folder's path must be able to take a folder of files
+    (`models.fileio.output_folder`: not a file nor a special file, a link not dangling)."""
+    if path is not None:
+        from models.fileio import output_folder
+
+        output_folder(path, flag)
 
 
 def heartbeats_fit(jobs: Sequence[Job], cluster: Cluster, splits: Sequence[tuple[int, int] | None], *,

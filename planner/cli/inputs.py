@@ -18,8 +18,8 @@ from planner.cli.choices import SWIM_SETTINGS, TRACE_FORMATS
 from planner.cli.console import (
     JsonFlag,
     Section,
+    check_output_file,
     emit,
-    not_a_folder,
     parse_pair,
     working,
 )
@@ -62,7 +62,7 @@ def _check_output(path: Path) -> None:
         file_format(path)
     except InvalidInput as error:
         raise InvalidInput("--output", error.problem, source=str(path)) from None
-    not_a_folder(path)
+    check_output_file(path)
 
 
 def import_trace(
@@ -99,7 +99,7 @@ def import_trace(
         _check_output(output)
     if limit is not None:
         as_int(limit, "--limit", minimum=1, maximum=MAX_JOBS)
-    not_a_folder(tasks_csv, "--tasks-csv")
+    check_output_file(tasks_csv, "--tasks-csv")
     if tasks_csv is not None and trace.value != "rumen":  # before the trace is read
         raise InvalidInput("--tasks-csv", "only Rumen traces carry task attempts")
     options = {"limit": limit, **_swim_settings(setting or []), "keep_failed": keep_failed or None,

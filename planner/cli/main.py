@@ -20,7 +20,13 @@ from typer._click import exceptions as click_errors  # typer's own click; the na
 from planner.cli import inputs, planning, proofs, replay
 from planner.cli.choices import version
 from planner.cli.console import EXIT_BAD_INPUT, exits_cleanly, one_line
-from planner.cli.startup import EXIT_INTERRUPTED, end_startup, forget_unhandled_interrupt
+from planner.cli.startup import (
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    Terminated,
+    end_startup,
+    forget_unhandled_interrupt,
+)
 
 app = typer.Typer(
     add_completion=False,
@@ -67,6 +73,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except (typer.Abort, KeyboardInterrupt):
         return EXIT_INTERRUPTED
+    except Terminated:
+        return EXIT_TERMINATED
     return status if isinstance(status, int) else 0
 
 
@@ -81,13 +89,15 @@ def _usage_problem(error: typer.TyperException) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The `planner` console script: `run`, with Ctrl-C handled from here on (the import-time
-    guard of `planner.cli.startup` covers the seconds before)."""
+    """The `planner` console script: `run`, with Ctrl-C (130) and SIGTERM (143) handled from here
+    on (the import-time guard of `planner.cli.startup` covers the seconds before)."""
     end_startup()
     try:
         status = run(argv)
     except KeyboardInterrupt:  # between click's own handling and the return
         status = EXIT_INTERRUPTED
-    if status == EXIT_INTERRUPTED:
+    except Terminated:
+        status = EXIT_TERMINATED
+    if status in (EXIT_INTERRUPTED, EXIT_TERMINATED):
         forget_unhandled_interrupt()
     return status

@@ -17,10 +17,11 @@ from planner.cli.console import (
     JsonFlag,
     Section,
     attribute,
+    check_output_file,
+    check_output_folder,
     emit,
     heartbeats_fit,
     jobs_section,
-    not_a_folder,
     steps_shown,
     working,
 )
@@ -143,7 +144,7 @@ def plan(
 
     if output is not None and output.suffix.lower() != ".json":
         raise InvalidInput("--output", "plans are written as .json", source=str(output))
-    not_a_folder(output)
+    check_output_file(output)
     if target is not None:
         _target_plan(workload, cluster, target.value, strategy=strategy, robust=robust, model=model, solver=solver,
                      k=k, time_limit=time_limit, seed=seed, runs=DEFAULT_TARGET_RUNS if runs is None else runs, noise=noise,
@@ -264,6 +265,7 @@ def export(
     from planner.io.targets import export_plan
     from planner.plans.plan import Plan
 
+    check_output_folder(output)
     chosen = Plan.from_file(plan_file)
     machines = Cluster.from_file(cluster)
     batch = Workload.from_file(workload) if workload is not None else None

@@ -18,11 +18,12 @@ from planner.cli.console import (
     JsonFlag,
     Section,
     attribute,
+    check_output_file,
+    check_output_folder,
     emit,
     exits_cleanly,
     heartbeats_fit,
     jobs_section,
-    not_a_folder,
     parse_slots,
 )
 from planner.cli.options import (
@@ -57,12 +58,6 @@ if TYPE_CHECKING:
     from models.cluster import Cluster
     from models.workload import Workload
     from planner.proof.compare import Comparison
-
-
-def _check_folder(path: Path | None) -> None:
-    """Before any work: an output folder must not be a file."""
-    if path is not None and path.exists() and not path.is_dir():
-        raise InvalidInput("--output", "is a file; give a folder to write into", source=str(path))
 
 
 def _inputs(workload: Path, cluster: Path) -> tuple[Workload, Cluster]:
@@ -115,7 +110,7 @@ def validate_command(
     from planner.plans.plan import Plan
     from planner.proof.validate import example_run, validate
 
-    _check_folder(output)
+    check_output_folder(output)
     made, (batch, machines) = Plan.from_file(plan), _inputs(workload, cluster)
     if runs is None:  # a plan for a target: its own runs, so that the means are the plan's figures
         runs = int(made.simulated["runs"]) if made.simulated is not None else DEFAULT_RUNS
@@ -208,7 +203,7 @@ def compare_command(
 
     Example: planner compare examples/nightly.yaml --cluster examples/cluster.yaml --scheduler fifo --scheduler fair --scheduler fresh -o compare/
     """
-    _check_folder(output)
+    check_output_folder(output)
     simulation = SimulationFlags.of(config, delay, slowstart, task_time_cv, containers, heartbeat, network)
     result = _compared(workload, cluster, scheduler, slots, seed, runs, executor, simulation, hadoop_conf)
     if output is not None:
@@ -248,7 +243,7 @@ def sweep_command(
     """
     if output is not None and output.suffix.lower() not in (".csv", ".json"):
         raise InvalidInput("--output", "sweep results are written as .csv or .json", source=str(output))
-    not_a_folder(output)
+    check_output_file(output)
     clock = time.perf_counter()
     simulation = SimulationFlags.of(config, delay, slowstart, task_time_cv, containers, heartbeat, network)
     result = _compared(workload, cluster, scheduler, slots, seed, runs, executor, simulation, hadoop_conf)
@@ -279,7 +274,7 @@ def demo_command(
     from planner.examples.demo import DEMO_CLUSTER, run_demo
     from planner.proof.report import write_report
 
-    _check_folder(output)
+    check_output_folder(output)
     check_runs(runs)
     check_seed(seed)
     try:

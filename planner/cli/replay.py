@@ -12,7 +12,7 @@ import typer
 # Only light modules here: `planner --help` must not import NumPy or the simulator.
 from models.errors import InvalidInput
 from planner.cli.choices import SCHEDULER_NAMES
-from planner.cli.console import JsonFlag, Section, attribute, emit, working
+from planner.cli.console import JsonFlag, Section, attribute, check_output_folder, emit, working
 from planner.cli.options import HeartbeatOption, check_seed
 
 
@@ -49,8 +49,7 @@ def replay_command(
     from planner.io.rumen_attempts import read_rumen_attempts
     from planner.proof.replay import replay
 
-    if output is not None and output.exists() and not output.is_dir():
-        raise InvalidInput("--output", "is a file; give a folder to write into", source=str(output))
+    check_output_folder(output)
     check_seed(seed)
     machines = None if cluster is None else Cluster.from_file(cluster)
     try:

@@ -16,9 +16,9 @@ from planner.cli.console import (
     JsonFlag,
     Section,
     attribute,
+    check_output_file,
     emit,
     heartbeats_fit,
-    not_a_folder,
     parse_slots,
     progress_shown,
 )
@@ -112,7 +112,7 @@ def simulate_command(
         raise InvalidInput("--summary-only", "applies to the result file; give -o/--output")
     if output is not None and output.suffix.lower() != ".json":
         raise InvalidInput("--output", "simulation results are written as .json", source=str(output))
-    not_a_folder(output)
+    check_output_file(output)
     check_seed(seed)
     split = parse_slots(slots)
     chosen_options = SimulationFlags.of(config, delay, slowstart, task_time_cv, containers, heartbeat, network)

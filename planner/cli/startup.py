@@ -1,4 +1,4 @@
-"""Ctrl-C while the `planner` command starts: exit 130 quietly, not with a traceback.
+"""Ctrl-C and SIGTERM while the `planner` command runs: exit 130 or 143 quietly, not with a traceback.
 
 The command starts light (a fifth of a second: no NumPy, scikit-learn or pyomo until a command
 runs), but a Ctrl-C during the imports would still print a KeyboardInterrupt traceback from
@@ -6,25 +6,39 @@ inside some import. `planner/__init__.py` imports this module first, which insta
 that exits with 130 when the process is the `planner` command (the console script or
 ``python -m planner``); `planner.cli.main` puts Python's own handler back once the command line
 is loaded, and from then on a Ctrl-C (during a command's own imports too) is click's Abort,
-which `planner.cli.main.run` turns into 130. A program that merely imports `planner` keeps its
-handlers."""
+which `planner.cli.main.run` turns into 130. SIGTERM is handled the same way, with status 143: during
+the imports it exits at once; from then on it raises `Terminated`, which unwinds as Ctrl-C does (the
+atomic writer removes its temporary file, a sweep stops its workers) up to `planner.cli.main.run`.
+A program that merely imports `planner` keeps its handlers."""
 
 from __future__ import annotations
 
+# Only what the interpreter has loaded already, or nearly (signal): a Ctrl-C during this module's
+# own imports (threading and pathlib took some 20 ms) would still be a traceback.
+import os
 import signal
 import sys
-import threading
-from pathlib import Path
-from types import FrameType
 
 #: Exit status of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130
+#: Exit status of a command stopped by SIGTERM (128 + SIGTERM).
+EXIT_TERMINATED = 143
 
 _installed = False
 
 
-def _interrupted(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(EXIT_INTERRUPTED)
+class Terminated(BaseException):
+    """SIGTERM in the `planner` command. Like KeyboardInterrupt it is no `Exception`, so only
+    cleanup (``finally``, ``except BaseException: ...; raise``) sees it on its way up; unlike it,
+    click does not turn it into status 130."""
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    raise SystemExit(EXIT_TERMINATED if signum == signal.SIGTERM else EXIT_INTERRUPTED)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated
 
 
 def is_the_command(argv: list[str] | None = None) -> bool:
@@ -36,26 +50,39 @@ def is_the_command(argv: list[str] | None = None) -> bool:
         if arg.startswith("-m"):
             return arg[2:] == "planner"
         if not arg.startswith("-"):  # the script: the console script is called planner
-            return Path(arg).name in ("planner", "planner.exe")
+            return os.path.basename(arg) in ("planner", "planner.exe")
     return False
 
 
 def begin_startup() -> None:
-    """Exit with 130 on Ctrl-C until `end_startup` (only in the command's main thread, and only
-    where Python's default handler is in place: a shell may start us with Ctrl-C ignored)."""
+    """Exit with 130 on Ctrl-C and 143 on SIGTERM until `end_startup` (only in the command's main
+    thread, and only where the default handlers are in place: a shell may start us with Ctrl-C
+    ignored, a supervisor with SIGTERM ignored)."""
     global _installed
-    if (is_the_command() and threading.current_thread() is threading.main_thread()
-            and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
-        signal.signal(signal.SIGINT, _interrupted)
-        _installed = True
+    if not is_the_command():
+        return
+    try:  # signal.signal raises ValueError off the main thread: nothing to do there
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, _interrupted)
+            _installed = True
+        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _interrupted)
+    except ValueError:
+        pass
 
 
 def end_startup() -> None:
-    """Put Python's handler back: from here on Ctrl-C is a KeyboardInterrupt the command handles."""
+    """Put Python's Ctrl-C handler back and make SIGTERM a `Terminated`: from here on both are
+    exceptions the command handles."""
     global _installed
-    if _installed and threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        _installed = False
+    try:  # ValueError off the main thread
+        if _installed:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            _installed = False
+        if signal.getsignal(signal.SIGTERM) is _interrupted:
+            signal.signal(signal.SIGTERM, _terminated)
+    except ValueError:
+        pass
 
 
 def forget_unhandled_interrupt() -> None:

@@ -36,8 +36,8 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -127,7 +127,9 @@ def sweep(
                 max_workers=_local_workers(workers, len(specs)), initializer=_worker_started, initargs=(os.getpid(),)
             )
             try:
-                return _on_executor(pool, specs, report)
+                with _signals_held():  # a worker forked before it set its own handlers would run ours
+                    futures = _submit(pool, specs)
+                return _collect(futures, report)
             except BaseException as error:
                 if not isinstance(error, Exception):  # Ctrl-C, SystemExit: stop the runs under way too
                     _stop_workers(pool)
@@ -163,6 +165,8 @@ def _worker_started(parent: int) -> None:
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):  # held back by the parent while it forked us (`_signals_held`)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -204,8 +208,33 @@ def _serial(specs: Sequence[Spec], report: Callable[[int | None], None]) -> list
 
 
 def _on_executor(pool: Executor, specs: Sequence[Spec], report: Callable[[int | None], None]) -> list[Any]:
-    futures = {pool.submit(_run, spec): position for position, spec in enumerate(specs)}
-    results: list[Any] = [None] * len(specs)
+    return _collect(_submit(pool, specs), report)
+
+
+def _submit(pool: Executor, specs: Sequence[Spec]) -> dict[Future, int]:
+    """Each spec submitted: its future -> its position."""
+    return {pool.submit(_run, spec): position for position, spec in enumerate(specs)}
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM held back (delivered on leaving) while a local pool forks its workers:
+    they inherit the mask, and `_worker_started` lets the signals in once it has set the worker's
+    own handlers. Off the main thread, or without signal masks, nothing is held."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = {signal.SIGINT, signal.SIGTERM}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def _collect(futures: dict[Future, int], report: Callable[[int | None], None]) -> list[Any]:
+    """The futures' results in the order of their positions (`run_all`'s rules on errors)."""
+    results: list[Any] = [None] * len(futures)
     failures: dict[int, BaseException] = {}
     try:
         for future in as_completed(futures):

@@ -10,9 +10,11 @@ repairs, so that the best position always decodes to a feasible solution.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -84,6 +86,26 @@ def _numpy_global_seed(seed: int):
         np.random.set_state(saved)  # noqa: NPY002
 
 
+#: pyswarms' logging set-up, read from the file its ``LOG_CFG`` names: change nothing. Without it,
+#: each pyswarms reporter (made as pyswarms is imported, and as each swarm is made) configures the
+#: root logger with a handler that writes ``report.log`` in the current folder.
+PYSWARMS_LOGGING = Path(__file__).with_name("pyswarms_logging.json")
+
+
+@contextmanager
+def _pyswarms_logging_untouched() -> Iterator[None]:
+    """While pyswarms is imported and used: its reporters leave logging (and the folder) alone."""
+    before = os.environ.get("LOG_CFG")
+    os.environ["LOG_CFG"] = str(PYSWARMS_LOGGING)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("LOG_CFG", None)
+        else:
+            os.environ["LOG_CFG"] = before
+
+
 def minimize(
     cost: Callable[[np.ndarray], np.ndarray],
     lower: np.ndarray,
@@ -93,7 +115,8 @@ def minimize(
     seed: int = 0,
 ) -> PsoOutcome:
     """The best position found by a global-best swarm within [lower, upper]."""
-    import pyswarms
+    with _pyswarms_logging_untouched():
+        import pyswarms
 
     options = options or PsoOptions()
     seed = as_int(seed, "seed", minimum=0)
@@ -105,7 +128,7 @@ def minimize(
         raise InvalidInput("bounds", "every upper bound must exceed its lower bound")
     clock = Stopwatch()
     logging.getLogger("pyswarms").setLevel(logging.WARNING)
-    with _numpy_global_seed(seed):
+    with _numpy_global_seed(seed), _pyswarms_logging_untouched():
         optimizer = pyswarms.single.GlobalBestPSO(
             n_particles=options.particles,
             dimensions=lower.size,

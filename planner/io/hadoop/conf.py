@@ -26,6 +26,8 @@ is named in an `IgnoredSetting` warning, never dropped silently; a malformed fil
 from __future__ import annotations
 
 import math
+import os
+import stat
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -35,6 +37,8 @@ from typing import Any
 from models import Cluster, Workload
 from models.checks import as_bool, as_instance, as_paths, as_str_mapping
 from models.errors import InvalidInput, InvalidPlan
+from models.fileio import os_problem
+from models.limits import MAX_NESTING
 from planner.io.hadoop.allocations import DEFAULT_CONTAINER, Allocations, read_allocations
 from planner.io.hadoop.parsing import Topology, number_text, read_sls_nodes, read_xml, site_properties
 from planner.io.hadoop.plan_files import (
@@ -237,16 +241,31 @@ def read_hadoop_conf(paths: Iterable[str | Path], *, warn: bool = True) -> Hadoo
 
 def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
     """The files given, a folder standing for the files in it (sorted; not hidden files nor
-    `EXPORT_NOTES`); a file given twice is listed once."""
+    `EXPORT_NOTES`); a file given twice is listed once. A path that cannot be looked at (a link
+    loop, a name too long) is listed as given: reading it says what is wrong, in one line."""
     files: list[Path] = []
     for path in (Path(p) for p in paths):
-        if path.is_dir():
-            files.extend(sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")
-                                and p.name not in EXPORT_NOTES))
+        if _kind(path) == "folder":
+            try:
+                entries = sorted(path.iterdir())
+            except OSError as error:
+                raise InvalidInput("", f"cannot read: {os_problem(error)}", source=str(path)) from None
+            files.extend(p for p in entries if _kind(p) == "file" and not p.name.startswith(".")
+                         and p.name not in EXPORT_NOTES)
         else:
             files.append(path)
-    unique = {path.resolve(): path for path in reversed(files)}  # a file given twice is read once
-    return [path for path in files if unique.get(path.resolve()) is path]
+    # os.path.realpath, not Path.resolve: it leaves a link loop as it is instead of raising
+    unique = {os.path.realpath(path): path for path in reversed(files)}  # a file given twice is read once
+    return [path for path in files if unique.get(os.path.realpath(path)) is path]
+
+
+def _kind(path: Path) -> str | None:
+    """"folder", "file" (a regular one, links followed), "other", or None when it cannot be looked at."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    return "folder" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
 
 
 def _group(path: Path, hosts: tuple[str, ...], ignored: list[str]) -> SlotGroup:
@@ -407,6 +426,9 @@ def capacity_queues(properties: dict[str, tuple[str, str, str]], ignored: list[s
             else:
                 ignored.append(f"queue {name} (capacity 0: never runs a task in the simulator)")
             return
+        if path.count(".") >= MAX_NESTING:  # each level is a property: bounded before Python's stack is
+            raise InvalidInput(_CAPACITY + f"{path}.queues", f"queues nested more than {MAX_NESTING} levels deep",
+                               source=entry[1])
         for child in (part.strip() for part in entry[0].split(",") if part.strip()):
             child_path = f"{path}.{child}"
             level(child_path, share * percent(f"{child_path}.capacity", 0.0),
