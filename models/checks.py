@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 import reprlib
 from collections.abc import Iterable
 from typing import Any
@@ -148,3 +149,92 @@ def check_keys(data: dict, allowed: Iterable[str], field: str, *, required: Iter
         if key not in data:
             where = f"{field}.{key}" if field else key
             raise InvalidInput(where, "is required")
+
+
+def as_optional_float(value: object, field: str, **bounds: float) -> float | None:
+    """None, or `as_float` of ``value`` with the same bounds."""
+    return None if value is None else as_float(value, field, **bounds)
+
+
+def as_bool(value: object, field: str) -> bool:
+    """True or False (NumPy's booleans too); 1, "yes" and the like are refused."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    raise InvalidType(field, f"must be True or False, got {shown(value)} ({_type_name(value)})")
+
+
+def as_callable(value: object, field: str) -> Any:
+    if not callable(value):
+        raise InvalidType(field, f"must be callable, got {shown(value)} ({_type_name(value)})")
+    return value
+
+
+def as_path(value: object, field: str) -> str | os.PathLike:
+    """A file name: a non-empty string or path object without NUL characters. An integer (which
+    `open` would take for a file descriptor) is refused."""
+    if not isinstance(value, (str, os.PathLike)):
+        raise InvalidType(field, f"must be a path (a string or a pathlib.Path), got {shown(value)} "
+                                 f"({_type_name(value)})")
+    text = os.fspath(value)
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInput(field, f"must be a non-empty path, got {shown(value)}")
+    if "\x00" in text:
+        raise InvalidInput(field, f"must not contain a NUL character, got {shown(value)}")
+    return value
+
+
+def as_iterable(value: object, field: str) -> Iterable:
+    """``value`` when it is a list, tuple or other iterable; a string, a mapping or a
+    non-iterable is refused (iterating one would be a mistake, not a sequence)."""
+    if isinstance(value, (str, bytes, dict)) or not isinstance(value, Iterable):
+        raise InvalidType(field, f"must be a sequence, got {shown(value)} ({_type_name(value)})")
+    return value
+
+
+def as_items(value: object, field: str) -> list:
+    """The items of `as_iterable` ``value``, as a list."""
+    return list(as_iterable(value, field))
+
+
+def as_array(
+    value: object,
+    field: str,
+    *,
+    ndim: int | None = 1,
+    kind: str = "float",
+    minimum: float | None = None,
+    finite: bool = True,
+) -> Any:
+    """A NumPy array of numbers (``kind`` "float", "int" or "bool") of ``ndim`` dimensions,
+    without NaN (and without infinities unless ``finite`` is False), at least ``minimum``."""
+    import numpy as np
+
+    if isinstance(value, (str, bytes, dict)) or value is None:
+        raise InvalidType(field, f"must be an array of numbers, got {shown(value)} ({_type_name(value)})")
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError, OverflowError) as error:
+        raise InvalidType(field, f"must be an array of numbers, got {shown(value)} ({error})") from None
+    if raw.dtype.kind not in "biuf" or (kind == "bool" and raw.dtype.kind != "b"):
+        wanted = "booleans" if kind == "bool" else "numbers"
+        raise InvalidType(field, f"must be an array of {wanted}, got {shown(value)} (dtype {raw.dtype})")
+    if ndim is not None and raw.ndim != ndim:
+        raise InvalidInput(field, f"must be a {ndim}-d array, got {raw.ndim} dimension(s) (shape {raw.shape})")
+    if kind == "bool":
+        return raw.astype(bool, copy=False)
+    if raw.dtype.kind in "biu":  # integers: finite; no float copy of a large table
+        if minimum is not None and raw.size and raw.min() < minimum:
+            raise InvalidInput(field, f"must hold numbers >= {minimum:g}, got {shown(value)}")
+        return raw.astype(np.int64 if kind == "int" else np.float64, copy=False)
+    array = raw.astype(np.float64, copy=False)
+    if np.isnan(array).any() or (finite and not np.isfinite(array).all()):
+        raise InvalidInput(field, f"must hold finite numbers, got {shown(value)}")
+    if minimum is not None and array.size and array.min() < minimum:
+        raise InvalidInput(field, f"must hold numbers >= {minimum:g}, got {shown(value)}")
+    if kind == "int":
+        if not np.array_equal(array, np.round(array)):
+            raise InvalidInput(field, f"must hold integers, got {shown(value)}")
+        if array.size and np.abs(array).max() >= 2**62:
+            raise InvalidInput(field, f"must hold integers below 2**62, got {shown(value)}")
+        return array.astype(np.int64)
+    return array

@@ -21,7 +21,8 @@ from typing import Any, TextIO
 
 import yaml
 
-from models.errors import InvalidInput
+from models.checks import as_path, shown
+from models.errors import InvalidInput, InvalidType
 from models.limits import (
     MAX_ALIAS_NODES,
     MAX_FILE_BYTES,
@@ -289,7 +290,10 @@ def write_atomic(path: str | Path, content: str | bytes | Callable[[TextIO], Non
 
     A path that cannot take a file (a folder is there, a parent is a file, no permission, a full
     disk) raises `InvalidInput` naming it, and nothing is left behind."""
-    target = Path(path)
+    target = Path(as_path(path, "path"))
+    if not isinstance(content, (str, bytes)) and not callable(content):
+        raise InvalidType("content", f"must be a str, bytes or a function that writes to a stream, got "
+                                     f"{shown(content)} ({type(content).__name__})")
     directory = target.parent if str(target.parent) else Path(".")
     if target.is_dir():
         raise InvalidInput("(output)", "is a folder; give a file name", source=str(target))
