@@ -6,8 +6,8 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
-from models.checks import as_float, as_int, as_items, as_str, shown
-from models.errors import InvalidInput, InvalidType
+from models.checks import as_float, as_int, as_str, shown
+from models.errors import InvalidInput
 from models.limits import MAX_BYTES, MAX_PRIORITY, MAX_SECONDS, MAX_TASKS, MAX_WEIGHT, MIN_TASK_SECONDS, MIN_WEIGHT
 
 INTENSITIES = ("cpu", "io", "balanced")
@@ -143,16 +143,3 @@ def _time(value: object, field: str, *, has_tasks: bool) -> float:
         return seconds
     return as_float(value, field, minimum=0.0, maximum=MAX_SECONDS)
 
-
-def as_jobs(value: object, field: str = "jobs") -> list[Job]:
-    """The jobs of a `Workload` or of a sequence of `Job` objects, as a list; anything else is an
-    `InvalidType` naming the field (``jobs[2]: must be a Job, got dict``)."""
-    from models.workload import Workload
-
-    if isinstance(value, Workload):
-        return list(value.jobs)
-    items = as_items(value, field)
-    for position, item in enumerate(items):
-        if not isinstance(item, Job):
-            raise InvalidType(f"{field}[{position}]", f"must be a Job, got {shown(item)} ({type(item).__name__})")
-    return items

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, overload
 
-from models.checks import as_iterable, as_mapping, as_str, check_keys, shown
+from models.checks import as_items, as_iterable, as_mapping, as_str, check_keys, shown
 from models.errors import InvalidInput, InvalidType
 from models.fileio import dump_mapping, read_mapping
 from models.job import Job
@@ -127,6 +127,18 @@ class Workload:
     def to_file(self, path: str | Path) -> None:
         """Write the workload as YAML or JSON (by suffix), atomically."""
         dump_mapping(self.to_dict(), path)
+
+
+def as_jobs(value: object, field: str = "jobs") -> list[Job]:
+    """The jobs of a `Workload` or of a sequence of `Job` objects, as a list; anything else is an
+    `InvalidType` naming the field (``jobs[2]: must be a Job, got dict``)."""
+    if isinstance(value, Workload):
+        return list(value.jobs)
+    items = as_items(value, field)
+    for position, item in enumerate(items):
+        if not isinstance(item, Job):
+            raise InvalidType(f"{field}[{position}]", f"must be a Job, got {shown(item)} ({type(item).__name__})")
+    return items
 
 
 def job_from_dict(data: object) -> Job:

@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike
 
 from models import InvalidInput, Job
 from models.checks import as_array, as_float, as_int
-from models.job import as_jobs
+from models.workload import as_jobs
 from solvers.backends.milp import solve_milp
 from solvers.backends.pso import PsoOptions, minimize, random_keys
 from solvers.base import Solution, SolveStatus, Stopwatch, check_time_limit, method_choice, relative_gap

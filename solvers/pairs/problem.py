@@ -29,7 +29,7 @@ import numpy as np
 
 from models import Cluster, InvalidInput, Job
 from models.checks import as_array, as_float, as_instance, as_int, as_items, as_str
-from models.job import as_jobs
+from models.workload import as_jobs
 from solvers.base import Solution, SolveStatus, Stopwatch, check_time_limit, method_choice, relative_gap
 from solvers.certify import proven_bound
 from solvers.registry import lookup as find_method

@@ -44,8 +44,8 @@ import numpy as np
 
 from models import InvalidInput, Job
 from models.checks import as_array, as_float, as_int, as_items, as_iterable, as_str, shown
-from models.job import as_jobs
 from models.limits import MAX_JOBS, MAX_SECONDS, MAX_TOTAL_SLOTS
+from models.workload import as_jobs
 from solvers.base import Solution, SolveStatus, Stopwatch
 from solvers.slots.fluid import fluid_makespans
 from solvers.slots.work import PhaseWork
