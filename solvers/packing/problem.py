@@ -45,6 +45,8 @@ class Placement:
     role: str
 
     def __post_init__(self) -> None:
+        if type(self.job) is int and type(self.vms) is int and self.job >= 0 and self.vms >= 1 and self.role in ROLES:
+            return  # the methods make these by the thousand: the common case checked in a few comparisons
         object.__setattr__(self, "job", as_int(self.job, "job", minimum=0))
         object.__setattr__(self, "vms", as_int(self.vms, "vms", minimum=1))
         object.__setattr__(self, "role", as_str(self.role, "role", choices=ROLES))
