@@ -142,4 +142,3 @@ def _time(value: object, field: str, *, has_tasks: bool) -> float:
             raise InvalidInput(field, f"must be >= {MIN_TASK_SECONDS:g} s (a millisecond), got {shown(value)}")
         return seconds
     return as_float(value, field, minimum=0.0, maximum=MAX_SECONDS)
-
