@@ -212,3 +212,71 @@ def as_list(value: object, field: str, *, what: str = "a list", maximum: int | N
         named = f" ({limit})" if limit else ""
         raise InvalidInput(field, f"must have at most {maximum:,} items{named}, got more")
     return items
+
+
+def as_optional_float(value: object, field: str, **bounds: float) -> float | None:
+    """None, or `as_float` of ``value`` with the same bounds."""
+    return None if value is None else as_float(value, field, **bounds)
+
+
+def as_callable(value: object, field: str) -> Any:
+    if not callable(value):
+        raise InvalidType(field, f"must be callable, got {shown(value)} ({_type_name(value)})")
+    return value
+
+
+def as_iterable(value: object, field: str) -> Iterable:
+    """``value`` when it is a list, tuple or other iterable; a string, a mapping or a
+    non-iterable is refused (iterating one would be a mistake, not a sequence)."""
+    if isinstance(value, (str, bytes, dict)) or not isinstance(value, Iterable):
+        raise InvalidType(field, f"must be a sequence, got {shown(value)} ({_type_name(value)})")
+    return value
+
+
+def as_items(value: object, field: str) -> list:
+    """The items of `as_iterable` ``value``, as a list."""
+    return list(as_iterable(value, field))
+
+
+def as_array(
+    value: object,
+    field: str,
+    *,
+    ndim: int | None = 1,
+    kind: str = "float",
+    minimum: float | None = None,
+    finite: bool = True,
+) -> Any:
+    """A NumPy array of numbers (``kind`` "float", "int" or "bool") of ``ndim`` dimensions,
+    without NaN (and without infinities unless ``finite`` is False), at least ``minimum``."""
+    import numpy as np
+
+    if isinstance(value, (str, bytes, dict)) or value is None:
+        raise InvalidType(field, f"must be an array of numbers, got {shown(value)} ({_type_name(value)})")
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError, OverflowError) as error:
+        raise InvalidType(field, f"must be an array of numbers, got {shown(value)} ({error})") from None
+    if raw.dtype.kind not in "biuf" or (kind == "bool" and raw.dtype.kind != "b"):
+        wanted = "booleans" if kind == "bool" else "numbers"
+        raise InvalidType(field, f"must be an array of {wanted}, got {shown(value)} (dtype {raw.dtype})")
+    if ndim is not None and raw.ndim != ndim:
+        raise InvalidInput(field, f"must be a {ndim}-d array, got {raw.ndim} dimension(s) (shape {raw.shape})")
+    if kind == "bool":
+        return raw.astype(bool, copy=False)
+    if raw.dtype.kind in "biu":  # integers: finite; no float copy of a large table
+        if minimum is not None and raw.size and raw.min() < minimum:
+            raise InvalidInput(field, f"must hold numbers >= {minimum:g}, got {shown(value)}")
+        return raw.astype(np.int64 if kind == "int" else np.float64, copy=False)
+    array = raw.astype(np.float64, copy=False)
+    if np.isnan(array).any() or (finite and not np.isfinite(array).all()):
+        raise InvalidInput(field, f"must hold finite numbers, got {shown(value)}")
+    if minimum is not None and array.size and array.min() < minimum:
+        raise InvalidInput(field, f"must hold numbers >= {minimum:g}, got {shown(value)}")
+    if kind == "int":
+        if not np.array_equal(array, np.round(array)):
+            raise InvalidInput(field, f"must hold integers, got {shown(value)}")
+        if array.size and np.abs(array).max() >= 2**62:
+            raise InvalidInput(field, f"must hold integers below 2**62, got {shown(value)}")
+        return array.astype(np.int64)
+    return array

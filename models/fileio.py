@@ -22,7 +22,8 @@ from typing import Any, TextIO
 
 import yaml
 
-from models.errors import InvalidInput
+from models.checks import as_path, shown
+from models.errors import InvalidInput, InvalidType
 from models.limits import (
     MAX_ALIAS_NODES,
     MAX_FILE_BYTES,
@@ -292,6 +293,10 @@ def write_atomic(path: str | Path, content: str | bytes | Callable[[TextIO], Non
     through: its final target gets the new content (the temporary file is made in the target's
     folder) and the link stays a link; a dangling link, a link loop and any special file (a named
     pipe, a device, a socket) are refused before anything is written (`output_file`)."""
+    as_path(path, "path")
+    if not isinstance(content, (str, bytes)) and not callable(content):
+        raise InvalidType("content", f"must be a str, bytes or a function that writes to a stream, got "
+                                     f"{shown(content)} ({type(content).__name__})")
     source = str(path)
     target = output_file(path)
     directory = target.parent if str(target.parent) else Path(".")

@@ -6,8 +6,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, overload
 
-from models.checks import as_mapping, as_str, check_keys, shown
-from models.errors import InvalidInput
+from models.checks import as_items, as_iterable, as_mapping, as_str, check_keys, shown
+from models.errors import InvalidInput, InvalidType
 from models.fileio import dump_mapping, read_mapping
 from models.job import Job
 from models.limits import MAX_JOBS, MAX_WORKLOAD_TASKS
@@ -25,9 +25,9 @@ class Workload:
         checked: list[Job] = []
         index: dict[str, int] = {}
         tasks = 0
-        for position, job in enumerate(jobs):
+        for position, job in enumerate(as_iterable(jobs, "jobs")):
             if not isinstance(job, Job):
-                raise InvalidInput(f"jobs[{position}]", f"must be a Job, got {type(job).__name__}")
+                raise InvalidType(f"jobs[{position}]", f"must be a Job, got {shown(job)} ({type(job).__name__})")
             if job.name in index:
                 raise InvalidInput(
                     f"jobs[{position}].name", f"duplicate job name {shown(job.name)} (also jobs[{index[job.name]}])"
@@ -129,6 +129,18 @@ class Workload:
         dump_mapping(self.to_dict(), path)
 
 
+def as_jobs(value: object, field: str = "jobs") -> list[Job]:
+    """The jobs of a `Workload` or of a sequence of `Job` objects, as a list; anything else is an
+    `InvalidType` naming the field (``jobs[2]: must be a Job, got dict``)."""
+    if isinstance(value, Workload):
+        return list(value.jobs)
+    items = as_items(value, field)
+    for position, item in enumerate(items):
+        if not isinstance(item, Job):
+            raise InvalidType(f"{field}[{position}]", f"must be a Job, got {shown(item)} ({type(item).__name__})")
+    return items
+
+
 def job_from_dict(data: object) -> Job:
     mapping = as_mapping(data, "")
     check_keys(mapping, _JOB_FIELDS, "", required=("name",))
@@ -136,10 +148,10 @@ def job_from_dict(data: object) -> Job:
     if fields.get("profile") is not None:
         # Profiles need scikit-learn (a second to import); a workload without them never loads it,
         # nor does the simulator, so its worker processes start light.
-        from models.profiles import profile_from_dict
+        from models.profiles.base import profile_from_mapping
 
         try:
-            fields["profile"] = profile_from_dict(fields["profile"])
+            fields["profile"] = profile_from_mapping(fields["profile"])
         except InvalidInput as error:
             raise error.within("profile") from None
     return Job(**fields)

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from models import InvalidInput
-from models.checks import as_str
+from models.checks import as_bool, as_callable, as_str, shown
+from models.errors import InvalidInput, InvalidType
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,14 @@ class Method:
     solve: Callable[..., object]
     exact: bool
     description: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "problem", as_str(self.problem, "problem"))
+        object.__setattr__(self, "name", as_str(self.name, "name"))
+        as_callable(self.solve, "solve")
+        object.__setattr__(self, "exact", as_bool(self.exact, "exact"))
+        if not isinstance(self.description, str):
+            raise InvalidType("description", f"must be a string, got {shown(self.description)}")
 
 
 _METHODS: dict[tuple[str, str], Method] = {}
@@ -57,6 +65,7 @@ def register_method(problem: str, name: str, *, exact: bool) -> Callable[[Callab
     """
     problem = as_str(problem, "problem")
     name = as_str(name, "name")
+    exact = as_bool(exact, "exact")
 
     def decorate(solve: Callable) -> Callable:
         taken = _METHODS.get((problem, name))
@@ -80,15 +89,28 @@ def _same_function(registered: Callable, solve: Callable) -> bool:
 
 
 def methods(problem: str) -> dict[str, Method]:
-    """The registered methods of a problem, by name."""
+    """The registered methods of a problem, by name (none for an unknown problem)."""
+    problem = as_str(problem, "problem")
     _load_methods()
     return {name: m for (p, name), m in _METHODS.items() if p == problem}
 
 
 def method(problem: str, name: str) -> Method:
+    """The method ``name`` of ``problem``."""
+    return lookup(problem, name, "name")
+
+
+def lookup(problem: str, name: str, field: str = "method") -> Method:
+    """`method`, for a caller whose parameter ``field`` names the method (a problem's solve
+    function takes it as ``method``)."""
+    problem = as_str(problem, "problem")
+    name = as_str(name, field)
     _load_methods()
     found = _METHODS.get((problem, name))
     if found is None:
-        choices = ", ".join(sorted(methods(problem))) or "none"
-        raise InvalidInput("method", f"unknown method {name!r} for {problem}; choose from {choices}")
+        choices = sorted(methods(problem))
+        if not choices:
+            problems = ", ".join(sorted({p for p, _ in _METHODS}))
+            raise InvalidInput("problem", f"unknown problem {shown(problem)}; choose from {problems}")
+        raise InvalidInput(field, f"unknown method {shown(name)} for {problem}; choose from {', '.join(choices)}")
     return found

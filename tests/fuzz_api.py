@@ -62,7 +62,7 @@ GRACE_SECONDS = 20.0
 CHUNK = 100
 #: Record fields whose docstring says they hold inf on purpose: (class name, field).
 DOCUMENTED_INFINITIES = frozenset({("PairCost", "concurrent"), ("PairCost", "overcommit"),
-                                   ("PairCosts", "concurrent"), ("PairCosts", "overcommit")})
+                                   ("PairCosts", "concurrent"), ("PairCosts", "overcommit"), ("PsoOutcome", "cost")})
 #: Parameters never broken: they take what the caller runs the call with, not data.
 UNBROKEN = frozenset({"progress", "executor"})
 #: The parameters broken where the signature has more: `SolveStatus` is an Enum, whose call

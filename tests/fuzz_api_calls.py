@@ -152,7 +152,8 @@ class Inputs:
     def packing_instance_fields(self) -> dict[str, Any]:
         import numpy as np
 
-        return {"times": np.array([[10.0, 6.0], [8.0, 5.0]]), "can_host": np.array([True, False]),
+        primary = np.array([[40.0, 22.0, 16.0, 12.0], [30.0, 16.0, 11.0, 9.0]])
+        return {"times": np.stack([primary, primary * 1.3], axis=2), "can_host": np.array([True, False]),
                 "can_extra": np.array([False, True]), "vms": 4, "per_extra": 2}
 
     def milp_model(self):

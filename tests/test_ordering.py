@@ -90,8 +90,10 @@ def test_order_jobs_uses_per_slot_stage_times():
 
 @pytest.mark.parametrize(
     ("a", "b", "message"),
-    [([1, 2], [1], "stage2: must be 1-d"), ([1, -2], [1, 1], "stage1: times must be finite"),
-     ([1, 2], [1, float("nan")], "stage2: times must be finite")],
+    [([1, 2], [1], "stage2: must be 1-d and as long as stage1"), ([1, -2], [1, 1], "stage1: must hold numbers >= 0"),
+     ([1, 2], [1, float("nan")], "stage2: must hold finite numbers"), ([[1, 2]], [[1, 2]], "stage1: must be a 1-d"),
+     (["a", "b"], [1, 2], r"stage1: must be an array of numbers, got \['a', 'b'\]"),
+     ([1e300, 1e300], [1, 2], "stage1: the stage times add up to more than 1e\\+300 s")],
 )
 def test_bad_stage_times(a, b, message):
     with pytest.raises(InvalidInput, match=message):

@@ -99,7 +99,7 @@ def test_pso_defaults_follow_the_packing_paper():
     assert (PsoOptions().particles, PsoOptions().iterations) == (1500, 200)
     with pytest.raises(InvalidInput, match="particles"):
         PsoOptions(particles=0)
-    with pytest.raises(InvalidInput, match="bounds"):
+    with pytest.raises(InvalidInput, match="upper: every upper bound must exceed its lower bound"):
         minimize_pso(sphere, np.ones(2), np.ones(2))
 
 

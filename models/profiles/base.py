@@ -54,7 +54,17 @@ def profile_kinds() -> dict[str, ProfileKind]:
 
 
 def profile_from_dict(data: object) -> Any:
-    """A fitted profile from its file form, e.g. ``{kind: power_law, a: 900, b: -0.8}``."""
+    """A fitted profile from its file form, e.g. ``{kind: power_law, a: 900, b: -0.8}``; a
+    problem is named from ``data`` (``data.kind: is required``)."""
+    try:
+        return profile_from_mapping(data)
+    except InvalidInput as error:
+        raise error.within("data") from None
+
+
+def profile_from_mapping(data: object) -> Any:
+    """`profile_from_dict` for a reader that names the place itself: a problem's field is relative
+    to the mapping (``kind``, or empty for the mapping itself)."""
     mapping = as_mapping(data, "")
     if "kind" not in mapping:
         raise InvalidInput("kind", "is required")

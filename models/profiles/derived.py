@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from models.checks import as_instance, shown
+from models.cluster import Cluster
+from models.errors import InvalidType
+from models.job import Job
 from models.profiles.phase import wave_power_law
 
 if TYPE_CHECKING:  # not at run time: models.workload loads the profiles lazily, and this is one of them
-    from models.cluster import Cluster
     from models.workload import Workload
 
 
@@ -35,6 +38,10 @@ def vm_counts(cluster: Cluster) -> list[int]:
 def with_wave_profiles(workload: Workload, cluster: Cluster) -> tuple[Workload, list[str]]:
     """``workload`` with a wave-model power law on every job that has no runtime profile, and the
     names of those jobs (jobs that have a profile keep it)."""
+    jobs = getattr(workload, "jobs", None)  # a Workload (not imported: models.workload loads this module)
+    if not isinstance(jobs, tuple) or not all(isinstance(job, Job) for job in jobs):
+        raise InvalidType("workload", f"must be a Workload, got {shown(workload)} ({type(workload).__name__})")
+    as_instance(cluster, Cluster, "cluster")
     map_slots = max(1, cluster.map_slots // cluster.disks)
     reduce_slots = max(1, cluster.reduce_slots // cluster.disks)
     counts = vm_counts(cluster)

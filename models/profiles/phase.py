@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from models.checks import as_float, as_int, as_str, key_name, shown
+from models.checks import as_float, as_instance, as_int, as_iterable, as_str, key_name, shown
 from models.errors import InvalidInput
 from models.job import Job
+from models.limits import MAX_SECONDS, MAX_TASKS, MAX_VMS
 from models.profiles.base import require_fitted
 from models.profiles.power_law import PowerLawProfile
 
@@ -24,11 +24,17 @@ def wave_runtime(
 ) -> float:
     """A job's runtime alone on ``map_slots`` and ``reduce_slots``: whole waves of tasks.
 
-    ceil(maps / map_slots) * map_time + ceil(reduces / reduce_slots) * reduce_time.
+    ceil(maps / map_slots) * map_time + ceil(reduces / reduce_slots) * reduce_time. Task counts
+    and times are those a `Job` takes (at most `MAX_TASKS` tasks and `MAX_SECONDS` seconds) and
+    slots at least 1, so the result is finite.
     """
-    if map_slots < 1 or reduce_slots < 1:
-        raise InvalidInput("slots", f"must be >= 1, got {map_slots} map and {reduce_slots} reduce")
-    return math.ceil(map_tasks / map_slots) * map_time + math.ceil(reduce_tasks / reduce_slots) * reduce_time
+    map_tasks = as_int(map_tasks, "map_tasks", minimum=0, maximum=MAX_TASKS)
+    reduce_tasks = as_int(reduce_tasks, "reduce_tasks", minimum=0, maximum=MAX_TASKS)
+    map_time = as_float(map_time, "map_time", minimum=0.0, maximum=MAX_SECONDS)
+    reduce_time = as_float(reduce_time, "reduce_time", minimum=0.0, maximum=MAX_SECONDS)
+    map_slots = as_int(map_slots, "map_slots", minimum=1)
+    reduce_slots = as_int(reduce_slots, "reduce_slots", minimum=1)
+    return -(-map_tasks // map_slots) * map_time + -(-reduce_tasks // reduce_slots) * reduce_time
 
 
 class PhaseProfile(BaseEstimator):
@@ -161,7 +167,11 @@ def wave_power_law(job: Job, map_slots: int, reduce_slots: int, nodes: Any) -> P
     form VM-level planning needs: on n nodes the job has n * map_slots map and
     n * reduce_slots reduce slots to itself.
     """
-    counts = np.asarray(sorted({as_int(n, "nodes", minimum=1) for n in nodes}), dtype=np.float64)
+    as_instance(job, Job, "job")
+    map_slots = as_int(map_slots, "map_slots", minimum=1)
+    reduce_slots = as_int(reduce_slots, "reduce_slots", minimum=1)
+    counts = np.asarray(sorted({as_int(n, "nodes", minimum=1, maximum=MAX_VMS) for n in as_iterable(nodes, "nodes")}),
+                        dtype=np.float64)
     if len(counts) < 2:
         raise InvalidInput("nodes", "need at least two node counts to fit a power law")
     runtimes = [

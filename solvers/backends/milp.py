@@ -15,8 +15,16 @@ from pyomo.contrib.solver.common.factory import SolverFactory
 from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondition
 from scipy import sparse
 
-from models.checks import as_float, as_int
-from solvers.base import InfeasibleProblem, SolverFailed, SolveStatus, Stopwatch, relative_gap
+from models.checks import as_bool, as_float, as_instance, as_int, as_optional_float, as_str
+from solvers.base import (
+    InfeasibleProblem,
+    SolverFailed,
+    SolveStatus,
+    Stopwatch,
+    as_status,
+    check_time_limit,
+    relative_gap,
+)
 
 if TYPE_CHECKING:
     from pyomo.environ import ConcreteModel
@@ -88,6 +96,12 @@ def _flush_c_stdout() -> None:
         ctypes.CDLL(None).fflush(None)
 
 
+#: HiGHS's random_seed is a C int.
+MAX_HIGHS_SEED = 2**31 - 1
+#: Threads a solve may ask HiGHS for.
+MAX_HIGHS_THREADS = 256
+
+
 @dataclass(frozen=True)
 class MilpOutcome:
     """What HiGHS reported. When ``status.has_solution`` the model's variables hold the incumbent."""
@@ -99,6 +113,16 @@ class MilpOutcome:
     seconds: float
     termination: str
     solver: str = "highs"
+
+    def __post_init__(self) -> None:
+        put = object.__setattr__
+        put(self, "status", as_status(self.status))
+        put(self, "objective", as_optional_float(self.objective, "objective"))
+        put(self, "bound", as_optional_float(self.bound, "bound"))
+        put(self, "gap", as_optional_float(self.gap, "gap", minimum=0.0))
+        put(self, "seconds", as_float(self.seconds, "seconds", minimum=0.0))
+        put(self, "termination", as_str(self.termination, "termination"))
+        put(self, "solver", as_str(self.solver, "solver"))
 
     def in_units(self, unit: float) -> MilpOutcome:
         """This outcome of a model whose times were divided by ``unit``, in the original units
@@ -127,10 +151,14 @@ def solve_milp(
     identical; one thread keeps them so. (No objective cutoff is offered:
     HiGHS 1.15.1 proved a wrong optimum with one; see solvers/packing/methods.py.)
     """
-    time_limit = as_float(time_limit, "time_limit", above=0.0)
-    mip_gap = as_float(mip_gap, "mip_gap", minimum=0.0)
-    threads = as_int(threads, "threads", minimum=1)
-    seed = as_int(seed, "seed", minimum=0)
+    import pyomo.environ as pyo
+
+    as_instance(model, pyo.ConcreteModel, "model")
+    time_limit = check_time_limit(time_limit)
+    mip_gap = as_float(mip_gap, "mip_gap", minimum=0.0, maximum=1.0)
+    threads = as_int(threads, "threads", minimum=1, maximum=MAX_HIGHS_THREADS)
+    seed = as_int(seed, "seed", minimum=0, maximum=MAX_HIGHS_SEED)
+    require_solution = as_bool(require_solution, "require_solution")
     silence_highs()
     solver = SolverFactory("highs")
     clock = Stopwatch()

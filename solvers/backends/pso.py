@@ -10,6 +10,7 @@ repairs, so that the best position always decodes to a feasible solution.
 from __future__ import annotations
 
 import logging
+import math
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -18,9 +19,12 @@ from pathlib import Path
 
 import numpy as np
 
-from models.checks import as_float, as_int
+from models.checks import as_array, as_callable, as_float, as_instance, as_int
 from models.errors import InvalidInput
 from solvers.base import Stopwatch
+
+#: NumPy's global seed is a 32-bit unsigned integer.
+MAX_NUMPY_SEED = 2**32 - 1
 
 
 @dataclass(frozen=True)
@@ -43,10 +47,21 @@ class PsoOptions:
 
 @dataclass(frozen=True)
 class PsoOutcome:
+    """The best ``position`` the swarm found and its ``cost`` (a number, inf when no particle's
+    cost was finite), after ``iterations`` iterations and ``seconds`` of wall time."""
+
     position: np.ndarray
     cost: float
     seconds: float
     iterations: int
+
+    def __post_init__(self) -> None:
+        put = object.__setattr__
+        put(self, "position", as_array(self.position, "position"))
+        cost = self.cost
+        put(self, "cost", math.inf if cost == math.inf else as_float(cost, "cost"))
+        put(self, "seconds", as_float(self.seconds, "seconds", minimum=0.0))
+        put(self, "iterations", as_int(self.iterations, "iterations", minimum=0))
 
 
 def integers(positions: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
@@ -118,14 +133,16 @@ def minimize(
     with _pyswarms_logging_untouched():
         import pyswarms
 
-    options = options or PsoOptions()
-    seed = as_int(seed, "seed", minimum=0)
-    lower = np.asarray(lower, dtype=np.float64)
-    upper = np.asarray(upper, dtype=np.float64)
-    if lower.ndim != 1 or lower.shape != upper.shape or lower.size == 0:
-        raise InvalidInput("bounds", "lower and upper must be 1-d arrays of the same non-zero length")
+    as_callable(cost, "cost")
+    options = PsoOptions() if options is None else as_instance(options, PsoOptions, "options")
+    seed = as_int(seed, "seed", minimum=0, maximum=MAX_NUMPY_SEED)
+    lower = as_array(lower, "lower")
+    upper = as_array(upper, "upper")
+    if lower.size == 0 or lower.shape != upper.shape:
+        raise InvalidInput("upper", f"lower and upper must be of the same non-zero length, got {lower.size} and "
+                                    f"{upper.size}")
     if np.any(upper <= lower):
-        raise InvalidInput("bounds", "every upper bound must exceed its lower bound")
+        raise InvalidInput("upper", "every upper bound must exceed its lower bound")
     clock = Stopwatch()
     logging.getLogger("pyswarms").setLevel(logging.WARNING)
     with _numpy_global_seed(seed), _pyswarms_logging_untouched():

@@ -24,11 +24,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from models import InvalidInput
-from models.checks import as_int, as_str
+from models.checks import as_array, as_float, as_int, as_iterable, as_optional_float, as_str
 from solvers.base import Solution, SolveStatus, Stopwatch, check_time_limit, relative_gap
 from solvers.certify import Claim, certified, proven_bound
-from solvers.ordering.two_stage import _permutation, _stages, johnson_order
-from solvers.registry import method as find_method
+from solvers.ordering.two_stage import MAX_STAGE_TOTAL, _permutation, _stages, johnson_order
+from solvers.registry import lookup as find_method
 
 PROBLEM = "two_stage_release"
 OBJECTIVES = ("makespan", "max_lateness", "late_jobs")
@@ -46,6 +46,9 @@ class ReleaseSchedule:
     max_lateness: float | None
     late_jobs: int
 
+    def __post_init__(self) -> None:
+        _check_outcome(self)
+
 
 @dataclass(frozen=True)
 class ReleaseOrderSolution(Solution):
@@ -57,6 +60,21 @@ class ReleaseOrderSolution(Solution):
     max_lateness: float | None = None
     late_jobs: int = 0
     criterion: str = "makespan"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "order", as_array(self.order, "order", kind="int", minimum=0))
+        _check_outcome(self)
+        object.__setattr__(self, "criterion", as_str(self.criterion, "criterion", choices=OBJECTIVES))
+
+
+def _check_outcome(record: ReleaseSchedule | ReleaseOrderSolution) -> None:
+    """The fields a schedule and a solution share: finite completions and objectives."""
+    put = object.__setattr__
+    put(record, "completions", as_array(record.completions, "completions", minimum=0.0))
+    put(record, "makespan", as_float(record.makespan, "makespan", minimum=0.0))
+    put(record, "max_lateness", as_optional_float(record.max_lateness, "max_lateness"))
+    put(record, "late_jobs", as_int(record.late_jobs, "late_jobs", minimum=0))
 
 
 @dataclass(frozen=True)
@@ -96,6 +114,7 @@ class ReleaseInstance:
 
 
 def _floats(values: object, name: str) -> np.ndarray:
+    values = as_iterable(values, name)
     try:  # None stands for inf (no due date; a release of None fails as not finite)
         return np.array([math.inf if v is None else v for v in values], dtype=np.float64)  # type: ignore[attr-defined]
     except (TypeError, ValueError):
@@ -109,14 +128,14 @@ def release_instance(stage1, stage2, releases, due=None, objective: str = "makes
     d = None if due is None else _floats(due, "due")
     if r.shape != a.shape:
         raise InvalidInput("releases", f"must be 1-d and as long as stage1 ({r.shape} vs {a.shape})")
-    if not np.all(np.isfinite(r)) or np.any(r < 0):
-        raise InvalidInput("releases", "must be finite and >= 0")
+    if not np.all(np.isfinite(r)) or np.any(r < 0) or (r.size and r.max() > MAX_STAGE_TOTAL):
+        raise InvalidInput("releases", f"must be finite and >= 0 (and at most {MAX_STAGE_TOTAL:g})")
     if d is None:
         d = np.full(a.size, math.inf)
     elif d.shape != a.shape:
         raise InvalidInput("due", f"must be as long as stage1 ({d.shape} vs {a.shape})")
-    elif np.any(np.isnan(d)) or np.any(d == -math.inf):
-        raise InvalidInput("due", "must be numbers, or None / inf for no due date")
+    elif np.any(np.isnan(d)) or np.any(d == -math.inf) or np.any(np.abs(d[np.isfinite(d)]) > MAX_STAGE_TOTAL):
+        raise InvalidInput("due", f"must be numbers up to {MAX_STAGE_TOTAL:g}, or None / inf for no due date")
     elif np.any(d <= r):
         raise InvalidInput("due", "a due date must be after its job's release")
     objective = as_str(objective, "objective")
@@ -159,8 +178,19 @@ def schedule_of(inst: ReleaseInstance, order: np.ndarray) -> ReleaseSchedule:
     completions[order] = done
     due = np.isfinite(inst.d)
     lateness = float((completions[due] - inst.d[due]).max()) if due.any() else None
-    return ReleaseSchedule(completions, float(done[-1]) if inst.n else 0.0, lateness,
-                           int((completions > inst.d).sum()))
+    return _computed_schedule(completions, float(done[-1]) if inst.n else 0.0, lateness,
+                              int((completions > inst.d).sum()))
+
+
+def _computed_schedule(completions: np.ndarray, makespan: float, max_lateness: float | None,
+                       late_jobs: int) -> ReleaseSchedule:
+    """A `ReleaseSchedule` of numbers computed from a checked instance, built without its argument
+    checks: branch and bound evaluates one per leaf, and the checks would take a tenth of its time."""
+    schedule = object.__new__(ReleaseSchedule)
+    for name, value in (("completions", completions), ("makespan", makespan), ("max_lateness", max_lateness),
+                        ("late_jobs", late_jobs)):
+        object.__setattr__(schedule, name, value)
+    return schedule
 
 
 def release_schedule(stage1: ArrayLike, stage2: ArrayLike, releases: ArrayLike, order: ArrayLike,

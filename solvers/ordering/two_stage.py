@@ -22,12 +22,13 @@ import pyomo.environ as pyo
 from numpy.typing import ArrayLike
 
 from models import InvalidInput, Job
-from models.checks import as_int
+from models.checks import as_array, as_float, as_int
+from models.workload import as_jobs
 from solvers.backends.milp import solve_milp
 from solvers.backends.pso import PsoOptions, minimize, random_keys
 from solvers.base import Solution, SolveStatus, Stopwatch, check_time_limit, method_choice, relative_gap
 from solvers.certify import Claim, certified, own_proof, proven_bound
-from solvers.registry import method as find_method
+from solvers.registry import lookup as find_method
 from solvers.registry import register_method
 
 PROBLEM = "two_stage"
@@ -35,6 +36,9 @@ PROBLEM = "two_stage"
 #: 300 jobs, 90,000 binaries, about 3 s).
 MILP_SECONDS_PER_BINARY = 4e-5
 EXHAUSTIVE_LIMIT = 8
+#: The most the stage times of a batch may add up to (seconds): a makespan stays a finite float
+#: whatever the order (sums of numbers up to 1e308 overflow to inf).
+MAX_STAGE_TOTAL = 1e300
 
 
 @dataclass(frozen=True)
@@ -44,15 +48,19 @@ class OrderSolution(Solution):
     order: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64), compare=False)
     makespan: float = 0.0
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "order", as_array(self.order, "order", kind="int", minimum=0))
+        object.__setattr__(self, "makespan", as_float(self.makespan, "makespan", minimum=0.0))
+
 
 def _stages(stage1, stage2) -> tuple[np.ndarray, np.ndarray]:
-    a = np.asarray(stage1, dtype=np.float64)
-    b = np.asarray(stage2, dtype=np.float64)
-    if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
-        raise InvalidInput("stage2", f"must be 1-d and as long as stage1 ({a.shape} vs {b.shape})")
-    for name, values in (("stage1", a), ("stage2", b)):
-        if not np.all(np.isfinite(values)) or np.any(values < 0):
-            raise InvalidInput(name, "times must be finite and >= 0")
+    a = as_array(stage1, "stage1", minimum=0.0)
+    b = as_array(stage2, "stage2", minimum=0.0)
+    if a.shape != b.shape:
+        raise InvalidInput("stage2", f"must be 1-d and as long as stage1 ({a.size} vs {b.size})")
+    if a.size and (a.sum() + b.sum() > MAX_STAGE_TOTAL):
+        raise InvalidInput("stage1", f"the stage times add up to more than {MAX_STAGE_TOTAL:g} s")
     return a, b
 
 
@@ -90,7 +98,7 @@ def lower_bound(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def _permutation(order, n: int) -> np.ndarray:
-    array = np.asarray(order)
+    array = as_array(order, "order", kind="int")
     if array.shape != (n,) or not np.array_equal(np.sort(array), np.arange(n)):
         raise InvalidInput("order", f"must be a permutation of range({n})")
     return array.astype(np.int64)
@@ -240,7 +248,7 @@ def order_two_stage(
     """Order a two-stage batch by a registered method (see `solvers.registry.methods("two_stage")`);
     ``method`` ("johnson", the default, "exhaustive", "milp" or "pso"), or its older spelling
     ``method_name``."""
-    chosen = method_choice(method, method_name, "johnson")
+    chosen = method_choice(method, method_name, "johnson", PROBLEM)
     time_limit = check_time_limit(time_limit)
     a, b = _stages(stage1, stage2)
     seed = as_int(seed, "seed", minimum=0)
@@ -249,6 +257,7 @@ def order_two_stage(
 
 def stage_times(jobs: Sequence[Job], map_slots: int = 1, reduce_slots: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """(map_work / map_slots, reduce_work / reduce_slots) per job."""
+    jobs = as_jobs(jobs)
     map_slots = as_int(map_slots, "map_slots", minimum=1)
     reduce_slots = as_int(reduce_slots, "reduce_slots", minimum=1)
     a = np.array([j.map_work for j in jobs], dtype=np.float64) / map_slots
@@ -259,7 +268,7 @@ def stage_times(jobs: Sequence[Job], map_slots: int = 1, reduce_slots: int = 1) 
 def order_jobs(jobs: Sequence[Job], map_slots: int = 1, reduce_slots: int = 1, method_name: str = "johnson") -> list[Job]:
     """The jobs in the order the method chooses for stage times map_work / map_slots and
     reduce_work / reduce_slots."""
-    jobs = list(jobs)
+    jobs = as_jobs(jobs)
     a, b = stage_times(jobs, map_slots, reduce_slots)
-    solution = order_two_stage(a, b, method_name)
+    solution = order_two_stage(a, b, method_name=method_name)
     return [jobs[i] for i in solution.order]

@@ -22,11 +22,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from models import Cluster, InvalidInput, InvalidPlan, Job
-from models.checks import as_int
+from models.checks import as_array, as_float, as_instance, as_int, as_items, as_str, shown
+from models.workload import as_jobs
 from solvers.base import Solution, SolveStatus, Stopwatch, check_time_limit, method_choice, relative_gap
 from solvers.certify import proven_bound
 from solvers.pairs.problem import check_cluster, profile_times
-from solvers.registry import method as find_method
+from solvers.registry import lookup as find_method
 
 PROBLEM = "packing"
 #: VMs (nodes x disks) of a cluster for packing: the exact packing keeps tables of levels x N^2
@@ -42,9 +43,18 @@ ROLES = ("primary", "host", "extra")
 
 @dataclass(frozen=True)
 class Placement:
+    """Job index ``job`` on ``vms`` VMs in ``role`` (one of `ROLES`)."""
+
     job: int
     vms: int
     role: str
+
+    def __post_init__(self) -> None:
+        if type(self.job) is int and type(self.vms) is int and self.job >= 0 and self.vms >= 1 and self.role in ROLES:
+            return  # the methods make these by the thousand: the common case checked in a few comparisons
+        object.__setattr__(self, "job", as_int(self.job, "job", minimum=0))
+        object.__setattr__(self, "vms", as_int(self.vms, "vms", minimum=1))
+        object.__setattr__(self, "role", as_str(self.role, "role", choices=ROLES))
 
 
 @dataclass(frozen=True)
@@ -53,6 +63,16 @@ class PhaseSchedule(Solution):
 
     phases: tuple[tuple[Placement, ...], ...] = ()
     sequential_baseline: float = 0.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        phases = tuple(
+            tuple(as_instance(pl, Placement, f"phases[{p}][{k}]") for k, pl in enumerate(as_items(phase, f"phases[{p}]")))
+            for p, phase in enumerate(as_items(self.phases, "phases"))
+        )
+        object.__setattr__(self, "phases", phases)
+        object.__setattr__(self, "sequential_baseline",
+                           as_float(self.sequential_baseline, "sequential_baseline", minimum=0.0))
 
 
 @dataclass(frozen=True)
@@ -65,6 +85,21 @@ class PackingInstance:
     can_extra: np.ndarray
     vms: int
     per_extra: int
+
+    def __post_init__(self) -> None:
+        put = object.__setattr__
+        times = as_array(self.times, "times", ndim=3)
+        put(self, "vms", as_int(self.vms, "vms", minimum=1))
+        if times.shape[1:] != (self.vms, 2) or not np.all(times > 0):
+            raise InvalidInput("times", f"must be positive, of shape (jobs, vms = {self.vms}, 2), got shape "
+                                        f"{times.shape}")
+        put(self, "times", times)
+        for name in ("can_host", "can_extra"):
+            flags = as_array(getattr(self, name), name, kind="bool")
+            if flags.shape != times.shape[:1]:
+                raise InvalidInput(name, f"must hold one flag per job ({times.shape[0]}), got shape {flags.shape}")
+            put(self, name, flags)
+        put(self, "per_extra", as_int(self.per_extra, "per_extra", minimum=1))
 
     @property
     def jobs(self) -> int:
@@ -87,7 +122,7 @@ def check_packing_size(jobs: int) -> None:
 
 
 def packing_instance(jobs: Sequence[Job], cluster: Cluster) -> PackingInstance:
-    jobs = list(jobs)
+    jobs = as_jobs(jobs)
     cluster = check_cluster(cluster)
     if not jobs:
         raise InvalidInput("jobs", "need at least one job")
@@ -145,8 +180,29 @@ def _check_placements(schedule: PhaseSchedule | Sequence, instance: PackingInsta
 
 def evaluate_phases(schedule: PhaseSchedule | Sequence, jobs: Sequence[Job], cluster: Cluster) -> float:
     """Check every rule of the model (raising `InvalidPlan` naming the rule, phase and job) and
-    return the objective, the sum of phase lengths."""
-    return phase_total(_check_placements(schedule, packing_instance(jobs, cluster)), packing_instance(jobs, cluster))
+    return the objective, the sum of phase lengths. ``schedule``: a `PhaseSchedule`, or its phases
+    as sequences of `Placement` or (job index, VMs, role) triples."""
+    instance = packing_instance(jobs, cluster)
+    phases = schedule.phases if isinstance(schedule, PhaseSchedule) else _phases_given(schedule)
+    try:
+        checked = _check_placements(phases, instance)
+    except InvalidPlan as error:
+        raise InvalidPlan(f"schedule: {error}") from None
+    return phase_total(checked, instance)
+
+
+def _phases_given(schedule: object) -> list[list[Placement | tuple]]:
+    phases = []
+    for p, phase in enumerate(as_items(schedule, "schedule")):
+        items = []
+        for k, item in enumerate(as_items(phase, f"schedule[{p}]")):
+            if not isinstance(item, Placement):
+                item = tuple(as_items(item, f"schedule[{p}][{k}]"))
+                if len(item) != 3:
+                    raise InvalidInput(f"schedule[{p}][{k}]", f"must be (job index, VMs, role), got {shown(item)}")
+            items.append(item)
+        phases.append(items)
+    return phases
 
 
 def evaluate_placements(phases: Sequence[Sequence[Placement]], instance: PackingInstance) -> float:
@@ -221,7 +277,7 @@ def pack_phases(
 
     ``method`` names a registered packing method ("milp", the default, "milp-compact",
     "pso" or "greedy"); ``method_name``, its older spelling, still works."""
-    chosen = method_choice(method, method_name, "milp")
+    chosen = method_choice(method, method_name, "milp", PROBLEM)
     time_limit = check_time_limit(time_limit)
     seed = as_int(seed, "seed", minimum=0)
     solve = find_method(PROBLEM, chosen).solve

@@ -28,10 +28,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from models import Cluster, InvalidInput, Job
-from models.checks import as_int
+from models.checks import as_array, as_float, as_instance, as_int, as_items, as_str
+from models.workload import as_jobs
 from solvers.base import Solution, SolveStatus, Stopwatch, check_time_limit, method_choice, relative_gap
 from solvers.certify import proven_bound
-from solvers.registry import method as find_method
+from solvers.registry import lookup as find_method
 from solvers.registry import register_method
 
 PROBLEM = "pairs"
@@ -66,6 +67,11 @@ def profile_times(job: Job, vms: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class PairCost:
+    """The ways to run two jobs: one after the other (``sequential``), side by side on a split of
+    the VMs (``concurrent``, with ``split`` VMs for the first job; inf and None when the cluster has
+    a single VM), or overcommitted (``overcommit``; inf unless one job is "io" and the other
+    "cpu"); ``best`` is the cheapest, finite, and ``mode`` its name."""
+
     sequential: float
     concurrent: float
     split: int | None
@@ -73,12 +79,25 @@ class PairCost:
     best: float
     mode: str
 
+    def __post_init__(self) -> None:
+        put = object.__setattr__
+        put(self, "sequential", as_float(self.sequential, "sequential", minimum=0.0))
+        for name in ("concurrent", "overcommit"):  # inf: the mode does not apply to the pair
+            value = getattr(self, name)
+            put(self, name, math.inf if value == math.inf else as_float(value, name, minimum=0.0))
+        if self.split is not None:
+            put(self, "split", as_int(self.split, "split", minimum=1))
+        put(self, "best", as_float(self.best, "best", minimum=0.0))
+        put(self, "mode", as_str(self.mode, "mode", choices=MODES))
+
 
 @dataclass(frozen=True)
 class PairCosts:
     """Costs of every pair of a batch: ``best[i, j]``, its ``mode[i, j]`` (index into MODES),
     the split ``split[i, j]`` (VMs of job i when the best mode is concurrent, else 0), the
-    best concurrent split whatever the mode (``concurrent_split``) and ``alone[i]`` = F_i(N)."""
+    best concurrent split whatever the mode (``concurrent_split``) and ``alone[i]`` = F_i(N).
+    As in `PairCost`, ``concurrent`` and ``overcommit`` hold inf where the mode does not apply;
+    every other number is finite."""
 
     best: np.ndarray
     mode: np.ndarray
@@ -88,6 +107,14 @@ class PairCosts:
     concurrent: np.ndarray
     overcommit: np.ndarray
     alone: np.ndarray
+
+    def __post_init__(self) -> None:
+        for name in ("best", "mode", "split", "concurrent_split", "sequential", "concurrent", "overcommit"):
+            kind = "int" if name in ("mode", "split", "concurrent_split") else "float"
+            finite = name not in ("concurrent", "overcommit")
+            object.__setattr__(self, name, as_array(getattr(self, name), name, ndim=2, kind=kind, minimum=0.0,
+                                                    finite=finite))
+        object.__setattr__(self, "alone", as_array(self.alone, "alone", minimum=0.0))
 
 
 def check_cluster(cluster: Cluster) -> Cluster:
@@ -112,8 +139,9 @@ def check_pair_size(jobs: int, vms: int) -> None:
 def pair_costs(jobs: Sequence[Job], cluster: Cluster, *, chunk: int = 256) -> PairCosts:
     """Every pair's cost at once (vectorized over pairs and splits, ``chunk`` jobs against all at a
     time, fewer when a block would hold more than `BLOCK_ENTRIES` numbers)."""
-    jobs = list(jobs)
+    jobs = as_jobs(jobs)
     cluster = check_cluster(cluster)
+    chunk = as_int(chunk, "chunk", minimum=1)
     n, vms = len(jobs), cluster.vms
     check_pair_size(n, vms)
     chunk = max(1, min(chunk, BLOCK_ENTRIES // max(n * (vms - 1), 1)))
@@ -145,7 +173,7 @@ def pair_costs(jobs: Sequence[Job], cluster: Cluster, *, chunk: int = 256) -> Pa
 
 def pair_cost(job_i: Job, job_j: Job, cluster: Cluster) -> PairCost:
     """The three ways to run two jobs and the cheapest (module docstring)."""
-    costs = pair_costs([job_i, job_j], cluster)
+    costs = pair_costs([as_instance(job_i, Job, "job_i"), as_instance(job_j, Job, "job_j")], cluster)
     concurrent = float(costs.concurrent[0, 1])
     return PairCost(
         sequential=float(costs.sequential[0, 1]),
@@ -166,11 +194,29 @@ class PairGroup:
     seconds: float
     split: int | None = None
 
+    def __post_init__(self) -> None:
+        put = object.__setattr__
+        jobs = tuple(as_int(j, f"jobs[{p}]", minimum=0) for p, j in enumerate(as_items(self.jobs, "jobs")))
+        if len(jobs) not in (1, 2):
+            raise InvalidInput("jobs", f"a group holds one or two job indices, got {len(jobs)}")
+        put(self, "jobs", jobs)
+        put(self, "mode", as_str(self.mode, "mode", choices=MODES))
+        put(self, "seconds", as_float(self.seconds, "seconds", minimum=0.0))
+        if self.split is not None:
+            put(self, "split", as_int(self.split, "split", minimum=1))
+
 
 @dataclass(frozen=True)
 class PairSchedule(Solution):
     groups: tuple[PairGroup, ...] = ()
     sequential_baseline: float = 0.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        groups = tuple(as_instance(g, PairGroup, f"groups[{p}]") for p, g in enumerate(as_items(self.groups, "groups")))
+        object.__setattr__(self, "groups", groups)
+        object.__setattr__(self, "sequential_baseline",
+                           as_float(self.sequential_baseline, "sequential_baseline", minimum=0.0))
 
 
 def _edge_costs(costs: PairCosts) -> np.ndarray:
@@ -239,11 +285,11 @@ def schedule_pairs(
 
     ``method`` names a registered pair method ("milp", the default, "matching" or
     "exhaustive"); ``method_name``, its older spelling, still works."""
-    jobs = list(jobs)
+    jobs = as_jobs(jobs)
     if not jobs:
         raise InvalidInput("jobs", "need at least one job")
     check_pair_size(len(jobs), check_cluster(cluster).vms)
-    chosen = method_choice(method, method_name, "milp")
+    chosen = method_choice(method, method_name, "milp", PROBLEM)
     time_limit = check_time_limit(time_limit)
     seed = as_int(seed, "seed", minimum=0)
     solve = find_method(PROBLEM, chosen).solve

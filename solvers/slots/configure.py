@@ -43,8 +43,9 @@ from typing import Literal
 import numpy as np
 
 from models import InvalidInput, Job
-from models.checks import as_float, as_int, as_str, shown
-from models.limits import MAX_SECONDS
+from models.checks import as_array, as_float, as_int, as_items, as_iterable, as_str, shown
+from models.limits import MAX_JOBS, MAX_SECONDS, MAX_TOTAL_SLOTS
+from models.workload import as_jobs
 from solvers.base import Solution, SolveStatus, Stopwatch
 from solvers.slots.fluid import fluid_makespans
 from solvers.slots.work import PhaseWork
@@ -77,19 +78,34 @@ class SlotPlan(Solution):
     model: str = "fresh"
     releases: tuple[float, ...] | None = None
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        put = object.__setattr__
+        put(self, "map_slots", as_int(self.map_slots, "map_slots", minimum=0))
+        put(self, "reduce_slots", as_int(self.reduce_slots, "reduce_slots", minimum=0))
+        put(self, "makespan", as_float(self.makespan, "makespan", minimum=0.0))
+        put(self, "makespans", as_array(self.makespans, "makespans", minimum=0.0))
+        put(self, "order", tuple(as_int(i, f"order[{p}]", minimum=0) for p, i in enumerate(as_items(self.order, "order"))))
+        put(self, "k", as_int(self.k, "k", minimum=1))
+        put(self, "model", as_str(self.model, "model", choices=MODELS))
+        if self.releases is not None:
+            put(self, "releases", tuple(as_float(r, f"releases[{p}]", minimum=0.0)
+                                        for p, r in enumerate(as_items(self.releases, "releases"))))
+
 
 def check_order(order: Sequence[int] | None, n: int) -> np.ndarray:
     """A permutation of range(n) as an int array (identity when None)."""
     if order is None:
         return np.arange(n, dtype=np.int64)
-    array = np.asarray([as_int(i, f"order[{p}]", minimum=0) for p, i in enumerate(order)], dtype=np.int64)
+    array = np.asarray([as_int(i, f"order[{p}]", minimum=0, maximum=max(n - 1, 0))
+                        for p, i in enumerate(as_iterable(order, "order"))], dtype=np.int64)
     if array.size != n or not np.array_equal(np.sort(array), np.arange(n)):
         raise InvalidInput("order", f"must be a permutation of the {n} job indices")
     return array
 
 
 def check_jobs(jobs: Sequence[Job]) -> list[Job]:
-    jobs = list(jobs)
+    jobs = as_jobs(jobs)
     if not jobs:
         raise InvalidInput("jobs", "need at least one job")
     for i, job in enumerate(jobs):
@@ -141,8 +157,8 @@ def configure_slots(
     """
     clock = Stopwatch()
     jobs = check_jobs(jobs)
-    total_slots = as_int(total_slots, "total_slots", minimum=2)
-    k = as_int(k, "k", minimum=1)
+    total_slots = as_int(total_slots, "total_slots", minimum=2, maximum=MAX_TOTAL_SLOTS)
+    k = as_int(k, "k", minimum=1, maximum=MAX_JOBS)
     model = as_str(model, "model", choices=MODELS)
     admission = check_order(order, len(jobs))
     release = check_releases(releases, jobs)
@@ -181,9 +197,9 @@ def fluid_makespan(
 ) -> float:
     """The fluid model's makespan for one given split (``releases`` as in `configure_slots`)."""
     jobs = check_jobs(jobs)
-    map_slots = as_int(map_slots, "map_slots", minimum=1)
-    reduce_slots = as_int(reduce_slots, "reduce_slots", minimum=1)
-    k = as_int(k, "k", minimum=1)
+    map_slots = as_int(map_slots, "map_slots", minimum=1, maximum=MAX_TOTAL_SLOTS)
+    reduce_slots = as_int(reduce_slots, "reduce_slots", minimum=1, maximum=MAX_TOTAL_SLOTS)
+    k = as_int(k, "k", minimum=1, maximum=MAX_JOBS)
     model = as_str(model, "model", choices=MODELS)
     phases = PhaseWork.from_jobs(jobs, check_order(order, len(jobs)), check_releases(releases, jobs))
     return float(fluid_makespans(phases, map_slots + reduce_slots, k, np.array([map_slots]), model)[0])
