@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +27,12 @@ DEMO_CLUSTER = Cluster(nodes=20, map_slots=2, reduce_slots=2, racks=2)
 
 
 def bundled(name: str) -> Path:
-    """Path of a file shipped in planner/data (see its NOTICE.md); ``name`` is one of its files."""
-    data = resources.files("planner") / "data"
+    """Path of a file shipped in planner/data (see its NOTICE.md); ``name`` is one of its files.
+
+    Found beside the package's own files, not through `importlib.resources`: that imports
+    `importlib.readers` on first use, one more import that can fail late (issue 39's read-only `-o`
+    case ended in ModuleNotFoundError for that module); the package is never zipped."""
+    data = Path(__file__).resolve().parent.parent / "data"
     shipped = sorted(entry.name for entry in data.iterdir() if entry.is_file() and not entry.name.startswith("."))
     return Path(str(data / as_str(name, "name", choices=shipped)))
 
