@@ -133,7 +133,7 @@ def test_a_plan_file_holds_no_wall_time_and_an_old_one_still_loads(tmp_path):
     with pytest.raises(ValueError, match="seconds: must be >= 0"):
         Plan.from_file(tmp_path / "bad.json")
     (tmp_path / "bad.json").write_text(json.dumps({**old, "ordering": {**old["ordering"], "seconds": "slow"}}))
-    with pytest.raises(ValueError, match="ordering.seconds: must be a number"):
+    with pytest.raises(ValueError, match=r"ordering\.seconds: must be a number"):
         Plan.from_file(tmp_path / "bad.json")
 
 
