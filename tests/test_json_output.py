@@ -86,7 +86,7 @@ def check_shape(parsed: dict, documented: dict[str, tuple[str, list[str]]]) -> N
 def test_every_command_is_documented():
     assert set(SHAPES) == {"import", "fit", "plan", "export", "simulate", "validate", "compare", "sweep", "replay",
                            "demo"}
-    assert [len(tables) for tables in SHAPES.values()] == [1, 3, 2, 1, 1, 1, 1, 1, 1, 1]
+    assert [len(tables) for tables in SHAPES.values()] == [1, 3, 2, 1, 2, 1, 1, 1, 1, 1]
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
@@ -107,6 +107,15 @@ def test_export_json_lists_the_files(tmp_path):
                                  "--json", cwd=tmp_path))
     check_shape(parsed, SHAPES["export"][0])
     assert sorted(row["file"] for row in parsed["files"]) == sorted(p.name for p in (tmp_path / "conf").iterdir())
+
+
+def test_simulate_json_of_a_vm_plan(tmp_path):
+    """A VM plan's run is VM-level: its own summary (the second simulate table), also with -o."""
+    _planner("plan", W, "--cluster", C, "--strategy", "pairs", "-o", "plan.json", cwd=tmp_path)
+    parsed = json.loads(_planner("simulate", W, "--cluster", C, "--plan", "plan.json", "-o", "r.json", "--json",
+                                 cwd=tmp_path))
+    check_shape(parsed, SHAPES["simulate"][1])
+    assert json.loads((tmp_path / "r.json").read_text())["summary"] == parsed["result"]
 
 
 def test_validate_and_demo_json_parse(tmp_path):

@@ -130,7 +130,7 @@ def test_vm_plan_file_round_trip(tmp_path, strategy):
     path = tmp_path / "plan.json"
     plan.to_file(path)
     data = json.loads(path.read_text())
-    assert data["version"] == PLAN_VERSION == 5 and data["phases"] == [[list(e) for e in p] for p in plan.phases]
+    assert data["version"] == PLAN_VERSION == 6 and data["phases"] == [[list(e) for e in p] for p in plan.phases]
     again = Plan.from_file(path)
     assert again == plan and again.matches(workload, CLUSTER)
     records = again.phase_records(workload, CLUSTER)
@@ -169,7 +169,7 @@ def vm_data() -> dict:
         (lambda d: d.update(strategy="slots"), "phases: a slots plan has no phases"),
         (lambda d: d.update(bound=-1), "bound: must be >= 0"),
         (lambda d: d.update(gap="small"), "gap: must be a number"),
-        (lambda d: d.update(version=6), "version: this batchplan reads plan versions 1 to 5, got 6"),
+        (lambda d: d.update(version=7), "version: this batchplan reads plan versions 1 to 6, got 7"),
     ],
 )
 def test_phases_are_read_strictly(tmp_path, edit, message):
@@ -184,7 +184,7 @@ def test_phases_are_read_strictly(tmp_path, edit, message):
 
 def test_version_1_file_still_loads(tmp_path):
     """What batchplan wrote before VM plans: no phases, bound, gap or robust; read, then written as
-    the current version (5). A version 2 file may not hold ``robust``."""
+    the current version (6). A version 2 file may not hold ``robust``."""
     workload = Workload([Job("a", 1, 1, 100, 10), Job("b", 1, 1, 10, 100, submit=5)])
     cluster = Cluster(nodes=1, map_slots=1, reduce_slots=1)
     current = make_plan(workload, cluster, k=1)
@@ -194,7 +194,7 @@ def test_version_1_file_still_loads(tmp_path):
     path = tmp_path / "v1.json"
     path.write_text(json.dumps(old | {"version": 1}))
     loaded = Plan.from_file(path)
-    assert (loaded.phases, loaded.bound, loaded.gap, loaded.robust, loaded.version) == ((), None, None, None, 5)
+    assert (loaded.phases, loaded.bound, loaded.gap, loaded.robust, loaded.version) == ((), None, None, None, 6)
     assert loaded.ready_now  # plans before version 4 treated every job as ready at 0
     assert loaded.order == current.order and loaded.matches(workload, cluster)
     loaded.to_file(tmp_path / "v2.json")

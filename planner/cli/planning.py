@@ -191,7 +191,8 @@ def plan(
         made.to_file(output)
     phases = made.phase_records(batch, machines) if made.phases else []
     emit([Section("plan", f"plan for {workload.name}", [made.summary()], one=True),
-          Section("phases", f"phases of {workload.name} ({made.strategy}, run one after another)", phases)],
+          Section("phases", f"phases of {workload.name} ({made.strategy}, run one after another)", phases),
+          Section("timings", "wall time (s)", [{"plan": made.seconds}], one=True)],
          as_json=json_output)
 
 
@@ -227,8 +228,8 @@ def _target_plan(workload: Path, cluster: Path, target: str, *, strategy: Strate
     if output is not None:
         made.to_file(output)
     emit([jobs_section(key, title, records, as_json=json_output) if key == "jobs" else
-          Section(key, title, records, one=one) for key, title, records, one in target_sections(made, workload.name)],
-         as_json=json_output)
+          Section(key, title, records, one=one) for key, title, records, one in target_sections(made, workload.name)]
+         + [Section("timings", "wall time (s)", [{"plan": made.seconds}], one=True)], as_json=json_output)
 
 
 #: `planner export --to`'s choices: the export targets' names (`TARGET_NAMES`).

@@ -139,7 +139,8 @@ def validate_command(
     if report.jobs_outcome:
         sections.append(jobs_section("jobs", "each job under the plan: mean finish, lateness, fraction of runs late",
                                      report.jobs_outcome, as_json=json_output))
-    emit(sections, as_json=json_output)
+    emit([*sections, Section("timings", "wall time (s)", [{"validation": report.seconds}], one=True)],
+         as_json=json_output)
 
 
 def _splits(slots: list[str] | None) -> list[tuple[int, int] | None]:
@@ -285,7 +286,8 @@ def demo_command(
                            title=f"Tonight's plan for {result.workload.name} on {DEMO_CLUSTER.nodes} nodes")
     report = [{"file": str(path)} for path in written.values()]
     sections = [Section(key, title, rows, one=key != "setups") for key, title, rows in result.sections()]
-    emit([*sections, Section("report", "report", report)], as_json=json_output)
+    emit([*sections, Section("report", "report", report),
+          Section("timings", "wall time (s)", [result.timings()], one=True)], as_json=json_output)
 
 
 def register(app: typer.Typer) -> None:

@@ -69,6 +69,12 @@ class DemoResult:
         """The validated plan: the first target's."""
         return self.plans[DEMO_TARGETS[0][0]]
 
+    def timings(self) -> dict[str, float]:
+        """Wall seconds of each plan (keyed as in `sections`) and of the validation: measurements,
+        the only figures that vary from run to run (``--json``'s ``timings``)."""
+        return {**{f"plan_{target.replace('-', '_')}": plan.seconds for target, plan in self.plans.items()},
+                "validation": self.report.seconds}
+
     def sections(self) -> list[tuple[str, str, list[dict[str, Any]]]]:
         """The printed summary as (key, title, records): the batch, each target's recommendation
         and why (with the bounds), the validation and each setup. The keys are the command's JSON

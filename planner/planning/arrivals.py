@@ -79,7 +79,7 @@ def release_order(workload: Workload, cluster: Cluster, *, releases: np.ndarray 
     record = {"problem": "two_stage_release", "method": solved.solver, "objective": objective,
               "status": str(solved.status), "value": float(solved.objective),
               "bound": None if solved.bound is None else float(solved.bound),
-              "gap": None if solved.gap is None else float(solved.gap), "seconds": float(solved.seconds)}
+              "gap": None if solved.gap is None else float(solved.gap)}
     return [int(i) for i in order], record
 
 
@@ -94,11 +94,9 @@ def _list_order(a: np.ndarray, b: np.ndarray, r: np.ndarray, due: np.ndarray | N
     frees, the released job first by Johnson's rank, or (deadline objectives) by earliest due date;
     the better of the two for ``objective``, with the two-stage model's lower bound
     (`release_lower_bound`) so the record says how far from the best order it may be."""
-    from solvers.base import Stopwatch
     from solvers.ordering.release_search import johnson_rank, list_rule
     from solvers.ordering.releases import release_instance, release_lower_bound, release_schedule
 
-    clock = Stopwatch()
     inst = release_instance(a, b, r, due, objective)
     rules = [("johnson-list", list_rule(inst, johnson_rank(inst)))]
     if due is not None:
@@ -115,7 +113,7 @@ def _list_order(a: np.ndarray, b: np.ndarray, r: np.ndarray, due: np.ndarray | N
     return [int(i) for i in order], {
         "problem": "two_stage_release", "method": f"{name} (heuristic over {EXACT_ORDER_JOBS} jobs; best of {tried})",
         "objective": objective, "status": "optimal" if value <= bound + 1e-9 * abs(bound) else "feasible", "value": value,
-        "bound": bound, "gap": gap, "seconds": clock.seconds}
+        "bound": bound, "gap": gap}
 
 
 def no_worse_than_submission(order: list[int], ordering: dict[str, Any], submitted: list[int],

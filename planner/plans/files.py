@@ -3,6 +3,11 @@
 Version 1 files (slot plans only) predate ``phases``, ``bound`` and ``gap``;
 they still load, with those fields at their defaults, and are upgraded to the
 current version in memory, so writing one back gives a current file.
+
+Version 6 files carry no wall-clock measurement, so that the same plan is the same bytes:
+the planner's ``seconds`` and the ordering solve's ``ordering.seconds``, which files up to
+version 5 hold, are not written. Where a file has them they are still read: ``seconds`` into
+``Plan.seconds`` (0.0 without), ``ordering.seconds`` checked and dropped.
 """
 
 from __future__ import annotations
@@ -23,13 +28,16 @@ SLOT_STRATEGIES = ("slots", "johnson", "slots+johnson")
 #: A plan made for a target (`planner.planning.deploy.plan_for_target`): levers chosen by simulation.
 TARGET_STRATEGY = "target"
 STRATEGIES = SLOT_STRATEGIES + VM_STRATEGIES + (TARGET_STRATEGY,)
-PLAN_VERSION = 5
+PLAN_VERSION = 6
 #: Keys an older file cannot hold (strict reading: a typo must not pass as an old file).
 NEW_IN_V2 = ("phases", "bound", "gap")
 NEW_IN_V3 = ("robust",)
 NEW_IN_V4 = ("objective", "ready_now", "window", "ordering")
 NEW_IN_V5 = ("target", "levers", "config_fingerprint", "simulated")
-OPTIONAL = ("curve", "version", *NEW_IN_V2, *NEW_IN_V3, *NEW_IN_V4, *NEW_IN_V5)
+#: Wall-clock measurements: files up to version 5 hold them, version 6 files do not (they vary from run to
+#: run); read where present.
+WALL_CLOCK = ("seconds",)
+OPTIONAL = ("curve", "version", *WALL_CLOCK, *NEW_IN_V2, *NEW_IN_V3, *NEW_IN_V4, *NEW_IN_V5)
 #: What a slot plan's order minimizes (`make_plan(objective=...)`): its jobs' completion times against
 #: their deadlines.
 OBJECTIVES = ("makespan", "max_lateness", "late_jobs")
@@ -37,7 +45,7 @@ OBJECTIVES = ("makespan", "max_lateness", "late_jobs")
 #: objectives, the mean and weighted response time, and "window": the probability that the whole
 #: batch finishes by the window (maximized).
 TARGET_OBJECTIVES = (*OBJECTIVES, "mean_response", "weighted_response", "window")
-ORDERING_KEYS = ("problem", "method", "objective", "status", "value", "bound", "gap", "seconds")
+ORDERING_KEYS = ("problem", "method", "objective", "status", "value", "bound", "gap")
 #: What a target plan's ``simulated`` must hold (the planner's measurements; other keys are kept as written).
 SIMULATED_KEYS = ("objective", "runs", "noise", "seed", "chosen", "keep", "reason", "mean", "makespan", "bounds",
                   "candidates", "comparisons", "jobs")
@@ -134,22 +142,25 @@ def _flag(value: object, field: str) -> bool:
 
 
 def read_ordering(value: object, field: str = "ordering") -> dict[str, Any] | None:
-    """How a plan's order was solved with release times or deadlines (`make_plan`), key by key."""
+    """How a plan's order was solved with release times or deadlines (`make_plan`), key by key; a
+    file before version 6 also holds the solve's wall time, ``seconds``: checked, then dropped."""
     if value is None:
         return None
     data = as_mapping(value, field)
-    check_keys(data, ORDERING_KEYS, field, required=ORDERING_KEYS)
+    check_keys(data, (*ORDERING_KEYS, *WALL_CLOCK), field, required=ORDERING_KEYS)
+    if "seconds" in data:
+        as_float(data["seconds"], f"{field}.seconds", minimum=0.0)
     return {"problem": as_str(data["problem"], f"{field}.problem"), "method": as_str(data["method"], f"{field}.method"),
             "objective": as_str(data["objective"], f"{field}.objective", choices=OBJECTIVES),
             "status": as_str(data["status"], f"{field}.status"),
             "value": as_float(data["value"], f"{field}.value"),
             "bound": None if data["bound"] is None else as_float(data["bound"], f"{field}.bound"),
-            "gap": _optional_float(data["gap"], f"{field}.gap"),
-            "seconds": as_float(data["seconds"], f"{field}.seconds", minimum=0.0)}
+            "gap": _optional_float(data["gap"], f"{field}.gap")}
 
 
 def plan_fields(data: object, names: tuple[str, ...]) -> dict[str, Any]:
-    """The checked constructor arguments of a `Plan` (field names ``names``) from parsed JSON."""
+    """The checked constructor arguments of a `Plan` (field names ``names``) from parsed JSON; the
+    plan's wall time ``seconds`` is read where a file has it (files before version 6), else 0.0."""
     mapping = as_mapping(data, "")
     version = as_int(mapping.get("version", PLAN_VERSION), "version", minimum=1)
     if not 1 <= version <= PLAN_VERSION:
@@ -178,7 +189,7 @@ def plan_fields(data: object, names: tuple[str, ...]) -> dict[str, Any]:
         "baseline_makespan": as_float(mapping["baseline_makespan"], "baseline_makespan", minimum=0.0),
         "status": as_str(mapping["status"], "status"),
         "solver": as_str(mapping["solver"], "solver"),
-        "seconds": as_float(mapping["seconds"], "seconds", minimum=0.0),
+        "seconds": as_float(mapping.get("seconds", 0.0), "seconds", minimum=0.0),
         "workload_fingerprint": as_str(mapping["workload_fingerprint"], "workload_fingerprint"),
         "cluster_fingerprint": as_str(mapping["cluster_fingerprint"], "cluster_fingerprint"),
         "curve": tuple(as_float(v, f"curve[{i}]", minimum=0.0) for i, v in enumerate(curve)),

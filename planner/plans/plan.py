@@ -55,6 +55,10 @@ class Plan:
     measured against the baselines and the other candidates, the bounds, and whether the plan is
     to keep the configuration. Its ``predicted_makespan`` is the simulated mean makespan of the
     deployed configuration, ``baseline_makespan`` that of the configuration as it is.
+
+    ``seconds`` is the planner's wall time, a measurement that varies from run to run: it is
+    neither written to the plan file (`to_dict`; the same plan is the same bytes) nor compared
+    by ``==``, and a plan read from a file has 0.0 (or what a file before version 6 holds).
     """
 
     strategy: str
@@ -67,7 +71,7 @@ class Plan:
     baseline_makespan: float
     status: str
     solver: str
-    seconds: float
+    seconds: float = field(compare=False)
     workload_fingerprint: str
     cluster_fingerprint: str
     curve: tuple[float, ...] = field(default=(), repr=False)
@@ -96,7 +100,7 @@ class Plan:
         )
 
     def summary(self) -> dict[str, Any]:
-        """One flat record (no curve, order shortened)."""
+        """One flat record (no curve, order shortened, no wall time: ``seconds`` is the attribute)."""
         shown = ", ".join(self.order[:6]) + (f", ... ({len(self.order)} jobs)" if len(self.order) > 6 else "")
         gain = 1.0 - self.predicted_makespan / self.baseline_makespan if self.baseline_makespan > 0 else 0.0
         return {
@@ -110,7 +114,6 @@ class Plan:
             "predicted_gain": gain,
             "status": self.status,
             "solver": self.solver,
-            "seconds": self.seconds,
             "bound": self.bound,
             "gap": self.gap,
             "phases": len(self.phases),
@@ -159,7 +162,9 @@ class Plan:
         return evaluate_plan_phases(self.phases, _profiled(workload, cluster), cluster)
 
     def to_dict(self) -> dict[str, Any]:
+        """The plan file's fields: everything but the wall time ``seconds``."""
         data = asdict(self)
+        del data["seconds"]
         data["levers"] = None if self.levers is None else self.levers.to_dict()
         data["order"] = list(self.order)
         data["curve"] = list(self.curve)
