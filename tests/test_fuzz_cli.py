@@ -1,9 +1,13 @@
 """A bounded, seeded fuzzing of every `planner` command (see tests/fuzz_inputs.py).
 
-300 cases of the real inputs with one thing broken each, in chunks so that pytest-xdist can
-spread them: in this process, plus every 75th as a real ``python -m planner``. Every case must
-end with status 0, 2 or 3 within its time limit, and status 2 with exactly one ``error:``
-line. Larger runs: ``.venv/bin/python -m tests.fuzz_inputs --cases 1000 --seed 0``.
+Two samples of seed 0, in chunks so that pytest-xdist can spread them. The broken inputs:
+the first cases that run in this process (every command and format, one thing broken each);
+every one must end with status 0, 2 or 3 within its time limit, status 2 with exactly one
+``error:`` line naming its file, option or argument, and none may clobber, leave a temporary
+or print raw control characters. The families of issue 39: the first case of each (but the
+oversized runs and demo, a minute each: the full campaign runs them), judged the same way;
+those in `KNOWN_FAILING` are expected to fail until their fixes land. Larger runs:
+``.venv/bin/python -m tests.fuzz_inputs --cases 3000 --seed 42 --jobs 2``.
 """
 
 from __future__ import annotations
@@ -12,39 +16,107 @@ import time
 
 import pytest
 
+from tests.fuzz_families import LABELS, PROCESS
 from tests.fuzz_inputs import make_case
-from tests.fuzz_run import main, run_cases
+from tests.fuzz_run import PASSING, format_table, main, run_cases, table_rows
 
 SEED = 0
-CASES = 300
+#: Broken-input cases in the suite, and per test.
+CASES = 150
 CHUNK = 25
-#: Seconds one case may take before it counts as a hang (the slowest take about 2 s).
+#: Seconds one case may take before it counts as a hang (the slowest take about 15 s).
 TIMEOUT = 30.0
-SUBPROCESS_EVERY = 75
+#: Families of issue 39 the product still fails on main. The lead removes a family when its fix
+#: merges; a family listed here that passes shows as XPASS.
+KNOWN_FAILING = frozenset({
+    "symlink loop",  # RuntimeError: Symlink loop
+    "name over 255 bytes",  # OSError: File name too long (some paths)
+    "allocation nested deep",  # RecursionError
+    "-o into a read-only folder",  # a traceback while reporting (some commands)
+    "-o onto a symlink",  # the link replaced by a file
+    "-o onto a FIFO or device",  # the device replaced by a file
+    "SIGINT/SIGTERM",  # SIGTERM: status -15 and temporaries left; Ctrl-C during imports: a traceback
+    "control characters",  # input text printed raw on stderr
+    "--solver pso in the current folder",  # pyswarms' report.log
+    "same run three times",  # the wall-clock seconds in plans and --json
+    "simulate --plan VM_PLAN -o",  # VmResult has no writer
+})
+#: Too slow for the suite (a minute or more each): the full campaign runs them.
+CAMPAIGN_ONLY = frozenset({"oversized run", "demo"})
 
 
-@pytest.mark.parametrize("first", range(0, CASES, CHUNK))
-def test_fuzzed_inputs_end_cleanly(first):
-    cases = [make_case(i, SEED, subprocess_every=SUBPROCESS_EVERY) for i in range(first, first + CHUNK)]
+def _broken_inputs() -> list[int]:
+    indexes, index = [], 0
+    while len(indexes) < CASES:
+        case = make_case(index, SEED)
+        if case.family not in LABELS and case.mode == PROCESS:
+            indexes.append(index)
+        index += 1
+    return indexes
+
+
+def _first_of_each_family() -> dict[str, int]:
+    first: dict[str, int] = {}
+    index = 0
+    while len(first) < len(LABELS) - len(CAMPAIGN_ONLY):
+        family = make_case(index, SEED).family
+        if family in LABELS and family not in CAMPAIGN_ONLY:
+            first.setdefault(family, index)
+        index += 1
+    return first
+
+
+@pytest.mark.parametrize("chunk", range(CASES // CHUNK))
+def test_broken_inputs_end_cleanly(chunk):
+    indexes = _broken_inputs()[chunk * CHUNK:(chunk + 1) * CHUNK]
     clock = time.perf_counter()
-    outcomes = run_cases(cases, TIMEOUT)
-    failing = [outcome for outcome in outcomes if outcome.verdict != "ok"]
+    outcomes = run_cases([make_case(i, SEED) for i in indexes], TIMEOUT)
+    failing = [outcome for outcome in outcomes if outcome.verdict not in PASSING]
     assert not failing, "\n".join(outcome.report() for outcome in failing)
     assert time.perf_counter() - clock < CHUNK * TIMEOUT
 
 
-def test_cases_are_reproducible_and_cover_every_command():
-    first = [make_case(i, SEED) for i in range(CASES)]
+@pytest.mark.parametrize("family", [
+    pytest.param(family, marks=pytest.mark.xfail(reason="issue 39", strict=False) if family in KNOWN_FAILING else ())
+    for family in sorted(set(LABELS) - CAMPAIGN_ONLY)])
+def test_hostile_family_ends_cleanly(family):
+    [outcome] = run_cases([make_case(_first_of_each_family()[family], SEED)], 60.0)
+    assert outcome.verdict in PASSING, outcome.report()
+
+
+def test_known_failing_names_real_families():
+    assert set(LABELS) >= KNOWN_FAILING and set(LABELS) >= CAMPAIGN_ONLY
+
+
+def test_cases_are_reproducible_and_cover_every_command_and_family():
+    first = [make_case(i, SEED) for i in range(1500)]
     assert first[:20] == [make_case(i, SEED) for i in range(20)]
     assert make_case(7, 1) != make_case(7, 0)
     commands = {case.command.split()[0] for case in first}
-    assert commands == {"import", "fit", "plan", "simulate", "validate", "compare", "sweep"}
+    assert commands == {"import", "fit", "plan", "simulate", "validate", "compare", "sweep", "export", "replay",
+                        "demo"}
     labels = {case.command for case in first}
     assert {"plan slots", "plan johnson", "plan slots+johnson", "plan pairs", "plan packing", "import swim",
-            "import rumen", "import sls", "fit runtimes", "fit tasks"} <= labels
+            "import rumen", "import sls", "fit runtimes", "fit tasks", "plan --target mrv1", "plan --target yarn-fair",
+            "plan --target yarn-capacity", "export --to yarn-fair", "simulate --hadoop-conf", "replay rumen",
+            "simulate --plan tplan.json"} <= labels
+    families = {case.family for case in first}
+    assert set(LABELS) <= families
+    assert {"broken value", "broken text", "broken option", "broken Hadoop XML", "XML entity attack",
+            "special input path"} <= families
 
 
-def test_standalone_run_prints_the_counts(capsys):
-    assert main(["--cases", "4", "--seed", "3", "--subprocess-every", "0"]) == 0
+def test_table_prints_families_by_class_side_by_side():
+    rows = [("symlink loop", "traceback", 6), ("symlink loop", "ok", 2), ("broken value", "ok", 10)]
+    table = format_table({"cli": rows, "api": [("wrong type", "ok", 3)]}).splitlines()
+    assert table[0] == "| campaign | family | cases | ok | traceback |"
+    assert "| cli | symlink loop | 8 | 2 | 6 |" in table
+    assert "| cli | (all) | 18 | 12 | 6 |" in table and "| api | wrong type | 3 | 3 |  |" in table
+
+
+def test_standalone_run_prints_the_table(capsys):
+    indexes = _broken_inputs()[:3]
+    status = main(["--cases", "1", "--first", str(indexes[0]), "--seed", str(SEED), "--subprocess-every", "0"])
     printed = capsys.readouterr().out
-    assert "cases: 4 (0 as subprocesses)" in printed and "tracebacks: 0" in printed and "hangs: 0" in printed
+    assert status == 0 and "cases: 1 in" in printed and "| cli | (all) | 1 | 1 |" in printed
+    assert table_rows([]) == []
