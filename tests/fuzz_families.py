@@ -296,7 +296,7 @@ def vm_plan_output(rng: random.Random) -> Draft:
 def demo(rng: random.Random) -> Draft:
     argv = ["demo", "-o", _f("out/demo"), "--runs", "2", "--executor", "serial", *(["--json"] if rng.random() < 0.5
                                                                                     else [])]
-    return Draft("demo", "demo", argv, "as shipped", {}, mode=SUBPROCESS)
+    return Draft("demo", "demo", argv, "as shipped", {}, mode=SUBPROCESS, limit=300.0)  # it plans twice, validates
 
 
 #: The families and their share of a campaign's cases (the rest: one broken input each).

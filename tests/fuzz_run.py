@@ -7,7 +7,7 @@ SIGINT (to the group, as Ctrl-C) or SIGTERM (to the process) at the case's momen
 times over (PYTHONHASHSEED 0, 0, 1) to compare its outputs byte for byte. Each case ends in
 one class (`CLASSES`, the first that applies):
 
-- hang: ran past its time limit (60 s unless the case says less); memory: MemoryError, killed,
+- hang: ran past its time limit (the case's own, else --timeout: 60 s); memory: MemoryError, killed,
   or a peak resident size past 4 GiB;
 - traceback: a Python traceback, or an exception out of `run`;
 - clobbered: a symlink, FIFO, device or folder of the case is no longer one after the run;
@@ -238,7 +238,7 @@ def alarm(seconds: float) -> Iterator[None]:
 def run_case(case: Case, root: Path, timeout: float) -> Outcome:
     """Run one case in a fresh folder under ``root`` (removed afterwards) and judge it."""
     folder = root / f"case{case.index:05d}"
-    limit = min(timeout, case.limit or timeout)
+    limit = case.limit or timeout
     clock = time.perf_counter()
     try:
         argv = materialize(case, folder)
@@ -360,7 +360,7 @@ def _thrice(argv: list[str], timeout: float, folder: Path, logs: Path) -> Run:
             files["<stdout>"] = run.stdout.encode()
         outputs.append(files)
         shutil.rmtree(folder / "out", ignore_errors=True)
-    differences = [difference for other in outputs[1:] if (difference := _compare(outputs[0], other))]
+    differences = [difference for other in outputs[1:] if (difference := compare_outputs(outputs[0], other))]
     problems = []
     if any(kind == "nondeterministic" for kind, _ in differences):
         problems.append(next(d for d in differences if d[0] == "nondeterministic"))
@@ -369,7 +369,7 @@ def _thrice(argv: list[str], timeout: float, folder: Path, logs: Path) -> Run:
     return Run(run.status, run.stdout, run.stderr, "", tuple(problems))
 
 
-def _compare(first: dict[str, bytes], second: dict[str, bytes]) -> tuple[str, str] | None:
+def compare_outputs(first: dict[str, bytes], second: dict[str, bytes]) -> tuple[str, str] | None:
     if first.keys() != second.keys():
         return "nondeterministic", f"files differ: {sorted(first.keys() ^ second.keys())[:4]}"
     timing, other = [], []
@@ -399,7 +399,7 @@ def _without_timing(data: object, keys: set[str]) -> object:
 
 
 # Judging.
-_METAVARS = re.compile(r"\b(WORKLOAD|PLAN|FILE|FORMAT|COMMAND|KIND)\b|--?[a-z][a-z-]*")
+_METAVARS = re.compile(r"\b(WORKLOAD|PLAN|FILE|FORMAT|COMMAND|KIND)\b|(?<![\w-])--?[a-z][a-z-]*")
 
 
 def _mentions(line: str, name: str) -> bool:
