@@ -340,6 +340,12 @@ def make_case(index: int, seed: int, *, subprocess_every: int = 0) -> Case:
                 family)
 
 
+def family_of(index: int, seed: int) -> str | None:
+    """The family of issue 39 case ``index`` belongs to (None: a broken input), without making its files."""
+    draft = draw(random.Random(f"{seed}:{index}"))
+    return None if draft is None else draft.family
+
+
 #: The file an XXE or XInclude points at; a case that prints its text has read it.
 CANARY = "/tmp/planner-fuzz-canary.txt"
 CANARY_TEXT = "CANARY-7d1f0c-the-entity-was-read"

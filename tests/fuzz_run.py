@@ -49,7 +49,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from tests.fuzz_families import DETERMINISM, PROCESS, SUBPROCESS
-from tests.fuzz_inputs import CANARY, CANARY_TEXT, ROOT, Case, make_case
+from tests.fuzz_inputs import CANARY, CANARY_TEXT, ROOT, Case, family_of, make_case
 from tests.fuzz_mutations import CHARDEV, DIRECTORY, FIFO, HERE, JOBS, LINK, LOOP, MISSING, OUTSIDE_LINK, READONLY, ZERO
 
 #: Exit statuses a case may end with: success, bad input, no feasible plan.
@@ -538,10 +538,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--subprocess-every", type=int, default=50, help="every Nth case runs as a real process")
     parser.add_argument("--jobs", type=int, default=1, help="cases at a time (worker processes)")
     parser.add_argument("--log", type=Path, help="write each outcome as a JSON line here")
+    parser.add_argument("--family", action="append", help="run only the cases of this family (repeatable)")
     parser.add_argument("--show", type=int, default=20, help="failing cases to print per class")
     options = parser.parse_args(argv)
     clock = time.perf_counter()
     indexes = list(range(options.first, options.first + options.cases))
+    if options.family:
+        indexes = [i for i in indexes if family_of(i, options.seed) in options.family]
     if options.jobs > 1:
         outcomes = run_parallel(indexes, options.seed, options.subprocess_every, options.timeout, options.jobs,
                                 options.log)
