@@ -249,7 +249,8 @@ def run_case(case: Case, root: Path, timeout: float) -> Outcome:
         elif mode == DETERMINISM:
             run = _thrice(argv, limit, folder, root / f"logs{case.index:05d}")
         else:
-            run = _in_subprocess(argv, limit, folder, root / f"logs{case.index:05d}", case.signal, case.delay)
+            run = _in_subprocess(argv, limit, folder, root / f"logs{case.index:05d}", case.signal, case.delay,
+                                 startup=0.0 if case.limit else STARTUP_SECONDS)
         run.problems = (*run.problems, *check_folder(case, folder, before))
     finally:
         _cleanup(case, folder)
@@ -287,7 +288,7 @@ def _limit_memory() -> None:
 
 
 def _in_subprocess(argv: list[str], timeout: float, folder: Path, logs: Path, sent: str = "", delay: float = 0.0,
-                   hashseed: str = "0") -> Run:
+                   hashseed: str = "0", startup: float = STARTUP_SECONDS) -> Run:
     """``python -m planner`` in its own process group, cwd the case folder; signalled if ``sent``."""
     logs.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": hashseed, "COLUMNS": "100"}
@@ -296,7 +297,7 @@ def _in_subprocess(argv: list[str], timeout: float, folder: Path, logs: Path, se
                                    stderr=stderr, stdin=subprocess.DEVNULL, start_new_session=True,
                                    preexec_fn=_limit_memory)
     start, signalled, status, peak = time.monotonic(), False, None, 0
-    deadline = start + (timeout if sent else timeout + STARTUP_SECONDS)
+    deadline = start + (timeout if sent else timeout + startup)  # a case's own limit includes its imports
     while time.monotonic() < deadline:
         pid, code, usage = os.wait4(process.pid, os.WNOHANG)
         if pid:
@@ -419,8 +420,8 @@ def names_something(line: str, argv: Sequence[str]) -> bool:
 
 def judge(case: Case, run: Run, seconds: float) -> Outcome:
     found: list[tuple[str, str]] = []
-    if run.error == "hang":
-        found.append(("hang", f"ran past {min(case.limit or 1e9, seconds):.0f} s"))
+    if run.error == "hang" or (case.limit and seconds > case.limit):
+        found.append(("hang", f"ran past {case.limit or seconds:.0f} s"))
     elif run.error == "memory":
         found.append(("memory", "MemoryError, killed, or past 4 GiB"))
     elif run.error or "Traceback (most recent call last)" in run.stderr:
