@@ -193,7 +193,7 @@ def _special_kinds(case: Case) -> dict[str, str]:
     return expected
 
 
-def _listing(folder: Path) -> set[str]:
+def listing(folder: Path) -> set[str]:
     return {str(path.relative_to(folder)) for path in folder.rglob("*")} if folder.exists() else set()
 
 
@@ -203,7 +203,7 @@ def check_folder(case: Case, folder: Path, before: set[str]) -> list[tuple[str, 
     for name, kind in _special_kinds(case).items():
         if (now := _kind(folder / name)) != kind:
             problems.append(("clobbered", f"{name} was a {kind}, is now a {now}"))
-    after = _listing(folder)
+    after = listing(folder)
     temporaries = sorted(name for name in after if Path(name).name.endswith(".tmp"))
     if temporaries:
         problems.append(("leftover temp", ", ".join(temporaries[:5])))
@@ -242,7 +242,7 @@ def run_case(case: Case, root: Path, timeout: float) -> Outcome:
     clock = time.perf_counter()
     try:
         argv = materialize(case, folder)
-        before = _listing(folder)
+        before = listing(folder)
         mode = SUBPROCESS if case.mode == PROCESS and case.subprocess else case.mode
         if mode == PROCESS:
             run = _in_process(argv, limit, folder)

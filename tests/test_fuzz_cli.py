@@ -19,7 +19,19 @@ import pytest
 
 from tests.fuzz_families import LABELS, PROCESS
 from tests.fuzz_inputs import family_of, make_case
-from tests.fuzz_run import PASSING, Run, compare_outputs, format_table, judge, main, run_cases, table_rows
+from tests.fuzz_run import (
+    PASSING,
+    Run,
+    check_folder,
+    compare_outputs,
+    format_table,
+    judge,
+    listing,
+    main,
+    materialize,
+    run_cases,
+    table_rows,
+)
 
 SEED = 0
 #: Broken-input cases in the suite, and per test.
@@ -164,3 +176,19 @@ def test_outputs_that_differ_only_in_wall_clock_fields_are_told_apart():
     assert compare_outputs({"p.json": plan}, {"p.json": b'{"order": [2, 1], "seconds": 2.5}'})[0] == \
         "nondeterministic"
     assert compare_outputs({"r.csv": b"a,1\n"}, {"r.csv": b"a,2\n"})[0] == "nondeterministic"
+
+
+def test_the_folder_checks_find_clobbered_links_temporaries_and_stray_files(tmp_path):
+    case = replace(make_case(0, SEED), argv=("plan", "{case}/w.yaml", "-o", "{case}/out/plan.json"),
+                   files=(("w.yaml", "jobs: []\n"), ("out/plan.json", "<link>kept.txt"), ("kept.txt", "x\n")))
+    folder = tmp_path / "case"
+    materialize(case, folder)
+    before = listing(folder)
+    assert check_folder(case, folder, before) == []
+    (folder / "out" / "plan.json").unlink()
+    (folder / "out" / "plan.json").write_text("{}")
+    (folder / "out" / ".plan.json.x1y2.tmp").write_text("")
+    (folder / "report.log").write_text("")
+    assert check_folder(case, folder, before) == [("clobbered", "out/plan.json was a symlink, is now a file"),
+                                                  ("leftover temp", "out/.plan.json.x1y2.tmp"),
+                                                  ("stray file", "report.log")]
