@@ -13,6 +13,20 @@ import yaml
 #: Marks the case folder in argv (an option value naming a file there is left alone).
 HERE = "{case}"
 
+#: Special files a case folder can hold instead of a file's text (`tests.fuzz_run.materialize` makes them).
+DIRECTORY, FIFO, ZERO, MISSING = "<directory>", "<fifo>", "<dev-zero>", "<missing>"
+SPECIALS = (DIRECTORY, FIFO, ZERO, MISSING)
+#: A character device made in the case folder (major 1, minor 3: what /dev/null is), or a FIFO if not root.
+CHARDEV = "<chardev>"
+#: A symlink loop: NAME -> NAME.loop -> NAME.
+LOOP = "<symlink-loop>"
+#: A folder nothing can be written into (chattr +i as root, mode 0555 otherwise).
+READONLY = "<read-only folder>"
+#: A symlink to another file of the case ("<link>NAME"), or to a file outside the case folder.
+LINK, OUTSIDE_LINK = "<link>", "<link-outside>"
+#: A workload made when the case is written: "<jobs>JOBSxMAPS", jobs of MAPS map tasks each.
+JOBS = "<jobs>"
+
 
 def short(text: str) -> str:
     return text if len(text) <= 40 else f"{text[:20]}...({len(text)} chars)"
@@ -166,7 +180,7 @@ def mutate_text(text: str, rng: random.Random) -> tuple[str | bytes, str]:
 OPTION_VALUES = ("1000000000", "-1", "0", "nan", "inf", "-inf", "1e308", "1e400", "abc", "", "9" * 5000, "3.5",
                  "1,2,3", "1000000000,1", "1,1000000000", "-5,5", "0,0", "nan,nan", "1e308,1e308", "1e-300",
                  "4294967296", "100001", " ")
-NEW_OPTIONS = ("--runs", "--seed", "--slots", "--heartbeat", "--task-time-cv", "--delay", "--time-limit", "-k",
+NEW_OPTIONS = ("--runs", "--seed", "--queue-map", "--target", "--objective", "--window", "--noise", "--slots", "--heartbeat", "--task-time-cv", "--delay", "--time-limit", "-k",
                "--limit", "--noise", "--slowstart", "--scheduler", "--solver", "--executor", "--strategy", "--set")
 
 
@@ -184,3 +198,74 @@ def mutate_option(argv: list[str], rng: random.Random) -> tuple[list[str], str]:
     if option == "--set":
         value = f"{rng.choice(['block_size', 'map_rate', 'map_startup', 'bogus'])}={value}"
     return [*argv, option, value], f"added {option} {short(value)}"
+
+
+# Hadoop's XML files: site files (<configuration><property><name/><value/>), fair-scheduler
+# allocations (<allocations><queue name=...>) and capacity-scheduler.xml.
+XML_VALUES = ("1e400", "-1", "nan", "inf", "", "abc", "9" * 5000, str(10**20), "0", "-0.5", "1,2", "true", "x" * 100_000,
+              "1024 mb, 1 vcores", "-1024 mb, -1 vcores", "99999999999999999999 mb, 1 vcores")
+
+
+def deep_allocation(depth: int) -> str:
+    """A fair-scheduler allocation file whose queues nest ``depth`` deep."""
+    return ("<?xml version=\"1.0\"?>\n<allocations>\n" + "<queue name=\"q\">" * depth + "<weight>1</weight>"
+            + "</queue>" * depth + "\n</allocations>\n")
+
+
+def deep_capacity(depth: int) -> str:
+    """A capacity-scheduler.xml whose queue path nests ``depth`` deep (a property per level)."""
+    prefix, parts = "yarn.scheduler.capacity.root", []
+    for _ in range(depth):
+        parts.append(f"<property><name>{prefix}.queues</name><value>q</value></property>"
+                     f"<property><name>{prefix}.q.capacity</name><value>100</value></property>")
+        prefix += ".q"
+    return "<?xml version=\"1.0\"?>\n<configuration>\n" + "\n".join(parts) + "\n</configuration>\n"
+
+
+def entity_attack(kind: str, canary: str) -> str:
+    """XML that expands entities: billion laughs, XXE to a canary file, a parameter entity, XInclude."""
+    if kind == "laughs":
+        lines = ['<!ENTITY l0 "lol">'] + [f'<!ENTITY l{i} "{f"&l{i - 1};" * 10}">' for i in range(1, 10)]
+        return (f'<?xml version="1.0"?>\n<!DOCTYPE allocations [{"".join(lines)}]>\n'
+                '<allocations><queue name="&l9;"><weight>1</weight></queue></allocations>\n')
+    if kind == "xxe":
+        return (f'<?xml version="1.0"?>\n<!DOCTYPE configuration [<!ENTITY x SYSTEM "file://{canary}">]>\n'
+                '<configuration><property><name>&x;</name><value>&x;</value></property></configuration>\n')
+    if kind == "parameter":
+        return (f'<?xml version="1.0"?>\n<!DOCTYPE configuration [<!ENTITY % p SYSTEM "file://{canary}">%p;]>\n'
+                '<configuration/>\n')
+    return ('<?xml version="1.0"?>\n<configuration xmlns:xi="http://www.w3.org/2001/XInclude">'
+            f'<xi:include href="file://{canary}" parse="text"/></configuration>\n')
+
+
+def mutate_xml(text: str, rng: random.Random) -> tuple[str, str]:
+    """An element of a Hadoop XML file changed: its text, an attribute, deleted, renamed, repeated."""
+    import xml.etree.ElementTree as ElementTree  # the harness's own copy; the product reads with defusedxml
+
+    root = ElementTree.fromstring(text)
+    elements = [(parent, child) for parent in root.iter() for child in parent]
+    if not elements:
+        return mutate_text(text, rng)
+    parent, element = rng.choice(elements)
+    how = rng.choice(["value", "value", "value", "attribute", "delete", "rename", "repeat", "empty"])
+    where = element.tag if element.get("name") is None else f"{element.tag}[{element.get('name')}]"
+    if how == "value":
+        target = next((e for e in element.iter() if e.text and e.text.strip() and not len(e)), element)
+        target.text = rng.choice(XML_VALUES)
+        mutation = f"<{target.tag}> in {where} = {short(target.text)}"
+    elif how == "attribute":
+        element.set(rng.choice(["name", "type"]), rng.choice(["", "a.b", "x" * 300, "root", "*", "q q"]))
+        mutation = f"attribute of {where}"
+    elif how == "delete":
+        parent.remove(element)
+        mutation = f"deleted {where}"
+    elif how == "rename":
+        element.tag += "x"
+        mutation = f"renamed {where}"
+    elif how == "repeat":
+        parent.append(element)
+        mutation = f"repeated {where}"
+    else:
+        element.clear()
+        mutation = f"emptied {where}"
+    return '<?xml version="1.0"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n", mutation

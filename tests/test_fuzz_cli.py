@@ -1,50 +1,199 @@
 """A bounded, seeded fuzzing of every `planner` command (see tests/fuzz_inputs.py).
 
-300 cases of the real inputs with one thing broken each, in chunks so that pytest-xdist can
-spread them: in this process, plus every 75th as a real ``python -m planner``. Every case must
-end with status 0, 2 or 3 within its time limit, and status 2 with exactly one ``error:``
-line. Larger runs: ``.venv/bin/python -m tests.fuzz_inputs --cases 1000 --seed 0``.
+Two samples of seed 0, in chunks so that pytest-xdist can spread them. The broken inputs:
+the first cases that run in this process (every command and format, one thing broken each);
+every one must end with status 0, 2 or 3 within its time limit, status 2 with exactly one
+``error:`` line naming its file, option or argument, and none may clobber, leave a temporary
+or print raw control characters. The families of issue 39: the first case of each (but the
+oversized runs and demo, a minute each: the full campaign runs them), judged the same way;
+those in `KNOWN_FAILING` are expected to fail until their fixes land. Larger runs:
+``.venv/bin/python -m tests.fuzz_inputs --cases 3000 --seed 42 --jobs 2``.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
+from functools import cache
 
 import pytest
 
-from tests.fuzz_inputs import make_case
-from tests.fuzz_run import main, run_cases
+from tests.fuzz_families import LABELS, PROCESS
+from tests.fuzz_inputs import family_of, make_case
+from tests.fuzz_run import (
+    PASSING,
+    Run,
+    check_folder,
+    compare_outputs,
+    format_table,
+    judge,
+    listing,
+    main,
+    materialize,
+    run_cases,
+    table_rows,
+)
 
 SEED = 0
-CASES = 300
+#: Broken-input cases in the suite, and per test.
+CASES = 100
 CHUNK = 25
-#: Seconds one case may take before it counts as a hang (the slowest take about 2 s).
+#: Seconds one case may take before it counts as a hang (the slowest take about 15 s).
 TIMEOUT = 30.0
-SUBPROCESS_EVERY = 75
+#: Families of issue 39 the product still fails on main (-o into a read-only folder passed all 28
+#: cases of the seed-42 campaign: not listed). The lead removes a family when its fix merges; a
+#: family listed here that passes shows as XPASS.
+KNOWN_FAILING = frozenset({
+    "symlink loop",  # RuntimeError: Symlink loop
+    "name over 255 bytes",  # OSError: File name too long (some paths)
+    "allocation nested deep",  # RecursionError
+    "-o onto a symlink",  # the link replaced by a file
+    "-o onto a FIFO or device",  # the device replaced by a file
+    "SIGINT/SIGTERM",  # SIGTERM: status -15 and temporaries left; Ctrl-C during imports: a traceback
+    "control characters",  # input text printed raw on stderr
+    "--solver pso in the current folder",  # pyswarms' report.log
+    "same run three times",  # the wall-clock seconds in plans and --json
+    "simulate --plan VM_PLAN -o",  # VmResult has no writer
+})
+#: Too slow for the suite (a minute or more each): the full campaign runs them.
+CAMPAIGN_ONLY = frozenset({"oversized run", "demo"})
+#: The suite's case of these families: the first whose command and mutation hold this text (a
+#: quicker case, or one that fails on main, so that an XPASS means a fix).
+PICK = {"same run three times": "plan packing", "allocation nested deep": "simulate --hadoop-conf",
+        "symlink loop": "conf is a symlink loop", "name over 255 bytes": "conf:", "control characters": "CSV header",
+        "SIGINT/SIGTERM": "SIGTERM"}
 
 
-@pytest.mark.parametrize("first", range(0, CASES, CHUNK))
-def test_fuzzed_inputs_end_cleanly(first):
-    cases = [make_case(i, SEED, subprocess_every=SUBPROCESS_EVERY) for i in range(first, first + CHUNK)]
+@cache
+def _broken_inputs() -> list[int]:
+    indexes, index = [], 0
+    while len(indexes) < CASES:
+        case = make_case(index, SEED)
+        if case.family not in LABELS and case.mode == PROCESS:
+            indexes.append(index)
+        index += 1
+    return indexes
+
+
+@cache
+def _first_of_each_family() -> dict[str, int]:
+    first: dict[str, int] = {}
+    index = 0
+    while len(first) < len(LABELS) - len(CAMPAIGN_ONLY):
+        case = make_case(index, SEED)
+        if case.family in LABELS and case.family not in CAMPAIGN_ONLY \
+                and PICK.get(case.family, "") in f"{case.command} {case.mutation}":
+            first.setdefault(case.family, index)
+        index += 1
+    return first
+
+
+@pytest.mark.parametrize("chunk", range(CASES // CHUNK))
+def test_broken_inputs_end_cleanly(chunk):
+    indexes = _broken_inputs()[chunk * CHUNK:(chunk + 1) * CHUNK]
     clock = time.perf_counter()
-    outcomes = run_cases(cases, TIMEOUT)
-    failing = [outcome for outcome in outcomes if outcome.verdict != "ok"]
+    outcomes = run_cases([make_case(i, SEED) for i in indexes], TIMEOUT)
+    failing = [outcome for outcome in outcomes if outcome.verdict not in PASSING]
     assert not failing, "\n".join(outcome.report() for outcome in failing)
     assert time.perf_counter() - clock < CHUNK * TIMEOUT
 
 
-def test_cases_are_reproducible_and_cover_every_command():
-    first = [make_case(i, SEED) for i in range(CASES)]
+@pytest.mark.parametrize("family", [
+    pytest.param(family, marks=pytest.mark.xfail(reason="issue 39", strict=False) if family in KNOWN_FAILING else ())
+    for family in sorted(set(LABELS) - CAMPAIGN_ONLY)])
+def test_hostile_family_ends_cleanly(family):
+    [outcome] = run_cases([make_case(_first_of_each_family()[family], SEED)], 60.0)
+    assert outcome.verdict in PASSING, outcome.report()
+
+
+def test_known_failing_names_real_families():
+    assert set(LABELS) >= KNOWN_FAILING and set(LABELS) >= CAMPAIGN_ONLY
+
+
+def test_cases_are_reproducible_and_cover_every_command_and_family():
+    first = [make_case(i, SEED) for i in range(300)]
     assert first[:20] == [make_case(i, SEED) for i in range(20)]
     assert make_case(7, 1) != make_case(7, 0)
     commands = {case.command.split()[0] for case in first}
-    assert commands == {"import", "fit", "plan", "simulate", "validate", "compare", "sweep"}
+    assert commands == {"import", "fit", "plan", "simulate", "validate", "compare", "sweep", "export", "replay"}
     labels = {case.command for case in first}
     assert {"plan slots", "plan johnson", "plan slots+johnson", "plan pairs", "plan packing", "import swim",
-            "import rumen", "import sls", "fit runtimes", "fit tasks"} <= labels
+            "import rumen", "import sls", "fit runtimes", "fit tasks", "plan --target mrv1", "plan --target yarn-fair",
+            "plan --target yarn-capacity", "export --to yarn-fair", "simulate --hadoop-conf", "replay rumen",
+            "simulate --plan tplan.json"} <= labels
+    assert {"broken value", "broken text", "broken option", "broken Hadoop XML", "XML entity attack",
+            "special input path"} <= {case.family for case in first}
+    families = [family_of(i, SEED) for i in range(3000)]
+    assert set(families) - {None} == set(LABELS)
+    assert all(family_of(i, SEED) == make_case(i, SEED).family for i in range(0, 3000, 97) if families[i])
 
 
-def test_standalone_run_prints_the_counts(capsys):
-    assert main(["--cases", "4", "--seed", "3", "--subprocess-every", "0"]) == 0
+def test_table_prints_families_by_class_side_by_side():
+    rows = [("symlink loop", "traceback", 6), ("symlink loop", "ok", 2), ("broken value", "ok", 10)]
+    table = format_table({"cli": rows, "api": [("wrong type", "ok", 3)]}).splitlines()
+    assert table[0] == "| campaign | family | cases | ok | traceback |"
+    assert "| cli | symlink loop | 8 | 2 | 6 |" in table
+    assert "| cli | (all) | 18 | 12 | 6 |" in table and "| api | wrong type | 3 | 3 |  |" in table
+
+
+def test_standalone_run_prints_the_table(capsys):
+    indexes = _broken_inputs()[:3]
+    status = main(["--cases", "1", "--first", str(indexes[0]), "--seed", str(SEED), "--subprocess-every", "0"])
     printed = capsys.readouterr().out
-    assert "cases: 4 (0 as subprocesses)" in printed and "tracebacks: 0" in printed and "hangs: 0" in printed
+    assert status == 0 and "cases: 1 in" in printed and "| cli | (all) | 1 | 1 |" in printed
+    assert table_rows([]) == []
+
+
+def _judged(run, *, family="broken value", signal=""):
+    case = replace(make_case(0, SEED), argv=("plan", "{case}/w.yaml", "-c", "{case}/c.yaml"), family=family,
+                   signal=signal)
+    return judge(case, run, 1.0)
+
+
+@pytest.mark.parametrize(("run", "signal", "verdict"), [
+    (Run(2, "", "error: /tmp/x/w.yaml: jobs[0].map_tasks: must be >= 0, got -1\n"), "", "ok"),
+    (Run(2, "", "error: --runs: must be <= 100,000, got 100001\n"), "", "ok"),
+    (Run(2, "", "error: must be >= 0, got -1\n"), "", "unnamed error"),
+    (Run(2, "", "error: non-negative value wanted\n"), "", "unnamed error"),
+    (Run(2, "", "warning: x\nerror: /tmp/x/w.yaml: bad\n"), "", "malformed error"),
+    (Run(1, "", "Traceback (most recent call last):\n  ...\nKeyError: 'a'\n"), "", "traceback"),
+    (Run(2, "", "error: /tmp/x/w.yaml: key '\x1b[31mred' unknown\n"), "", "raw control characters"),
+    (Run(143, "", ""), "SIGTERM", "ok"),
+    (Run(143, "", ""), "", "bad exit"),
+    (Run(-15, "", ""), "SIGTERM", "bad exit"),
+    (Run(0, "", "", problems=(("leftover temp", ".r.json.x1.tmp"), ("bad exit", "status -15"))), "", "leftover temp"),
+    (Run(None, "", "", "hang"), "", "hang"),
+])
+def test_a_case_is_judged_by_the_first_class_that_applies(run, signal, verdict):
+    assert _judged(run, signal=signal).verdict == verdict
+
+
+def test_an_oversized_run_refused_at_once_is_refused_up_front():
+    outcome = _judged(Run(2, "", "error: /tmp/x/w.yaml: 9,999,990 tasks; at most 1,000,000\n"), family="oversized run")
+    assert outcome.verdict == "refused up front"
+
+
+def test_outputs_that_differ_only_in_wall_clock_fields_are_told_apart():
+    plan = b'{"order": [1, 2], "seconds": 2.5}'
+    assert compare_outputs({"p.json": plan}, {"p.json": plan}) is None
+    assert compare_outputs({"p.json": plan}, {"p.json": b'{"order": [1, 2], "seconds": 2.7}'})[0] == \
+        "timing fields differ"
+    assert compare_outputs({"p.json": plan}, {"p.json": b'{"order": [2, 1], "seconds": 2.5}'})[0] == \
+        "nondeterministic"
+    assert compare_outputs({"r.csv": b"a,1\n"}, {"r.csv": b"a,2\n"})[0] == "nondeterministic"
+
+
+def test_the_folder_checks_find_clobbered_links_temporaries_and_stray_files(tmp_path):
+    case = replace(make_case(0, SEED), argv=("plan", "{case}/w.yaml", "-o", "{case}/out/plan.json"),
+                   files=(("w.yaml", "jobs: []\n"), ("out/plan.json", "<link>kept.txt"), ("kept.txt", "x\n")))
+    folder = tmp_path / "case"
+    materialize(case, folder)
+    before = listing(folder)
+    assert check_folder(case, folder, before) == []
+    (folder / "out" / "plan.json").unlink()
+    (folder / "out" / "plan.json").write_text("{}")
+    (folder / "out" / ".plan.json.x1y2.tmp").write_text("")
+    (folder / "report.log").write_text("")
+    assert check_folder(case, folder, before) == [("clobbered", "out/plan.json was a symlink, is now a file"),
+                                                  ("leftover temp", "out/.plan.json.x1y2.tmp"),
+                                                  ("stray file", "report.log")]
