@@ -5,8 +5,8 @@ the first cases that run in this process (every command and format, one thing br
 every one must end with status 0, 2 or 3 within its time limit, status 2 with exactly one
 ``error:`` line naming its file, option or argument, and none may clobber, leave a temporary
 or print raw control characters. The families of issue 39: the first case of each (but the
-oversized runs and demo, a minute each: the full campaign runs them), judged the same way;
-those in `KNOWN_FAILING` are expected to fail until their fixes land. Larger runs:
+oversized runs and demo, a minute each: the full campaign runs them), judged the same way.
+Larger runs:
 ``.venv/bin/python -m tests.fuzz_inputs --cases 3000 --seed 42 --jobs 2``.
 """
 
@@ -40,25 +40,10 @@ CASES = 100
 CHUNK = 25
 #: Seconds one case may take before it counts as a hang (the slowest take about 15 s).
 TIMEOUT = 30.0
-#: Families of issue 39 the product still fails on main (-o into a read-only folder passed all 28
-#: cases of the seed-42 campaign: not listed). The lead removes a family when its fix merges; a
-#: family listed here that passes shows as XPASS.
-KNOWN_FAILING = frozenset({
-    "symlink loop",  # RuntimeError: Symlink loop
-    "name over 255 bytes",  # OSError: File name too long (some paths)
-    "allocation nested deep",  # RecursionError
-    "-o onto a symlink",  # the link replaced by a file
-    "-o onto a FIFO or device",  # the device replaced by a file
-    "SIGINT/SIGTERM",  # SIGTERM: status -15 and temporaries left; Ctrl-C during imports: a traceback
-    "control characters",  # input text printed raw on stderr
-    "--solver pso in the current folder",  # pyswarms' report.log
-    "same run three times",  # the wall-clock seconds in plans and --json
-    "simulate --plan VM_PLAN -o",  # VmResult has no writer
-})
 #: Too slow for the suite (a minute or more each): the full campaign runs them.
 CAMPAIGN_ONLY = frozenset({"oversized run", "demo"})
 #: The suite's case of these families: the first whose command and mutation hold this text (a
-#: quicker case, or one that fails on main, so that an XPASS means a fix).
+#: quicker case, or one that failed before issue 39, so that the suite keeps guarding its fix).
 PICK = {"same run three times": "plan packing", "allocation nested deep": "simulate --hadoop-conf",
         "symlink loop": "conf is a symlink loop", "name over 255 bytes": "conf:", "control characters": "CSV header",
         "SIGINT/SIGTERM": "SIGTERM"}
@@ -98,16 +83,14 @@ def test_broken_inputs_end_cleanly(chunk):
     assert time.perf_counter() - clock < CHUNK * TIMEOUT
 
 
-@pytest.mark.parametrize("family", [
-    pytest.param(family, marks=pytest.mark.xfail(reason="issue 39", strict=False) if family in KNOWN_FAILING else ())
-    for family in sorted(set(LABELS) - CAMPAIGN_ONLY)])
+@pytest.mark.parametrize("family", sorted(set(LABELS) - CAMPAIGN_ONLY))
 def test_hostile_family_ends_cleanly(family):
     [outcome] = run_cases([make_case(_first_of_each_family()[family], SEED)], 60.0)
     assert outcome.verdict in PASSING, outcome.report()
 
 
-def test_known_failing_names_real_families():
-    assert set(LABELS) >= KNOWN_FAILING and set(LABELS) >= CAMPAIGN_ONLY
+def test_campaign_only_names_real_families():
+    assert set(LABELS) >= CAMPAIGN_ONLY
 
 
 def test_cases_are_reproducible_and_cover_every_command_and_family():
@@ -181,6 +164,14 @@ def test_outputs_that_differ_only_in_wall_clock_fields_are_told_apart():
     assert compare_outputs({"p.json": plan}, {"p.json": b'{"order": [2, 1], "seconds": 2.5}'})[0] == \
         "nondeterministic"
     assert compare_outputs({"r.csv": b"a,1\n"}, {"r.csv": b"a,2\n"})[0] == "nondeterministic"
+    # --json on stdout: its top-level "timings" is the documented home of wall-clock times
+    out = b'{"makespan": 9.0, "timings": {"plan": 1.5}}'
+    assert compare_outputs({"<stdout>": out}, {"<stdout>": b'{"makespan": 9.0, "timings": {"plan": 1.9}}'}) is None
+    assert compare_outputs({"<stdout>": out}, {"<stdout>": b'{"makespan": 9.5, "timings": {"plan": 1.5}}'})[0] == \
+        "nondeterministic"
+    # ... and only there: a plan file carries no timings at all
+    assert compare_outputs({"p.json": out}, {"p.json": b'{"makespan": 9.0, "timings": {"plan": 1.9}}'})[0] == \
+        "nondeterministic"
 
 
 def test_the_folder_checks_find_clobbered_links_temporaries_and_stray_files(tmp_path):
