@@ -21,7 +21,10 @@ one class (`CLASSES`, the first that applies):
   error: that line names no file, option or argument of the command;
 - nondeterministic: the three runs' outputs differ; timing fields differ: they differ only in
   wall-clock fields (`TIMING`);
-- ok, or refused up front (status 2 within `UP_FRONT_SECONDS`, for the oversized runs).
+- ok, or refused up front (status 2 within `UP_FRONT_SECONDS`, for the oversized runs), or
+  announced, stopped (an oversized run still going at its limit that printed its estimate within
+  `UP_FRONT_SECONDS` and then progress with an ETA, and ended with 143 when sent SIGTERM: an
+  allowed long run, stopped as an operator would stop it).
 
     .venv/bin/python -m tests.fuzz_inputs --cases 1000 --seed 0 [--timeout 60] [--jobs 2] [--log cases.jsonl]
 """
@@ -62,13 +65,15 @@ STARTUP_SECONDS = 30.0
 MEMORY_BYTES = 4 << 30
 #: An oversized run that ends with status 2 this soon was refused before it started.
 UP_FRONT_SECONDS = 15.0
+#: Seconds an announced long run may take to stop after SIGTERM.
+STOP_SECONDS = 15.0
 #: Keys of JSON outputs that hold wall-clock times.
 TIMING = re.compile(r"^(seconds|elapsed(_seconds)?|wall(_clock)?(_seconds)?|(solve|solver|run)_seconds)$")
 #: The classes, in the order they are decided; the first two pass.
-CLASSES = ("ok", "refused up front", "hang", "memory", "traceback", "clobbered", "leftover temp", "leaked process",
+CLASSES = ("ok", "refused up front", "announced, stopped", "hang", "memory", "traceback", "clobbered", "leftover temp", "leaked process",
            "stray file", "entity read", "raw control characters", "bad exit", "malformed error", "unnamed error",
            "nondeterministic", "timing fields differ")
-PASSING = ("ok", "refused up front")
+PASSING = ("ok", "refused up front", "announced, stopped")
 
 
 class CaseTimeout(BaseException):
@@ -102,6 +107,7 @@ class Run:
     stderr: str
     error: str = ""  # a traceback out of run(), "hang" or "memory"
     problems: tuple[tuple[str, str], ...] = ()  # (class, detail) found by the checks
+    announced: bool = False  # still running at its limit, having said its estimate and shown an ETA
 
 
 # Writing a case's folder.
@@ -250,7 +256,8 @@ def run_case(case: Case, root: Path, timeout: float) -> Outcome:
             run = _thrice(argv, limit, folder, root / f"logs{case.index:05d}")
         else:
             run = _in_subprocess(argv, limit, folder, root / f"logs{case.index:05d}", case.signal, case.delay,
-                                 startup=0.0 if case.limit else STARTUP_SECONDS)
+                                 startup=0.0 if case.limit else STARTUP_SECONDS,
+                                 stop_announced=case.family == "oversized run")
         run.problems = (*run.problems, *check_folder(case, folder, before))
     finally:
         _cleanup(case, folder)
@@ -288,15 +295,20 @@ def _limit_memory() -> None:
 
 
 def _in_subprocess(argv: list[str], timeout: float, folder: Path, logs: Path, sent: str = "", delay: float = 0.0,
-                   hashseed: str = "0", startup: float = STARTUP_SECONDS) -> Run:
-    """``python -m planner`` in its own process group, cwd the case folder; signalled if ``sent``."""
+                   hashseed: str = "0", startup: float = STARTUP_SECONDS, stop_announced: bool = False) -> Run:
+    """``python -m planner`` in its own process group, cwd the case folder; signalled if ``sent``.
+
+    With ``stop_announced``, a run still going at its limit that said its estimate within
+    `UP_FRONT_SECONDS` and has shown a line with an ETA is stopped with SIGTERM, as an operator
+    would stop it, and must end with 143 within `STOP_SECONDS`: an allowed long run (docs/limits.md,
+    "Limits before work"), not a hang."""
     logs.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": hashseed, "COLUMNS": "100"}
     with open(logs / "stdout", "wb") as stdout, open(logs / "stderr", "wb") as stderr:
         process = subprocess.Popen([sys.executable, "-m", "planner", *argv], cwd=folder, env=env, stdout=stdout,
                                    stderr=stderr, stdin=subprocess.DEVNULL, start_new_session=True,
                                    preexec_fn=_limit_memory)
-    start, signalled, status, peak = time.monotonic(), False, None, 0
+    start, signalled, status, peak, said_at = time.monotonic(), False, None, 0, None
     deadline = start + (timeout if sent else timeout + startup)  # a case's own limit includes its imports
     while time.monotonic() < deadline:
         pid, code, usage = os.wait4(process.pid, os.WNOHANG)
@@ -304,6 +316,8 @@ def _in_subprocess(argv: list[str], timeout: float, folder: Path, logs: Path, se
             status, peak = os.waitstatus_to_exitcode(code), usage.ru_maxrss * 1024
             process.returncode = status
             break
+        if stop_announced and said_at is None and estimate_said(logs / "stderr"):
+            said_at = time.monotonic() - start
         if sent and not signalled and time.monotonic() - start >= delay:
             if sent == "SIGINT":
                 os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
@@ -313,6 +327,15 @@ def _in_subprocess(argv: list[str], timeout: float, folder: Path, logs: Path, se
         time.sleep(0.02)
     problems: list[tuple[str, str]] = []
     error = ""
+    announced = False
+    if (status is None and said_at is not None and said_at <= UP_FRONT_SECONDS
+            and progress_shown(logs / "stderr")):
+        os.kill(process.pid, signal.SIGTERM)
+        try:
+            status = process.wait(STOP_SECONDS)
+            announced = True
+        except subprocess.TimeoutExpired:
+            pass
     if status is None:
         error = "hang"
         with contextlib.suppress(ProcessLookupError):
@@ -331,7 +354,19 @@ def _in_subprocess(argv: list[str], timeout: float, folder: Path, logs: Path, se
         error = error or "memory"
     if signalled and status is not None and status not in (*ALLOWED, SIGNALLED[sent]):
         problems.append(("bad exit", f"status {status} after {sent}"))
-    return Run(status, out, err, error, tuple(problems))
+    return Run(status, out, err, error, tuple(problems), announced)
+
+
+def estimate_said(stderr: Path) -> bool:
+    """The run has printed its estimate (`planner.simulator.effort.announcement`)."""
+    return "(estimated); progress follows" in stderr.read_bytes().decode(errors="replace")
+
+
+def progress_shown(stderr: Path) -> bool:
+    """A progress line with an ETA follows the estimate."""
+    lines = stderr.read_bytes().decode(errors="replace").splitlines()
+    first = next((i for i, line in enumerate(lines) if "(estimated); progress follows" in line), len(lines))
+    return any("ETA" in line for line in lines[first + 1:])
 
 
 def _group_members(group: int, grace: float) -> list[str]:
@@ -434,7 +469,7 @@ def names_something(line: str, argv: Sequence[str]) -> bool:
 
 def judge(case: Case, run: Run, seconds: float) -> Outcome:
     found: list[tuple[str, str]] = []
-    if run.error == "hang" or (case.limit and seconds > case.limit):
+    if run.error == "hang" or (case.limit and seconds > case.limit and not run.announced):
         found.append(("hang", f"ran past {case.limit or seconds:.0f} s"))
     elif run.error == "memory":
         found.append(("memory", "MemoryError, killed, or past 4 GiB"))
@@ -448,6 +483,8 @@ def judge(case: Case, run: Run, seconds: float) -> Outcome:
         found.append(("raw control characters", f"stderr holds {raw}"))
     lines = run.stderr.strip().splitlines()
     allowed = (*ALLOWED, SIGNALLED[case.signal]) if case.signal else ALLOWED
+    if run.announced:
+        allowed = (*allowed, SIGNALLED["SIGTERM"])
     if not found and run.status not in allowed:
         found.append(("bad exit", f"exit status {run.status}"))
     elif not found and run.status == 2:
@@ -461,6 +498,8 @@ def judge(case: Case, run: Run, seconds: float) -> Outcome:
         detail = "; ".join(f"{kind}: {text}" for kind, text in found) if len(found) > 1 else detail
     elif case.family == "oversized run" and run.status == 2 and seconds < UP_FRONT_SECONDS:
         verdict, detail = "refused up front", lines[-1][:200] if lines else ""
+    elif run.announced:
+        verdict, detail = "announced, stopped", next((line for line in lines if "estimated" in line), "")[:200]
     else:
         verdict, detail = "ok", ""
     return Outcome(case.index, case.family, case.command, case.describe(), run.status, run.stdout[-3000:],

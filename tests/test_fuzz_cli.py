@@ -25,11 +25,13 @@ from tests.fuzz_run import (
     Run,
     check_folder,
     compare_outputs,
+    estimate_said,
     format_table,
     judge,
     listing,
     main,
     materialize,
+    progress_shown,
     run_cases,
     table_rows,
 )
@@ -154,6 +156,23 @@ def test_a_case_is_judged_by_the_first_class_that_applies(run, signal, verdict):
 def test_an_oversized_run_refused_at_once_is_refused_up_front():
     outcome = _judged(Run(2, "", "error: /tmp/x/w.yaml: 9,999,990 tasks; at most 1,000,000\n"), family="oversized run")
     assert outcome.verdict == "refused up front"
+
+
+def test_an_announced_long_run_stopped_at_its_limit_passes(tmp_path):
+    """An allowed long run (docs/limits.md, "Limits before work") said its estimate and then showed
+    an ETA; stopped with SIGTERM at its limit it must end with 143, and no estimate means a hang."""
+    said = "simulate: 9,999,990 tasks, about 2 min of one core (estimated); progress follows\n"
+    stderr = tmp_path / "stderr"
+    stderr.write_text(said)
+    assert estimate_said(stderr) and not progress_shown(stderr)
+    stderr.write_text(said + "t = 4,000 s, 12.5% of tasks done, ETA 1 min 40 s\n")
+    assert progress_shown(stderr)
+    stderr.write_text("t = 4,000 s, 12.5% of tasks done, ETA 1 min 40 s\n" + said)
+    assert not progress_shown(stderr)
+    text = stderr.read_text()
+    assert _judged(Run(143, "", text, announced=True), family="oversized run").verdict == "announced, stopped"
+    assert _judged(Run(-9, "", text, announced=True), family="oversized run").verdict == "bad exit"
+    assert _judged(Run(None, "", "", "hang"), family="oversized run").verdict == "hang"
 
 
 def test_outputs_that_differ_only_in_wall_clock_fields_are_told_apart():
