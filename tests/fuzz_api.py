@@ -425,6 +425,14 @@ def api_summary(outcomes: Sequence[ApiOutcome]) -> str:
     return "\n".join(lines)
 
 
+def api_table_rows(outcomes: Sequence[ApiOutcome]) -> list[tuple[str, str, int]]:
+    """(family, class, count) rows, the family being the name's package: the API campaign's block
+    of `tests.fuzz_run.format_table`."""
+    counts = Counter((o.case.package, o.verdict) for o in outcomes)
+    return sorted(((package, verdict, n) for (package, verdict), n in counts.items()),
+                  key=lambda row: (row[0], CLASSES.index(row[1]) if row[1] in CLASSES else len(CLASSES)))
+
+
 def failing_by_name(outcomes: Sequence[ApiOutcome]) -> Counter:
     return Counter(f"{o.case.package}.{o.case.name}" for o in outcomes if o.verdict not in PASSING)
 

@@ -594,6 +594,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log", type=Path, help="write each outcome as a JSON line here")
     parser.add_argument("--family", action="append", help="run only the cases of this family (repeatable)")
     parser.add_argument("--show", type=int, default=20, help="failing cases to print per class")
+    parser.add_argument("--api-cases", type=int, default=None,
+                        help="cases of the Python API campaign (tests.fuzz_api) after these; default --cases, 0: none")
+    parser.add_argument("--api-seed", type=int, default=None, help="its seed (default --seed)")
     options = parser.parse_args(argv)
     clock = time.perf_counter()
     indexes = list(range(options.first, options.first + options.cases))
@@ -609,6 +612,27 @@ def main(argv: list[str] | None = None) -> int:
     for verdict in CLASSES:
         for outcome in [o for o in failing if o.verdict == verdict][: options.show]:
             print(outcome.report())
-    print(format_table({"cli": table_rows(outcomes)}))
-    print(summary(outcomes, time.perf_counter() - clock))
-    return 1 if failing else 0
+    campaigns = {"cli": table_rows(outcomes)}
+    cli_seconds = time.perf_counter() - clock
+    api_cases = options.cases if options.api_cases is None else options.api_cases
+    if options.family:  # a CLI family asked for: the API campaign has no such family
+        api_cases = 0
+    api_failing = 0
+    if api_cases > 0:
+        from tests.fuzz_api import PASSING as API_PASSING
+        from tests.fuzz_api import api_table_rows, make_api_case, run_api_cases
+
+        api_seed = options.seed if options.api_seed is None else options.api_seed
+        api_clock = time.perf_counter()
+        api_outcomes = run_api_cases([make_api_case(i, api_seed) for i in range(api_cases)], options.timeout,
+                                     progress=True)
+        api_bad = [o for o in api_outcomes if o.verdict not in API_PASSING]
+        api_failing = len(api_bad)
+        for outcome in api_bad[: options.show]:
+            print(outcome.report())
+        campaigns["api"] = api_table_rows(api_outcomes)
+        print(f"api cases: {len(api_outcomes)} (seed {api_seed}) in {time.perf_counter() - api_clock:.0f} s, "
+              f"{api_failing} failing")
+    print(format_table(campaigns))
+    print(summary(outcomes, cli_seconds))
+    return 1 if failing or api_failing else 0

@@ -123,9 +123,11 @@ def test_table_prints_families_by_class_side_by_side():
 
 def test_standalone_run_prints_the_table(capsys):
     indexes = _broken_inputs()[:3]
-    status = main(["--cases", "1", "--first", str(indexes[0]), "--seed", str(SEED), "--subprocess-every", "0"])
+    status = main(["--cases", "1", "--first", str(indexes[0]), "--seed", str(SEED), "--subprocess-every", "0",
+                   "--api-cases", "2"])
     printed = capsys.readouterr().out
     assert status == 0 and "cases: 1 in" in printed and "| cli | (all) | 1 | 1 |" in printed
+    assert "api cases: 2 (seed 0)" in printed and "| api | (all) | 2 |" in printed
     assert table_rows([]) == []
 
 
