@@ -75,3 +75,19 @@ def test_packing_workloads_follow_the_documented_mixes():
         for job in jobs:
             intensity, a, b = JOB_TYPES[job.name.rsplit("-", 1)[0]]
             assert job.intensity == intensity and job.runtime(20) == pytest.approx(a * 20**b)
+
+
+def test_the_fuzz_rows_count_failing_cases_per_family():
+    """Two families: "a" with 2 ok and 1 hang (1 failing), "b" with 1 refused up front (passing);
+    the "(all)" row adds them: 1 failing of 4, and only it carries the campaign's seconds."""
+    from types import SimpleNamespace
+
+    from benchmarks.bench_fuzz import _rows
+
+    outcomes = [SimpleNamespace(family=family, verdict=verdict) for family, verdict in
+                (("a", "ok"), ("a", "ok"), ("a", "hang"), ("b", "refused up front"))]
+    rows = {row.instance: row for row in _rows("cli", outcomes, lambda o: o.family, ("ok", "refused up front"), 9.0)}
+    assert [rows[name].objective for name in ("cli: (all)", "cli: a", "cli: b")] == [1.0, 1.0, 0.0]
+    assert [rows[name].meets_floor for name in ("cli: (all)", "cli: a", "cli: b")] == [False, False, True]
+    assert rows["cli: a"].detail == "ok 2, hang 1" and rows["cli: a"].method == "3 cases"
+    assert rows["cli: (all)"].seconds == 9.0 and rows["cli: b"].seconds == 0.0
