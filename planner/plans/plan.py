@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from models import Cluster, InvalidInput, Workload
-from models.checks import as_array, as_float, as_int
+from models.checks import as_array, as_float, as_instance, as_int
 from models.fileio import read_mapping, write_atomic
-from models.limits import MAX_SECONDS, MAX_TOTAL_SLOTS
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
-from planner.plans.files import PLAN_VERSION, plan_fields
+from models.limits import MAX_SECONDS, MAX_TOTAL_SLOTS
 from planner.limits import MAX_K
+from planner.plans.files import PLAN_VERSION, plan_fields
 from planner.plans.levers import Levers
 from planner.plans.phases import evaluate_plan_phases, placement_seconds
 from planner.simulator.layout import node_slots
@@ -105,6 +105,15 @@ class Plan:
             put(self, "window", as_float(self.window, "window", above=0.0, maximum=MAX_SECONDS))
         as_array(self.curve, "curve", minimum=0.0)  # finite numbers, checked at NumPy's speed (S - 1 of them)
         put(self, "version", as_int(self.version, "version", minimum=1))
+        for name in ("strategy", "model", "status", "solver", "workload_fingerprint", "cluster_fingerprint",
+                     "objective"):
+            as_instance(getattr(self, name), str, name)
+        for name in ("target", "config_fingerprint"):
+            if getattr(self, name) is not None:
+                as_instance(getattr(self, name), str, name)
+        for name in ("robust", "ordering", "simulated"):
+            if getattr(self, name) is not None:
+                as_instance(getattr(self, name), dict, name)
 
     def node_map_slots(self, nodes: int) -> list[int]:
         return node_slots(self.map_slots, self.reduce_slots, nodes)[0]

@@ -202,6 +202,8 @@ def compare(
     seeds = as_list(seeds, "seeds", what="a list of seeds", maximum=MAX_RUNS, limit="MAX_RUNS")
     splits = as_list(splits, "splits", what="a list of (map, reduce) slot splits or None", maximum=MAX_RUNS,
                      limit="MAX_RUNS")
+    for position, entry in enumerate(chosen):
+        as_instance(entry, (Configuration, str), f"chosen[{position}]")
     made = [c for c in chosen if isinstance(c, Configuration)]
     if len(made) != len(chosen):
         made = [c if isinstance(c, Configuration) else configurations([c])[0] for c in chosen]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from models.checks import as_float, as_int, as_str, check_keys
-from models.errors import InvalidInput, InvalidType
+from models.errors import InvalidType
 from planner.simulator.layout import ANY, MAP
 
 
