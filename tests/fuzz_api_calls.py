@@ -340,7 +340,7 @@ def _planner() -> dict[str, Builder]:
         "make_plan": lambda i: {"workload": i.small, "cluster": i.cluster, "strategy": "slots+johnson", "k": 2,
                                 "model": "fresh", "time_limit": 5.0, "seed": 0, "runs": 2, "noise": 0.3,
                                 "executor": "serial"},
-        "make_scheduler": lambda i: {"spec": "fair"},
+        "make_scheduler": lambda i: {"scheduler": "fair"},
         "packing_workload": lambda i: {"name": "W1"},
         "paper_cluster": lambda i: {"machines": 4},
         "plan_for_target": lambda i: {"workload": i.small, "cluster": i.cluster, "target": "mrv1", "runs": 2,

@@ -1,10 +1,8 @@
 """A bounded, seeded fuzzing of the Python API (see tests/fuzz_api.py).
 
-The first 900 cases of seed 0 that call a name of `models` or `solvers` (about 400) run in forked
-workers, each under the address-space cap and a time limit; every one must return finite
-numbers or raise a `PlannerError` whose message names the broken parameter. The `planner`
-names are fuzzed by the same harness but not asserted here yet: the lead widens
-`CHECKED_PACKAGES` to all three when the planner's own validation lands. Larger runs:
+The first 900 cases of seed 0 (every public name of `models`, `solvers` and `planner` several
+times) run in forked workers, each under the address-space cap and a time limit; every one must
+return finite numbers or raise a `PlannerError` whose message names the broken parameter. Larger runs:
 ``.venv/bin/python -m tests.fuzz_api --cases 3000 --seed 0``.
 """
 
@@ -36,16 +34,16 @@ from tests.fuzz_api_calls import HOSTILE_KINDS, builders
 
 SEED = 0
 CASES = 900
-#: The packages whose names must pass (the lead adds "planner" at the merge).
-CHECKED_PACKAGES = ("models", "solvers")
+#: The packages whose names must pass: all of them.
+CHECKED_PACKAGES = ("models", "solvers", "planner")
 #: Seconds a case may take before it counts as a hang (the slowest valid call takes about 2 s).
 TIMEOUT = 30.0
 
 
-def test_fuzzed_calls_of_models_and_solvers_pass():
+def test_fuzzed_calls_pass():
     cases = [case for case in (make_api_case(i, SEED) for i in range(CASES)) if case.package in CHECKED_PACKAGES]
     outcomes = run_api_cases(cases, TIMEOUT)
-    assert len(outcomes) == len(cases) > 300
+    assert len(outcomes) == len(cases) == CASES
     failing = [outcome for outcome in outcomes if outcome.verdict not in PASSING]
     assert not failing, "\n".join(outcome.report() for outcome in failing)
     assert {outcome.verdict for outcome in outcomes} == {"success", "named"}

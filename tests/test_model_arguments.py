@@ -24,7 +24,7 @@ from solvers import (
     two_stage_makespan,
 )
 from solvers.backends.milp import MAX_HIGHS_SEED, MAX_HIGHS_THREADS
-from solvers.backends.pso import MAX_NUMPY_SEED
+from solvers.backends.pso import MAX_NUMPY_SEED, MAX_PSO_ITERATIONS, MAX_PSO_PARTICLES
 from solvers.ordering.two_stage import MAX_STAGE_TOTAL
 
 JOBS = [Job("a", 4, 1, 10.0, 5.0), Job("b", 2, 2, 8.0, 6.0)]
@@ -121,3 +121,11 @@ def test_solver_seeds_and_threads_are_bounded():
                         seed=MAX_NUMPY_SEED).iterations == 2
     with pytest.raises(InvalidInput, match="seed: must be <= 4,294,967,295"):
         minimize_pso(lambda swarm: swarm.sum(axis=1), -np.ones(1), np.ones(1), options=options, seed=2**32)
+
+
+def test_swarms_are_bounded():
+    assert PsoOptions(particles=MAX_PSO_PARTICLES, iterations=MAX_PSO_ITERATIONS).particles == 100_000
+    with pytest.raises(InvalidInput, match="particles: must be <= 100,000, got 100001"):
+        PsoOptions(particles=MAX_PSO_PARTICLES + 1)
+    with pytest.raises(InvalidInput, match="iterations: must be <= 100,000, got 1000000000"):
+        PsoOptions(iterations=10**9)

@@ -219,3 +219,81 @@ def test_a_runtime_fit_holds_finite_numbers():
     assert planner.RuntimeFit(**fields) == fit
     refused(InvalidInput, "b", planner.RuntimeFit, **{**fields, "b": math.inf})
     refused(InvalidType, "job", planner.RuntimeFit, **{**fields, "job": -math.inf})
+
+
+def test_scheduler_constructors_take_lists_only():
+    """Capacity(queues=0.5), Fair(pools=nan), DelayScheduling(intensities=0) raised Python's
+    "'float' object is not iterable" from the compiled constructors."""
+    assert "must be a list of queues, got 0.5 (float)" in refused(InvalidType, "queues", planner.Capacity, 0.5)
+    refused(InvalidType, "queues", planner.Capacity, {"default": 1.0})  # a mapping's keys are not queues
+    refused(InvalidType, "queues[0]", planner.Capacity, [None])
+    assert planner.Capacity([{"name": "a", "capacity": 1.0}]).queues[0].name == "a"
+    assert "must be a list of pools, got nan (float)" in refused(InvalidType, "pools", planner.Fair, math.nan)
+    refused(InvalidType, "pools[0]", planner.Fair, [3])
+    assert planner.Fair(pools=({"name": "p"},)).pools["p"].weight == 1.0
+    refused(InvalidType, "delay.intensities", planner.DelayScheduling, 1, 1, intensities=0)
+    refused(InvalidType, "delay.intensities", planner.DelayScheduling, 1, 1, intensities={"io": 1})
+    assert planner.DelayScheduling(1, 1, intensities="io").intensities == frozenset({"io"})
+    assert planner.DelayScheduling(1, 1, intensities=("io", "cpu")).intensities == frozenset({"io", "cpu"})
+
+
+def test_records_refuse_non_finite_numbers(plan, report, result):
+    """HadoopSetup, ValidationReport, Comparison, VmResult and Plan kept NaN or inf as given."""
+    fields = {name: getattr(plan, name) for name in plan.__dataclass_fields__}
+    assert planner.Plan(**fields) == plan
+    assert "must be an integer, got nan" in refused(InvalidInput, "map_slots", planner.Plan, **{**fields,
+                                                                                              "map_slots": math.nan})
+    refused(InvalidInput, "predicted_makespan", planner.Plan, **{**fields, "predicted_makespan": math.inf})
+    refused(InvalidInput, "curve", planner.Plan, **{**fields, "curve": (1.0, math.nan)})
+    refused(InvalidInput, "gap", planner.Plan, **{**fields, "gap": -math.inf})
+    report_fields = {name: getattr(report, name) for name in report.__dataclass_fields__}
+    assert planner.ValidationReport(**report_fields).summary() == report.summary()
+
+    def report_with(name: str, value: object) -> planner.ValidationReport:  # a field is named "kind"
+        return planner.ValidationReport(**{**report_fields, name: value})
+
+    for name, value in (("plan", math.inf), ("curve", -math.inf), ("cluster", -math.inf), ("samples", math.inf)):
+        refused(InvalidType, name, report_with, name, value)
+    refused(InvalidInput, "runs", report_with, "runs", -math.inf)
+    refused(InvalidInput, "noise", report_with, "noise", math.nan)
+    refused(InvalidType, "runs", planner.Comparison, "w", -math.inf)
+    refused(InvalidType, "runs[0]", planner.Comparison, "w", [math.nan])
+    refused(InvalidType, "workload", planner.Comparison, math.nan, [])
+    assert planner.Comparison(None, []).runs == []
+    vm_fields = {"makespan": 10, "jobs": [], "phases": [], "seed": 0, "noise": 0.0, "backfill": False, "vms": 4,
+                 "extra_vms": 0}
+    assert planner.VmResult(**vm_fields).makespan == 10.0
+    refused(InvalidInput, "vms", planner.VmResult, **{**vm_fields, "vms": math.inf})
+    refused(InvalidInput, "makespan", planner.VmResult, **{**vm_fields, "makespan": math.nan})
+    setup = planner.read_hadoop_conf([DATA / "hadoop-conf" / "capacity-scheduler.xml"], warn=False)
+    setup_fields = {name: getattr(setup, name) for name in setup.__dataclass_fields__}
+    assert planner.HadoopSetup(**setup_fields) == setup
+    for name in ("scheduler", "options", "sources"):
+        refused(InvalidType, name, planner.HadoopSetup, **{**setup_fields, name: math.nan})
+    refused(InvalidInput, "max_priority", planner.HadoopSetup, **{**setup_fields, "max_priority": math.nan})
+
+
+def test_hadoop_files_and_settings_errors_name_the_parameter(tmp_path):
+    """read_hadoop_conf([]) named ``hadoop_conf``; load_scheduler's mismatch named ``scheduler``."""
+    assert refused(InvalidInput, "paths", planner.read_hadoop_conf, []) == "paths: give at least one file"
+    refused(InvalidInput, "paths", planner.read_hadoop_conf, [tmp_path])  # an empty folder: no file
+    refused(InvalidInput, "hadoop_conf", planner.plan_for_target, SMALL, CLUSTER, "mrv1", hadoop_conf=[tmp_path])
+    settings = tmp_path / "fair.yaml"
+    settings.write_text("scheduler: fair\n")
+    message = refused(InvalidInput, str(settings), planner.load_scheduler, "capacity", settings)
+    assert message == f"{settings}: name: the settings are for 'fair', but 'capacity' was asked for"
+    assert "name: unknown scheduler 'x\\x1b'" in refused(InvalidInput, "name", planner.load_scheduler, "x\x1b",
+                                                         settings)
+
+
+def test_results_and_comparisons_check_their_fields(result, plan):
+    """SimResult(kills=inf), Plan(config_fingerprint=-inf) and compare(chosen=[None]) (seed 1)."""
+    fields = {name: getattr(result, name) for name in result.__dataclass_fields__}
+    assert planner.SimResult(**fields).makespan == result.makespan
+    refused(InvalidInput, "kills", planner.SimResult, **{**fields, "kills": math.inf})
+    refused(InvalidInput, "busy_slot_seconds", planner.SimResult, **{**fields, "busy_slot_seconds": math.nan})
+    refused(InvalidType, "cluster", planner.SimResult, **{**fields, "cluster": -math.inf})
+    refused(InvalidInput, "network_bytes.remote", planner.SimResult, **{**fields, "network_bytes": {"remote": math.nan}})
+    plan_fields = {name: getattr(plan, name) for name in plan.__dataclass_fields__}
+    refused(InvalidType, "config_fingerprint", planner.Plan, **{**plan_fields, "config_fingerprint": -math.inf})
+    refused(InvalidType, "chosen[0]", planner.compare, SMALL, CLUSTER, [None])

@@ -234,7 +234,7 @@ def test_file_errors_name_the_file(tmp_path):
         load_scheduler("fair", empty)
     mismatch = tmp_path / "capacity.yaml"
     mismatch.write_text(CAPACITY_YAML)
-    with pytest.raises(InvalidInput, match=r"capacity\.yaml: scheduler: the settings are for 'capacity', but 'fair'"):
+    with pytest.raises(InvalidInput, match=r"capacity\.yaml: name: the settings are for 'capacity', but 'fair'"):
         load_scheduler("fair", mismatch)
 
 

@@ -76,7 +76,8 @@ HeartbeatOption = Annotated[
 SIMULATION_FLAGS = {"scheduler": "--scheduler", "delay": "--delay", "slots": "--slots", "seed": "--seed",
                     "reduce_slowstart": "--slowstart", "task_time_cv": "--task-time-cv",
                     "containers": "--containers", "copy_compute": "--containers", "heartbeat": "--heartbeat",
-                    "config": "--config", "network": "--network", "hadoop_conf": "--hadoop-conf"}
+                    "config": "--config", "network": "--network", "hadoop_conf": "--hadoop-conf",
+                    "paths": "--hadoop-conf"}  # read_hadoop_conf's parameter
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,7 @@ _PLAN_OPTIONS = {"solver": "--solver", "time_limit": "--time-limit", "seed": "--
                  "model": "--model", "strategy": "--strategy", "robust": "--robust", "runs": "--runs",
                  "noise": "--noise", "executor": "--executor", "objective": "--objective",
                  "ready_now": "--ready-now", "window": "--window", "target": "--target",
-                 "hadoop_conf": "--hadoop-conf", "queue_map": "--queue-map"}
+                 "hadoop_conf": "--hadoop-conf", "paths": "--hadoop-conf", "queue_map": "--queue-map"}
 
 
 def plan(
@@ -279,7 +279,7 @@ def export(
         names = export_plan(chosen, batch, machines, target.value, output, ready_now=ready_now, current=current)
     except InvalidInput as error:
         raise attribute(error, {"target": "--to", "ready_now": "--ready-now", "workload": "--workload",
-                                "hadoop_conf": "--hadoop-conf"},
+                                "hadoop_conf": "--hadoop-conf", "paths": "--hadoop-conf"},
                         workload=workload,
                         cluster=cluster) from None
     emit([Section("files", f"{target.value} configuration in {output}", [{"file": name} for name in names])],

@@ -68,7 +68,7 @@ def _inputs(workload: Path, cluster: Path) -> tuple[Workload, Cluster]:
 
 
 _VALIDATE_OPTIONS = {"runs": "--runs", "noise": "--noise", "seed": "--seed", "executor": "--executor",
-                     "target": "--target", "hadoop_conf": "--hadoop-conf"}
+                     "target": "--target", "hadoop_conf": "--hadoop-conf", "paths": "--hadoop-conf"}
 _COMPARE_OPTIONS = {**SIMULATION_FLAGS, "seeds": "--seed", "executor": "--executor"}
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from models.checks import as_path, as_str
+from models.checks import as_path, as_str, shown
 from models.errors import InvalidInput
 from models.fileio import read_mapping
 from planner.simulator.config import (
     DEFAULT_SCHEDULER,
     delay_from_value,
+    scheduler_class,
     scheduler_from_dict,
     settings_from_dict,
     with_options,
@@ -42,7 +43,20 @@ def load_scheduler(name: str | None, path: str | Path) -> Scheduler:
     Its ``options`` section is checked too; `load_settings` returns it."""
     if name is not None:
         as_str(name, "name")
-    return load_settings(path, name)[0]
+        try:
+            scheduler_class(name)
+        except InvalidInput as error:
+            raise InvalidInput("name", error.problem) from None
+    path = as_path(path, "path")
+    data = read_mapping(path)
+    named = data.get("scheduler") if isinstance(data, dict) else None
+    if name is not None and isinstance(named, str) and named != name:  # the file's own error would name `scheduler`
+        raise InvalidInput("name", f"the settings are for {shown(named)}, but {shown(name)} was asked for",
+                           source=str(path))
+    try:
+        return settings_from_dict(data, name)[0]
+    except InvalidInput as error:
+        raise error.in_file(str(path)) from None
 
 
 def simulation_settings(

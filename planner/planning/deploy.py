@@ -61,6 +61,7 @@ from models.checks import as_bool, as_instance, as_int, as_paths, as_str, as_str
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_NOISE, DEFAULT_TARGET_RUNS
 from planner.io.hadoop.applied import HADOOP_TARGETS, SUBMIT_GAP
+from planner.io.hadoop.conf import conf_files
 from planner.io.hadoop.merge import (
     CurrentConfig,
     config_queues,
@@ -174,6 +175,8 @@ def plan_for_target(
     target = as_str(target, "target", choices=HADOOP_TARGETS)
     if hadoop_conf is not None:
         hadoop_conf = as_paths(hadoop_conf, "hadoop_conf")
+        if hadoop_conf:
+            conf_files(hadoop_conf, "hadoop_conf")  # an empty folder is no configuration: named here
     if queue_map is not None:
         queue_map = as_str_mapping(queue_map, "queue_map")
     objective = as_str(objective, "objective", choices=TARGET_OBJECTIVES)

@@ -14,8 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from models import Cluster, InvalidInput, Workload
+from models.checks import as_array, as_float, as_instance, as_int
 from models.fileio import read_mapping, write_atomic
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
+from models.limits import MAX_SECONDS, MAX_TOTAL_SLOTS
+from planner.limits import MAX_K
 from planner.plans.files import PLAN_VERSION, plan_fields
 from planner.plans.levers import Levers
 from planner.plans.phases import evaluate_plan_phases, placement_seconds
@@ -88,6 +91,33 @@ class Plan:
     config_fingerprint: str | None = None
     simulated: dict[str, Any] | None = None
     version: int = PLAN_VERSION
+
+    def __post_init__(self) -> None:
+        """The numbers within the plan file's bounds and finite (a NaN or inf given is refused, naming the
+        field); a plan file is read with the same checks (`planner.plans.files.plan_fields`)."""
+        put = object.__setattr__
+        put(self, "k", as_int(self.k, "k", minimum=1, maximum=MAX_K))
+        for name in ("map_slots", "reduce_slots"):
+            put(self, name, as_int(getattr(self, name), name, minimum=1, maximum=MAX_TOTAL_SLOTS))
+        for name in ("predicted_makespan", "baseline_makespan"):
+            put(self, name, as_float(getattr(self, name), name, minimum=0.0))
+        put(self, "seconds", as_float(self.seconds, "seconds", minimum=0.0))
+        for name in ("bound", "gap"):
+            if getattr(self, name) is not None:
+                put(self, name, as_float(getattr(self, name), name, minimum=0.0))
+        if self.window is not None:
+            put(self, "window", as_float(self.window, "window", above=0.0, maximum=MAX_SECONDS))
+        as_array(self.curve, "curve", minimum=0.0)  # finite numbers, checked at NumPy's speed (S - 1 of them)
+        put(self, "version", as_int(self.version, "version", minimum=1))
+        for name in ("strategy", "model", "status", "solver", "workload_fingerprint", "cluster_fingerprint",
+                     "objective"):
+            as_instance(getattr(self, name), str, name)
+        for name in ("target", "config_fingerprint"):
+            if getattr(self, name) is not None:
+                as_instance(getattr(self, name), str, name)
+        for name in ("robust", "ordering", "simulated"):
+            if getattr(self, name) is not None:
+                as_instance(getattr(self, name), dict, name)
 
     def node_map_slots(self, nodes: int) -> list[int]:
         return node_slots(self.map_slots, self.reduce_slots, nodes)[0]

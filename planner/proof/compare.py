@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from models import Cluster, InvalidInput, Workload
-from models.checks import as_instance, as_int, as_list
+from models.checks import as_instance, as_int, as_list, as_str
 from models.fileio import csv_text, write_atomic
 from planner.io.hadoop.conf import hadoop_settings
 from planner.io.settings import simulation_settings
@@ -111,6 +111,12 @@ class Comparison:
     workload: str | None
     runs: list[dict[str, Any]]
 
+    def __post_init__(self) -> None:
+        if self.workload is not None:
+            as_str(self.workload, "workload")
+        for position, record in enumerate(as_instance(self.runs, list, "runs")):
+            as_instance(record, dict, f"runs[{position}]")
+
     def table(self) -> list[dict[str, Any]]:
         groups: dict[tuple[str, str | None], list[dict[str, Any]]] = {}
         for record in self.runs:
@@ -196,6 +202,8 @@ def compare(
     seeds = as_list(seeds, "seeds", what="a list of seeds", maximum=MAX_RUNS, limit="MAX_RUNS")
     splits = as_list(splits, "splits", what="a list of (map, reduce) slot splits or None", maximum=MAX_RUNS,
                      limit="MAX_RUNS")
+    for position, entry in enumerate(chosen):
+        as_instance(entry, (Configuration, str), f"chosen[{position}]")
     made = [c for c in chosen if isinstance(c, Configuration)]
     if len(made) != len(chosen):
         made = [c if isinstance(c, Configuration) else configurations([c])[0] for c in chosen]

@@ -52,10 +52,10 @@ from typing import Any
 import numpy as np
 
 from models import Cluster, InvalidInput, Workload
-from models.checks import as_float, as_int, as_paths, as_str
+from models.checks import as_float, as_instance, as_int, as_paths, as_str
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_NOISE, DEFAULT_RUNS
-from planner.io.hadoop.conf import hadoop_settings
+from planner.io.hadoop.conf import conf_files, hadoop_settings
 from planner.limits import MAX_CURVE_SPLITS, MAX_RUNS
 from planner.plans.arguments import check_planned
 from planner.plans.files import TARGET_STRATEGY
@@ -135,6 +135,25 @@ class ValidationReport:
     #: objective, `planner.proof.deployed.METRICS`), and each job's outcome under the plan.
     metric: str = "makespan"
     jobs_outcome: list[dict[str, Any]] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        """Each field of its type and every number finite (a NaN or inf given is refused, naming the field)."""
+        put = object.__setattr__
+        for name in ("plan", "cluster"):
+            if name == "plan" or self.cluster is not None:
+                as_instance(getattr(self, name), dict, name)
+        for name in ("setups", "samples", "curve", "order", "phases", "jobs_outcome"):
+            as_instance(getattr(self, name), list, name)
+        as_str(self.kind, "kind")
+        as_str(self.metric, "metric")
+        if self.workload is not None:
+            as_str(self.workload, "workload")
+        put(self, "runs", as_int(self.runs, "runs", minimum=0, maximum=MAX_RUNS))
+        put(self, "noise", as_float(self.noise, "noise", minimum=0.0))
+        put(self, "seed", as_int(self.seed, "seed", minimum=0))
+        put(self, "seconds", as_float(self.seconds, "seconds", minimum=0.0))
+        if self.jobs is not None:
+            put(self, "jobs", as_int(self.jobs, "jobs", minimum=0))
 
     def setup(self, role: str) -> list[dict[str, Any]]:
         return [record for record in self.setups if record["role"] == role]
@@ -233,6 +252,8 @@ def validate(
     curve_splits = as_int(curve_splits, "curve_splits", minimum=0, maximum=MAX_CURVE_SPLITS)
     if hadoop_conf is not None:
         hadoop_conf = as_paths(hadoop_conf, "hadoop_conf")
+        if hadoop_conf:
+            conf_files(hadoop_conf, "hadoop_conf")  # an empty folder is no configuration: named here
     if target is not None:
         as_str(target, "target")
     check_plan(plan, workload, cluster)

@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from models.checks import as_float, as_str
+from models.checks import as_float, as_list, as_str
 from models.errors import InvalidInput
 from models.job import INTENSITIES
 from planner.simulator.jobs import NODE_LOCAL, OFF_RACK, RACK_LOCAL, JobRun
@@ -28,11 +28,10 @@ class DelayScheduling:
         if intensities is None:
             self.intensities: frozenset[str] | None = None
         else:
-            if isinstance(intensities, str):
-                intensities = [intensities]
-            self.intensities = frozenset(
-                as_str(item, "delay.intensities", choices=INTENSITIES) for item in intensities
+            kinds = [intensities] if isinstance(intensities, str) else as_list(
+                intensities, "delay.intensities", what="an intensity or a list of them"
             )
+            self.intensities = frozenset(as_str(item, "delay.intensities", choices=INTENSITIES) for item in kinds)
 
     def __reduce__(self) -> tuple[type[DelayScheduling], tuple[float, float, list[str] | None]]:
         # Compiled (setup.py), the class keeps no __dict__ for copy and pickle to read: rebuild it instead.

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from models.checks import as_float, as_instance, as_int
 from planner.simulator.attempt_log import AttemptLog
 from planner.simulator.jobs import NODE_LOCAL, OFF_RACK, RACK_LOCAL
 from planner.simulator.layout import ANY, MAP, REDUCE
@@ -57,6 +58,24 @@ class SimResult:
     kills: int = 0
     overhead_seconds: float = 0.0
     network_bytes: dict[str, float] | None = None
+
+    def __post_init__(self) -> None:
+        """Each field of its type and every number finite (a NaN or inf given is refused, naming the field)."""
+        put = object.__setattr__
+        for name in ("scheduler", "options", "cluster"):
+            as_instance(getattr(self, name), dict, name)
+        for name in ("jobs", "job_names"):
+            as_instance(getattr(self, name), list, name)
+        as_instance(self.attempt_log, AttemptLog, "attempt_log")
+        if self.workload is not None:
+            as_instance(self.workload, str, "workload")
+        for name in ("seed", "slots", "suspensions", "kills"):
+            put(self, name, as_int(getattr(self, name), name, minimum=0))
+        for name in ("makespan", "busy_slot_seconds", "overhead_seconds"):
+            put(self, name, as_float(getattr(self, name), name, minimum=0.0))
+        if self.network_bytes is not None:
+            for key, count in as_instance(self.network_bytes, dict, "network_bytes").items():
+                as_float(count, f"network_bytes.{key}", minimum=0.0)
 
     @classmethod
     def from_simulation(cls, sim: Simulation) -> SimResult:

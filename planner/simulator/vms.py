@@ -84,6 +84,19 @@ class VmResult:
     extra_vms: int
     cluster: dict[str, Any] = field(repr=False, default_factory=dict)
 
+    def __post_init__(self) -> None:
+        """Each field of its type and every number finite (a NaN or inf given is refused, naming the field)."""
+        put = object.__setattr__
+        put(self, "makespan", as_float(self.makespan, "makespan", minimum=0.0))
+        for name in ("jobs", "phases"):
+            as_instance(getattr(self, name), list, name)
+        put(self, "seed", as_int(self.seed, "seed", minimum=0))
+        put(self, "noise", as_float(self.noise, "noise", minimum=0.0))
+        put(self, "backfill", as_bool(self.backfill, "backfill"))
+        put(self, "vms", as_int(self.vms, "vms", minimum=0))
+        put(self, "extra_vms", as_int(self.extra_vms, "extra_vms", minimum=0))
+        as_instance(self.cluster, dict, "cluster")
+
     def job(self, name: str) -> dict[str, Any]:
         for record in self.jobs:
             if record["name"] == name:

@@ -25,6 +25,13 @@ from solvers.base import Stopwatch
 
 #: NumPy's global seed is a 32-bit unsigned integer.
 MAX_NUMPY_SEED = 2**32 - 1
+#: Particles of a swarm: 66 times the Packing paper's 1,500. pyswarms holds a few arrays of
+#: particles x dimensions floats (positions, velocities, personal bests); a billion particles
+#: would exhaust memory before the first iteration.
+MAX_PSO_PARTICLES = 100_000
+#: Iterations of a swarm: 500 times the Packing paper's 200 (pyswarms keeps every iteration's
+#: positions and velocities, so the history grows with iterations x particles x dimensions).
+MAX_PSO_ITERATIONS = 100_000
 
 
 @dataclass(frozen=True)
@@ -39,8 +46,10 @@ class PsoOptions:
     w: float = 0.9
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "particles", as_int(self.particles, "particles", minimum=1))
-        object.__setattr__(self, "iterations", as_int(self.iterations, "iterations", minimum=1))
+        object.__setattr__(self, "particles", as_int(self.particles, "particles", minimum=1,
+                                                     maximum=MAX_PSO_PARTICLES))
+        object.__setattr__(self, "iterations", as_int(self.iterations, "iterations", minimum=1,
+                                                      maximum=MAX_PSO_ITERATIONS))
         for name in ("c1", "c2", "w"):
             object.__setattr__(self, name, as_float(getattr(self, name), name, minimum=0.0))
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from models import Cluster, Workload
-from models.checks import as_bool, as_instance, as_paths, as_str_mapping
+from models.checks import as_bool, as_instance, as_int, as_paths, as_str_mapping
 from models.errors import InvalidInput, InvalidPlan
 from models.fileio import os_problem
 from models.limits import MAX_NESTING
@@ -124,6 +124,23 @@ class HadoopSetup:
     schedule_source: str = ""
     max_priority: int | None = None
 
+    def __post_init__(self) -> None:
+        """Each field of its type (a number where a record belongs is refused, naming the field)."""
+        as_instance(self.scheduler, Scheduler, "scheduler")
+        for name in ("cluster", "options"):
+            as_instance(getattr(self, name), dict, name)
+        for name in ("ignored", "sources", "submissions", "phases"):
+            as_instance(getattr(self, name), tuple, name)
+        if self.slots is not None:
+            slots = as_instance(self.slots, tuple, "slots")
+            if len(slots) != 2:
+                raise InvalidInput("slots", f"must be (map slots, reduce slots), got {len(slots)} numbers")
+            for position, count in enumerate(slots):
+                as_int(count, f"slots[{position}]", minimum=0)
+        as_instance(self.schedule_source, str, "schedule_source")
+        if self.max_priority is not None:
+            object.__setattr__(self, "max_priority", as_int(self.max_priority, "max_priority"))
+
     def submit(self, workload: Workload) -> Workload:
         """``workload`` as the submission schedule submits it (unchanged without one); on YARN
         (``max_priority`` set) a priority above the cluster's maximum is that maximum, as YARN
@@ -148,9 +165,7 @@ def read_hadoop_conf(paths: Iterable[str | Path], *, warn: bool = True) -> Hadoo
     """Read Hadoop's files (see the module docstring) into a `HadoopSetup`; with ``warn``, an
     `IgnoredSetting` warning lists what is not modelled."""
     warn = as_bool(warn, "warn")
-    files = expand_paths(as_paths(paths, "paths"))
-    if not files:
-        raise InvalidInput("hadoop_conf", "give at least one file")
+    files = conf_files(paths, "paths")
     site: dict[str, tuple[str, str, str]] = {}  # setting -> (value, file, place)
     capacity: dict[str, tuple[str, str, str]] = {}
     allocations: list[tuple[Any, str]] = []
@@ -237,6 +252,15 @@ def read_hadoop_conf(paths: Iterable[str | Path], *, warn: bool = True) -> Hadoo
     if warn and ignored:
         warnings.warn(f"not modelled, ignored: {'; '.join(ignored)}", IgnoredSetting, stacklevel=2)
     return setup
+
+
+def conf_files(paths: object, field: str) -> list[Path]:
+    """The files of `expand_paths` of ``paths`` (checked by `as_paths`), at least one (an error names
+    ``field``, the parameter the caller took them as)."""
+    files = expand_paths(as_paths(paths, field))
+    if not files:
+        raise InvalidInput(field, "give at least one file")
+    return files
 
 
 def expand_paths(paths: Iterable[str | Path]) -> list[Path]:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from mypy_extensions import mypyc_attr
 
+from models.checks import as_list
 from models.errors import InvalidInput
 from planner.simulator.jobs import JobRun
 from planner.simulator.layout import ANY, KIND_NAMES, MAP, REDUCE
@@ -40,9 +41,8 @@ class Capacity(Scheduler):
 
     def __init__(self, queues: Any = None, delay: DelaySetting = None) -> None:
         super().__init__(delay)
-        if queues is None:
-            queues = [Queue("default", 1.0, 1.0)]
-        self.queues: list[Queue] = [as_queue(queue, i) for i, queue in enumerate(queues)]
+        given = [Queue("default", 1.0, 1.0)] if queues is None else as_list(queues, "queues", what="a list of queues")
+        self.queues: list[Queue] = [as_queue(queue, i) for i, queue in enumerate(given)]
         names = [queue.name for queue in self.queues]
         if len(set(names)) != len(names):
             raise InvalidInput("queues", f"queue names must be unique, got {names}")

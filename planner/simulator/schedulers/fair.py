@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from mypy_extensions import mypyc_attr
 
-from models.checks import as_int
+from models.checks import as_int, as_list
 from models.errors import InvalidInput
 from planner.simulator.jobs import OFF_RACK, JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
@@ -56,7 +56,8 @@ class Fair(Scheduler):
         super().__init__(delay)
         self.k = None if k is None else as_int(k, "k", minimum=1)
         self.pools: dict[str, Pool] = {}
-        for position, pool in enumerate(pools or []):
+        given = [] if pools is None else as_list(pools, "pools", what="a list of pools")
+        for position, pool in enumerate(given):
             pool = as_pool(pool, position)
             if pool.name in self.pools:
                 raise InvalidInput(f"pools[{position}].name", f"duplicate pool {pool.name!r}")

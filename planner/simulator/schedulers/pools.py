@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from models.checks import as_float, as_int, as_str, check_keys
-from models.errors import InvalidInput
+from models.errors import InvalidType
 from planner.simulator.layout import ANY, MAP
 
 
@@ -65,5 +65,5 @@ def as_pool(value: object, position: int) -> Pool:
     if isinstance(value, dict):
         check_keys(value, Pool.__dataclass_fields__, f"pools[{position}]", required=("name",))
         return Pool(**value)
-    raise InvalidInput(f"pools[{position}]", f"must be a Pool or a mapping, got {type(value).__name__}")
+    raise InvalidType(f"pools[{position}]", f"must be a Pool or a mapping, got {type(value).__name__}")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from models.checks import as_float, as_str, check_keys
-from models.errors import InvalidInput
+from models.errors import InvalidInput, InvalidType
 
 #: How a queue orders its jobs: "fifo" (priority, then submission) or "fair" (YARN's
 #: FairOrderingPolicy: the job using the fewest containers first, then submission).
@@ -55,4 +55,4 @@ def as_queue(value: object, position: int) -> Queue:
     if isinstance(value, dict):
         check_keys(value, Queue.__dataclass_fields__, f"queues[{position}]", required=("name", "capacity"))
         return Queue(**value)
-    raise InvalidInput(f"queues[{position}]", f"must be a Queue or a mapping, got {type(value).__name__}")
+    raise InvalidType(f"queues[{position}]", f"must be a Queue or a mapping, got {type(value).__name__}")
