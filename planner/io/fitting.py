@@ -210,7 +210,7 @@ def runtime_workload(fits: list[RuntimeFit], base: Workload | None = None) -> Wo
     by_name = {f.job: f for f in fits}
     missing = sorted(set(by_name) - set(base.names))
     if missing:
-        raise InvalidInput("fits", f"no job named {shown(missing[0])} in the workload")
+        raise InvalidInput("job", f"no job named {shown(missing[0])} in the workload")
     jobs = [job.with_changes(profile=by_name[job.name].profile) if job.name in by_name else job for job in base]
     return Workload(jobs, name=base.name)
 
