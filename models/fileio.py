@@ -378,6 +378,24 @@ def _status(path: str | Path, field: str, *, follow: bool = True) -> os.stat_res
         raise InvalidInput(field, os_problem(error), source=str(path)) from None
 
 
+def _followed(path: str | Path, field: str, kind: str) -> tuple[Path, os.stat_result | None]:
+    """Where an output named ``path`` lands and what is there now (None: nothing): ``path`` itself,
+    or, for a symbolic link, its final target; a dangling link (to a missing ``kind``) and a loop
+    are refused."""
+    target = Path(path)
+    status = _status(target, field, follow=False)
+    if status is None or not stat.S_ISLNK(status.st_mode):
+        return target, status
+    try:
+        real = Path(os.path.realpath(target, strict=True))
+    except FileNotFoundError:
+        raise InvalidInput(field, f"is a symbolic link to a missing {kind}, {shown_path(os.path.realpath(target))}",
+                           source=str(path)) from None
+    except (OSError, ValueError) as error:
+        raise InvalidInput(field, os_problem(error), source=str(path)) from None
+    return real, _status(real, field)
+
+
 def output_file(path: str | Path, field: str = "(output)") -> Path:
     """The file an output named ``path`` goes to, checked before any work.
 
@@ -385,17 +403,7 @@ def output_file(path: str | Path, field: str = "(output)") -> Path:
     target, which must be nothing yet or a regular file. Refused with an `InvalidInput` naming
     ``path`` and ``field`` (the flag): a folder, a named pipe, a device, a socket, a dangling link,
     a link loop, a name too long, a parent that cannot be looked into."""
-    target = Path(path)
-    status = _status(target, field, follow=False)
-    if status is not None and stat.S_ISLNK(status.st_mode):
-        try:
-            real = Path(os.path.realpath(target, strict=True))
-        except FileNotFoundError:
-            raise InvalidInput(field, f"is a symbolic link to a missing file, {shown_path(os.path.realpath(target))}",
-                               source=str(path)) from None
-        except (OSError, ValueError) as error:
-            raise InvalidInput(field, os_problem(error), source=str(path)) from None
-        target, status = real, _status(real, field)
+    target, status = _followed(path, field, "file")
     if status is not None and stat.S_ISDIR(status.st_mode):
         raise InvalidInput(field, "is a folder; give a file name", source=str(path))
     _check_writable(target.parent, field, str(path))
@@ -411,17 +419,7 @@ def output_folder(path: str | Path, field: str = "(output)", *, empty: bool = Fa
     """The folder an output named ``path`` goes to (``empty``: it must be missing or empty), checked
     before any work, as `output_file` checks a file: a link is followed to its target folder; a
     file, a special file, a dangling link and a link loop are refused."""
-    target = Path(path)
-    status = _status(target, field, follow=False)
-    if status is not None and stat.S_ISLNK(status.st_mode):
-        try:
-            real = Path(os.path.realpath(target, strict=True))
-        except FileNotFoundError:
-            raise InvalidInput(field, f"is a symbolic link to a missing folder, {shown_path(os.path.realpath(target))}",
-                               source=str(path)) from None
-        except (OSError, ValueError) as error:
-            raise InvalidInput(field, os_problem(error), source=str(path)) from None
-        target, status = real, _status(real, field)
+    target, status = _followed(path, field, "folder")
     _check_writable(target.parent, field, str(path))
     if status is None:
         return target

@@ -43,12 +43,13 @@ import tempfile
 import time
 import warnings
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from tests.fuzz_api_calls import HOSTILE_KINDS, Inputs, builders, hostile_value
+from tests.fuzz_run import CaseTimeout, alarm
 
 PACKAGES = ("models", "solvers", "planner")
 #: Outcome classes that pass.
@@ -68,10 +69,6 @@ UNBROKEN = frozenset({"progress", "executor"})
 #: The parameters broken where the signature has more: `SolveStatus` is an Enum, whose call
 #: also takes Python's functional API (names, module, qualname, type, start, boundary).
 ONLY_PARAMETERS = {("solvers", "SolveStatus"): ("value",)}
-
-
-class CaseTimeout(BaseException):
-    """Raised in the case by the alarm (a BaseException: the code under test catches Exception)."""
 
 
 @dataclass(frozen=True)
@@ -213,20 +210,6 @@ def _in_items(items: Sequence, where: str, depth: int, budget: list[int]) -> str
         if found:
             return found
     return None
-
-
-@contextlib.contextmanager
-def alarm(seconds: float) -> Iterator[None]:
-    def ring(signum: int, frame: object) -> None:
-        raise CaseTimeout
-
-    previous = signal.signal(signal.SIGALRM, ring)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def names_parameter(error: BaseException, case: ApiCase, value: object) -> bool:

@@ -4,7 +4,6 @@ stderr with exit status 2 (or a bounded run), never a traceback."""
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 import signal
 import subprocess
@@ -14,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from planner.cli.main import run
 from tests.fuzz_mutations import bomb
+from tests.support.cli import error_line, planner
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -29,20 +28,6 @@ def job_yaml(**raw: str) -> str:
     return "jobs:\n  - {" + ", ".join(f"{key}: {value}" for key, value in fields.items()) + "}\n"
 
 
-def planner(*args: object) -> tuple[int, str, str]:
-    """The command in this process: (status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = run([str(a) for a in args])
-    return status, out.getvalue(), err.getvalue()
-
-
-def error_line(*args: object) -> str:
-    status, stdout, stderr = planner(*args)
-    lines = stderr.strip().splitlines()
-    assert status == 2 and len(lines) == 1 and lines[0].startswith("error: "), (status, stderr)
-    assert "Traceback" not in stderr and stdout == ""
-    return lines[0]
 
 
 @pytest.mark.parametrize(("job", "cluster", "needle"), [

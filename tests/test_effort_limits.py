@@ -4,15 +4,12 @@ a long run announces its estimate and shows its progress with an ETA on stderr."
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import time
 
 import pytest
 
 from models import Cluster, InvalidInput, Job, PlannerError, Workload
-from planner.cli.main import run
 from planner.examples.workloads import random_batch
 from planner.limits import MAX_SIMULATION_BYTES, MAX_SIMULATION_SECONDS, MAX_TASK_RUNS
 from planner.proof.compare import compare
@@ -29,18 +26,12 @@ from planner.simulator.run import Run
 from solvers import pack_phases, schedule_pairs
 from solvers.packing.problem import MAX_PACKING_PAIRS, check_packing_size
 from solvers.pairs.problem import MAX_PAIR_ENTRIES, MAX_PAIR_SPLITS, check_pair_size
+from tests.support.cli import planner
 
 #: Two jobs: 150 maps and 10 reduces (hand-worked figures below).
 SMALL = Workload([Job("a", map_tasks=100, reduce_tasks=10, map_time=10.0, reduce_time=5.0),
                   Job("b", map_tasks=50, map_time=10.0)])
 
-
-def planner(*args: object) -> tuple[int, str, str]:
-    """The command in this process: (status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = run([str(a) for a in args])
-    return status, out.getvalue(), err.getvalue()
 
 
 def test_the_estimate_by_hand():

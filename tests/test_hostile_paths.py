@@ -20,7 +20,7 @@ from models.errors import InvalidInput
 from models.fileio import output_file, output_folder, write_atomic, write_folder
 from models.limits import MAX_NESTING
 from planner.cli.console import escaped, one_line
-from planner.cli.main import run
+from tests.support.cli import error_line, planner
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -28,19 +28,6 @@ NIGHTLY, CLUSTER = EXAMPLES / "nightly.yaml", EXAMPLES / "cluster.yaml"
 LONG_NAME = "a" * 300  # one path component over NAME_MAX (255 bytes)
 
 
-def planner(*args: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = run([str(a) for a in args])
-    return status, out.getvalue(), err.getvalue()
-
-
-def error_line(*args: object) -> str:
-    status, _, stderr = planner(*args)
-    lines = stderr.strip().splitlines()
-    assert status == 2 and len(lines) == 1 and lines[0].startswith("error: "), (status, stderr)
-    assert "Traceback" not in stderr
-    return lines[0]
 
 
 @pytest.fixture
