@@ -24,7 +24,7 @@ from solvers import (
     two_stage_makespan,
 )
 from solvers.backends.milp import MAX_HIGHS_SEED, MAX_HIGHS_THREADS
-from solvers.backends.pso import MAX_NUMPY_SEED, MAX_PSO_ITERATIONS, MAX_PSO_PARTICLES
+from solvers.backends.pso import MAX_NUMPY_SEED, MAX_PSO_HISTORY_BYTES, MAX_PSO_ITERATIONS, MAX_PSO_PARTICLES
 from solvers.ordering.two_stage import MAX_STAGE_TOTAL
 
 JOBS = [Job("a", 4, 1, 10.0, 5.0), Job("b", 2, 2, 8.0, 6.0)]
@@ -129,3 +129,26 @@ def test_swarms_are_bounded():
         PsoOptions(particles=MAX_PSO_PARTICLES + 1)
     with pytest.raises(InvalidInput, match="iterations: must be <= 100,000, got 1000000000"):
         PsoOptions(iterations=10**9)
+
+
+def test_a_swarm_whose_history_passes_the_budget_is_refused_before_it_starts(monkeypatch):
+    """16 bytes (a position and a velocity) per particle, iteration and dimension. The budget is
+    4 GiB: 2**14 particles x 2**13 iterations in 3 dimensions keep 2**14 * 2**13 * 3 * 16 = 6 GiB,
+    refused before pyswarms allocates anything (the cost is never called). At the boundary, with
+    the budget lowered to 4 particles x 3 iterations x 2 dimensions x 16 = 384 bytes: 2 dimensions
+    run, 3 are refused."""
+    import solvers.backends.pso as pso
+
+    def never(positions):
+        raise AssertionError("the swarm started")
+
+    assert MAX_PSO_HISTORY_BYTES == 4 * 2**30
+    with pytest.raises(InvalidInput, match=r"options: a swarm of 16,384 particles x 8,192 iterations in 3 "
+                                           r"dimensions keeps 6.0 GiB of history; at most 4 GiB"):
+        minimize_pso(never, np.zeros(3), np.ones(3), options=PsoOptions(particles=2**14, iterations=2**13))
+    monkeypatch.setattr(pso, "MAX_PSO_HISTORY_BYTES", 384)
+    small = PsoOptions(particles=4, iterations=3)
+    found = minimize_pso(lambda x: (x ** 2).sum(axis=1), np.zeros(2), np.ones(2), options=small)
+    assert found.iterations == 3 and 0.0 <= found.cost <= 2.0
+    with pytest.raises(InvalidInput, match=r"keeps 0\.0 GiB of history"):
+        minimize_pso(never, np.zeros(3), np.ones(3), options=small)

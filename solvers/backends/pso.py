@@ -32,6 +32,13 @@ MAX_PSO_PARTICLES = 100_000
 #: Iterations of a swarm: 500 times the Packing paper's 200 (pyswarms keeps every iteration's
 #: positions and velocities, so the history grows with iterations x particles x dimensions).
 MAX_PSO_ITERATIONS = 100_000
+#: pyswarms keeps every iteration's positions and velocities (8 bytes each, per particle and
+#: dimension): a swarm whose history would pass this many bytes is refused before it starts, as a
+#: simulation past `planner.limits.MAX_SIMULATION_BYTES` is. The Packing paper's swarm (1,500
+#: particles, 200 iterations) keeps 4.8 MB a dimension: up to 894 dimensions.
+MAX_PSO_HISTORY_BYTES = 4 * 2**30
+#: Bytes of history per particle, iteration and dimension (a position and a velocity).
+HISTORY_BYTES_PER_ENTRY = 16
 
 
 @dataclass(frozen=True)
@@ -152,6 +159,11 @@ def minimize(
                                     f"{upper.size}")
     if np.any(upper <= lower):
         raise InvalidInput("upper", "every upper bound must exceed its lower bound")
+    history = HISTORY_BYTES_PER_ENTRY * options.particles * options.iterations * lower.size
+    if history > MAX_PSO_HISTORY_BYTES:
+        raise InvalidInput("options", f"a swarm of {options.particles:,} particles x {options.iterations:,} iterations "
+                                      f"in {lower.size:,} dimensions keeps {history / 2**30:.1f} GiB of history; at "
+                                      f"most {MAX_PSO_HISTORY_BYTES / 2**30:.0f} GiB (MAX_PSO_HISTORY_BYTES)")
     clock = Stopwatch()
     logging.getLogger("pyswarms").setLevel(logging.WARNING)
     with _numpy_global_seed(seed), _pyswarms_logging_untouched():
