@@ -26,18 +26,32 @@ JOBS = 2
 
 
 def _rows(campaign: str, outcomes: list, family_of, passing: tuple[str, ...], seconds: float) -> list[Row]:
+    """A row per family and one for all: failing cases (the objective, floor 0), the count of each
+    class and the first failing cases' numbers (to run again: ``--first N --cases 1``)."""
     by_family: dict[str, Counter] = {}
+    failing_cases: dict[str, list[int]] = {}
     for outcome in outcomes:
-        by_family.setdefault(family_of(outcome), Counter())[outcome.verdict] += 1
+        family = family_of(outcome)
+        by_family.setdefault(family, Counter())[outcome.verdict] += 1
+        if outcome.verdict not in passing:
+            failing_cases.setdefault(family, []).append(_index(outcome))
+            failing_cases.setdefault("(all)", []).append(_index(outcome))
     by_family["(all)"] = sum(by_family.values(), Counter())
     rows = []
     for family, counts in sorted(by_family.items()):
         failing = sum(n for verdict, n in counts.items() if verdict not in passing)
         detail = ", ".join(f"{verdict} {n}" for verdict, n in counts.most_common())
+        if family in failing_cases:
+            detail += "; failing cases " + " ".join(str(i) for i in sorted(failing_cases[family])[:10])
         rows.append(Row("fuzz", f"{campaign}: {family}", f"{sum(counts.values())} cases", float(failing), None, None,
                         seconds if family == "(all)" else 0.0, "ok" if failing == 0 else "failing", 1,
                         detail=detail, floor_objective=0.0))
     return rows
+
+
+def _index(outcome) -> int:
+    case = getattr(outcome, "case", None)
+    return case.index if case is not None else outcome.index
 
 
 @register("fuzz", suites=("full",))

@@ -84,10 +84,10 @@ def test_the_fuzz_rows_count_failing_cases_per_family():
 
     from benchmarks.bench_fuzz import _rows
 
-    outcomes = [SimpleNamespace(family=family, verdict=verdict) for family, verdict in
-                (("a", "ok"), ("a", "ok"), ("a", "hang"), ("b", "refused up front"))]
+    outcomes = [SimpleNamespace(index=index, family=family, verdict=verdict) for index, (family, verdict) in
+                enumerate((("a", "ok"), ("a", "ok"), ("a", "hang"), ("b", "refused up front")))]
     rows = {row.instance: row for row in _rows("cli", outcomes, lambda o: o.family, ("ok", "refused up front"), 9.0)}
     assert [rows[name].objective for name in ("cli: (all)", "cli: a", "cli: b")] == [1.0, 1.0, 0.0]
     assert [rows[name].meets_floor for name in ("cli: (all)", "cli: a", "cli: b")] == [False, False, True]
-    assert rows["cli: a"].detail == "ok 2, hang 1" and rows["cli: a"].method == "3 cases"
+    assert rows["cli: a"].detail == "ok 2, hang 1; failing cases 2" and rows["cli: a"].method == "3 cases"
     assert rows["cli: (all)"].seconds == 9.0 and rows["cli: b"].seconds == 0.0
