@@ -139,3 +139,20 @@ def test_a_program_importing_planner_keeps_its_sigterm_handling(tmp_path):
                           cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True,
                           preexec_fn=_default_signals, timeout=60)
     assert done.returncode == -signal.SIGTERM
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_once_the_work_is_done_leaves_the_status_alone(signum):
+    """Python's exit puts the default handlers back, and a signal landing there killed the command
+    by the signal (-15, -2) after its outputs were complete (the fuzz campaign: 6 of 105 signal
+    cases): `end_command`, as `main` returns, ignores both in the command, so the status stays
+    the command's. A program that is not the command keeps its handlers (the test above)."""
+    code = ("import os, signal, sys\n"
+            "import planner.cli.startup as startup\n"
+            "startup.is_the_command = lambda argv=None: True\n"
+            "startup.end_command()\n"
+            f"os.kill(os.getpid(), {int(signum)})\n"
+            "print('finished')\n")
+    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, preexec_fn=_default_signals, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "finished\n", "")

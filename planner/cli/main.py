@@ -24,6 +24,7 @@ from planner.cli.startup import (
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
     Terminated,
+    end_command,
     end_startup,
     forget_unhandled_interrupt,
 )
@@ -100,4 +101,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = EXIT_TERMINATED
     if status in (EXIT_INTERRUPTED, EXIT_TERMINATED):
         forget_unhandled_interrupt()
+    end_command()
     return status

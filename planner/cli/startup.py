@@ -85,6 +85,23 @@ def end_startup() -> None:
         pass
 
 
+def end_command() -> None:
+    """Ignore Ctrl-C and SIGTERM from here to the process's end, in the `planner` command only.
+
+    Called as `planner.cli.main.main` returns, once the command's work is done and its status
+    known: Python's exit (flushing, running atexit, finalizing) puts the default handlers back,
+    and a signal arriving then killed the process by the signal (a status of -2 or -15 rather
+    than the command's own) although its outputs were complete. The status is what the command
+    did."""
+    if not is_the_command():
+        return
+    try:  # ValueError off the main thread
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    except ValueError:
+        pass
+
+
 def forget_unhandled_interrupt() -> None:
     """Let a Ctrl-C the command handled end it with its own status (130), not by the signal.
 
