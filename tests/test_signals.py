@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from planner.cli.console import exits_cleanly
+from planner.cli.startup import Terminated
+
 ROOT = Path(__file__).resolve().parent.parent
 CLUSTER = ROOT / "examples" / "cluster.yaml"
 NIGHTLY = ROOT / "examples" / "nightly.yaml"
@@ -156,3 +159,21 @@ def test_a_signal_once_the_work_is_done_leaves_the_status_alone(signum):
     done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(ROOT)},
                           capture_output=True, text=True, preexec_fn=_default_signals, timeout=60)
     assert (done.returncode, done.stdout, done.stderr) == (0, "finished\n", "")
+
+
+@pytest.mark.parametrize("signalled", [KeyboardInterrupt(), Terminated()], ids=["SIGINT", "SIGTERM"])
+def test_an_import_the_signal_interrupted_ends_as_the_signal(signalled):
+    """A signal during a C extension's initialization (SciPy's pybind11 HiGHS wrapper, in the fuzz
+    campaign) comes out as "ImportError: initialization failed" caused by the signal's exception:
+    the command re-raises the signal's exception (130 or 143), any other ImportError stays itself."""
+
+    def interrupted_import():
+        try:
+            raise signalled
+        except BaseException as error:
+            raise ImportError("initialization failed") from error
+
+    with pytest.raises(type(signalled)):
+        exits_cleanly(interrupted_import)()
+    with pytest.raises(ImportError, match="no module"):
+        exits_cleanly(lambda: (_ for _ in ()).throw(ImportError("no module")))()

@@ -24,6 +24,7 @@ from models.checks import shown
 from models.cluster import Cluster
 from models.errors import InfeasibleProblem, InvalidInput, PlannerError
 from models.limits import MAX_TOTAL_SLOTS
+from planner.cli.startup import Terminated
 from planner.limits import check_heartbeats
 from planner.proof.formats import shown_value
 
@@ -94,11 +95,33 @@ def exits_cleanly(command: F) -> F:
         except OSError as error:  # a path no reader checked: still one line naming it
             print(one_line(f"error: {os_error_line(error)}"), file=sys.stderr)
             raise typer.Exit(EXIT_BAD_INPUT) from None
+        except Exception as error:  # an import or a library call the signal interrupted
+            signalled = interrupt_behind(error)
+            if signalled is None:
+                raise
+            raise signalled from None
         for line in dict.fromkeys(seen):  # once each, in order
             print(line, file=sys.stderr)
         return result
 
     return wrapper  # type: ignore[return-value]
+
+
+def interrupt_behind(error: BaseException) -> BaseException | None:
+    """The Ctrl-C (KeyboardInterrupt) or SIGTERM (`Terminated`) that caused ``error``, if one did.
+
+    A C extension whose initialization is interrupted (pybind11's, such as SciPy's HiGHS wrapper)
+    reports "ImportError: initialization failed" caused by the signal's exception (CPython's own
+    "SystemError: ... raised unreported exception" likewise): the command then ends as the signal
+    asked (130 or 143), not with that traceback."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, (KeyboardInterrupt, Terminated)):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 def os_error_line(error: OSError) -> str:
