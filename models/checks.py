@@ -203,8 +203,7 @@ def as_list(value: object, field: str, *, what: str = "a list", maximum: int | N
     """The items of a list, tuple or other iterable (not a string, bytes or a mapping, whose items
     are rarely what was meant), at most ``maximum`` of them (``limit``: the constant's name, for the
     message): an endless or huge iterable is refused after ``maximum + 1`` items, never drawn whole."""
-    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
-        raise InvalidType(field, f"must be {what}, got {shown(value)} ({_type_name(value)})")
+    as_iterable(value, field, what=what)
     if maximum is None:
         return list(value)
     items = list(itertools.islice(value, maximum + 1))
@@ -225,17 +224,17 @@ def as_callable(value: object, field: str) -> Any:
     return value
 
 
-def as_iterable(value: object, field: str) -> Iterable:
-    """``value`` when it is a list, tuple or other iterable; a string, a mapping or a
+def as_iterable(value: object, field: str, *, what: str = "a sequence") -> Iterable:
+    """``value`` when it is a list, tuple or other iterable; a string, bytes, a mapping or a
     non-iterable is refused (iterating one would be a mistake, not a sequence)."""
-    if isinstance(value, (str, bytes, dict)) or not isinstance(value, Iterable):
-        raise InvalidType(field, f"must be a sequence, got {shown(value)} ({_type_name(value)})")
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+        raise InvalidType(field, f"must be {what}, got {shown(value)} ({_type_name(value)})")
     return value
 
 
 def as_items(value: object, field: str) -> list:
-    """The items of `as_iterable` ``value``, as a list."""
-    return list(as_iterable(value, field))
+    """The items of `as_iterable` ``value``, as a list (`as_list` without a bound)."""
+    return as_list(value, field, what="a sequence")
 
 
 def as_array(
