@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 from models.checks import as_float, as_int, as_str, shown
+from models.dag import Dependency, as_dependencies
 from models.errors import InvalidInput
 from models.limits import MAX_BYTES, MAX_PRIORITY, MAX_SECONDS, MAX_TASKS, MAX_WEIGHT, MIN_TASK_SECONDS, MIN_WEIGHT
 
@@ -40,6 +41,10 @@ class Job:
     moves from its maps to its reduces, and writes (None: unknown). Importers fill
     them from traces that record them (SWIM, Rumen); the simulator's network model
     moves them over the cluster's links (`SimOptions.network`).
+
+    ``after`` names the jobs this one waits for (`models.dag.Dependency`: a name, or a name and a
+    delay): it is submitted once they have all finished (plus their delays), and not before
+    ``submit``. Names are checked against the batch by `Workload` (`models.dag.Precedence`).
     """
 
     name: str
@@ -56,6 +61,7 @@ class Job:
     input_bytes: float | None = None
     shuffle_bytes: float | None = None
     output_bytes: float | None = None
+    after: tuple[Dependency, ...] = ()
     profile: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -85,6 +91,9 @@ class Job:
         if self.shuffle_bytes and not self.reduce_tasks:
             raise InvalidInput("shuffle_bytes", "a map-only job (no reduce tasks) shuffles nothing; give 0 or leave "
                                                 "it out")
+        put(self, "after", as_dependencies(self.after, "after"))
+        if any(dependency.job == self.name for dependency in self.after):
+            raise InvalidInput("after", f"job {shown(self.name)} cannot wait for itself")
         if self.profile is not None and not callable(self.profile):
             raise InvalidInput("profile", f"must be callable as profile(n), got {type(self.profile).__name__}")
         if self.map_tasks == 0 and self.profile is None:

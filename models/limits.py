@@ -16,6 +16,9 @@ MAX_TASKS = 1_000_000
 MAX_WORKLOAD_TASKS = 10_000_000
 #: Jobs in a workload.
 MAX_JOBS = 100_000
+#: Jobs one job waits for (`Job.after`); a batch's dependencies are bounded by the jobs' count
+#: times this, and checking them (unknown names, cycles) is linear in that.
+MAX_PREDECESSORS = 1_000
 #: Seconds: task times, submit times, deadlines, delays and timeouts (about 31.7 years).
 MAX_SECONDS = 1e9
 #: The shortest mean task time (and F(1) of a profile): a millisecond. Shorter ones are noise, and

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from models.checks import as_items, as_iterable, as_mapping, as_str, check_keys, shown
+from models.dag import Precedence
 from models.errors import InvalidInput, InvalidType
 from models.fileio import dump_mapping, read_mapping
 from models.job import Job
@@ -17,9 +18,10 @@ _DEFAULTS = {name: f.default for name, f in Job.__dataclass_fields__.items()}
 
 
 class Workload:
-    """An ordered batch of jobs with unique names."""
+    """An ordered batch of jobs with unique names; the jobs' ``after`` name jobs of the batch and
+    make no cycle (`precedence`)."""
 
-    __slots__ = ("_index", "jobs", "name")
+    __slots__ = ("_index", "_precedence", "jobs", "name")
 
     def __init__(self, jobs: Iterable[Job], name: str | None = None) -> None:
         checked: list[Job] = []
@@ -45,6 +47,19 @@ class Workload:
         self.jobs: tuple[Job, ...] = tuple(checked)
         self.name = name
         self._index = index
+        self._precedence = Precedence(checked) if any(job.after for job in checked) else None
+
+    @property
+    def precedence(self) -> Precedence:
+        """The jobs' dependencies as a checked graph (`models.dag.Precedence`)."""
+        if self._precedence is None:
+            self._precedence = Precedence(self.jobs)
+        return self._precedence
+
+    @property
+    def has_dependencies(self) -> bool:
+        """Whether any job waits for another (``after``)."""
+        return any(job.after for job in self.jobs)
 
     def __len__(self) -> int:
         return len(self.jobs)
@@ -83,7 +98,11 @@ class Workload:
         """Flat records, one per job, with the derived work columns (for a DataFrame)."""
         rows = []
         for job in self.jobs:
-            row = {name: getattr(job, name) for name in _JOB_FIELDS if name != "profile"}
+            row = {name: getattr(job, name) for name in _JOB_FIELDS if name not in ("profile", "after")}
+            row["after"] = ", ".join(
+                dependency.job if not dependency.delay else f"{dependency.job} (+{dependency.delay:g} s)"
+                for dependency in job.after
+            )
             row["map_work"] = job.map_work
             row["reduce_work"] = job.reduce_work
             rows.append(row)
@@ -161,7 +180,10 @@ def job_to_dict(job: Job) -> dict[str, Any]:
     data: dict[str, Any] = {"name": job.name}
     for name in _JOB_FIELDS[1:]:
         value = getattr(job, name)
-        if name == "profile":
+        if name == "after":
+            if value:
+                data["after"] = [dependency.to_item() for dependency in value]
+        elif name == "profile":
             if value is not None:
                 from models.profiles import profile_to_dict
 

@@ -180,6 +180,21 @@ class Simulation:
         self._order = [0] * len(specs)  # workload index -> rank by (submit, name): `JobRun.order`
         for rank, index in enumerate(by_submission):
             self._order[index] = rank
+        self._by_submission = by_submission
+        # Dependencies (`Job.after`): a job arrives once its predecessors have all finished (plus their
+        # delays), not before its submit time. ``ready_at`` is when it may arrive so far, ``held_by``
+        # the workload index of the predecessor that last pushed it later (-1: its submit time rules),
+        # ``waiting_on`` how many predecessors are unfinished. With dependencies a job's `JobRun.order`
+        # is its rank of arrival: arrivals pop in time order, those of one instant in (submit, name)
+        # order for the jobs that wait for nothing, then in the order they became ready.
+        self.dependent = self.workload.has_dependencies
+        self.successors: list[list[tuple[int, float]]] = (
+            self.workload.precedence.successors if self.dependent else []
+        )
+        self.waiting_on = [len(job.after) for job in specs]
+        self.ready_at = [float(job.submit) for job in specs]
+        self.held_by = [-1] * len(specs)
+        self.arrivals = 0
         self.active: dict[str, JobRun] = {}
         self.running_total = 0
         # Reducers: copying ones have no end event yet; compute limits per node.
@@ -256,8 +271,14 @@ class Simulation:
 
     def _run(self) -> None:
         self._rngs = np.random.SeedSequence(self.seed).spawn(len(self.workload))
-        for index, job in enumerate(self.workload):
-            self.events.push(job.submit, ARRIVE, index, ARRIVAL)
+        if self.dependent:
+            specs = self.workload.jobs
+            for index in self._by_submission:
+                if self.waiting_on[index] == 0:
+                    self.events.push(specs[index].submit, ARRIVE, index, ARRIVAL)
+        else:
+            for index, job in enumerate(self.workload):
+                self.events.push(job.submit, ARRIVE, index, ARRIVAL)
         self.scheduler.bind(self)
         events = self.events
         settles = self.scheduler.settles
@@ -312,6 +333,10 @@ class Simulation:
         if self.active:
             names = ", ".join(list(self.active)[:3])
             raise SimulationStalled(f"simulation ended with unfinished jobs ({names}); no slot can run them")
+        if self.dependent and len(self.jobs) < len(self.workload):
+            names = ", ".join(job.name for index, job in enumerate(self.workload.jobs) if self.waiting_on[index])
+            raise SimulationStalled(f"simulation ended with jobs never submitted ({names[:200]}): their "
+                                    "predecessors did not finish")
 
     def _report_progress(self) -> None:
         """Another ``progress_every`` attempts have ended: report progress (if asked)."""
@@ -327,7 +352,11 @@ class Simulation:
                      options.task_time_cv, options.reduce_slowstart, np.random.default_rng(self._rngs[index]),
                      options.rack_factor[job_spec.intensity], options.off_rack_factor[job_spec.intensity],
                      options.task_times.get(job_spec.name) if options.task_times else None)
-        job.order = self._order[index]
+        if self.dependent:
+            job.order = self.arrivals
+            self.arrivals += 1
+        else:
+            job.order = self._order[index]
         self.last_change = now  # new work: the stall clock starts over
         if self.network is not None:
             self._network_job(job)
@@ -754,8 +783,22 @@ class Simulation:
             del self.active[job.name]
             self.scheduler.job_finished(job, now)
             job.drop_tasks()
+            if self.dependent:
+                self._release_successors(job.index, now)
             if self.pending[0] or self.pending[1]:
                 self._work_appeared()  # a job waiting for a running-job limit may start
+
+    def _release_successors(self, index: int, now: float) -> None:
+        """The job at ``index`` finished: its successors may arrive once their delays have passed."""
+        for after, delay in self.successors[index]:
+            at = now + delay
+            if at > self.ready_at[after]:
+                self.ready_at[after] = at
+                self.held_by[after] = index
+            left = self.waiting_on[after] - 1
+            self.waiting_on[after] = left
+            if left == 0:
+                self.events.push(self.ready_at[after], ARRIVE, after, ARRIVAL)
 
     def _compute_slot_freed(self, node: int, now: float) -> None:
         self.computing[node] = self.computing[node] - 1

@@ -23,10 +23,14 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, eq=False)
 class SimResult:
-    """One run: ``jobs`` records (name, submit, start, map_done, finish,
-    response), task attempts (``attempts`` tuples, `tasks` flat records), and
+    """One run: ``jobs`` records (name, submit, ready, held_by, start, map_done,
+    finish, response), task attempts (``attempts`` tuples, `tasks` flat records), and
     summary numbers, computed on first use:
 
+    - ``ready`` is when the job could be submitted: its submit time, or later when it waits for
+      other jobs (``Job.after``) that finished later (plus their delays); ``held_by`` names the
+      predecessor that held it last (None: its submit time came after all of them).
+      ``response`` counts from ``submit``.
     - ``makespan``: last finish minus first submission, in seconds.
     - ``locality``: fractions of completed map tasks that ran node-local,
       rack-local and off-rack.
@@ -84,6 +88,8 @@ class SimResult:
             {
                 "name": run.name,
                 "submit": run.submit,
+                "ready": sim.ready_at[run.index],
+                "held_by": None if sim.held_by[run.index] < 0 else sim.workload.jobs[sim.held_by[run.index]].name,
                 "start": run.start,
                 "map_done": run.map_done,
                 "finish": run.finish,
