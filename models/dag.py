@@ -252,6 +252,17 @@ class Precedence:
                     latest[position] = bound
         return latest
 
+    def tails(self, durations: Sequence[float]) -> list[float]:
+        """Each job's longest remaining path: its own duration plus the longest chain of delays and
+        durations of the jobs that wait for it, directly or not (a list heuristic's priority)."""
+        tail = [float(d) for d in durations]
+        for position in reversed(self.order):
+            for after, delay in self.successors[position]:
+                through = float(durations[position]) + delay + tail[after]
+                if through > tail[position]:
+                    tail[position] = through
+        return tail
+
     def critical_path(self, durations: Sequence[float]) -> list[str]:
         """The names of a longest chain (`schedule`'s critical jobs), first to last."""
         timings = self.schedule(durations)
