@@ -61,7 +61,7 @@ def as_dependencies(value: object, field: str = "after") -> tuple[Dependency, ..
             try:
                 dependency = Dependency(item)
             except InvalidInput as error:
-                raise InvalidInput(where, error.reason) from None
+                raise type(error)(where, error.problem) from None
         elif isinstance(item, Mapping):
             check_keys(dict(item), ("job", "delay"), where, required=("job",))
             try:
