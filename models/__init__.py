@@ -28,7 +28,6 @@ _PUBLIC = {
     "RuntimeProfile": "models.job",
     "Dependency": "models.dag",
     "Precedence": "models.dag",
-    "Timing": "models.dag",
     "PlannerError": "models.errors",
     "InvalidInput": "models.errors",
     "InvalidType": "models.errors",

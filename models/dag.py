@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from models.checks import as_float, as_str, check_keys, shown
+from models.checks import as_float, as_items, as_str, check_keys, shown
 from models.errors import InvalidInput, InvalidType
 from models.limits import MAX_PREDECESSORS, MAX_SECONDS
 
@@ -101,8 +101,14 @@ class Precedence:
     __slots__ = ("edges", "names", "order", "predecessors", "submits", "successors")
 
     def __init__(self, jobs: Sequence[Any]) -> None:
+        jobs = as_items(jobs, "jobs")
+        for position, job in enumerate(jobs):
+            if not (isinstance(getattr(job, "name", None), str) and isinstance(getattr(job, "submit", None), float)
+                    and isinstance(getattr(job, "after", None), tuple)
+                    and all(isinstance(dependency, Dependency) for dependency in job.after)):
+                raise InvalidType(f"jobs[{position}]", f"must be a Job, got {shown(job)} ({type(job).__name__})")
         self.names = [job.name for job in jobs]
-        self.submits = [float(job.submit) for job in jobs]
+        self.submits = [job.submit for job in jobs]
         index = {name: position for position, name in enumerate(self.names)}
         self.predecessors: list[tuple[tuple[int, float], ...]] = []
         self.successors: list[list[tuple[int, float]]] = [[] for _ in jobs]

@@ -20,8 +20,10 @@ def fingerprint(data: Any) -> str:
 def workload_fingerprint(workload: Workload) -> str:
     from models.job import BYTE_FIELDS
 
-    # Unknown byte counts are left out, so that plans made before jobs had them still match.
-    records = [{key: value for key, value in record.items() if not (key in BYTE_FIELDS and value is None)}
+    # Unknown byte counts and an empty ``after`` are left out, so that plans made before jobs had
+    # them still match.
+    records = [{key: value for key, value in record.items()
+                if not (key in BYTE_FIELDS and value is None) and not (key == "after" and not value)}
                for record in workload.to_records()]
     data: dict[str, Any] = {"name": workload.name, "jobs": records}
     if any(job.profile is not None for job in workload):  # VM plans are made from the profiles

@@ -189,6 +189,8 @@ def _models() -> dict[str, Builder]:
                               "primaries_per_extra": 2, "overcommit_penalty": 1.3, "heartbeat": 3.0,
                               "replication": 3, "network_gbps": 1.0, "rack_oversubscription": 1.0},
         "Workload": lambda i: {"jobs": i.jobs, "name": "nightly"},
+        "Dependency": lambda i: {"job": "etl", "delay": 30.0},
+        "Precedence": lambda i: {"jobs": i.jobs},
         "Job": lambda i: {"name": "etl", "map_tasks": 10, "reduce_tasks": 2, "map_time": 30.0, "reduce_time": 60.0,
                           "submit": 5.0, "pool": "production", "weight": 2.0, "priority": 1, "deadline": 900.0,
                           "intensity": "io", "input_bytes": 1e9, "shuffle_bytes": 1e8, "output_bytes": 1e7},

@@ -21,9 +21,9 @@ def test_fifo_batch_of_two_jobs_takes_300_s():
     while b's maps run 100-200; b's reduces 200-300. a finishes at 200, b at 300: makespan 300."""
     result = simulate(TWO_JOBS, TEN_AND_TEN, "fifo")
     assert result.makespan == 300.0
-    assert result.job("a") == {"name": "a", "submit": 0.0, "start": 0.0, "map_done": 100.0, "finish": 200.0,
+    assert result.job("a") == {"name": "a", "submit": 0.0, "ready": 0.0, "held_by": None, "start": 0.0, "map_done": 100.0, "finish": 200.0,
                                "response": 200.0, "deadline": None, "margin": None}
-    assert result.job("b") == {"name": "b", "submit": 0.0, "start": 100.0, "map_done": 200.0, "finish": 300.0,
+    assert result.job("b") == {"name": "b", "submit": 0.0, "ready": 0.0, "held_by": None, "start": 100.0, "map_done": 200.0, "finish": 300.0,
                                "response": 300.0, "deadline": None, "margin": None}
     assert result.locality == {"node": 1.0, "rack": 0.0, "off": 0.0}
 
