@@ -380,11 +380,13 @@ def _action(element: ElementTree.Element, where: str, node_name: str, graph: _Gr
     elif action_type == "sub-workflow":
         _sub_workflow(body, f"{where}.sub-workflow", node_name, key, ok, graph, scope, options, stack, source)
     else:
-        conf = {**global_conf, **_configuration(body, f"{where}.{action_type}", source)}
+        conf = _configuration(body, f"{where}.{action_type}", source)
+        if not any(queue_key in conf for queue_key in OOZIE_QUEUE_KEYS):  # the action's own queue, else <global>'s
+            conf = global_conf
         pool = None
         for queue_key in OOZIE_QUEUE_KEYS:
             if queue_key in conf:
-                at = f"{where}.configuration.{queue_key}"
+                at = f"{where if conf is not global_conf else 'global'}.configuration.{queue_key}"
                 value = scope.resolve(conf[queue_key], at, source).strip()
                 if not value:
                     raise InvalidInput(at, "is empty", source=source)
@@ -548,7 +550,8 @@ class _Profiles:
         if self.default is not None:
             return self.default, "default"
         raise InvalidInput(f"action[{node.key}]", "no profile: no trace job of that name and no match "
-                                                  f"(give --map {node.key}=TRACEJOB, or a default job)", source=source)
+                                                  f"(give a match {node.key}=TRACEJOB, --map, or a default job, "
+                                                  "--default-job)", source=source)
 
 
 def read_oozie(
@@ -607,15 +610,19 @@ def read_oozie(
     stray = sorted(set(matches) - known)
     if stray:
         raise InvalidInput(f"matches.{key_name(stray[0])}", "is not a cluster action of the workflow", source=source)
+    for key, wanted in matches.items():
+        if workload is not None and wanted not in workload:
+            raise InvalidInput(f"matches.{key_name(key)}", f"trace job {shown(wanted)} is not in the trace "
+                                                           f"{_trace_name(trace)}", source=source)
     if not actions:
         kinds = sorted({node.kind for node in order} - {"start", "end", "kill"})
-        raise InvalidInput("", "the workflow runs no action on the cluster"
+        raise InvalidInput("workflow-app", "the workflow runs no action on the cluster"
                                + (" (its fs, ssh and email actions pass through)" if "local" in kinds else ""),
                            source=source)
     if len(actions) > MAX_JOBS:
-        raise InvalidInput("", f"a workload has at most {MAX_JOBS:,} jobs; the workflow has {len(actions):,} "
+        raise InvalidInput("workflow-app", f"a workload has at most {MAX_JOBS:,} jobs; the workflow has {len(actions):,} "
                                "cluster actions", source=source)
-    profiles = _Profiles(workload, str(trace) if not isinstance(trace, Workload) else "given", matches, default_job)
+    profiles = _Profiles(workload, _trace_name(trace), matches, default_job)
     after = _dependencies(order)
     jobs = []
     for node in actions:
@@ -663,6 +670,10 @@ def _matches(value: object) -> dict[str, str]:
                 for name, job in mapping.items()}
     except InvalidInput as error:
         raise error.in_file(source) if source else error from None
+
+
+def _trace_name(trace: object) -> str:
+    return f"workload {shown(trace.name)}" if isinstance(trace, Workload) else str(trace)
 
 
 def _trace(trace: object, trace_format: str) -> Workload | None:
