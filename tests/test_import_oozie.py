@@ -109,10 +109,55 @@ def test_sub_workflow_sample_is_inlined_from_a_local_file_else_refused(oozie):
                    sub_workflows={"subworkflow-node": oozie / "map-reduce-workflow.xml"})
 
 
-def test_coordinator_sample_is_refused_in_one_line(oozie):
-    with pytest.raises(InvalidInput, match=r"aggregator-coordinator.xml: coordinator-app: coordinators are not "
-                                           r"imported; import the workflow it starts"):
+def test_coordinator_sample_is_a_run_per_nominal_time(oozie, teragen):
+    """Hourly from 01:00 to 04:00: three runs of the aggregator workflow, submitted 0, 3600 and
+    7200 s in; concurrency 1, so each run waits for the one before."""
+    workload = read_oozie(oozie / "aggregator-coordinator.xml", trace=teragen, matches={"aggregator": TERAGEN},
+                          properties=oozie / "sample-coordinator.properties")
+    names = ["2010-01-01T01:00Z/aggregator", "2010-01-01T02:00Z/aggregator", "2010-01-01T03:00Z/aggregator"]
+    assert workload.name == "aggregator-coord" and workload.names == names
+    assert [job.submit for job in workload] == [0.0, 3600.0, 7200.0]
+    assert _after(workload) == {names[0]: [], names[1]: [names[0]], names[2]: [names[1]]}
+    assert {job.pool for job in workload} == {"hourly"}
+    with pytest.raises(InvalidInput, match=r"aggregator-coordinator.xml: coordinator-app.frequency: .*\$\{start\} "
+                                           r"is not defined|coordinator-app.start: \$\{start\} is not defined"):
         read_oozie(oozie / "aggregator-coordinator.xml", default_job=ONE)
+
+
+def _coordinator(tmp_path, frequency: str, start: str, end: str, concurrency: str = "2") -> str:
+    _workflow(tmp_path, '<start to="A"/>' + _mr("A", "B") + _mr("B", "end"), name="daily.xml")
+    path = tmp_path / "coordinator.xml"
+    path.write_text(f'<coordinator-app xmlns="uri:oozie:coordinator:0.4" name="c" frequency="{frequency}" '
+                    f'start="{start}" end="{end}" timezone="UTC"><controls><concurrency>{concurrency}</concurrency>'
+                    '</controls><action><workflow><app-path>daily.xml</app-path></workflow></action>'
+                    '</coordinator-app>')
+    return str(path)
+
+
+def test_coordinator_concurrency_and_frequencies(tmp_path):
+    """Concurrency 2: run k's first job waits for run k - 2's last; every 30 minutes for 2 hours: 4 runs."""
+    path = _coordinator(tmp_path, "${coord:minutes(30)}", "2024-03-01T00:00Z", "2024-03-01T02:00Z")
+    workload = read_oozie(path, default_job=ONE)
+    assert workload.names[::2] == ["2024-03-01T00:00Z/A", "2024-03-01T00:30Z/A", "2024-03-01T01:00Z/A",
+                                   "2024-03-01T01:30Z/A"]
+    assert _after(workload)["2024-03-01T01:00Z/A"] == ["2024-03-01T00:00Z/B"]
+    assert _after(workload)["2024-03-01T00:30Z/A"] == []
+    assert [job.submit for job in workload][::2] == [0.0, 1800.0, 3600.0, 5400.0]
+    assert len(read_oozie(_coordinator(tmp_path, "1440", "2024-03-01T00:00Z", "2024-03-03T12:00Z"),
+                          default_job=ONE)) == 2 * 3  # days as minutes; a run starts before the end
+    with pytest.raises(InvalidInput, match=r"coordinator.xml: coordinator-app.frequency: must be minutes, or .*"
+                                           r"months and cron are not imported"):
+        read_oozie(_coordinator(tmp_path, "${coord:months(1)}", "2024-03-01T00:00Z", "2024-04-01T00:00Z"),
+                   default_job=ONE)
+    with pytest.raises(InvalidInput, match=r"coordinator.xml: coordinator-app.end: must be after start"):
+        read_oozie(_coordinator(tmp_path, "60", "2024-03-01T00:00Z", "2024-03-01T00:00Z"), default_job=ONE)
+    with pytest.raises(InvalidInput, match=r"coordinator.xml: coordinator-app.start: must be a time as Oozie"):
+        read_oozie(_coordinator(tmp_path, "60", "yesterday", "2024-03-01T00:00Z"), default_job=ONE)
+    with pytest.raises(InvalidInput, match=r"coordinator.xml: controls.concurrency: must be a whole number >= 1"):
+        read_oozie(_coordinator(tmp_path, "60", "2024-03-01T00:00Z", "2024-03-02T00:00Z", "0"), default_job=ONE)
+    with pytest.raises(InvalidInput, match=r"coordinator.xml: coordinator-app.end: 525,600 runs of the workflow; "
+                                           r"at most 10,000"):
+        read_oozie(_coordinator(tmp_path, "1", "2024-01-01T00:00Z", "2024-12-31T00:00Z"), default_job=ONE)
 
 
 def test_an_undefined_variable_in_a_queue_is_refused(oozie):
@@ -419,8 +464,8 @@ def test_command_line_errors_are_one_line(oozie, data_dir, tmp_path):
         "error: --sub-workflow: expected ACTION=FILE, got 'x'"
     assert error_line("import", "swim", demo, "--trace", trace) == "error: --trace: swim traces take no such option"
     assert error_line("import", "oozie", oozie / "aggregator-coordinator.xml", "--default-job", "1,1").endswith(
-        "aggregator-coordinator.xml: coordinator-app: coordinators are not imported; import the workflow it "
-        "starts (its action's app-path), once per run you plan")
+        "aggregator-coordinator.xml: coordinator-app.start: ${start} is not defined; give its value in a "
+        "job.properties file (properties=, --properties)")
     bad = _workflow(tmp_path, '<start to="A"/>' + _mr("A", "B") + _mr("B", "A"), name="cycle.xml")
     assert error_line("import", "oozie", bad, "--default-job", "1,1") == \
         f"error: {bad}: action[A]: the workflow has a cycle: A -> B -> A"

@@ -20,8 +20,11 @@ What a workflow's nodes become (docs/profiles-and-importers.md, "Oozie", says it
 The queue (``mapreduce.job.queuename`` or ``mapred.job.queue.name`` in the action's
 configuration, else in ``<global>``) is the job's pool; ``${NAME}`` in it is resolved from a
 job.properties file (``properties``), then the workflow's ``<parameters>`` defaults; an EL
-function or an undefined name is refused. Coordinators are refused (one line): import the
-workflow they start. Errors name the file and the element:
+function or an undefined name is refused. A coordinator (``coordinator-app``) is a run of its
+workflow per nominal time from start to end (`_read_coordinator`: jobs named ``TIME/ACTION``,
+submitted at their nominal time, each run waiting for run k - concurrency); its datasets and input
+events are not read (the data is taken as there at the nominal time). Errors name the file and the
+element:
 ``wf.xml: action[mr-node].ok.to: 'nxt' is not a node of the workflow``.
 """
 
@@ -33,6 +36,7 @@ import re
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +45,8 @@ from models.checks import as_instance, as_path, as_str, key_name, shown
 from models.fileio import read_mapping, read_text
 from models.limits import MAX_JOBS
 
-__all__ = ["OOZIE_LOCAL_ACTIONS", "OOZIE_QUEUE_KEYS", "read_job_properties", "read_oozie"]
+__all__ = ["MAX_COORDINATOR_RUNS", "MAX_SUB_WORKFLOW_DEPTH", "OOZIE_LOCAL_ACTIONS", "OOZIE_QUEUE_KEYS",
+           "read_job_properties", "read_oozie"]
 
 #: Action types that do not run on the cluster: they pass their dependencies through.
 OOZIE_LOCAL_ACTIONS = ("fs", "ssh", "email")
@@ -197,12 +202,16 @@ class _Node:
     pool: str | None = None
     action: str = ""  # the action's own name, for matching a trace job
     source: str = ""
+    submit: float = 0.0  # a coordinator's run: its nominal time, seconds after the first run's
 
 
 @dataclass
 class _Graph:
     nodes: dict[str, _Node] = field(default_factory=dict)
     counter: int = 0
+    added: list[_Node] = field(default_factory=list)
+    #: The coordinator's name when the file is one.
+    coordinator: str | None = None
 
     def add(self, key: str, kind: str, source: str, **extra: Any) -> _Node:
         if len(self.nodes) >= 4 * MAX_JOBS:
@@ -211,6 +220,7 @@ class _Graph:
         self.counter += 1
         node = _Node(key, kind, self.counter, source=source, **extra)
         self.nodes[key] = node
+        self.added.append(node)
         return node
 
 
@@ -262,8 +272,9 @@ def _read_workflow(path: str | os.PathLike, graph: _Graph, prefix: str, scope_la
     root = read_xml(path)
     kind = _local(root.tag)
     if kind == "coordinator-app":
-        raise InvalidInput("coordinator-app", "coordinators are not imported; import the workflow it starts "
-                                              "(its action's app-path), once per run you plan", source=source)
+        if prefix:
+            raise InvalidInput("coordinator-app", "a sub-workflow must be a <workflow-app>", source=source)
+        return _read_coordinator(root, source, graph, _Scope(scope_layers, options.hint), options, stack)
     workflow_ns = _namespace(root.tag)
     if kind != "workflow-app" or (workflow_ns and not workflow_ns.startswith("uri:oozie:workflow:")):
         raise InvalidInput(kind[:40] or "root", "must be an Oozie <workflow-app>", source=source)
@@ -442,6 +453,98 @@ def _local_app_path(app_path: str, scope: _Scope, folder: Path) -> Path | None:
     return candidate if candidate.exists() else None
 
 
+# -- coordinators: a workflow run at each nominal time ------------------------------------------------
+
+_FREQUENCY = re.compile(r"\$\{\s*coord:(minutes|hours|days)\(\s*(\d{1,9})\s*\)\s*\}")
+_MINUTES = {"minutes": 1, "hours": 60, "days": 1440}
+#: A coordinator imported as at most this many runs of its workflow.
+MAX_COORDINATOR_RUNS = 10_000
+
+
+def _nominal_time(text: str, where: str, source: str) -> datetime:
+    try:
+        return datetime.strptime(text.strip(), "%Y-%m-%dT%H:%MZ").replace(tzinfo=UTC)
+    except ValueError:
+        raise InvalidInput(where, f"must be a time as Oozie writes it (2010-01-01T00:00Z), got {shown(text)}",
+                           source=source) from None
+
+
+def _read_coordinator(root: ElementTree.Element, source: str, graph: _Graph, scope: _Scope, options: _Options,
+                      stack: tuple[str, ...]) -> tuple[str, str, str]:
+    """A coordinator as one run of its workflow per nominal time in [start, end): run k's jobs are
+    named ``NOMINAL-TIME/ACTION``, submitted at its nominal time (seconds after start), and its
+    first jobs wait for the last jobs of run k - concurrency (Oozie's default concurrency is 1)."""
+    name = (root.get("name") or "").strip() or Path(source).stem
+    frequency_text = (root.get("frequency") or "").strip()
+    if "coord:" not in frequency_text:  # ${coord:hours(1)} as written, or a variable that holds one
+        frequency_text = scope.resolve(frequency_text, "coordinator-app.frequency", source).strip()
+    match = _FREQUENCY.fullmatch(frequency_text)
+    if match:
+        minutes = int(match.group(2)) * _MINUTES[match.group(1)]
+    elif frequency_text.isdigit():
+        minutes = int(frequency_text)
+    else:
+        raise InvalidInput("coordinator-app.frequency", f"must be minutes, or ${{coord:minutes|hours|days(N)}}, got "
+                                                        f"{shown(frequency_text)} (months and cron are not "
+                                                        "imported)", source=source)
+    if minutes < 1:
+        raise InvalidInput("coordinator-app.frequency", "must be at least a minute", source=source)
+    start = _nominal_time(scope.resolve(_attribute(root, "start", "coordinator-app", source),
+                                        "coordinator-app.start", source), "coordinator-app.start", source)
+    end = _nominal_time(scope.resolve(_attribute(root, "end", "coordinator-app", source),
+                                      "coordinator-app.end", source), "coordinator-app.end", source)
+    if end <= start:
+        raise InvalidInput("coordinator-app.end", f"must be after start ({start:%Y-%m-%dT%H:%MZ})", source=source)
+    runs = -(-int((end - start).total_seconds()) // (60 * minutes))
+    if runs > MAX_COORDINATOR_RUNS:
+        raise InvalidInput("coordinator-app.end", f"{runs:,} runs of the workflow; at most "
+                                                  f"{MAX_COORDINATOR_RUNS:,} are imported", source=source)
+    concurrency = 1
+    for controls in _children(root, "controls"):
+        for element in _children(controls, "concurrency"):
+            text = scope.resolve(_text(element), "controls.concurrency", source)
+            if not text.isdigit() or int(text) < 1:
+                raise InvalidInput("controls.concurrency", f"must be a whole number >= 1, got {shown(text)}",
+                                   source=source)
+            concurrency = int(text)
+    actions = _children(root, "action")
+    workflows = _children(actions[0], "workflow") if len(actions) == 1 else []
+    if len(workflows) != 1:
+        raise InvalidInput("action", "a coordinator has one <action> holding one <workflow>", source=source)
+    body = workflows[0]
+    app_paths = _children(body, "app-path")
+    app_path = _text(app_paths[0]) if app_paths else ""
+    given = options.sub_workflows.get(name)
+    child = Path(given) if given is not None else _local_app_path(app_path, scope, Path(source).parent)
+    if child is None:
+        raise InvalidInput("action.workflow.app-path", f"{shown(app_path)} is not a local file; give the workflow's "
+                                                       f"file (sub_workflows={{{name!r}: FILE}}, --sub-workflow "
+                                                       f"{name}=FILE)", source=source)
+    if child.is_dir():
+        child = child / "workflow.xml"
+    # The workflow sees the action's configuration (resolved in the coordinator's variables), then those.
+    passed = {key: _Value(text, scope) for key, text in _configuration(body, "action.workflow", source).items()}
+    start_key = ":start"
+    graph.add(start_key, "start", source)
+    graph.coordinator = name
+    ends: list[str] = []
+    for run in range(runs):
+        nominal = start + timedelta(minutes=minutes * run)
+        key = f"{nominal:%Y-%m-%dT%H:%MZ}"
+        first = len(graph.added)
+        graph.add(key, "sub", source)
+        _, child_start, child_end = _read_workflow(child, graph, f"{key}/", (passed, *scope.layers), options,
+                                                   (*stack, os.path.realpath(child)))
+        for node in graph.added[first:]:
+            node.submit = 60.0 * minutes * run
+        graph.nodes[key].next = [child_start]
+        graph.nodes[start_key].next.append(key)
+        if run >= concurrency:
+            graph.nodes[ends[run - concurrency]].next.append(key)
+        ends.append(child_end)
+    return name, start_key, ends[-1]
+
+
 # -- from the graph to jobs -------------------------------------------------------------------------
 
 
@@ -601,6 +704,7 @@ def read_oozie(
     name, start, _ = _read_workflow(path, graph, "", (variables,), options, (os.path.realpath(path),))
     order = _ordered(graph, start, source)
     inlined = {key for node in order if node.kind == "sub" for key in (node.key, node.key.rpartition("/")[2])}
+    inlined.add(graph.coordinator or "")
     unused = sorted(set(children) - inlined)
     if unused:
         raise InvalidInput(f"sub_workflows.{key_name(unused[0])}", "is not a sub-workflow action the workflow runs",
@@ -628,7 +732,7 @@ def read_oozie(
     for node in actions:
         model, _ = profiles.job(node, node.source or source)
         try:
-            jobs.append(model.with_changes(name=node.key, submit=0.0, deadline=None, pool=node.pool or "default",
+            jobs.append(model.with_changes(name=node.key, submit=node.submit, deadline=None, pool=node.pool or "default",
                                            after=tuple(after[node.key])))
         except InvalidInput as error:
             raise InvalidInput(f"action[{node.key}].{error.field}", error.problem, source=source) from None
