@@ -13,7 +13,7 @@ import pytest
 from models import Cluster, InvalidInput, Job, Workload
 from planner.io.importers import IMPORTERS, read_trace
 from planner.io.json_traces import read_rumen
-from planner.io.oozie import OOZIE_LOCAL_ACTIONS, read_job_properties, read_oozie
+from planner.io.oozie import MAX_SUB_WORKFLOW_DEPTH, OOZIE_LOCAL_ACTIONS, read_job_properties, read_oozie
 from tests.support.cli import error_line, planner
 
 TERAGEN = "job_1369942127770_1205"  # 96 maps, no reduces (tests/data/2jobs2min-rumen-jh.json)
@@ -288,6 +288,20 @@ def test_a_sub_workflow_that_starts_itself_is_refused(tmp_path):
         read_oozie(path, default_job=ONE)
 
 
+def test_sub_workflows_nest_at_most_eight_deep(tmp_path):
+    """level9.xml runs level8.xml ... runs level0.xml (one job): 8 levels import, 9 are refused."""
+    _workflow(tmp_path, '<start to="A"/>' + _mr("A", "end"), name="level0.xml")
+    for level in range(1, 10):
+        _workflow(tmp_path, f'<start to="s{level}"/><action name="s{level}"><sub-workflow><app-path>'
+                            f'level{level - 1}.xml</app-path></sub-workflow><ok to="end"/><error to="fail"/></action>',
+                  name=f"level{level}.xml")
+    assert MAX_SUB_WORKFLOW_DEPTH == 8
+    assert read_oozie(tmp_path / "level8.xml", default_job=ONE).names == ["s8/s7/s6/s5/s4/s3/s2/s1/A"]
+    with pytest.raises(InvalidInput, match=r"level1.xml: action\[s1\]\.sub-workflow: sub-workflows nest more than 8 "
+                                           r"deep"):
+        read_oozie(tmp_path / "level9.xml", default_job=ONE)
+
+
 def test_every_schema_version_and_no_namespace(tmp_path):
     for version in ("0.1", "0.2", "0.3", "0.4", "0.5", "1.0"):
         path = _workflow(tmp_path, '<start to="A"/>' + _mr("A", "end"), version=version)
@@ -329,7 +343,7 @@ def test_the_trace_format_is_any_other_importer(data_dir, tmp_path):
     path = _workflow(tmp_path, '<start to="A"/>' + _mr("A", "end"))
     workload = read_oozie(path, trace=data_dir / "inputsls.json", trace_format="sls", matches={"A": "job_1"})
     assert workload.jobs[0].map_tasks == read_trace("sls", data_dir / "inputsls.json")["job_1"].map_tasks
-    with pytest.raises(InvalidInput, match=r"^trace_format: must name a trace importer other than oozie"):
+    with pytest.raises(InvalidInput, match=r"^trace_format: must be one of swim, rumen, sls, synth, swf; got 'oozie'"):
         read_oozie(path, trace=path, trace_format="oozie")
 
 

@@ -422,7 +422,7 @@ def _sub_workflow(body: ElementTree.Element, where: str, node_name: str, key: st
                                                     f"--sub-workflow {node_name}=FILE)", source=source)
     if child.is_dir():
         child = child / "workflow.xml"
-    if len(stack) >= MAX_SUB_WORKFLOW_DEPTH:
+    if len(stack) > MAX_SUB_WORKFLOW_DEPTH:  # the top workflow and its sub-workflows so far
         raise InvalidInput(where, f"sub-workflows nest more than {MAX_SUB_WORKFLOW_DEPTH} deep", source=source)
     resolved = os.path.realpath(child)
     if resolved in stack:
@@ -653,7 +653,7 @@ class _Profiles:
         if self.default is not None:
             return self.default, "default"
         raise InvalidInput(f"action[{node.key}]", "no profile: no trace job of that name and no match "
-                                                  f"(give a match {node.key}=TRACEJOB, --map, or a default job, "
+                                                  f"(give matches=, --map {node.key}=TRACEJOB; or default_job=, "
                                                   "--default-job)", source=source)
 
 
@@ -685,8 +685,11 @@ def read_oozie(
     """
     path = as_path(path, "path")
     source = str(path)
-    if trace_format == "oozie" or not isinstance(trace_format, str):
-        raise InvalidInput("trace_format", f"must name a trace importer other than oozie, got {shown(trace_format)}")
+    from planner.io.importers import IMPORTERS
+
+    formats = [name for name in IMPORTERS if name != "oozie"]
+    if not isinstance(trace_format, str) or trace_format not in formats:
+        raise InvalidInput("trace_format", f"must be one of {', '.join(formats)}; got {shown(trace_format)}")
     variables = _properties(properties)
     hint = ("give it in the properties file" if properties is not None
             else "give its value in a job.properties file (properties=, --properties)")
