@@ -44,6 +44,7 @@ from models import InvalidInput, Job, Workload
 from models.checks import as_instance, as_path, as_str, key_name, shown
 from models.fileio import read_mapping, read_text
 from models.limits import MAX_JOBS
+from planner.io.xml_files import read_xml
 
 __all__ = ["MAX_COORDINATOR_RUNS", "MAX_SUB_WORKFLOW_DEPTH", "OOZIE_LOCAL_ACTIONS", "OOZIE_QUEUE_KEYS",
            "read_job_properties", "read_oozie"]
@@ -266,8 +267,6 @@ def _attribute(element: ElementTree.Element, name: str, where: str, source: str)
 def _read_workflow(path: str | os.PathLike, graph: _Graph, prefix: str, scope_layers: tuple[Mapping[str, _Value], ...],
                    options: _Options, stack: tuple[str, ...]) -> tuple[str, str, str]:
     """Add a workflow's nodes to ``graph`` under ``prefix``; (its name, its start's key, its end's key)."""
-    from planner.io.hadoop.parsing import read_xml
-
     source = str(path)
     root = read_xml(path)
     kind = _local(root.tag)
