@@ -226,8 +226,10 @@ def test_local_actions_pass_their_dependencies_through(tmp_path):
 
 
 def test_error_paths_and_kill_are_not_in_the_batch(tmp_path):
-    """A's error goes to a clean-up job R, then kill: the batch is the successful run (A, B)."""
-    path = _workflow(tmp_path, '<start to="A"/>' + _mr("A", "B", error="R") + _mr("R", "fail") + _mr("B", "end"))
+    """A's error goes to a clean-up job R, then kill: the batch is the successful run (A, B); a
+    node no transition reaches adds nothing either."""
+    path = _workflow(tmp_path, '<start to="A"/>' + _mr("A", "B", error="R") + _mr("R", "fail") + _mr("B", "end")
+                     + _mr("orphan", "end"))  # no transition reaches it
     assert read_oozie(path, default_job=ONE).names == ["A", "B"]
 
 

@@ -666,7 +666,8 @@ def read_oozie(
     sub_workflows: Mapping[str, str | Path] | None = None,
     default_job: Job | None = None,
 ) -> Workload:
-    """Import an Oozie workflow (``workflow-app`` XML) as a workload whose jobs wait for jobs.
+    """Import an Oozie workflow (``workflow-app`` XML) as a workload whose jobs wait for jobs; a
+    coordinator (``coordinator-app``) as a run of its workflow per nominal time.
 
     Each cluster action becomes a `Job` named after it (a sub-workflow's ``ACTION/CHILD``) with
     ``after`` the nearest cluster jobs before it, ``submit`` 0 and ``pool`` its queue (else
