@@ -116,7 +116,9 @@ def read_job_properties(path: str | Path) -> dict[str, str]:
 
 
 def _property(line: str, where: str, source: str) -> tuple[str, str]:
-    name, value, escaped, in_value = [], [], False, False
+    name: list[str] = []
+    value: list[str] = []
+    escaped = in_value = False
     position = 0
     while position < len(line):
         char = line[position]
@@ -362,7 +364,7 @@ def _read_workflow(path: str | os.PathLike, graph: _Graph, prefix: str, scope_la
 def _action(element: ElementTree.Element, where: str, node_name: str, graph: _Graph, prefix: str, scope: _Scope,
             global_conf: dict[str, str], options: _Options, stack: tuple[str, ...], source: str,
             target: Any) -> None:
-    transitions = {"ok": [], "error": []}
+    transitions: dict[str, list[ElementTree.Element]] = {"ok": [], "error": []}
     bodies = []
     for child in element:
         if not isinstance(child.tag, str):
@@ -411,16 +413,12 @@ def _sub_workflow(body: ElementTree.Element, where: str, node_name: str, key: st
     given = options.sub_workflows.get(key, options.sub_workflows.get(node_name))
     app_paths = _children(body, "app-path")
     app_path = _text(app_paths[0]) if app_paths else ""
-    if given is not None:
-        child = Path(given)
-    else:
-        child = _local_app_path(app_path, scope, Path(source).parent)
-        if child is None:
-            raise InvalidInput(f"{where}.app-path", f"{shown(app_path)} is not a local file; give the child "
-                                                    f"workflow's file (sub_workflows={{{node_name!r}: FILE}}, "
-                                                    f"--sub-workflow {node_name}=FILE)", source=source)
-    if child.is_dir():
-        child = child / "workflow.xml"
+    local = Path(given) if given is not None else _local_app_path(app_path, scope, Path(source).parent)
+    if local is None:
+        raise InvalidInput(f"{where}.app-path", f"{shown(app_path)} is not a local file; give the child "
+                                                f"workflow's file (sub_workflows={{{node_name!r}: FILE}}, "
+                                                f"--sub-workflow {node_name}=FILE)", source=source)
+    child = local / "workflow.xml" if local.is_dir() else local
     if len(stack) > MAX_SUB_WORKFLOW_DEPTH:  # the top workflow and its sub-workflows so far
         raise InvalidInput(where, f"sub-workflows nest more than {MAX_SUB_WORKFLOW_DEPTH} deep", source=source)
     resolved = os.path.realpath(child)
@@ -514,13 +512,12 @@ def _read_coordinator(root: ElementTree.Element, source: str, graph: _Graph, sco
     app_paths = _children(body, "app-path")
     app_path = _text(app_paths[0]) if app_paths else ""
     given = options.sub_workflows.get(name)
-    child = Path(given) if given is not None else _local_app_path(app_path, scope, Path(source).parent)
-    if child is None:
+    local = Path(given) if given is not None else _local_app_path(app_path, scope, Path(source).parent)
+    if local is None:
         raise InvalidInput("action.workflow.app-path", f"{shown(app_path)} is not a local file; give the workflow's "
                                                        f"file (sub_workflows={{{name!r}: FILE}}, --sub-workflow "
                                                        f"{name}=FILE)", source=source)
-    if child.is_dir():
-        child = child / "workflow.xml"
+    child = local / "workflow.xml" if local.is_dir() else local
     # The workflow sees the action's configuration (resolved in the coordinator's variables), then those.
     passed = {key: _Value(text, scope) for key, text in _configuration(body, "action.workflow", source).items()}
     start_key = ":start"
