@@ -30,6 +30,7 @@ _PUBLIC = {
     "read_synth": "planner.io.synth",
     "synth_cluster": "planner.io.synth",
     "read_swf": "planner.io.swf",
+    "read_oozie": "planner.io.oozie",
     "IMPORTERS": "planner.io.importers",
     "read_trace": "planner.io.importers",
     "fit_runtimes": "planner.io.fitting",

@@ -52,7 +52,8 @@ class Inputs:
         for source in (EXAMPLES / "nightly.yaml", EXAMPLES / "cluster.yaml", EXAMPLES / "runtimes.csv",
                        EXAMPLES / "tasks.csv", DATA / "sample.swf", DATA / "inputsls.json",
                        DATA / "2jobs2min-rumen-jh.json", DATA / "FB-2009_samples_24_times_1hr_0_first50jobs.tsv",
-                       DATA / "hadoop-conf" / "sls-synth.json"):
+                       DATA / "hadoop-conf" / "sls-synth.json", DATA / "oozie" / "demo-workflow.xml",
+                       DATA / "oozie" / "sample-demo-map.yaml", DATA / "oozie" / "sample-job.properties"):
             shutil.copy(source, folder / source.name)
         shutil.copytree(DATA / "hadoop-conf", folder / "hadoop-conf", dirs_exist_ok=True)
         for name, text in SETTINGS.items():
@@ -353,6 +354,10 @@ def _planner() -> dict[str, Builder]:
         "plot_makespan_curve": lambda i: {"report": i.report, "ax": None},
         "plot_predicted_vs_simulated": lambda i: {"report": i.report, "ax": None},
         "read_hadoop_conf": lambda i: {"paths": i.hadoop_paths, "warn": False},
+        "read_oozie": lambda i: {"path": i.path("demo-workflow.xml"), "trace": i.path("2jobs2min-rumen-jh.json"),
+                                 "trace_format": "rumen", "matches": i.path("sample-demo-map.yaml"),
+                                 "properties": i.path("sample-job.properties"), "sub_workflows": None,
+                                 "default_job": None},
         "read_rumen": lambda i: {"path": i.path("2jobs2min-rumen-jh.json"), "keep_failed": False},
         "read_sls": lambda i: {"path": i.path("inputsls.json")},
         "read_swf": lambda i: {"path": i.path("sample.swf"), "limit": 5, "window": None, "pool_by": "queue"},

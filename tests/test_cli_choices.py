@@ -8,7 +8,7 @@ import inspect
 
 import pytest
 
-from models import InvalidInput, Workload
+from models import InvalidInput, Job, Workload
 from planner.cli.choices import SCHEDULER_NAMES, SOLVER_CHOICES, SWIM_SETTINGS, TARGET_NAMES, TRACE_FORMATS
 from planner.cli.planning import Target
 from planner.io.importers import IMPORTERS, Importer, read_trace, register_importer
@@ -35,7 +35,7 @@ def test_swim_settings_are_the_conversion_fields():
 
 
 def test_trace_formats_are_the_importers():
-    assert TRACE_FORMATS == ("swim", "rumen", "sls", "synth", "swf") == tuple(IMPORTERS)
+    assert TRACE_FORMATS == ("swim", "rumen", "sls", "synth", "swf", "oozie") == tuple(IMPORTERS)
 
 
 @pytest.mark.parametrize("name", sorted(IMPORTERS))
@@ -49,8 +49,11 @@ def test_every_importer_keeps_the_contract(name, data_dir):
     for option in importer.options:
         assert option in parameters or (takes_more and option in SWIM_SETTINGS), option
     sample = {"swim": "FB-2009_samples_24_times_1hr_0_first50jobs.tsv", "rumen": "wordcount.json",
-              "sls": "inputsls.json", "synth": "hadoop-conf/sls-synth.json", "swf": "sample.swf"}[name]
-    workload = read_trace(name, data_dir / sample)
+              "sls": "inputsls.json", "synth": "hadoop-conf/sls-synth.json", "swf": "sample.swf",
+              "oozie": "oozie/spark-workflow.xml"}[name]
+    # an Oozie workflow's jobs take their profiles from a trace, or from a default job
+    options = {"oozie": {"default_job": Job("default", 1, 0, 1.0)}}.get(name, {})
+    workload = read_trace(name, data_dir / sample, **options)
     assert isinstance(workload, Workload) and len(workload) > 0
 
 

@@ -85,11 +85,30 @@ def import_trace(
                            help="SWIM: a map-only job gets a map per block of its output (the default).")
     ] = True,
     seed: Annotated[int | None, typer.Option(help="SYNTH: the seed (default: the file's rand_seed).")] = None,
+    trace_file: Annotated[
+        str | None, typer.Option("--trace", help="Oozie: the trace of the jobs' profiles, FILE (Rumen) or FORMAT:FILE.")
+    ] = None,
+    match: Annotated[
+        list[str] | None, typer.Option("--map", help="Oozie: ACTION=TRACEJOB, or a YAML/JSON file of them; repeatable.")
+    ] = None,
+    properties: Annotated[
+        Path | None, typer.Option(help="Oozie: job.properties, the values of ${NAME} in queues and app-paths.")
+    ] = None,
+    sub_workflow: Annotated[
+        list[str] | None, typer.Option("--sub-workflow", help="Oozie: ACTION=FILE, the local workflow a "
+                                                              "sub-workflow action runs; repeatable.")
+    ] = None,
+    default_job: Annotated[
+        str | None, typer.Option(help="Oozie: MAPS,MAP_SECONDS[,REDUCES,REDUCE_SECONDS] for actions no trace job "
+                                      "matches.")
+    ] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Import a public trace as a workload file.
 
     Example: planner import swim FB-2009_samples_24_times_1hr_0.tsv -o fb2009.yaml
+
+    Example: planner import oozie workflow.xml --trace rumen:trace.json --properties job.properties -o w.yaml
     """
     from planner.io.importers import read_trace
     from planner.io.json_traces import rumen_task_records
@@ -104,15 +123,21 @@ def import_trace(
         raise InvalidInput("--tasks-csv", "only Rumen traces carry task attempts")
     options = {"limit": limit, **_swim_settings(setting or []), "keep_failed": keep_failed or None,
                "window": parse_pair(window, "--window", float, "0,3600"),
-               "split_output": None if split_output else False, "seed": seed}
+               "split_output": None if split_output else False, "seed": seed,
+               **_oozie_options(trace_file, match, properties, sub_workflow, default_job)}
     with working(f"importing {file.name}"):
         try:
             workload = read_trace(trace.value, file, **{k: v for k, v in options.items() if v is not None})
         except InvalidInput as error:  # an option the format does not take
             flag = ("--set " + error.field if error.field in SWIM_SETTINGS else "--no-split-output"
-                    if error.field == "split_output" else f"--{error.field.replace('_', '-')}")
-            raise (InvalidInput(flag, f"{trace.value} traces take no such option") if error.field in options
-                   else error) from None
+                    if error.field == "split_output" else _OOZIE_FLAGS.get(error.field)
+                    or f"--{error.field.replace('_', '-')}")
+            if error.field in options:
+                raise InvalidInput(flag, f"{trace.value} traces take no such option") from None
+            head, dot, rest = error.field.partition(".")
+            if head in _OOZIE_FLAGS and dot:  # a --map or --sub-workflow entry
+                raise InvalidInput(f"{_OOZIE_FLAGS[head]} {rest}", error.problem, source=error.source) from None
+            raise
     if tasks_csv is not None:
         write_atomic(tasks_csv, csv_text(rumen_task_records(file), ("job", "kind", "start", "end")))
     if output is not None:
@@ -120,6 +145,68 @@ def import_trace(
     emit([Section("workload", f"imported {file.name}", [workload_summary(workload)], one=True),
           Section("outliers", "jobs to check (a task over an hour, or a map and a reduce over a day)",
                   outliers(workload))], as_json=json_output)
+
+
+#: read_oozie's options and the flags that give them.
+_OOZIE_FLAGS = {"trace": "--trace", "trace_format": "--trace", "matches": "--map", "properties": "--properties",
+                "sub_workflows": "--sub-workflow", "default_job": "--default-job"}
+
+
+def _oozie_options(trace: str | None, match: list[str] | None, properties: Path | None,
+                   sub_workflow: list[str] | None, default_job: str | None) -> dict[str, object]:
+    """The Oozie importer's options from its flags (None: not given)."""
+    options: dict[str, object] = {"properties": properties}
+    if trace is not None:
+        head, colon, rest = trace.partition(":")
+        if colon and head in TRACE_FORMATS:
+            options["trace"], options["trace_format"] = rest, head
+        else:
+            options["trace"] = trace
+    if match:
+        options["matches"] = _pairs(match, "--map", "ACTION=TRACEJOB", files=True)
+    if sub_workflow:
+        options["sub_workflows"] = _pairs(sub_workflow, "--sub-workflow", "ACTION=FILE", files=False)
+    if default_job is not None:
+        from models.job import Job
+
+        parts = default_job.split(",")
+        if len(parts) not in (2, 4) or any(len(part) > 40 for part in parts):
+            raise InvalidInput("--default-job", f"must be MAPS,MAP_SECONDS or MAPS,MAP_SECONDS,REDUCES,REDUCE_SECONDS,"
+                                                f" e.g. 4,30,1,60; got {shown(default_job)}")
+        try:
+            numbers = [float(part) for part in parts]
+        except ValueError:
+            raise InvalidInput("--default-job", f"must be numbers, got {shown(default_job)}") from None
+        counts = [int(number) if number.is_integer() else number for number in numbers[::2]]
+        try:
+            options["default_job"] = Job("default", counts[0], counts[1] if len(counts) > 1 else 0, numbers[1],
+                                         numbers[3] if len(numbers) > 3 else 0.0)
+        except InvalidInput as error:
+            raise InvalidInput(f"--default-job {error.field}", error.problem) from None
+    return options
+
+
+def _pairs(items: list[str], flag: str, form: str, *, files: bool) -> dict[str, str]:
+    """``NAME=VALUE`` items (and, with ``files``, YAML/JSON files of such a mapping) as one mapping;
+    a name given twice is refused."""
+    from models.fileio import read_mapping
+
+    found: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if sep:
+            entries = {name.strip(): value.strip()}
+        elif files:
+            entries = read_mapping(item)
+        else:
+            raise InvalidInput(flag, f"expected {form}, got {shown(item)}")
+        for key, text in entries.items():
+            if not isinstance(key, str) or not key or not isinstance(text, str) or not text:
+                raise InvalidInput(flag, f"expected {form} (names, not empty), got {shown(key)}: {shown(text)}")
+            if key in found:
+                raise InvalidInput(f"{flag} {key}", f"given twice ({found[key]!r} and {text!r})")
+            found[key] = text
+    return found
 
 
 def fit(

@@ -2,8 +2,9 @@
 cluster software's own formats.
 
 Trace importers, one module per input format: `swim` (SWIM's Facebook traces), `json_traces`
-(Hadoop Rumen job histories and the SLS job format), `synth`, `swf`, `fitting` (measurement CSVs
-fitted into profiles), and `summary` (flat summaries of what was read). A new importer is a
+(Hadoop Rumen job histories and the SLS job format), `synth`, `swf`, `oozie` (Oozie workflows:
+jobs that wait for jobs, profiled from a trace), `fitting` (measurement CSVs fitted into profiles),
+and `summary` (flat summaries of what was read); `xml_files` reads XML safely (Oozie's, Hadoop's). A new importer is a
 module here returning a `models.Workload`, registered in `planner.io.importers` so that
 `planner import` offers it. The importers read with models' vocabulary only.
 

@@ -81,3 +81,6 @@ register_importer(Importer("synth", "planner.io.synth", "read_synth", "Hadoop SL
                            options=("seed", "limit")))
 register_importer(Importer("swf", "planner.io.swf", "read_swf", "Standard Workload Format logs (Parallel Workloads "
                            "Archive)", options=("limit", "window", "pool_by")))
+register_importer(Importer("oozie", "planner.io.oozie", "read_oozie", "Oozie workflows (jobs that wait for jobs), "
+                           "profiled from a trace", options=("trace", "trace_format", "matches", "properties",
+                                                             "sub_workflows", "default_job")))
