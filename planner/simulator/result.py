@@ -62,6 +62,8 @@ class SimResult:
     kills: int = 0
     overhead_seconds: float = 0.0
     network_bytes: dict[str, float] | None = None
+    #: The batch's dependencies as (predecessor, job, delay) (`Job.after`), for the job-level Gantt chart.
+    dependencies: tuple[tuple[str, str, float], ...] = field(repr=False, default=())
 
     def __post_init__(self) -> None:
         """Each field of its type and every number finite (a NaN or inf given is refused, naming the field)."""
@@ -116,6 +118,8 @@ class SimResult:
             kills=sim.counts["kills"],
             overhead_seconds=sim.overhead_seconds,
             network_bytes=None if sim.network is None else {**sim.network_bytes, "moved": sim.network.moved},
+            dependencies=tuple((dependency.job, job.name, dependency.delay) for job in sim.workload
+                               for dependency in job.after),
         )
 
     @cached_property
@@ -241,11 +245,16 @@ class SimResult:
         at a time)."""
         return json.dumps(self.to_dict(tasks=tasks), indent=1, sort_keys=True)
 
-    def plot_gantt(self, ax: Axes | None = None, *, max_slots: int | None = 200) -> Axes:
-        """Task attempts as bars by slot (see `planner.plots.plot_attempts`)."""
-        from planner.plots import plot_attempts
+    def plot_gantt(self, ax: Axes | None = None, *, max_slots: int | None = 200, rows: str | None = None) -> Axes:
+        """Task attempts as bars by slot (`planner.plots.plot_attempts`, the first ``max_slots``
+        slots), or jobs as rows with their dependencies as arrows and the critical chain
+        (`planner.plots.plot_jobs`); ``rows`` "slots" or "jobs", None: "jobs" when the batch has
+        dependencies."""
+        from planner.plots import plot_attempts, plot_gantt
 
-        return plot_attempts(self, ax=ax, max_slots=max_slots)
+        if rows == "slots" or (rows is None and not self.dependencies):
+            return plot_attempts(self, ax=ax, max_slots=max_slots)
+        return plot_gantt(self, ax, rows=rows)
 
 
 def overall_fairness(jobs: list[dict[str, Any]], owner: np.ndarray, start: np.ndarray, end: np.ndarray) -> float:
