@@ -310,8 +310,8 @@ def plot_jobs(result: AttemptRun, ax: Axes | None = None, *, max_jobs: int | Non
     its ready time to its start, light) and its run (start to finish); a dotted line from its submit
     time to its ready time while it waited for other jobs. Each dependency between two jobs drawn
     is an arrow from the predecessor's finish to the successor's ready time, and the simulated
-    critical chain (the last job to finish and, back from it, what held each:
-    `planner.proof.critical.simulated_chain`) is drawn in red, its arrows too. The dependencies are
+    critical chain (``result.critical_chain``: the last job to finish and, back from it, what held
+    each) is drawn in red, its arrows too. The dependencies are
     the run's (``result.dependencies``: (predecessor, job, delay)). At most ``max_jobs`` rows
     (None: every job): the chain's jobs, then the others by start. Returns the matplotlib Axes."""
     import numpy as np
@@ -327,7 +327,7 @@ def plot_jobs(result: AttemptRun, ax: Axes | None = None, *, max_jobs: int | Non
     ax = _axes(ax, (10, 5))
     records = result.jobs
     edges = list(getattr(result, "dependencies", ()))
-    chain = _chain(records) if edges and records else []
+    chain = list(getattr(result, "critical_chain", ())) if edges else []
     picked = _picked_jobs(records, chain, max_jobs)
     row = {records[p]["name"]: r for r, p in enumerate(picked)}
     on_chain = set(chain)
@@ -378,15 +378,6 @@ def plot_jobs(result: AttemptRun, ax: Axes | None = None, *, max_jobs: int | Non
 def _ready(record: dict[str, Any]) -> float:
     """When a job could be submitted (a run without dependencies records its submit time)."""
     return float(record.get("ready", record["submit"]))
-
-
-def _chain(records: list[dict[str, Any]]) -> list[str]:
-    """The run's simulated critical chain ([] for a run that records no holds)."""
-    if any("held_by" not in record for record in records):
-        return []
-    from planner.proof.critical import simulated_chain  # pure: no simulator, no figure
-
-    return simulated_chain(records)
 
 
 def _picked_jobs(records: list[dict[str, Any]], chain: list[str], max_jobs: int | None) -> list[int]:

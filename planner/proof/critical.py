@@ -32,6 +32,7 @@ from typing import Any
 
 from models import InvalidInput, Workload
 from models.dag import Precedence
+from planner.simulator.result import critical_chain
 from solvers.bounds import alone
 
 __all__ = ["CriticalPath", "chain_counts", "chain_summary", "critical_path", "model_slack", "simulated_chain",
@@ -61,33 +62,11 @@ def model_slack(workload: Workload, slots: int, *, ready_now: bool = False) -> l
             for timing, duration in zip(precedence.schedule(durations), durations, strict=True)]
 
 
-def _walk(names: Sequence[str], finishes: Sequence[float], held_by: Sequence[str | None]) -> list[str]:
-    """The last job to finish (the first such on a tie) and, back from it, the job that held each
-    one; first to last."""
-    if not names:
-        raise InvalidInput("jobs", "a run without jobs has no critical chain")
-    index = {name: position for position, name in enumerate(names)}
-    position: int | None = max(range(len(names)), key=lambda p: (finishes[p], -p))
-    chain: list[str] = []
-    while position is not None and len(chain) < len(names):
-        chain.append(names[position])
-        held = held_by[position]
-        if held is not None and held not in index:
-            raise InvalidInput("jobs", f"job {names[position]!r} was held by {held!r}, not a job of this run")
-        position = None if held is None else index[held]
-    chain.reverse()
-    return chain
-
-
 def simulated_chain(jobs: Sequence[Mapping[str, Any]]) -> list[str]:
     """The simulated critical chain of a run's job records (each with ``name``, ``finish`` and
-    ``held_by``), first to last: the last job to finish and, back from it, the predecessor that
-    held each one last."""
-    for record in jobs:
-        if "held_by" not in record:
-            raise InvalidInput("jobs", f"job {record['name']!r} has no held_by: this run does not record what "
-                                       "held its jobs")
-    return _walk([r["name"] for r in jobs], [float(r["finish"]) for r in jobs], [r["held_by"] for r in jobs])
+    ``held_by``), first to last: the last job to finish (the first such on a tie) and, back from
+    it, the predecessor that held each one last (`planner.simulator.result.critical_chain`)."""
+    return critical_chain(jobs)
 
 
 def simulated_slack(jobs: Sequence[Mapping[str, Any]], precedence: Precedence) -> list[dict[str, Any]]:
@@ -125,15 +104,15 @@ def chain_summary(model: Sequence[Mapping[str, Any]], simulated: Sequence[Mappin
     release: a lower bound of the makespan), ``model_estimate`` (what a job lasts in the model);
     the simulated chain (``simulated_path``), ``simulated_end`` and ``simulated_waiting`` (the
     chain's jobs' waits for a slot, summed); the simulated fields are None without a run."""
-    path = _walk([r["job"] for r in model], [r["earliest_finish"] for r in model], [r["held_by"] for r in model])
+    path = critical_chain([{"name": r["job"], "finish": r["earliest_finish"], "held_by": r["held_by"]} for r in model])
     end = max((r["earliest_finish"] for r in model), default=0.0)
     first = min((r["earliest_start"] for r in model), default=0.0)
     record: dict[str, Any] = {"model_path": " -> ".join(path), "model_end": end,
                               "model_length": end - first, "model_estimate": MODEL_ESTIMATE.format(slots=slots),
                               "simulated_path": None, "simulated_end": None, "simulated_waiting": None}
     if simulated is not None:
-        chain = _walk([r["job"] for r in simulated], [float(r["finish"]) for r in simulated],
-                      [r["held_by"] for r in simulated])
+        chain = critical_chain([{"name": r["job"], "finish": r["finish"], "held_by": r["held_by"]}
+                                for r in simulated])
         wait = {r["job"]: r["wait"] for r in simulated}
         record.update(simulated_path=" -> ".join(chain), simulated_end=max(r["finish"] for r in simulated),
                       simulated_waiting=sum(wait[name] for name in chain))

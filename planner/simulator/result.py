@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from models.checks import as_float, as_instance, as_int
+from models.errors import InvalidInput
 from planner.simulator.attempt_log import AttemptLog
 from planner.simulator.jobs import NODE_LOCAL, OFF_RACK, RACK_LOCAL
 from planner.simulator.layout import ANY, MAP, REDUCE
@@ -121,6 +123,12 @@ class SimResult:
             dependencies=tuple((dependency.job, job.name, dependency.delay) for job in sim.workload
                                for dependency in job.after),
         )
+
+    @cached_property
+    def critical_chain(self) -> list[str]:
+        """The run's critical chain, first to last: the last job to finish and, back from it, the
+        predecessor that held each one last (``held_by``; `critical_chain`)."""
+        return critical_chain(self.jobs) if self.jobs else []
 
     @cached_property
     def attempts(self) -> list[Attempt]:
@@ -255,6 +263,30 @@ class SimResult:
         if rows == "slots" or (rows is None and not self.dependencies):
             return plot_attempts(self, ax=ax, max_slots=max_slots)
         return plot_gantt(self, ax, rows=rows)
+
+
+def critical_chain(jobs: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The critical chain of a run's job records (``name``, ``finish``, ``held_by``), first to last:
+    the last job to finish (the first such in the records' order on a tie) and, back from it, the
+    job that held each one last."""
+    if not jobs:
+        raise InvalidInput("jobs", "a run without jobs has no critical chain")
+    index = {}
+    for position, record in enumerate(jobs):
+        if "held_by" not in record:
+            raise InvalidInput("jobs", f"job {record['name']!r} has no held_by: this run does not record what "
+                                       "held its jobs")
+        index[record["name"]] = position
+    at: int | None = max(range(len(jobs)), key=lambda p: (jobs[p]["finish"], -p))
+    chain: list[str] = []
+    while at is not None and len(chain) < len(jobs):
+        chain.append(jobs[at]["name"])
+        held = jobs[at]["held_by"]
+        if held is not None and held not in index:
+            raise InvalidInput("jobs", f"job {jobs[at]['name']!r} was held by {held!r}, not a job of this run")
+        at = None if held is None else index[held]
+    chain.reverse()
+    return chain
 
 
 def overall_fairness(jobs: list[dict[str, Any]], owner: np.ndarray, start: np.ndarray, end: np.ndarray) -> float:
