@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from models.checks import as_float, as_instance, as_int
-from models.errors import InvalidInput
+from models.checks import as_float, as_instance, as_int, as_str
+from models.errors import InvalidInput, InvalidType
 from planner.simulator.attempt_log import AttemptLog
 from planner.simulator.jobs import NODE_LOCAL, OFF_RACK, RACK_LOCAL
 from planner.simulator.layout import ANY, MAP, REDUCE
@@ -84,6 +84,13 @@ class SimResult:
         if self.network_bytes is not None:
             for key, count in as_instance(self.network_bytes, dict, "network_bytes").items():
                 as_float(count, f"network_bytes.{key}", minimum=0.0)
+        for number, edge in enumerate(as_instance(self.dependencies, tuple, "dependencies")):
+            where = f"dependencies[{number}]"
+            if not isinstance(edge, tuple) or len(edge) != 3:
+                raise InvalidType(where, f"must be a (predecessor, job, delay) tuple, got {type(edge).__name__}")
+            as_str(edge[0], f"{where}[0]")
+            as_str(edge[1], f"{where}[1]")
+            as_float(edge[2], f"{where}[2]", minimum=0.0)
 
     @classmethod
     def from_simulation(cls, sim: Simulation) -> SimResult:
