@@ -286,3 +286,14 @@ def test_the_command_line_prints_both_figures(tmp_path):
     parsed = json.loads(out)
     assert list(parsed) == ["validation", "setups", "paired", "jobs", "critical", "timings"]
     assert sum(r["last"] for r in parsed["critical"]) == 2
+
+
+def test_a_plan_for_a_target_prints_both_figures_too():
+    status, out, err = planner("plan", PIPELINES, "-c", CLUSTER, "--target", "yarn-fair", "--runs", 2,
+                               "--executor", "serial", "--json")
+    assert status == 0, err
+    parsed = json.loads(out)
+    assert list(parsed) == ["plan", "setups", "comparisons", "jobs", "critical", "slack", "timings"]
+    assert parsed["critical"]["model_end"] == 1000  # the model's does not depend on the plan
+    chain = [r["job"] for r in parsed["slack"] if r["simulated_critical"]]
+    assert chain and all(r["simulated_slack"] == 0 for r in parsed["slack"] if r["simulated_critical"])
