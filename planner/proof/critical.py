@@ -104,7 +104,8 @@ def chain_summary(model: Sequence[Mapping[str, Any]], simulated: Sequence[Mappin
     release: a lower bound of the makespan), ``model_estimate`` (what a job lasts in the model);
     the simulated chain (``simulated_path``), ``simulated_end`` and ``simulated_waiting`` (the
     chain's jobs' waits for a slot, summed); the simulated fields are None without a run."""
-    path = critical_chain([{"name": r["job"], "finish": r["earliest_finish"], "held_by": r["held_by"]} for r in model])
+    path = critical_chain([{"name": r["job"], "finish": r["earliest_finish"], "held_by": r["held_by"]}
+                           for r in model]) if model else []
     end = max((r["earliest_finish"] for r in model), default=0.0)
     first = min((r["earliest_start"] for r in model), default=0.0)
     record: dict[str, Any] = {"model_path": " -> ".join(path), "model_end": end,
