@@ -305,12 +305,111 @@ def plot_vm_schedule(result: VmRun, ax: Axes | None = None) -> Axes:
     return ax
 
 
-def plot_gantt(result: AttemptRun | VmRun, ax: Axes | None = None) -> Axes:
-    """The run's Gantt chart: task attempts by slot (`SimResult`) or jobs by VM (`VmResult`); the
-    chart is `plot_attempts` or `plot_vm_schedule`."""
+def plot_jobs(result: AttemptRun, ax: Axes | None = None, *, max_jobs: int | None = 60) -> Axes:
+    """Jobs as rows (a job-level Gantt chart of a task-level run): each job's wait for a slot (from
+    its ready time to its start, light) and its run (start to finish); a dotted line from its submit
+    time to its ready time while it waited for other jobs. Each dependency between two jobs drawn
+    is an arrow from the predecessor's finish to the successor's ready time, and the simulated
+    critical chain (``result.critical_chain``: the last job to finish and, back from it, what held
+    each) is drawn in red, its arrows too. The dependencies are
+    the run's (``result.dependencies``: (predecessor, job, delay)). At most ``max_jobs`` rows
+    (None: every job): the chain's jobs, then the others by start. Returns the matplotlib Axes."""
+    import numpy as np
+    from matplotlib.collections import LineCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import FancyArrowPatch, Patch
+
+    if not isinstance(result, AttemptRun):
+        raise InvalidType("result", f"a job-level Gantt chart needs a task-level SimResult, got {shown(result)} "
+                                    f"({type(result).__name__})")
+    if max_jobs is not None and (isinstance(max_jobs, bool) or not isinstance(max_jobs, int) or max_jobs < 1):
+        raise InvalidInput("max_jobs", f"must be a positive whole number or None, got {shown(max_jobs)}")
+    ax = _axes(ax, (10, 5))
+    records = result.jobs
+    edges = list(getattr(result, "dependencies", ()))
+    chain = list(getattr(result, "critical_chain", ())) if edges else []
+    picked = _picked_jobs(records, chain, max_jobs)
+    row = {records[p]["name"]: r for r, p in enumerate(picked)}
+    on_chain = set(chain)
+    ready = np.array([_ready(records[p]) for p in picked], dtype=float)
+    start = np.array([records[p]["start"] for p in picked], dtype=float)
+    finish = np.array([records[p]["finish"] for p in picked], dtype=float)
+    submit = np.array([records[p]["submit"] for p in picked], dtype=float)
+    rows = np.arange(len(picked), dtype=float)
+    colours = [PLAN if records[p]["name"] in on_chain else PREDICTED for p in picked]
+    ax.barh(rows, start - ready, left=ready, height=0.6, color=SIMULATED, alpha=0.35)
+    ax.barh(rows, finish - start, left=start, height=0.6, color=colours)
+    held = ready > submit
+    if held.any():
+        ax.add_collection(LineCollection([[(a, y), (b, y)] for a, b, y in zip(submit[held], ready[held], rows[held],
+                                                                                 strict=True)],
+                                         colors=SIMULATED, linestyles=":", linewidths=1.0))
+    by_name = {record["name"]: record for record in records}
+    drawn = 0
+    for before, after, _delay in edges:
+        if before not in row or after not in row:
+            continue
+        critical = before in on_chain and after in on_chain and by_name[after].get("held_by") == before
+        ax.add_patch(FancyArrowPatch((by_name[before]["finish"], row[before]), (_ready(by_name[after]), row[after]),
+                                     arrowstyle="-|>", mutation_scale=9, shrinkA=0, shrinkB=0,
+                                     color=PLAN if critical else "black", linewidth=1.4 if critical else 0.7,
+                                     alpha=0.9 if critical else 0.55, zorder=3, gid="dependency"))
+        drawn += 1
+    right = float(finish.max()) if len(finish) else 1.0
+    left = float(min(submit.min(), ready.min())) if len(finish) else 0.0
+    ax.set_xlim(left - 0.02 * (right - left), right + 0.02 * (right - left) + 1e-9)
+    ax.set_ylim(len(picked) - 0.5, -0.5)  # the first row on top
+    ax.set_yticks(rows, [records[p]["name"] for p in picked] if len(picked) <= 60 else [])
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("job")
+    counted = "" if len(picked) == len(records) else f", {len(picked)} of {len(records):,} jobs"
+    ax.set_title(f"Jobs and their {drawn} dependencies under {result.scheduler['name']} "
+                 f"(makespan {result.makespan:,.0f} s{counted})")
+    ax.grid(True, axis="x", alpha=0.3)
+    handles = [Patch(color=PLAN, label="critical chain (simulated)"), Patch(color=PREDICTED, label="other jobs"),
+               Patch(color=SIMULATED, alpha=0.35, label="waiting for a slot"),
+               Line2D([], [], color=SIMULATED, linestyle=":", label="waiting for other jobs"),
+               Line2D([], [], color="black", marker=">", markersize=5, linewidth=0.7,
+                      label="dependency (finish to ready)")]
+    _legend(ax, handles, None)
+    return ax
+
+
+def _ready(record: dict[str, Any]) -> float:
+    """When a job could be submitted (a run without dependencies records its submit time)."""
+    return float(record.get("ready", record["submit"]))
+
+
+def _picked_jobs(records: list[dict[str, Any]], chain: list[str], max_jobs: int | None) -> list[int]:
+    """The positions of the jobs drawn, in row order (by start, then position): all of them, or the
+    chain's and then the earliest to start, ``max_jobs`` in all."""
+    by_start = sorted(range(len(records)), key=lambda p: (records[p]["start"], p))
+    if max_jobs is None or len(records) <= max_jobs:
+        return by_start
+    first = {name: p for p, name in enumerate(r["name"] for r in records)}
+    kept = {first[name] for name in chain[:max_jobs]}
+    for position in by_start:
+        if len(kept) >= max_jobs:
+            break
+        kept.add(position)
+    return [p for p in by_start if p in kept]
+
+
+def plot_gantt(result: AttemptRun | VmRun, ax: Axes | None = None, *, rows: str | None = None) -> Axes:
+    """The run's Gantt chart: task attempts by slot (`plot_attempts`) or jobs as rows with their
+    dependencies and critical chain (`plot_jobs`) for a `SimResult`, jobs by VM
+    (`plot_vm_schedule`) for a `VmResult`. ``rows`` ("slots" or "jobs"; a `SimResult` only)
+    chooses; None: "jobs" when the run's jobs wait for other jobs (``result.dependencies``), else
+    "slots"."""
+    if rows is not None and rows not in ("slots", "jobs"):
+        raise InvalidInput("rows", f"must be 'slots', 'jobs' or None, got {shown(rows)}")
     if isinstance(result, AttemptRun):
+        if rows == "jobs" or (rows is None and getattr(result, "dependencies", ())):
+            return plot_jobs(result, ax=_axes(ax, (10, 5)))
         return plot_attempts(result, ax=_axes(ax, (10, 5)))
     if isinstance(result, VmRun):
+        if rows == "jobs":
+            raise InvalidInput("rows", "a VM-level run is drawn by VM; 'jobs' needs a task-level SimResult")
         return plot_vm_schedule(result, ax=_axes(ax, (10, 5)))
     raise InvalidType("result", f"must be a SimResult or a VmResult, got {shown(result)} ({type(result).__name__})")
 

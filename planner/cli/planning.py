@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -14,6 +14,7 @@ from models.checks import as_float, as_int
 from models.errors import InvalidInput
 from planner.cli.choices import SOLVER_CHOICES, TARGET_NAMES
 from planner.cli.console import (
+    JOBS_SHOWN,
     JsonFlag,
     Section,
     attribute,
@@ -37,6 +38,11 @@ from planner.cli.options import (
 )
 from planner.defaults import DEFAULT_K, DEFAULT_NOISE, DEFAULT_TARGET_RUNS, DEFAULT_TIME_LIMIT, ROBUST_RUNS
 from planner.limits import MAX_K
+
+if TYPE_CHECKING:
+    from models.cluster import Cluster
+    from models.workload import Workload
+    from planner.plans.plan import Plan
 
 
 class Strategy(StrEnum):
@@ -192,8 +198,23 @@ def plan(
     phases = made.phase_records(batch, machines) if made.phases else []
     emit([Section("plan", f"plan for {workload.name}", [made.summary()], one=True),
           Section("phases", f"phases of {workload.name} ({made.strategy}, run one after another)", phases),
+          *_critical_sections(made, batch, machines, as_json=json_output),
           Section("timings", "wall time (s)", [{"plan": made.seconds}], one=True)],
          as_json=json_output)
+
+
+def _critical_sections(made: Plan, batch: Workload, machines: Cluster, *, as_json: bool,
+                         hadoop_conf: list[Path] | None = None) -> list[Section]:
+    """A plan of a workload with dependencies: its critical path and each job's slack, the model's
+    figure and the simulation's (`planner.planning.report.plan_critical_path`); none without."""
+    if not batch.has_dependencies:
+        return []
+    from planner.planning.report import critical_sections, plan_critical_path
+
+    with working("critical path: the plan run once"):
+        path = plan_critical_path(made, batch, machines, hadoop_conf=hadoop_conf)
+    return [Section(key, title, records, one=one)
+            for key, title, records, one in critical_sections(path, shown=None if as_json else JOBS_SHOWN)]
 
 
 
@@ -229,6 +250,7 @@ def _target_plan(workload: Path, cluster: Path, target: str, *, strategy: Strate
         made.to_file(output)
     emit([jobs_section(key, title, records, as_json=json_output) if key == "jobs" else
           Section(key, title, records, one=one) for key, title, records, one in target_sections(made, workload.name)]
+         + _critical_sections(made, batch, machines, as_json=json_output, hadoop_conf=hadoop_conf)
          + [Section("timings", "wall time (s)", [{"plan": made.seconds}], one=True)], as_json=json_output)
 
 

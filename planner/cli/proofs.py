@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from models.cluster import Cluster
     from models.workload import Workload
     from planner.proof.compare import Comparison
+    from planner.proof.validate import ValidationReport
 
 
 def _inputs(workload: Path, cluster: Path) -> tuple[Workload, Cluster]:
@@ -139,8 +140,24 @@ def validate_command(
     if report.jobs_outcome:
         sections.append(jobs_section("jobs", "each job under the plan: mean finish, lateness, fraction of runs late",
                                      report.jobs_outcome, as_json=json_output))
-    emit([*sections, Section("timings", "wall time (s)", [{"validation": report.seconds}], one=True)],
-         as_json=json_output)
+    emit([*sections, *_critical_section(report, as_json=json_output),
+          Section("timings", "wall time (s)", [{"validation": report.seconds}], one=True)], as_json=json_output)
+
+
+def _critical_section(report: ValidationReport, *, as_json: bool) -> list[Section]:
+    """A workload with dependencies: which jobs delayed the end over the plan's runs (every job
+    that was on a simulated critical chain in JSON; the `CRITICAL_SHOWN` most often on one on a
+    terminal); none without."""
+    from planner.proof.report import CRITICAL_SHOWN
+
+    records = report.critical_jobs
+    if not records:
+        return []
+    more = "" if as_json or len(records) <= CRITICAL_SHOWN else (
+        f"; the {CRITICAL_SHOWN} most often of {len(records):,} (--json gives every one)")
+    return [Section("critical", f"which jobs delay the end: over the plan's {report.runs} runs, on the simulated "
+                                f"critical chain, holding the last job (binding_last), finishing last{more}",
+                    records if as_json else records[:CRITICAL_SHOWN])]
 
 
 def _splits(slots: list[str] | None) -> list[tuple[int, int] | None]:

@@ -8,12 +8,19 @@ mean and p5-p95 over the plan's runs), "bound" (no schedule does better: `solver
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from planner.planning.arrivals import makespan_bound_name
 from planner.plans.plan import Plan
 
-__all__ = ["recommendation", "target_sections"]
+if TYPE_CHECKING:
+    from models import Cluster, Workload
+    from planner.proof.critical import CriticalPath
+    from planner.simulator import SimResult, VmResult
+
+__all__ = ["critical_sections", "plan_critical_path", "recommendation", "target_sections"]
 
 
 def _seconds(value: float | None) -> str:
@@ -113,3 +120,38 @@ def target_sections(plan: Plan, name: str) -> list[tuple[str, str, list[dict[str
         ("jobs", "each job as simulated under the recommendation (mean finish, lateness against its due date)",
          simulated.get("jobs", []), False),
     ]
+
+
+def plan_critical_path(plan: Plan, workload: Workload, cluster: Cluster, *, seed: int = 0,
+                       hadoop_conf: Sequence[str | Path] | None = None,
+                       example: SimResult | VmResult | None = None) -> CriticalPath:
+    """The plan's critical path and each job's slack (`planner.proof.critical.critical_path`), two
+    figures: the model's (each job alone on the cluster's slots, from its arrival, or from 0 for a
+    plan that takes every job as ready now) and the simulation's, from one run of the plan as it is
+    deployed without bias (``example``, else `planner.proof.validate.example_run` with ``seed`` and
+    ``hadoop_conf``). VM plans run at VM level, which records no holds: their simulated fields are
+    None."""
+    from planner.proof.critical import critical_path
+    from planner.proof.validate import example_run
+    from planner.simulator import SimResult
+
+    if example is None and not plan.phases:
+        example = example_run(plan, workload, cluster, seed=seed, hadoop_conf=hadoop_conf)
+    run = example.jobs if isinstance(example, SimResult) else None
+    return critical_path(workload, cluster.total_slots, run, ready_now=plan.ready_now)
+
+
+def critical_sections(path: CriticalPath, *, shown: int | None = None) -> list[tuple[str, str, list[dict[str, Any]],
+                                                                                     bool]]:
+    """A critical path as printed sections (key, title, records, one record): ``critical`` (both
+    chains) and ``slack`` (each job, every field; with ``shown``, the terminal's columns for the
+    ``shown`` jobs with the least slack)."""
+    simulated = ("the simulation's (the plan run once without bias; back from the last job, what held each)"
+                 if path.summary["simulated_path"] is not None else "no simulated figure (VM-level runs record no holds)")
+    jobs = path.jobs if shown is None else path.least_slack(shown)
+    more = "" if shown is None or len(path.jobs) <= shown else (
+        f"; the {shown} with the least slack of {len(path.jobs):,} (--json gives every job)")
+    return [("critical", f"critical path: the model's (each job alone on the slots: a lower bound) and {simulated}",
+             [path.summary], True),
+            ("slack", f"each job's slack (s): how much later it could finish without delaying the end{more}",
+             jobs, False)]

@@ -74,19 +74,21 @@ def _number(value: float) -> float | None:
     return None if np.isnan(value) else value
 
 
-def measured_run(setup: Setup, noise: float, seed: int, run: int) -> dict[str, Any]:
+def measured_run(setup: Setup, noise: float, seed: int, run: int, *, chain: bool = False) -> dict[str, Any]:
     """`run_setup`'s record with each job's ``finishes`` and ``missed_window`` (1.0 when the last
-    job finished after the window, None without one)."""
-    record = run_setup(setup, noise, seed, run, finishes=True)
+    job finished after the window, None without one); with ``chain``, the run's critical chain."""
+    record = run_setup(setup, noise, seed, run, finishes=True, chain=chain)
     record["missed_window"] = None if setup.window is None else float(record["last_finish"] > setup.window)
     return record
 
 
 def measure(setups: Sequence[Setup], *, runs: int, noise: float, seed: int, executor: ExecutorChoice = None,
-            progress: ProgressOption = False, description: str = "simulating") -> list[Measured]:
-    """Every setup ``runs`` times, paired (module docstring)."""
+            progress: ProgressOption = False, description: str = "simulating", chains: bool = False) -> list[Measured]:
+    """Every setup ``runs`` times, paired (module docstring); with ``chains``, the plan's runs
+    (role "plan") also record their simulated critical chain (``chain``)."""
     check_simulations(((setup.run.effort(description), runs) for setup in setups), description)
-    specs = [Spec(measured_run, (setup, noise, seed, run), label=f"{setup.name} #{run}")
+    specs = [Spec(measured_run, (setup, noise, seed, run), {"chain": True} if chains and setup.role == "plan" else {},
+                  label=f"{setup.name} #{run}")
              for setup in setups for run in range(runs)]
     samples = sweep(specs, executor, progress=progress, description=f"{description} ({len(specs)} runs)")
     return [Measured(setup.name, setup.role, tuple(samples[i * runs:(i + 1) * runs]))

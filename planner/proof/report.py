@@ -57,6 +57,12 @@ TARGET_COLUMNS = (
 JOB_COLUMNS = (("job", "job", "text"), ("arrival", "arrival (s)", "seconds"), ("finish", "mean finish (s)", "seconds"),
                ("due", "due (s)", "seconds"), ("lateness", "mean lateness (s)", "seconds"),
                ("p_late", "runs late", "share"))
+#: Which jobs delayed the end over the plan's runs (`planner.proof.critical.chain_counts`).
+CRITICAL_COLUMNS = (("job", "job", "text"), ("on_chain", "on the critical chain (runs)", "count"),
+                    ("on_chain_share", "share of runs", "share"), ("binding_last", "held the last job (runs)", "count"),
+                    ("last", "finished last (runs)", "count"))
+#: Jobs the report's table of `CRITICAL_COLUMNS` shows (validation.json has them all).
+CRITICAL_SHOWN = 10
 CURVE_COLUMNS = (
     ("map_slots", "map slots", "count"), ("reduce_slots", "reduce slots", "count"),
     ("predicted", "predicted (s)", "seconds"), ("mean", "mean (s)", "seconds"), ("p5", "p5 (s)", "seconds"),
@@ -231,7 +237,10 @@ def caption(name: str, report: ValidationReport) -> str:
     if name == "predicted_vs_simulated":
         return "Predicted and simulated makespan of the plan, its variants and the baselines (whiskers: p5-p95)."
     if name == "gantt":
-        what = "jobs on their VMs" if report.kind == "vms" else "task attempts by slot, coloured by job"
+        what = ("jobs on their VMs" if report.kind == "vms" else
+                "each job's wait for a slot and its run, each dependency an arrow from the predecessor's finish to "
+                "the job's ready time, the simulated critical chain in red" if report.critical_jobs else
+                "task attempts by slot, coloured by job")
         return f"The plan simulated once without bias: {what}."
     if name == "fairness_over_time":
         return ("That run's overall fairness (Jain's index of the jobs' slot shares, 1 = equal) at each job "
@@ -261,6 +270,7 @@ def sections(report: ValidationReport, figures: dict[str, str]) -> list[tuple[st
                                      ("table", table(report.paired, PAIRED_COLUMNS))]
     if report.jobs_outcome:
         blocks += [("h2", "Each job under the plan"), ("table", table(report.jobs_outcome, JOB_COLUMNS))]
+    blocks += critical_blocks(report)
     if report.kind == "slots":
         points = sorted([*report.setup("plan"), *report.setup("curve")], key=lambda r: r["map_slots"])
         blocks += [("h2", "Makespan vs map slots"),
@@ -275,6 +285,22 @@ def sections(report: ValidationReport, figures: dict[str, str]) -> list[tuple[st
         blocks += [("figure", (name, figures[name], caption(name, report))) for name in shown]
     blocks += [("h2", "How this was measured"), ("ul", method_facts(report))]
     return blocks
+
+
+def critical_blocks(report: ValidationReport) -> list[tuple[str, Any]]:
+    """Which jobs delayed the end (a workload with dependencies): the `CRITICAL_SHOWN` jobs most
+    often on the plan's simulated critical chain, with counts over its runs."""
+    if not report.critical_jobs:
+        return []
+    top = report.critical_jobs[0]
+    more = "" if len(report.critical_jobs) <= CRITICAL_SHOWN else (
+        f" The {CRITICAL_SHOWN} most often on it of {len(report.critical_jobs):,} (validation.json has them all).")
+    return [("h2", "Which jobs delay the end"),
+            ("p", f"In each of the plan's {report.runs} runs, the simulated critical chain is the last job to finish and, "
+                  "back from it, the job that held each one last (its predecessor that finished last). "
+                  f"{top['job']} was on it in {top['on_chain']} runs ({percent(top['on_chain_share'], signed=False)})."
+                  + more),
+            ("table", table(report.critical_jobs[:CRITICAL_SHOWN], CRITICAL_COLUMNS))]
 
 
 def _md_escape(text: str) -> str:
@@ -371,8 +397,12 @@ def render_figures(report: ValidationReport, example: SimResult | VmResult | Non
         draw.append(("predicted_vs_simulated", (9.5, 1.4 + 0.65 * len(report.table())),
                      lambda ax: plots.plot_predicted_vs_simulated(report, ax)))
     if example is not None:
-        rows = example.slots if isinstance(example, SimResult) else example.vms + example.extra_vms
-        draw.append(("gantt", (10.0, min(max(4.5, 2.0 + 0.08 * rows), 12.0)), lambda ax: plots.plot_gantt(example, ax)))
+        if isinstance(example, SimResult) and example.dependencies:  # jobs as rows, at most 60
+            size = (11.0, min(max(4.5, 1.5 + 0.3 * min(len(example.jobs), 60)), 14.0))
+        else:
+            rows = example.slots if isinstance(example, SimResult) else example.vms + example.extra_vms
+            size = (10.0, min(max(4.5, 2.0 + 0.08 * rows), 12.0))
+        draw.append(("gantt", size, lambda ax: plots.plot_gantt(example, ax)))
         if isinstance(example, SimResult):
             draw.append(("fairness_over_time", (9.5, 4.5), lambda ax: plots.plot_fairness_over_time(example, ax)))
     images = {}

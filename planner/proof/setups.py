@@ -105,9 +105,10 @@ def first_arrival(workload: Workload) -> float:
 
 
 def run_setup(setup: Setup, noise: float, seed: int, run: int, stream: int = 0, *,
-              finishes: bool = False) -> dict[str, Any]:
+              finishes: bool = False, chain: bool = False) -> dict[str, Any]:
     """Simulate ``setup``'s run on run ``run``'s biased batch (of ``stream``, `biased`): one flat
-    record (with ``finishes``: and each job's finish, job -> second)."""
+    record (with ``finishes``: and each job's finish, job -> second; with ``chain``: and the run's
+    simulated critical chain, `planner.proof.critical.simulated_chain`, a task-level run's only)."""
     jobs, simulation_seed = biased(setup.run.workload, noise, seed, run, stream)
     origin = first_arrival(jobs) if setup.origin is None else setup.origin
     result = setup.run.with_workload(jobs).simulate(simulation_seed)
@@ -127,6 +128,10 @@ def run_setup(setup: Setup, noise: float, seed: int, run: int, stream: int = 0, 
     record.update(job_measures(jobs, finish, due, setup.arrivals))
     if finishes:
         record["finishes"] = finish
+    if chain and not setup.run.phases and result.jobs:
+        from planner.proof.critical import simulated_chain
+
+        record["chain"] = simulated_chain(result.jobs)
     return record
 
 

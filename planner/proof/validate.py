@@ -135,6 +135,10 @@ class ValidationReport:
     #: objective, `planner.proof.deployed.METRICS`), and each job's outcome under the plan.
     metric: str = "makespan"
     jobs_outcome: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    #: Which jobs delayed the end: over the plan's runs, how often each job was on the simulated
+    #: critical chain, held the last job, or was it (`planner.proof.critical.chain_counts`; a workload
+    #: with dependencies and task-level runs only, else empty).
+    critical_jobs: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
         """Each field of its type and every number finite (a NaN or inf given is refused, naming the field)."""
@@ -142,7 +146,7 @@ class ValidationReport:
         for name in ("plan", "cluster"):
             if name == "plan" or self.cluster is not None:
                 as_instance(getattr(self, name), dict, name)
-        for name in ("setups", "samples", "curve", "order", "phases", "jobs_outcome"):
+        for name in ("setups", "samples", "curve", "order", "phases", "jobs_outcome", "critical_jobs"):
             as_instance(getattr(self, name), list, name)
         as_str(self.kind, "kind")
         as_str(self.metric, "metric")
@@ -209,7 +213,7 @@ class ValidationReport:
         return {"summary": self.summary(), "plan": self.plan, "kind": self.kind, "setups": self.setups, "paired":
                 self.paired, "samples": self.samples, "curve": self.curve, "jobs": self.jobs, "cluster":
                 self.cluster, "order": self.order, "phases": self.phases, "metric": self.metric,
-                "jobs_outcome": self.jobs_outcome}
+                "jobs_outcome": self.jobs_outcome, "critical_jobs": self.critical_jobs}
 
     def to_json(self) -> str:
         """`to_dict` as JSON text: the same inputs and seed give the same bytes."""
@@ -283,13 +287,17 @@ def validate(
     check_simulations(((setup.run.effort("validate"), count) for setup, count in zip(setups, counts, strict=True)),
                       "validate")
     # the plan's runs also give each job's finish (its outcome per job); the others' do not
-    specs = [Spec(run_setup, (setup, noise, seed, run), {"finishes": setup.role == "plan"},
+    # and, with dependencies, each run's simulated critical chain (a few names a run)
+    chains = workload.has_dependencies
+    specs = [Spec(run_setup, (setup, noise, seed, run),
+                  {"finishes": setup.role == "plan", **({"chain": True} if chains and setup.role == "plan" else {})},
                   label=f"{setup.name} #{run}")
              for setup, count in zip(setups, counts, strict=True) for run in range(count)]
     samples = sweep(specs, executor, progress=progress, description=f"validating ({len(specs)} runs)")
     planned = Measured(setups[0].name, "plan", tuple(samples[:counts[0]]))
     outcomes = job_outcomes(planned, night, plan.window)
-    samples = [{k: v for k, v in sample.items() if k != "finishes"} for sample in samples]
+    critical = critical_jobs(planned)
+    samples = [{k: v for k, v in sample.items() if k not in ("finishes", "chain")} for sample in samples]
     records, start = [], 0
     for setup, count in zip(setups, counts, strict=True):
         records.append(summarize(setup, samples[start:start + count]))
@@ -298,7 +306,16 @@ def validate(
                             seconds=time.perf_counter() - clock, setups=records, samples=samples,
                             curve=curve, workload=workload.name, jobs=len(workload), cluster=cluster.to_dict(),
                             order=list(plan.order), phases=[[tuple(p) for p in phase] for phase in plan.phases],
-                            jobs_outcome=outcomes)
+                            jobs_outcome=outcomes, critical_jobs=critical)
+
+
+def critical_jobs(planned: Measured) -> list[dict[str, Any]]:
+    """Which jobs delayed the end over the plan's runs (`planner.proof.critical.chain_counts` of the
+    runs' ``chain``); empty when the runs recorded none."""
+    from planner.proof.critical import chain_counts
+
+    chains = [sample["chain"] for sample in planned.samples if "chain" in sample]
+    return chain_counts(chains) if chains else []
 
 
 def check_noise(noise: object) -> float:
@@ -426,7 +443,7 @@ def validate_target(
                                      arrivals=arrived))
     setups += target_baselines(night, resources, plan.target, queues, window=window, arrivals=arrived)
     measured = measure(setups, runs=runs, noise=noise, seed=seed, executor=executor, progress=progress,
-                       description="validating")
+                       description="validating", chains=workload.has_dependencies)
     objective = plan.objective
     records = []
     for setup, result in zip(setups, measured, strict=True):
@@ -441,12 +458,14 @@ def validate_target(
                       deadline_misses=_mean(list(result.samples), "deadline_misses"),
                       by_window=record["p_window"])
         records.append(record)
-    samples = [{k: v for k, v in sample.items() if k != "finishes"} for result in measured for sample in result.samples]
+    samples = [{k: v for k, v in sample.items() if k not in ("finishes", "chain")} for result in measured
+               for sample in result.samples]
     return ValidationReport(plan=plan.summary(), kind="target", runs=runs, noise=noise, seed=seed,
                             seconds=time.perf_counter() - clock, setups=records, samples=samples,
                             workload=workload.name, jobs=len(workload), cluster=cluster.to_dict(),
                             order=list(plan.order), metric=METRICS[objective],
-                            jobs_outcome=job_outcomes(measured[0], night, window))
+                            jobs_outcome=job_outcomes(measured[0], night, window),
+                            critical_jobs=critical_jobs(measured[0]))
 
 
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from models.checks import as_float, as_instance, as_int
+from models.checks import as_float, as_instance, as_int, as_str
+from models.errors import InvalidInput, InvalidType
 from planner.simulator.attempt_log import AttemptLog
 from planner.simulator.jobs import NODE_LOCAL, OFF_RACK, RACK_LOCAL
 from planner.simulator.layout import ANY, MAP, REDUCE
@@ -62,6 +64,8 @@ class SimResult:
     kills: int = 0
     overhead_seconds: float = 0.0
     network_bytes: dict[str, float] | None = None
+    #: The batch's dependencies as (predecessor, job, delay) (`Job.after`), for the job-level Gantt chart.
+    dependencies: tuple[tuple[str, str, float], ...] = field(repr=False, default=())
 
     def __post_init__(self) -> None:
         """Each field of its type and every number finite (a NaN or inf given is refused, naming the field)."""
@@ -80,6 +84,13 @@ class SimResult:
         if self.network_bytes is not None:
             for key, count in as_instance(self.network_bytes, dict, "network_bytes").items():
                 as_float(count, f"network_bytes.{key}", minimum=0.0)
+        for number, edge in enumerate(as_instance(self.dependencies, tuple, "dependencies")):
+            where = f"dependencies[{number}]"
+            if not isinstance(edge, tuple) or len(edge) != 3:
+                raise InvalidType(where, f"must be a (predecessor, job, delay) tuple, got {type(edge).__name__}")
+            as_str(edge[0], f"{where}[0]")
+            as_str(edge[1], f"{where}[1]")
+            as_float(edge[2], f"{where}[2]", minimum=0.0)
 
     @classmethod
     def from_simulation(cls, sim: Simulation) -> SimResult:
@@ -116,7 +127,15 @@ class SimResult:
             kills=sim.counts["kills"],
             overhead_seconds=sim.overhead_seconds,
             network_bytes=None if sim.network is None else {**sim.network_bytes, "moved": sim.network.moved},
+            dependencies=tuple((dependency.job, job.name, dependency.delay) for job in sim.workload
+                               for dependency in job.after),
         )
+
+    @cached_property
+    def critical_chain(self) -> list[str]:
+        """The run's critical chain, first to last: the last job to finish and, back from it, the
+        predecessor that held each one last (``held_by``; `critical_chain`)."""
+        return critical_chain(self.jobs) if self.jobs else []
 
     @cached_property
     def attempts(self) -> list[Attempt]:
@@ -241,11 +260,40 @@ class SimResult:
         at a time)."""
         return json.dumps(self.to_dict(tasks=tasks), indent=1, sort_keys=True)
 
-    def plot_gantt(self, ax: Axes | None = None, *, max_slots: int | None = 200) -> Axes:
-        """Task attempts as bars by slot (see `planner.plots.plot_attempts`)."""
-        from planner.plots import plot_attempts
+    def plot_gantt(self, ax: Axes | None = None, *, max_slots: int | None = 200, rows: str | None = None) -> Axes:
+        """Task attempts as bars by slot (`planner.plots.plot_attempts`, the first ``max_slots``
+        slots), or jobs as rows with their dependencies as arrows and the critical chain
+        (`planner.plots.plot_jobs`); ``rows`` "slots" or "jobs", None: "jobs" when the batch has
+        dependencies."""
+        from planner.plots import plot_attempts, plot_gantt
 
-        return plot_attempts(self, ax=ax, max_slots=max_slots)
+        if rows == "slots" or (rows is None and not self.dependencies):
+            return plot_attempts(self, ax=ax, max_slots=max_slots)
+        return plot_gantt(self, ax, rows=rows)
+
+
+def critical_chain(jobs: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The critical chain of a run's job records (``name``, ``finish``, ``held_by``), first to last:
+    the last job to finish (the first such in the records' order on a tie) and, back from it, the
+    job that held each one last."""
+    if not jobs:
+        raise InvalidInput("jobs", "a run without jobs has no critical chain")
+    index = {}
+    for position, record in enumerate(jobs):
+        if "held_by" not in record:
+            raise InvalidInput("jobs", f"job {record['name']!r} has no held_by: this run does not record what "
+                                       "held its jobs")
+        index[record["name"]] = position
+    at: int | None = max(range(len(jobs)), key=lambda p: (jobs[p]["finish"], -p))
+    chain: list[str] = []
+    while at is not None and len(chain) < len(jobs):
+        chain.append(jobs[at]["name"])
+        held = jobs[at]["held_by"]
+        if held is not None and held not in index:
+            raise InvalidInput("jobs", f"job {jobs[at]['name']!r} was held by {held!r}, not a job of this run")
+        at = None if held is None else index[held]
+    chain.reverse()
+    return chain
 
 
 def overall_fairness(jobs: list[dict[str, Any]], owner: np.ndarray, start: np.ndarray, end: np.ndarray) -> float:
