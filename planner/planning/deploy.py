@@ -40,6 +40,13 @@ How the plan is chosen:
    is waived when a baseline beats the configuration as it is run for run (keeping it would be
    beaten): then a candidate better than the configuration and beaten by no baseline is enough.
 
+Jobs that wait for jobs (`Job.after`; `planner.planning.pipelines`): every proposed order is kept
+where the dependencies allow and repaired where not, the critical-path order (longest remaining
+path first) is proposed too, due dates are each job's latest finish, and a job is submitted at
+least `SUBMIT_GAP` after the jobs it waits for; spread in such an order, a job others wait for
+never has a lower priority than they do. Running-application limits cannot deadlock: a job that
+waits is not submitted yet and holds no place. The simulator waits for predecessors.
+
 The figures the plan records are simulated (mean, p5, p95 over the runs) for the configuration
 as exported; the bounds (`solvers.bounds`) say how far any schedule could go. A model's own
 figure (the fluid prediction of a slot split) is labelled as the model's.
@@ -62,7 +69,6 @@ from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_NOISE, DEFAULT_TARGET_RUNS
 from planner.io.hadoop.applied import HADOOP_TARGETS, SUBMIT_GAP
 from planner.io.hadoop.conf import conf_files
-from planner.io.hadoop.plan_files import arrival_floors
 from planner.io.hadoop.merge import (
     CurrentConfig,
     config_queues,
@@ -72,6 +78,7 @@ from planner.io.hadoop.merge import (
     merged_files,
     read_current,
 )
+from planner.io.hadoop.plan_files import arrival_floors
 from planner.io.hadoop.queue_map import scheduler_kind
 from planner.limits import MAX_RUNS, MAX_SEED
 from planner.planning import arrivals, pipelines

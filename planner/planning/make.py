@@ -31,6 +31,8 @@ from planner.proof.validate import check_noise
 from solvers import MAX_TIME_LIMIT, SLOT_MODELS, fluid_makespan
 from solvers.base import Stopwatch
 from solvers.ordering.admission_orders import johnson_admission, submission_order
+from solvers.packing.precedence import precedence_pairs
+from solvers.pairs.problem import refuse_dependencies
 
 __all__ = ["make_plan"]
 
@@ -199,6 +201,10 @@ def _vm_plan(
 ) -> Plan:
     if not len(workload):
         raise InvalidInput("jobs", "need at least one job")
+    if strategy == "pairs":  # before profiles are derived: the pair model cannot honour dependencies
+        refuse_dependencies(list(workload))
+    else:  # packing refuses a dependency's delay
+        precedence_pairs(list(workload))
     jobs = list(derived_profiles(workload, cluster))
     schedule = solve_vm(jobs, cluster, strategy, solver, time_limit=time_limit, seed=seed)
     warn_extrapolation(schedule.phases, jobs)

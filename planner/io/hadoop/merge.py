@@ -86,7 +86,7 @@ from planner.io.hadoop.export import (
     yarn_site,
 )
 from planner.io.hadoop.parsing import read_sls_nodes, site_properties
-from planner.io.hadoop.plan_files import Submission, schedule_after
+from planner.io.hadoop.plan_files import Submission, arrival_floors, schedule_after
 from planner.io.hadoop.queue_map import queues_of, scheduler_kind, scheduler_queues
 from planner.plans.levers import Levers
 from planner.simulator.options import SimOptions
@@ -514,7 +514,8 @@ def _schedule(levers: Levers, workload: Workload, queues: Mapping[str, str], fam
         unknown = next((job for job in given if job not in jobs), None)
         if unknown is not None:
             raise InvalidInput(f"levers.{name}", f"names {unknown!r}, which is not a job of the workload")
-    order = list(levers.order) or [job.name for job in sorted(workload, key=lambda job: (job.submit, job.name))]
+    floors = arrival_floors(workload, SUBMIT_GAP, ready_now)  # with dependencies, after the jobs waited for
+    order = list(levers.order) or [job.name for job in sorted(workload, key=lambda job: (floors[job.name], job.name))]
     if len(order) != len(jobs):
         missing = next(name for name in jobs if name not in levers.order)
         raise InvalidInput("levers.order", f"leaves out {len(jobs) - len(order)} job(s), e.g. {missing!r}")

@@ -248,16 +248,16 @@ def submitted(workload: Workload, submissions: Sequence[Submission], source: str
                                       priority=given[job.name].priority) for job in workload], name=workload.name)
 
 
-def arrival_floors(workload: Workload, gap: float) -> dict[str, float]:
-    """Each job's earliest submission: its ``submit``, and ``gap`` after the earliest submission of
-    each job it waits for (``after``), so that sorting by it lists every job after its
-    predecessors (the submission schedule of a batch with dependencies)."""
+def arrival_floors(workload: Workload, gap: float, ready_now: bool = False) -> dict[str, float]:
+    """Each job's earliest submission: its ``submit`` (0 with ``ready_now``), and ``gap`` after the
+    earliest submission of each job it waits for (``after``), so that sorting by it lists every
+    job after its predecessors (the submission schedule of a batch with dependencies)."""
     floors: dict[str, float] = {}
     graph = workload.precedence if workload.has_dependencies else None
     positions = graph.order if graph is not None else range(len(workload))
     for position in positions:
         job = workload[position]
-        floors[job.name] = max([job.submit, *(floors[d.job] + gap for d in job.after)])
+        floors[job.name] = max([0.0 if ready_now else job.submit, *(floors[d.job] + gap for d in job.after)])
     return floors
 
 
