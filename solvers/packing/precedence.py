@@ -24,7 +24,7 @@ A dependency's delay cannot be honoured (phases run back to back, with no clock 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -95,13 +95,13 @@ def order_phases(phases: Sequence[Sequence], pairs: Sequence[tuple[int, int]]) -
     return ordered
 
 
-def repair_phases(phases: Sequence[Sequence], pairs: Sequence[tuple[int, int]], instance) -> list[list]:
+def repair_phases(phases: Sequence[Sequence], pairs: Sequence[tuple[int, int]], instance, placement: type,
+                  grow: Callable[[object, list], list]) -> list[list]:
     """Phases that respect the dependencies, made from ``phases`` (module docstring); each emitted
     phase is a subset of one given, re-placed by `_refit` where the subset breaks a rule, hosts
     left without extras run as primaries, and its longest job is given the VMs left free
-    (`grow_longest`, which never lengthens a phase)."""
-    from solvers.packing.problem import Placement, grow_longest
-
+    (``grow``: `solvers.packing.problem.grow_longest`, which never lengthens a phase); ``placement``
+    makes a placement (`solvers.packing.problem.Placement`)."""
     before = _predecessors(instance.jobs, pairs)
     remaining = [list(phase) for phase in phases]
     ran: set[int] = set()
@@ -112,9 +112,9 @@ def repair_phases(phases: Sequence[Sequence], pairs: Sequence[tuple[int, int]], 
         index = whole if whole is not None else next(i for i, part in enumerate(ready_parts) if part)
         part = ready_parts[index]
         rest = [pl for pl in remaining[index] if pl not in part]
-        emitted.append(grow_longest(instance, _unhosted(_refit(part, instance, Placement), Placement)))
+        emitted.append(grow(instance, _unhosted(_refit(part, instance, placement), placement)))
         if rest:
-            remaining[index] = _refit(rest, instance, Placement)
+            remaining[index] = _refit(rest, instance, placement)
         else:
             remaining.pop(index)
         ran.update(pl.job for pl in part)

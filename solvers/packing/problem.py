@@ -310,6 +310,6 @@ def pack_phases(
     free = solve(replace(instance, precedence=()), time_limit=time_limit, seed=seed, **options)
     if order_phases(free.phases, instance.precedence) is not None:
         return make_schedule(free.phases, instance, free.status, free.solver, clock, free.bound)
-    repaired = repair_phases(free.phases, instance.precedence, instance)
+    repaired = repair_phases(free.phases, instance.precedence, instance, Placement, grow_longest)
     status = SolveStatus.FEASIBLE if free.status is SolveStatus.OPTIMAL else free.status
     return make_schedule(repaired, instance, status, f"{free.solver}, repaired for dependencies", clock, free.bound)
