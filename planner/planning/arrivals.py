@@ -170,14 +170,18 @@ def makespan_only(objective: str, what: str) -> None:
 
 def batch_bounds(night: Workload, slots: int, window: float | None) -> dict[str, Any]:
     """The bounds every schedule of the batch obeys on ``slots`` slots (`solvers.bounds`): the makespan
-    (work and critical path, from the first arrival), the mean and weighted response, the largest
+    (work and critical path, from the first arrival; with dependencies the critical path is the
+    longest chain of jobs, each alone on the slots, from its arrival and its predecessors' ends), the mean and weighted response, the largest
     lateness (due dates: deadlines, else ``window``); and the first arrival."""
-    from solvers.bounds import critical_path_bound, lateness_bound, response_bound, work_bound
+    from solvers.bounds import alone, critical_path_bound, lateness_bound, response_bound, work_bound
 
     jobs = list(night)
     releases = [job.submit for job in jobs]
     due = [job.deadline if job.deadline is not None else window for job in jobs]
     work, critical = work_bound(jobs, slots, releases), critical_path_bound(jobs, slots, releases)
+    if night.has_dependencies and jobs:  # a chain of jobs that wait for jobs, each alone on the slots
+        chain = night.precedence.schedule([alone(job, slots) for job in jobs])
+        critical = max(critical, max(timing.earliest_finish for timing in chain) - min(releases))
     return {"slots": slots, "work": work, "critical_path": critical, "makespan": max(work, critical),
             "mean_response": response_bound(jobs, slots, releases),
             "weighted_response": response_bound(jobs, slots, releases, [job.weight for job in jobs]),
@@ -189,7 +193,7 @@ def makespan_bound_name(bounds: dict[str, Any]) -> str:
     """Which bound decides the makespan's (`batch_bounds`), in words: the work or the critical path."""
     if bounds.get("work", 0.0) >= bounds.get("critical_path", 0.0):
         return "the work bound (total work / slots)"
-    return "the critical path (the longest job alone, from its arrival)"
+    return "the critical path (the longest job, or chain of jobs that wait for jobs, alone, from its arrival)"
 
 
 def check_window_reachable(window: float | None, bounds: dict[str, Any]) -> None:

@@ -40,6 +40,13 @@ How the plan is chosen:
    is waived when a baseline beats the configuration as it is run for run (keeping it would be
    beaten): then a candidate better than the configuration and beaten by no baseline is enough.
 
+Jobs that wait for jobs (`Job.after`; `planner.planning.pipelines`): every proposed order is kept
+where the dependencies allow and repaired where not, the critical-path order (longest remaining
+path first) is proposed too, due dates are each job's latest finish, and a job is submitted at
+least `SUBMIT_GAP` after the jobs it waits for; spread in such an order, a job others wait for
+never has a lower priority than they do. Running-application limits cannot deadlock: a job that
+waits is not submitted yet and holds no place. The simulator waits for predecessors.
+
 The figures the plan records are simulated (mean, p5, p95 over the runs) for the configuration
 as exported; the bounds (`solvers.bounds`) say how far any schedule could go. A model's own
 figure (the fluid prediction of a slot split) is labelled as the model's.
@@ -71,9 +78,10 @@ from planner.io.hadoop.merge import (
     merged_files,
     read_current,
 )
+from planner.io.hadoop.plan_files import arrival_floors
 from planner.io.hadoop.queue_map import scheduler_kind
 from planner.limits import MAX_RUNS, MAX_SEED
-from planner.planning import arrivals
+from planner.planning import arrivals, pipelines
 from planner.plans.files import TARGET_OBJECTIVES, TARGET_STRATEGY
 from planner.plans.levers import Levers
 from planner.plans.plan import Plan
@@ -297,7 +305,7 @@ def plan_for_target(
         k=min(chosen.levers.max_running.values(), default=len(workload)),
         map_slots=split[0],
         reduce_slots=split[1],
-        order=chosen.levers.order or tuple(job.name for job in sorted(night, key=lambda j: (j.submit, j.name))),
+        order=chosen.levers.order or _arrival_order(night),
         predicted_makespan=summary["makespan"],
         baseline_makespan=configured_runs.record(objective)["makespan"],
         status="keep" if keep_it else "improved",
@@ -450,6 +458,8 @@ def proposals(night: Workload, as_configured: Run, target: str, queues: Mapping[
     orders.append(("longest work first", "total work descending (the makespan's list rule)",
                    sorted(range(len(jobs)), key=lambda i: (-jobs[i].work, names[i]))))
     due = [job.deadline if job.deadline is not None else window for job in jobs]
+    if night.has_dependencies:  # each job due early enough for the jobs waiting for it (latest finish)
+        due = pipelines.latest_due_dates(night, due, slots)
     if any(d is not None for d in due):
         late = math.inf
         orders.append(("earliest due date", "due date ascending (EDD: optimal for max lateness on one machine)",
@@ -459,6 +469,18 @@ def proposals(night: Workload, as_configured: Run, target: str, queues: Mapping[
                                                                - alone(jobs[i], slots), names[i]))))
         if objective in ("max_lateness", "late_jobs"):
             orders.append(_release_order(night, as_configured, objective, due, seed))
+    if night.has_dependencies:
+        orders = [(name, proposer, pipelines.respecting(night, order)) for name, proposer, order in orders]
+        orders.append(("critical path", "the longest remaining path first (each job's time alone on the cluster "
+                       "plus the longest chain of the jobs waiting for it), ties by Johnson's order",
+                       pipelines.critical_path_order(night, slots, orders[0][2])))
+        solved = pipelines.solver_order(night, machines, releases=arrivals.releases_of(night, False),
+                                        due=_due_array(night, due), objective=objective
+                                        if objective in ("makespan", "max_lateness", "late_jobs") else "makespan",
+                                        time_limit=ORDER_TIME_LIMIT, seed=seed)
+        if solved is not None:
+            orders.append(("order solver", f"{solved[1]['method']} ({solved[1]['status']})",
+                           pipelines.respecting(night, solved[0])))
     for name, proposer, order in orders:
         candidates.append(Candidate(name, proposer, _ordered(night, order, target, base, fifo_policies)))
     if target == "mrv1":
@@ -534,7 +556,18 @@ def _release_order(night: Workload, as_configured: Run, objective: str, due: lis
 
 
 def _arrival_order(night: Workload) -> tuple[str, ...]:
-    return tuple(job.name for job in sorted(night, key=lambda job: (job.submit, job.name)))
+    """Jobs by arrival (then name); with dependencies by earliest submission (`arrival_floors`), so
+    that every job comes after the jobs it waits for."""
+    floors = arrival_floors(night, SUBMIT_GAP)
+    return tuple(job.name for job in sorted(night, key=lambda job: (floors[job.name], job.name)))
+
+
+def _due_array(night: Workload, due: Sequence[float | None]) -> np.ndarray | None:
+    """Due dates on the releases' clock (counted from the first arrival), inf for none; None when none."""
+    if all(d is None for d in due):
+        return None
+    origin = min(job.submit for job in night)
+    return np.array([np.inf if d is None else d - origin for d in due], dtype=float)
 
 
 def _ordered(night: Workload, order: Sequence[int], target: str, base: dict[str, Any],
@@ -554,7 +587,8 @@ def _ordered(night: Workload, order: Sequence[int], target: str, base: dict[str,
         group = (job.submit, priorities.get(job.name, 0))  # jobs arriving together at one level
         count = seen.get(group, 0)
         seen[group] = count + 1
-        submits[job.name] = job.submit + count * ORDER_GAP
+        # a job that waits for others is submitted after them (the order lists them first)
+        submits[job.name] = max([job.submit + count * ORDER_GAP, *(submits[d.job] + SUBMIT_GAP for d in job.after)])
     position = {jobs[i].name: rank[i] for i in range(len(jobs))}
     rows = tuple(sorted(submits, key=lambda name: (submits[name], position[name])))
     for before, after in itertools.pairwise(rows):  # no ties: the simulator breaks them by name, not by the order

@@ -18,7 +18,7 @@ from models.checks import as_bool, as_float, as_instance, as_int, as_str
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_K, DEFAULT_NOISE, DEFAULT_TIME_LIMIT, ROBUST_RUNS
 from planner.limits import MAX_RUNS, MAX_SEED
-from planner.planning import arrivals
+from planner.planning import arrivals, pipelines
 from planner.planning.curves import SlotCurves
 from planner.planning.robust import choose_robust, robust_candidates
 from planner.planning.vm import check_solver, derived_profiles, solve_vm, warn_extrapolation
@@ -31,6 +31,8 @@ from planner.proof.validate import check_noise
 from solvers import MAX_TIME_LIMIT, SLOT_MODELS, fluid_makespan
 from solvers.base import Stopwatch
 from solvers.ordering.admission_orders import johnson_admission, submission_order
+from solvers.packing.precedence import precedence_pairs
+from solvers.pairs.problem import refuse_dependencies
 
 __all__ = ["make_plan"]
 
@@ -119,7 +121,7 @@ def make_plan(
             progress=progress), workload), ready_now=True, **timing)
     jobs = list(workload)
     total = cluster.total_slots
-    submitted = submission_order(workload)
+    submitted = pipelines.respecting(workload, submission_order(workload))
     releases = arrivals.releases_of(workload, ready_now)
     due = arrivals.due_dates(workload, window, ready_now)
     if window is not None and len(workload):
@@ -131,6 +133,11 @@ def make_plan(
     if strategy == "slots":
         arrivals.makespan_only(objective, "\"slots\" (submission order)")
         order, ordering = submitted, None
+    elif workload.has_dependencies:  # the orders kept where the dependencies allow, and the critical path's
+        order, ordering = _pipeline_order(workload, cluster, strategy, releases=releases, due=due,
+                                          objective=objective, time_limit=time_limit, seed=seed)
+        if strategy == "slots+johnson":
+            order, ordering = arrivals.no_worse_than_submission(order, ordering, submitted, curves.plan)
     elif releases is None and objective == "makespan":
         order, ordering = johnson_admission(workload, cluster), None
     else:
@@ -169,12 +176,35 @@ def make_plan(
     ), workload)
 
 
+def _pipeline_order(workload: Workload, cluster: Cluster, strategy: str, *, releases: np.ndarray | None,
+                    due: np.ndarray | None, objective: str, time_limit: float, seed: int) -> tuple[list[int], dict]:
+    """A slot plan's order when jobs wait for jobs (`planner.planning.pipelines`): "johnson" is
+    Johnson's order kept where the dependencies allow; "slots+johnson" the best, by the two-stage
+    model with dependencies, of that (or the release model's order) repaired, the critical-path
+    order and an order solver's."""
+    if releases is None and objective == "makespan":
+        proposed, proposer = johnson_admission(workload, cluster), "Johnson's order"
+    else:
+        proposed, record = arrivals.release_order(workload, cluster, releases=releases, due=due, objective=objective,
+                                                  time_limit=time_limit, seed=seed)
+        proposer = f"the two-stage order with release dates ({record['method']}, without dependencies)"
+    if strategy == "johnson":
+        return pipelines.pipeline_order(workload, cluster, proposed, proposer, releases=releases, due=due,
+                                        objective=objective, time_limit=time_limit, seed=seed, repaired_only=True)
+    return pipelines.pipeline_order(workload, cluster, proposed, proposer, releases=releases, due=due,
+                                    objective=objective, time_limit=time_limit, seed=seed)
+
+
 def _vm_plan(
     workload: Workload, cluster: Cluster, strategy: str, *, k: int, model: str, solver: str, time_limit: float,
     seed: int,
 ) -> Plan:
     if not len(workload):
         raise InvalidInput("jobs", "need at least one job")
+    if strategy == "pairs":  # before profiles are derived: the pair model cannot honour dependencies
+        refuse_dependencies(list(workload))
+    else:  # packing refuses a dependency's delay
+        precedence_pairs(list(workload))
     jobs = list(derived_profiles(workload, cluster))
     schedule = solve_vm(jobs, cluster, strategy, solver, time_limit=time_limit, seed=seed)
     warn_extrapolation(schedule.phases, jobs)
@@ -209,7 +239,7 @@ def _robust_plan(
     chosen, records = choose_robust(candidates, workload, cluster, strategy, k, runs=runs, noise=noise, seed=seed,
                                     executor=executor, progress=progress)
     baseline = fluid_makespan(list(workload), cluster.total_map_slots, cluster.total_reduce_slots, k,
-                              submission_order(workload), chosen.model)
+                              pipelines.respecting(workload, submission_order(workload)), chosen.model)
     optimum = min(chosen.curve)
     if strategy != "johnson":
         strategy = "slots+johnson" if chosen.ordering == "johnson" else "slots"

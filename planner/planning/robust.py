@@ -5,8 +5,8 @@ predict almost the same makespan but behave differently once task
 granularity, locality and profile errors enter. `robust_candidates` gathers
 the plausible plans:
 
-- both admission orders (submission and Johnson's), under both fluid models
-  ("fresh" and "capped");
+- both admission orders (submission and Johnson's; with dependencies each kept where they allow,
+  `planner.planning.pipelines.respecting`), under both fluid models ("fresh" and "capped");
 - for each, the splits whose predicted makespan is within ``tolerance`` (5%)
   of that curve's optimum, at most ``max_splits`` of them spread evenly over
   that set, the optimum always among them ("johnson" plans keep their
@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from models import Cluster, Workload
+from planner.planning.pipelines import respecting
 from planner.proof.setups import Setup, all_ready, planned_scheduler, run_setup
 from planner.proof.sweep import ExecutorChoice, ProgressOption, Spec, sweep
 from planner.proof.validate import statistics
@@ -79,9 +80,9 @@ def robust_candidates(
     jobs = list(workload)
     total = cluster.total_slots
     candidates = []
-    orders = {"johnson": johnson_admission(workload, cluster)}
+    orders = {"johnson": respecting(workload, johnson_admission(workload, cluster))}
     if strategy != "johnson":  # a "johnson" plan is its order: only the fluid model varies
-        orders = {"submission": submission_order(workload), **orders}
+        orders = {"submission": respecting(workload, submission_order(workload)), **orders}
     for ordering, order in orders.items():
         names = tuple(job_names(workload, order))
         for model in SLOT_MODELS:

@@ -6,7 +6,8 @@ Cartesian product) and the rules of the model are checked directly, giving
 the shortest phase that holds exactly that set; then the best partition of
 the jobs into such sets is found by dynamic programming over subsets
 (best[S] = min over the block B holding S's lowest job of shortest[B] +
-best[S - B]). Exponential: at most `EXHAUSTIVE_JOBS` jobs and
+best[S - B]). With dependencies the partition is built phase by phase over the sets of jobs
+already run (`solvers.packing.precedence.exact_phases`). Exponential: at most `EXHAUSTIVE_JOBS` jobs and
 `EXHAUSTIVE_COMBINATIONS` combinations per set.
 """
 
@@ -18,6 +19,7 @@ import numpy as np
 
 from models import InvalidInput
 from solvers.base import SolveStatus, Stopwatch
+from solvers.packing.precedence import exact_phases
 from solvers.packing.problem import PROBLEM, PackingInstance, PhaseSchedule, Placement, make_schedule
 from solvers.registry import register_method
 
@@ -67,6 +69,9 @@ def _exhaustive(instance: PackingInstance, *, time_limit: float, seed: int, **_:
         raise InvalidInput("jobs", f"exhaustive packing takes at most {EXHAUSTIVE_JOBS} jobs and "
                                    f"{EXHAUSTIVE_COMBINATIONS:,} combinations per phase; got {n} jobs on "
                                    f"{instance.vms} VMs")
+    if instance.precedence:  # phases in order, each of jobs whose predecessors ran before it
+        _, phases = exact_phases(instance, instance.precedence, lambda members: _shortest(instance, members))
+        return make_schedule(phases, instance, SolveStatus.OPTIMAL, "exhaustive", clock)
     shortest: dict[int, tuple[float, list[Placement] | None]] = {}
     for size in range(1, n + 1):
         for members in itertools.combinations(range(n), size):

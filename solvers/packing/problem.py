@@ -17,7 +17,7 @@ lasts as long as its longest job; the objective is the sum of phase lengths.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -26,6 +26,7 @@ from models.checks import as_array, as_float, as_instance, as_int, as_items, as_
 from models.workload import as_jobs
 from solvers.base import Solution, SolveStatus, Stopwatch, check_time_limit, method_choice, relative_gap
 from solvers.certify import proven_bound
+from solvers.packing.precedence import check_precedence, order_phases, precedence_pairs, repair_phases
 from solvers.pairs.problem import check_cluster, profile_times
 from solvers.registry import lookup as find_method
 
@@ -39,6 +40,8 @@ MAX_PACKING_VMS = 128
 #: machine); 100,000 jobs would be 5e9 pairs.
 MAX_PACKING_PAIRS = 500_000
 ROLES = ("primary", "host", "extra")
+#: Methods that solve the packing with dependencies themselves (`solvers.packing.precedence`).
+PRECEDENCE_METHODS = ("exhaustive",)
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,9 @@ class PackingInstance:
     can_extra: np.ndarray
     vms: int
     per_extra: int
+    #: (predecessor, successor) job pairs: a job runs in a later phase than each job it waits for
+    #: (`solvers.packing.precedence`); empty: no dependencies.
+    precedence: tuple[tuple[int, int], ...] = ()
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -134,7 +140,8 @@ def packing_instance(jobs: Sequence[Job], cluster: Cluster) -> PackingInstance:
     primary = np.array([profile_times(job, counts) for job in jobs]).reshape(len(jobs), cluster.vms)
     times = np.stack([primary, primary * cluster.overcommit_penalty], axis=2)
     intensity = np.array([job.intensity for job in jobs])
-    return PackingInstance(times, intensity == "io", intensity == "cpu", cluster.vms, cluster.primaries_per_extra)
+    return PackingInstance(times, intensity == "io", intensity == "cpu", cluster.vms, cluster.primaries_per_extra,
+                           precedence_pairs(jobs))
 
 
 def _check_placements(schedule: PhaseSchedule | Sequence, instance: PackingInstance) -> list[list[Placement]]:
@@ -186,6 +193,7 @@ def evaluate_phases(schedule: PhaseSchedule | Sequence, jobs: Sequence[Job], clu
     phases = schedule.phases if isinstance(schedule, PhaseSchedule) else _phases_given(schedule)
     try:
         checked = _check_placements(phases, instance)
+        check_precedence(checked, instance.precedence)
     except InvalidPlan as error:
         raise InvalidPlan(f"schedule: {error}") from None
     return phase_total(checked, instance)
@@ -259,9 +267,17 @@ def make_schedule(
     phases: Sequence[Sequence[Placement]], instance: PackingInstance, status: SolveStatus, solver: str,
     clock: Stopwatch, bound: float | None = None,
 ) -> PhaseSchedule:
-    """A validated schedule: phases checked, each sorted by job, phases in order of their first job."""
+    """A validated schedule: phases checked, each sorted by job, phases in order of their first job
+    (with dependencies: in the order nearest that which respects them, `order_phases`; phases that
+    no order makes respect them are an `InvalidPlan`)."""
     checked = _check_placements([list(p) for p in phases], instance)
     ordered = sorted((tuple(sorted(p, key=lambda pl: pl.job)) for p in checked), key=lambda p: p[0].job)
+    if instance.precedence:
+        kept = order_phases(ordered, instance.precedence)
+        if kept is None:
+            raise InvalidPlan(f"{solver}: its phases run a job with one it waits for, or in no order that respects "
+                              "the dependencies")
+        ordered = [tuple(phase) for phase in kept]
     total = phase_total(ordered, instance)
     if status is SolveStatus.OPTIMAL:
         bound = total if bound is None else proven_bound(total, bound)
@@ -276,10 +292,24 @@ def pack_phases(
     """Pack the jobs into phases minimizing the sum of phase lengths (module docstring).
 
     ``method`` names a registered packing method ("milp", the default, "milp-compact",
-    "pso" or "greedy"); ``method_name``, its older spelling, still works."""
+    "pso" or "greedy"); ``method_name``, its older spelling, still works.
+
+    Jobs that wait for jobs (``after``) run in later phases than the jobs they wait for
+    (`solvers.packing.precedence`): "exhaustive" solves that problem exactly; the other methods'
+    schedules are ordered so, or repaired (status "feasible", the method's bound kept). A
+    dependency with a delay is refused."""
     chosen = method_choice(method, method_name, "milp", PROBLEM)
     time_limit = check_time_limit(time_limit)
     seed = as_int(seed, "seed", minimum=0)
     solve = find_method(PROBLEM, chosen).solve
     instance = packing_instance(jobs, cluster)
-    return solve(instance, time_limit=time_limit, seed=seed, **options)
+    if not instance.precedence or chosen in PRECEDENCE_METHODS:
+        return solve(instance, time_limit=time_limit, seed=seed, **options)
+    # the method packs without the dependencies; its phases are ordered, or repaired, to respect them
+    clock = Stopwatch()
+    free = solve(replace(instance, precedence=()), time_limit=time_limit, seed=seed, **options)
+    if order_phases(free.phases, instance.precedence) is not None:
+        return make_schedule(free.phases, instance, free.status, free.solver, clock, free.bound)
+    repaired = repair_phases(free.phases, instance.precedence, instance, Placement, grow_longest)
+    status = SolveStatus.FEASIBLE if free.status is SolveStatus.OPTIMAL else free.status
+    return make_schedule(repaired, instance, status, f"{free.solver}, repaired for dependencies", clock, free.bound)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from models import Cluster, InvalidInput, Job
-from models.checks import as_array, as_float, as_instance, as_int, as_items, as_str
+from models.checks import as_array, as_float, as_instance, as_int, as_items, as_str, shown
 from models.workload import as_jobs
 from solvers.base import Solution, SolveStatus, Stopwatch, check_time_limit, method_choice, relative_gap
 from solvers.certify import proven_bound
@@ -277,6 +277,16 @@ def _exhaustive(costs: PairCosts, *, time_limit: float, seed: int) -> PairSchedu
     return _schedule(costs, best[1], SolveStatus.OPTIMAL, "exhaustive", clock)
 
 
+def refuse_dependencies(jobs: Sequence[Job]) -> None:
+    """The pair model runs jobs two at a time and its groups in any order, and a pair's two jobs
+    together: it cannot honour jobs that wait for jobs (``after``), and says so in one line."""
+    waiting = next((job for job in jobs if job.after), None)
+    if waiting is not None:
+        raise InvalidInput("after", f"job {shown(waiting.name)} waits for {shown(waiting.after[0].job)}: the pair "
+                                    "model runs jobs in pairs, in any order, and cannot honour dependencies (plan "
+                                    "with packing, a slot strategy or a target)")
+
+
 def schedule_pairs(
     jobs: Sequence[Job], cluster: Cluster, method_name: str | None = None, *, method: str | None = None,
     time_limit: float = 60.0, seed: int = 0,
@@ -288,6 +298,7 @@ def schedule_pairs(
     jobs = as_jobs(jobs)
     if not jobs:
         raise InvalidInput("jobs", "need at least one job")
+    refuse_dependencies(jobs)
     check_pair_size(len(jobs), check_cluster(cluster).vms)
     chosen = method_choice(method, method_name, "milp", PROBLEM)
     time_limit = check_time_limit(time_limit)

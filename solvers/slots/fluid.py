@@ -10,6 +10,14 @@ position p may enter M, the running maximum of the releases (the order is strict
 cannot enter before any job ahead of it: gate[p] = max(release[p], gate[p - 1])). ``None``
 means every gate is 0, and then every loop runs exactly the arithmetic it ran before release
 times existed, so the numbers stay the same bit for bit.
+
+Dependencies (`PhaseWork.after`, jobs that wait for jobs): a job may enter M only once every
+job it waits for has left the system (its last reduce, or its maps for a map-only job) plus the
+dependency's delay. That gate is known only when the predecessor finishes, and differs from split
+to split, so every split keeps its own gates (`_DependencyGates`) and the batch runs through the
+general loop whatever the sharing model. The admission order must list every job after its
+predecessors (`solvers.slots.work.admitted_after`); a job whose predecessor has not finished holds
+back the jobs after it, as an unreleased job does.
 """
 
 from __future__ import annotations
@@ -29,11 +37,16 @@ from solvers.slots.work import SIMULTANEOUS, TASK_EPSILON, PhaseWork
 BLOCK_BYTES = 256 * 2**20
 _BYTES_PER_ENTRY = 48
 _FRESH_BYTES_PER_ENTRY = 16
+#: What dependencies add per split and job: each job's ready time and unfinished predecessors.
+_DEPENDENCY_BYTES_PER_ENTRY = 16
 MAX_BLOCK_SPLITS = 2048
 
 
-def bytes_per_entry(model: str) -> int:
-    """Bytes a block holds per split and job under ``model`` (what sizes its blocks)."""
+def bytes_per_entry(model: str, dependent: bool = False) -> int:
+    """Bytes a block holds per split and job under ``model`` (what sizes its blocks); with
+    dependencies every model runs the general loop and keeps its gates per split."""
+    if dependent:
+        return _BYTES_PER_ENTRY + _DEPENDENCY_BYTES_PER_ENTRY
     return _FRESH_BYTES_PER_ENTRY if model == "fresh" else _BYTES_PER_ENTRY
 
 
@@ -79,14 +92,16 @@ def fluid_makespans(
         # All released at 0: the release-free loops give the same numbers bit for bit (tested)
         # and "fresh" runs its map phase once for all splits instead of once per split.
         gates = None
-    if model == "fresh" and gates is None:  # one shared map phase; the rest is (width x splits)
+    dependent = phases.after is not None
+    if model == "fresh" and gates is None and not dependent:  # one shared map phase; the rest is (width x splits)
         block = max(map_slots.size, 1)
     else:
-        block = max(1, min(MAX_BLOCK_SPLITS, BLOCK_BYTES // (bytes_per_entry(model) * max(phases.map_work.size, 1))))
+        block = max(1, min(MAX_BLOCK_SPLITS, BLOCK_BYTES // (bytes_per_entry(model, dependent)
+                                                              * max(phases.map_work.size, 1))))
     parts = [np.zeros(0)]  # a no-op part: np.concatenate needs one
     for start in range(0, map_slots.size, block):
         splits = map_slots[start:start + block]
-        if model == "fresh":
+        if model == "fresh" and not dependent:
             parts.append(_fresh_makespans(phases, total_slots, k, splits, gates))
         else:
             parts.append(_general_makespans(phases, total_slots, k, splits, model, gates))
@@ -214,6 +229,9 @@ def _general_makespans(
     big = n + 1
     has_reduce = phases.reduce_work > 0
     clock = np.zeros(configs)
+    waits = None if phases.after is None else _DependencyGates(phases.after, gate, configs)
+    if waits is not None:
+        gate = waits.gate
     map_job, map_left, next_map = enter_map(
         np.full((configs, width), -1, dtype=np.int64), np.zeros((configs, width)),
         np.zeros(configs, dtype=np.int64), clock, gate, phases.map_work, rows)
@@ -238,7 +256,8 @@ def _general_makespans(
             # the head of the admission order waits for its release only (M has room): an
             # event; with nothing running this jumps the clock to the release
             blocked = ((map_job >= 0).sum(axis=1) < width) & (next_map < n)
-            step = np.minimum(step, np.where(blocked, gate[np.minimum(next_map, n - 1)] - clock, np.inf))
+            head = gate[np.minimum(next_map, n - 1)] if gate.ndim == 1 else gate[rows[:, 0], np.minimum(next_map, n - 1)]
+            step = np.minimum(step, np.where(blocked, head - clock, np.inf))
         step = np.where(alive, step, 0.0)
         cutoff = (step * (1.0 + SIMULTANEOUS))[:, None]
         map_done = (map_job >= 0) & (map_ttf <= cutoff) & alive[:, None]
@@ -254,6 +273,8 @@ def _general_makespans(
         waiting[np.broadcast_to(rows, slot.shape)[to_reduce], slot[to_reduce]] = finished[to_reduce]
         waiting_len = waiting_len + to_reduce.sum(axis=1)
         left = left - (valid & ~to_reduce).sum(axis=1) - red_done.sum(axis=1)
+        if waits is not None:  # jobs that left the system release the jobs waiting for them
+            waits.finished(clock, np.where(valid & ~to_reduce, finished, -1), np.where(red_done, red_job, -1))
         # refill M from the admission order (released jobs only)
         map_job, map_left, next_map = enter_map(
             np.where(map_done, -1, map_job), map_left, next_map, clock, gate, phases.map_work, rows)
@@ -268,3 +289,37 @@ def _general_makespans(
         next_reduce = next_reduce + admit.sum(axis=1)
         ended = alive & (left == 0)
         makespan = np.where(ended, clock, makespan)
+
+
+class _DependencyGates:
+    """Per split, when each admission position may enter M (module docstring, dependencies):
+    ``gate`` (configs x n) is +inf while a predecessor is unfinished, then the latest of the
+    release gate and each predecessor's end plus delay."""
+
+    def __init__(self, after: tuple[tuple[tuple[int, float], ...], ...], release: np.ndarray | None,
+                 configs: int) -> None:
+        n = len(after)
+        self.successors: list[list[tuple[int, float]]] = [[] for _ in range(n)]
+        for position, pairs in enumerate(after):
+            for before, delay in pairs:
+                self.successors[before].append((position, delay))
+        base = np.zeros(n) if release is None else np.asarray(release, dtype=np.float64)
+        self.ready = np.broadcast_to(base, (configs, n)).copy()
+        self.unfinished = np.broadcast_to(np.array([len(pairs) for pairs in after], dtype=np.int64),
+                                          (configs, n)).copy()
+        self.gate = np.where(self.unfinished > 0, np.inf, self.ready)
+
+    def finished(self, clock: np.ndarray, *ended: np.ndarray) -> None:
+        """Rows' positions that left the system at row's ``clock`` (-1: none), in arrays of one row per split."""
+        for positions in ended:
+            rows, columns = np.nonzero(positions >= 0)
+            if rows.size == 0:
+                continue
+            done = positions[rows, columns]
+            for position in np.unique(done):
+                which = rows[done == position]
+                for after, delay in self.successors[int(position)]:
+                    self.ready[which, after] = np.maximum(self.ready[which, after], clock[which] + delay)
+                    self.unfinished[which, after] -= 1
+                    free = which[self.unfinished[which, after] == 0]
+                    self.gate[free, after] = self.ready[free, after]

@@ -123,8 +123,9 @@ def enter_map(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Fill M's empty places from the admission order, each job once its gate has passed.
 
-    ``gates`` is per row (configs x n) or shared (n) or None (all 0). Gates grow along the
-    order, so the jobs admitted are a prefix of the ones waiting, as the strict order requires.
+    ``gates`` is per row (configs x n) or shared (n) or None (all 0). Release gates grow along
+    the order; a row's gates (dependencies') need not, and a candidate waits for those before it,
+    so the jobs admitted are a prefix of the ones waiting, as the strict order requires.
     """
     n = work.size
     empty = job < 0
@@ -134,6 +135,10 @@ def enter_map(
         # a release within a relative SIMULTANEOUS of the clock has happened (rounding of
         # clock + gap must not keep a released job out)
         gate = gates[np.minimum(candidate, n - 1)] if gates.ndim == 1 else gates[rows, np.minimum(candidate, n - 1)]
+        if isinstance(gates, np.ndarray) and gates.ndim == 2:
+            # per-split gates of dependencies need not grow along the order: a place is admitted
+            # only when every candidate before it is (the strict order)
+            gate = np.maximum.accumulate(np.where(admit, gate, -np.inf), axis=1)
         admit &= gate <= (clock * (1.0 + SIMULTANEOUS))[:, None]
     job = np.where(admit, candidate, job)
     left = np.where(admit, work[np.minimum(candidate, n - 1)], left)

@@ -21,7 +21,9 @@ s_p = max(r_p, s_{p-1} + `SUBMIT_GAP`), r_p its release (its ``submit``; 0 with
 ``ready_now``): a job whose data is not ready holds back the ones after it, so the order stays
 the plan's, and the gap (1 ms, the resolution of Hadoop's start times) keeps consecutive
 submissions apart so that FIFO order is submission order. Every job is submitted at the default
-priority into the pool "plan".
+priority into the pool "plan". With dependencies the plan's order lists every job after the jobs
+it waits for (a plan whose order does not is refused), and submit.sh holds each such job until
+their submissions have returned (plus the delays): the simulation waits for them too.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from dataclasses import replace
 from models import Cluster, InvalidInput, Workload
 from models.checks import as_bool, as_float, as_instance, as_str
 from models.limits import MAX_SECONDS
-from planner.io.hadoop.plan_files import Submission, submitted
+from planner.io.hadoop.plan_files import Submission, schedule_after, submitted
 from planner.plans.plan import Plan
 from planner.simulator import Capacity, Fair, Fifo, SimOptions
 from planner.simulator.run import Run
@@ -65,11 +67,13 @@ def submission_schedule(plan: Plan, workload: Workload | None, *, ready_now: boo
     missing = [name for name in plan.order if name not in jobs]
     if workload is not None and missing:
         raise InvalidInput("order", f"the plan runs {missing[0]!r}, which is not a job of the workload")
+    waits = (schedule_after(workload, plan.order) if workload is not None and workload.has_dependencies
+             else [None] * len(plan.order))
     schedule: list[Submission] = []
-    for name in plan.order:
+    for name, after in zip(plan.order, waits, strict=True):
         release = 0.0 if ready_now or workload is None else jobs[name].submit
         at = release if not schedule else max(release, schedule[-1].at + gap)
-        schedule.append(Submission(name, at, PLAN_POOL))
+        schedule.append(Submission(name, at, PLAN_POOL, after=after))
     return tuple(schedule)
 
 

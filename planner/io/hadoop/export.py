@@ -25,7 +25,13 @@ from xml.sax.saxutils import escape
 from models import Cluster, Workload
 from models.checks import as_str
 from planner.io.hadoop.applied import HADOOP_TARGETS, PLAN_POOL, SUBMIT_GAP, submission_schedule, target_notes
-from planner.io.hadoop.plan_files import PHASES_COLUMNS, SUBMISSIONS_COLUMNS, Submission
+from planner.io.hadoop.plan_files import (
+    PHASES_COLUMNS,
+    SUBMISSIONS_COLUMNS,
+    SUBMISSIONS_COLUMNS_AFTER,
+    Submission,
+    after_cell,
+)
 from planner.plans.plan import Plan
 from planner.simulator import SimOptions
 from planner.simulator.layout import node_slots, spread
@@ -165,18 +171,27 @@ MRV1_PRIORITIES = {2: "VERY_HIGH", 1: "HIGH", 0: "NORMAL", -1: "LOW", -2: "VERY_
 
 
 def schedule_files(schedule: Sequence[Submission], target: str) -> dict[str, str]:
-    """``submissions.tsv`` (`SUBMISSIONS_COLUMNS`) and the ``submit.sh`` that submits it."""
-    rows = [f"{p}\t{s.job}\t{s.at!r}\t{s.pool}\t{s.priority}" for p, s in enumerate(schedule)]
-    return {"submissions.tsv": "\n".join(["\t".join(SUBMISSIONS_COLUMNS), *rows, ""]),
-            "submit.sh": submit_script(target)}
+    """``submissions.tsv`` (`SUBMISSIONS_COLUMNS`, with ``after`` when jobs wait for jobs:
+    `SUBMISSIONS_COLUMNS_AFTER`) and the ``submit.sh`` that submits it."""
+    dependent = any(s.after is not None for s in schedule)
+    rows = [f"{p}\t{s.job}\t{s.at!r}\t{s.pool}\t{s.priority}" + (f"\t{after_cell(s)}" if dependent else "")
+            for p, s in enumerate(schedule)]
+    columns = SUBMISSIONS_COLUMNS_AFTER if dependent else SUBMISSIONS_COLUMNS
+    return {"submissions.tsv": "\n".join(["\t".join(columns), *rows, ""]),
+            "submit.sh": submit_script(target, dependent)}
 
 
-def submit_script(target: str) -> str:
+def submit_script(target: str, dependent: bool = False) -> str:
     """The script submitting ``submissions.tsv``: each job in the background at its time, in its
     pool or queue and at its priority (YARN: ``mapreduce.job.priority``, an integer as Hadoop 3
     takes it; MRv1: ``mapred.job.priority``, VERY_LOW..VERY_HIGH for -2..2), so that a ``$SUBMIT``
     that blocks until its job ends (``hadoop jar``, ``spark-submit``) does not run the batch one
-    job after another. It waits for every submission and exits non-zero if any failed."""
+    job after another. It waits for every submission and exits non-zero if any failed.
+
+    ``dependent`` (the schedule has the ``after`` column): a job that waits for others is held, in
+    the background, until the submissions of their rows have returned successfully, plus each
+    delay, so ``$SUBMIT`` must return when its job has finished; a job whose predecessor failed is
+    not submitted and counts as failed."""
     mrv1 = target == "mrv1"
     pool = "-Dmapred.fairscheduler.pool" if mrv1 else "-Dmapreduce.job.queuename"
     if mrv1:
@@ -186,13 +201,52 @@ def submit_script(target: str) -> str:
         priority = "-Dmapred.job.priority=$level"
     else:
         level, priority = "", "-Dmapreduce.job.priority=$priority"
+    if dependent:
+        about = """# Jobs that wait for other jobs (the after column: rows, each ROW or ROW+DELAY seconds) are held
+# until the submissions of those rows have returned successfully, plus the delay: SUBMIT must
+# return when its job has finished (`hadoop jar` and `yarn jar` do; spark-submit in cluster mode
+# waits by default). A job whose predecessor failed is not submitted, and counts as failed.
+"""
+        fields, marks = "position job at pool priority after", """marks=$(mktemp -d)
+trap 'rm -rf "$marks"' EXIT
+"""
+        submit = f"""  (
+    for item in $(echo "$after" | tr ',' ' '); do
+      row=${{item%%+*}}
+      pause=0
+      case "$item" in *+*) pause=${{item#*+}} ;; esac
+      while [ ! -e "$marks/$row.done" ]; do
+        if [ -e "$marks/$row.failed" ]; then
+          echo "not submitting $position: $job (row $row failed)" >&2
+          : > "$marks/$position.failed"
+          exit 1
+        fi
+        sleep 1
+      done
+      hold=$(awk -v f="$(cat "$marks/$row.done")" -v p="$pause" -v n="$(now)" 'BEGIN {{ h = f + p - n; if (h > 0) printf "%.3f", h; else printf "0" }}')
+      if [ "$hold" != 0 ]; then sleep "$hold"; fi
+    done
+    echo "submitting $position: $job"
+    if $SUBMIT "$job" {pool}="$pool" {priority}; then
+      now > "$marks/$position.end" && mv "$marks/$position.end" "$marks/$position.done"
+    else
+      : > "$marks/$position.failed"
+      exit 1
+    fi
+  ) &
+"""
+    else:
+        about, fields, marks = "", "position job at pool priority", ""
+        submit = f"""  echo "submitting $position: $job"
+  $SUBMIT "$job" {pool}="$pool" {priority} &
+"""
     return f"""#!/bin/sh
 # Submits the plan's jobs at the times in submissions.tsv (seconds from the start), each in its
 # pool or queue and at its priority. Every submission runs in the background: a SUBMIT that
 # blocks until its job has finished (`hadoop jar`, `spark-submit`) does not hold back the jobs
 # after it. The order is kept by the submission times and the priorities (see README.md). The
 # script waits for every submission and exits non-zero if any failed.
-# SUBMIT is your command that submits one job by name with extra -D options, e.g. a wrapper
+{about}# SUBMIT is your command that submits one job by name with extra -D options, e.g. a wrapper
 # around `hadoop jar`: SUBMIT=./submit-job sh submit.sh
 set -eu
 : "${{SUBMIT:?set SUBMIT to the command that submits one job: \\$SUBMIT NAME -D...}}"
@@ -201,14 +255,12 @@ cd "$(dirname "$0")"
 now() {{ t=$(date +%s.%N); case "$t" in *N*) date +%s ;; *) echo "$t" ;; esac; }}
 start=$(now)
 tab=$(printf '\\t')
-pids=""
-while IFS="$tab" read -r position job at pool priority; do
+{marks}pids=""
+while IFS="$tab" read -r {fields}; do
   [ "$position" = position ] && continue
 {level}  delay=$(awk -v s="$start" -v a="$at" -v n="$(now)" 'BEGIN {{ d = s + a - n; if (d > 0) printf "%.3f", d; else printf "0" }}')
   if [ "$delay" != 0 ]; then sleep "$delay"; fi
-  echo "submitting $position: $job"
-  $SUBMIT "$job" {pool}="$pool" {priority} &
-  pids="$pids $!"
+{submit}  pids="$pids $!"
 done < submissions.tsv
 failed=0
 for pid in $pids; do

@@ -32,7 +32,9 @@ What a lever changes, by target (a lever left empty or None changes nothing):
   ``topology.json`` unless the configuration has a nodes file), replacing any groups there.
 - ``priorities``: YARN raises ``yarn.cluster.max-application-priority`` to the largest level
   given; mrv1 has five levels, -2..2 (VERY_LOW..VERY_HIGH).
-- ``order``, ``submits``, ``queues``, ``priorities``: the submission schedule.
+- ``order``, ``submits``, ``queues``, ``priorities``: the submission schedule. A job that waits for
+  others (``after``) comes after them in the order and is submitted at least `SUBMIT_GAP` after
+  each (an order that lists it first is refused); submit.sh holds it until they have finished.
 
 A site property is changed where the files have it, under whichever of Hadoop's names for the
 setting they use, else added to the file that holds it (created if absent). Files are edited as
@@ -51,14 +53,14 @@ import shutil
 import tempfile
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from models import Cluster, Workload
 from models.checks import as_str
 from models.errors import InvalidInput
 from models.fileio import read_text, write_folder
-from planner.io.hadoop.applied import HADOOP_TARGETS
+from planner.io.hadoop.applied import HADOOP_TARGETS, SUBMIT_GAP
 from planner.io.hadoop.conf import (
     EXPORT_NOTES,
     SITE_SETTINGS,
@@ -84,7 +86,7 @@ from planner.io.hadoop.export import (
     yarn_site,
 )
 from planner.io.hadoop.parsing import read_sls_nodes, site_properties
-from planner.io.hadoop.plan_files import Submission
+from planner.io.hadoop.plan_files import Submission, arrival_floors, schedule_after
 from planner.io.hadoop.queue_map import queues_of, scheduler_kind, scheduler_queues
 from planner.plans.levers import Levers
 from planner.simulator.options import SimOptions
@@ -512,14 +514,22 @@ def _schedule(levers: Levers, workload: Workload, queues: Mapping[str, str], fam
         unknown = next((job for job in given if job not in jobs), None)
         if unknown is not None:
             raise InvalidInput(f"levers.{name}", f"names {unknown!r}, which is not a job of the workload")
-    order = list(levers.order) or [job.name for job in sorted(workload, key=lambda job: (job.submit, job.name))]
+    floors = arrival_floors(workload, SUBMIT_GAP, ready_now)  # with dependencies, after the jobs waited for
+    order = list(levers.order) or [job.name for job in sorted(workload, key=lambda job: (floors[job.name], job.name))]
     if len(order) != len(jobs):
         missing = next(name for name in jobs if name not in levers.order)
         raise InvalidInput("levers.order", f"leaves out {len(jobs) - len(order)} job(s), e.g. {missing!r}")
     schedule: list[Submission] = []
+    placed: dict[str, float] = {}
     for name in order:
         job = jobs[name]
         at = levers.submits.get(name, 0.0 if ready_now else job.submit)
+        for dependency in job.after:  # a job is submitted after the jobs it waits for (submit.sh waits for them too)
+            if dependency.job not in placed:
+                raise InvalidInput("levers.order", f"submits {name!r} before {dependency.job!r}, which it waits for "
+                                                   "(after): list every job after its predecessors")
+            at = max(at, placed[dependency.job] + SUBMIT_GAP)
+        placed[name] = at
         if schedule and at < schedule[-1].at:
             raise InvalidInput(f"levers.submits.{name}", f"{at:g} s is before {schedule[-1].job!r} at "
                                                          f"{schedule[-1].at:g} s, which comes before it in the order")
@@ -529,6 +539,9 @@ def _schedule(levers: Levers, workload: Workload, queues: Mapping[str, str], fam
             raise InvalidInput(which, f"MRv1 has five priorities, -2..2 (VERY_LOW..VERY_HIGH), got {priority}")
         schedule.append(Submission(name, at, levers.queues[name] if name in levers.queues else queues[name],
                                    priority))
+    if workload.has_dependencies:
+        schedule = [replace(row, after=after) for row, after in zip(schedule, schedule_after(workload, order),
+                                                                      strict=True)]
     return tuple(schedule)
 
 

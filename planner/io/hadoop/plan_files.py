@@ -10,7 +10,10 @@ submission schedule and a VM plan's phases.
 - ``submissions.tsv``: ``position, job, submit_at, pool, priority`` (tab-separated, a header
   line): the order and the second at which the submission script submits each job, its pool or
   queue and its priority level (an integer, higher first; files of four columns, written before
-  the priority column, read as priority 0).
+  the priority column, read as priority 0). A batch with dependencies adds the column ``after``:
+  the rows whose jobs this one waits for, by position, comma-separated, each ``P`` or ``P+DELAY``
+  (seconds); submit.sh submits the job once those submissions have returned, plus the delay. Read
+  back, it must say what the workload's ``after`` says.
 - ``phases.tsv``: ``phase, job, vms, role``: a VM plan's phases, run one after another.
 
 A malformed line is one `InvalidInput` naming the file, the line and the column.
@@ -33,6 +36,8 @@ from planner.simulator.layout import node_slots
 SUBMISSIONS_COLUMNS = ("position", "job", "submit_at", "pool", "priority")
 #: The columns of a schedule written before the priority column (every job at priority 0).
 SUBMISSIONS_COLUMNS_V1 = SUBMISSIONS_COLUMNS[:4]
+#: The columns of a schedule whose jobs wait for jobs: ``after`` lists their predecessors' rows.
+SUBMISSIONS_COLUMNS_AFTER = (*SUBMISSIONS_COLUMNS, "after")
 PHASES_COLUMNS = ("phase", "job", "vms", "role")
 
 
@@ -46,6 +51,9 @@ class Submission:
     pool: str
     priority: int = 0
     line: int = 0  # where a file gave it (0: made in memory)
+    #: The rows (positions) and delays of the jobs it waits for; None: the schedule does not say
+    #: (a file without the ``after`` column).
+    after: tuple[tuple[int, float], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -103,7 +111,8 @@ def read_submissions(path: str | Path) -> tuple[Submission, ...]:
     source = str(path)
     submissions: list[Submission] = []
     seen: set[str] = set()
-    for number, (position, job, at, pool, *rest) in _rows(path, SUBMISSIONS_COLUMNS, SUBMISSIONS_COLUMNS_V1):
+    for number, (position, job, at, pool, *rest) in _rows(path, SUBMISSIONS_COLUMNS, SUBMISSIONS_COLUMNS_AFTER,
+                                                          SUBMISSIONS_COLUMNS_V1):
         try:
             if number_text(position, "position", source, whole=True) != len(submissions):
                 raise InvalidInput("position", f"must be {len(submissions)} (rows in order), got {position}")
@@ -114,13 +123,48 @@ def read_submissions(path: str | Path) -> tuple[Submission, ...]:
             if submissions and seconds < submissions[-1].at:
                 raise InvalidInput("submit_at", f"{seconds:g} is before the previous row's {submissions[-1].at:g}")
             priority = _priority(rest[0]) if rest else 0
-            submissions.append(Submission(name, seconds, as_str(pool.strip(), "pool"), priority, number))
+            after = _after(rest[1], len(submissions), source) if len(rest) > 1 else None
+            submissions.append(Submission(name, seconds, as_str(pool.strip(), "pool"), priority, number, after))
             seen.add(name)
         except InvalidInput as error:
             raise InvalidInput(f"line {number}.{error.field}", error.problem, source=str(path)) from None
     if not submissions:
         raise InvalidInput("file", "submits no job", source=str(path))
     return tuple(submissions)
+
+
+def _after(text: str, position: int, source: str) -> tuple[tuple[int, float], ...]:
+    """The ``after`` cell: ``P`` or ``P+DELAY`` items, comma-separated, each an earlier row."""
+    found: list[tuple[int, float]] = []
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        row, _, delay = item.partition("+")
+        before = number_text(row, "after", source, whole=True)
+        if not 0 <= before < position:
+            raise InvalidInput("after", f"row {before} is not an earlier row (this is row {position})")
+        found.append((int(before), number_text(delay, "after", source, maximum=MAX_SECONDS) if delay else 0.0))
+    return tuple(found)
+
+
+def after_cell(submission: Submission) -> str:
+    """The ``after`` cell of ``submission`` (`_after` reads it)."""
+    return ",".join(f"{row}" if not delay else f"{row}+{delay!r}" for row, delay in submission.after or ())
+
+
+def schedule_after(workload: Workload, names: Sequence[str]) -> list[tuple[tuple[int, float], ...]]:
+    """Each row's predecessors (rows, delays) for jobs submitted in the order ``names``; a job listed
+    before a job it waits for is refused (`InvalidInput` naming both)."""
+    row = {name: position for position, name in enumerate(names)}
+    jobs = {job.name: job for job in workload}
+    found = []
+    for position, name in enumerate(names):
+        pairs = []
+        for dependency in jobs[name].after:
+            if row.get(dependency.job, position) >= position:
+                raise InvalidInput("order", f"submits {name!r} before {dependency.job!r}, which it waits for (after): "
+                                            "list every job after its predecessors")
+            pairs.append((row[dependency.job], dependency.delay))
+        found.append(tuple(pairs))
+    return found
 
 
 def _priority(text: str) -> int:
@@ -199,5 +243,44 @@ def submitted(workload: Workload, submissions: Sequence[Submission], source: str
         raise InvalidInput("job", f"{len(left)} job(s) of the workload are never submitted, e.g. {left[0]!r}",
                            source=source)
     given = {s.job: s for s in submissions}
+    _check_after(workload, submissions, source)
     return Workload([job.with_changes(submit=given[job.name].at, pool=given[job.name].pool,
                                       priority=given[job.name].priority) for job in workload], name=workload.name)
+
+
+def arrival_floors(workload: Workload, gap: float, ready_now: bool = False) -> dict[str, float]:
+    """Each job's earliest submission: its ``submit`` (0 with ``ready_now``), and ``gap`` after the
+    earliest submission of each job it waits for (``after``), so that sorting by it lists every
+    job after its predecessors (the submission schedule of a batch with dependencies)."""
+    floors: dict[str, float] = {}
+    graph = workload.precedence if workload.has_dependencies else None
+    positions = graph.order if graph is not None else range(len(workload))
+    for position in positions:
+        job = workload[position]
+        floors[job.name] = max([0.0 if ready_now else job.submit, *(floors[d.job] + gap for d in job.after)])
+    return floors
+
+
+def _check_after(workload: Workload, submissions: Sequence[Submission], source: str) -> None:
+    """A schedule read from a file says what the workload's dependencies are, so that submit.sh
+    waits for what the simulation waits for: the ``after`` column, where the workload has any,
+    must name each job's predecessors and delays (by row)."""
+    if not workload.has_dependencies:
+        return
+    jobs = {job.name: job for job in workload}
+    names = [s.job for s in submissions]
+    for submission in submissions:
+        if not submission.line:
+            continue  # made in memory from the workload
+        expected = {(d.job, d.delay) for d in jobs[submission.job].after}
+        if submission.after is None:
+            if expected:
+                raise InvalidInput(f"line {submission.line}", f"{submission.job!r} waits for "
+                                   f"{sorted(expected)[0][0]!r} (after), but the schedule has no after column: "
+                                   "export the plan again", source=source)
+            continue
+        said = {(names[row], delay) for row, delay in submission.after}
+        if said != expected:
+            raise InvalidInput(f"line {submission.line}.after", f"says {submission.job!r} waits for "
+                               f"{sorted(said) or 'nothing'}, but the workload says {sorted(expected) or 'nothing'}",
+                               source=source)
