@@ -442,7 +442,8 @@ def test_importing_the_simulator_loads_no_solver_module():
 
 def test_to_json_is_flat_records():
     data = json.loads(simulate_vms(HAND_JOBS, HAND_CLUSTER, HAND_GROUPS, backfill=True).to_json())
-    assert set(data["jobs"][0]) == {"name", "phase", "vms", "role", "start", "finish", "runtime", "planned", "vm_ids"}
+    assert set(data["jobs"][0]) == {"name", "phase", "vms", "role", "ready", "held_by", "start", "finish", "runtime",
+                                   "planned", "vm_ids"}
     assert set(data["phases"][0]) == {"phase", "start", "end", "vms_used", "extra_vms_used"}
     assert data["summary"]["makespan"] == 85.0 and data["vms"] == 4 and data["extra_vms"] == 2
     assert data["cluster"]["nodes"] == 2

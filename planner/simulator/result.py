@@ -87,13 +87,13 @@ class SimResult:
         jobs = [
             {
                 "name": run.name,
-                "submit": run.submit,
+                "submit": run.job.submit,
                 "ready": sim.ready_at[run.index],
                 "held_by": None if sim.held_by[run.index] < 0 else sim.workload.jobs[sim.held_by[run.index]].name,
                 "start": run.start,
                 "map_done": run.map_done,
                 "finish": run.finish,
-                "response": run.finish - run.submit,
+                "response": run.finish - run.job.submit,
                 "deadline": run.deadline,
                 "margin": None if run.deadline is None else run.deadline - run.finish,
             }
@@ -104,7 +104,7 @@ class SimResult:
             seed=sim.seed,
             slots=sim.layout.slots,
             jobs=jobs,
-            makespan=max(run.finish for run in runs) - min(run.submit for run in runs),
+            makespan=max(run.finish for run in runs) - min(run.job.submit for run in runs),
             busy_slot_seconds=float(sum(sim.slot_busy)),
             attempt_log=sim.attempt_log,
             job_names=[job.name for job in sim.workload],
