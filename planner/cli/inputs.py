@@ -85,6 +85,11 @@ def import_trace(
                            help="SWIM: a map-only job gets a map per block of its output (the default).")
     ] = True,
     seed: Annotated[int | None, typer.Option(help="SYNTH: the seed (default: the file's rand_seed).")] = None,
+    pipelines: Annotated[
+        float | None, typer.Option(metavar="FRACTION", help="Make this fraction of the jobs wait for an earlier "
+                                                            "job of their pool (planner.io.pipelines).")
+    ] = None,
+    pipeline_seed: Annotated[int, typer.Option(help="With --pipelines: the seed of the draws.")] = 0,
     json_output: JsonFlag = False,
 ) -> None:
     """Import a public trace as a workload file.
@@ -113,6 +118,14 @@ def import_trace(
                     if error.field == "split_output" else f"--{error.field.replace('_', '-')}")
             raise (InvalidInput(flag, f"{trace.value} traces take no such option") if error.field in options
                    else error) from None
+    if pipelines is not None:
+        from planner.io.pipelines import add_pipelines
+
+        try:
+            workload = add_pipelines(workload, pipelines, seed=pipeline_seed)
+        except InvalidInput as error:
+            flag = {"fraction": "--pipelines", "seed": "--pipeline-seed"}.get(error.field)
+            raise (InvalidInput(flag, error.problem) if flag else error) from None
     if tasks_csv is not None:
         write_atomic(tasks_csv, csv_text(rumen_task_records(file), ("job", "kind", "start", "end")))
     if output is not None:

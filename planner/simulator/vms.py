@@ -74,7 +74,7 @@ class VmResult:
     """One VM-level run, as flat records.
 
     - ``jobs``: one record per job, in plan order (phase, then position in the
-      phase): name, phase, vms, role, ready (its submit time, or its predecessors' last
+      phase): name, phase, vms, role, submit, ready (its submit time, or its predecessors' last
       finish plus delay), held_by (that predecessor, None when the submit time rules), start,
       finish (start + runtime), runtime (seconds, noise included), planned (the noise-free
       F_j(n), times alpha for host and extra) and vm_ids (the VMs it ran on: primary VMs are
@@ -472,7 +472,8 @@ def simulate_vms(
 
     records = [
         {
-            "name": e.name, "phase": e.phase, "vms": e.vms, "role": e.role, "ready": readiness.ready[e.job],
+            "name": e.name, "phase": e.phase, "vms": e.vms, "role": e.role, "submit": jobs[e.job].submit,
+            "ready": readiness.ready[e.job],
             "held_by": None if readiness.held_by[e.job] is None else jobs[readiness.held_by[e.job]].name,
             "start": start[e.job],
             "finish": finish[e.job], "runtime": runtime[e.job], "planned": planned[e.job],
