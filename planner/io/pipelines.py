@@ -29,13 +29,12 @@ from models import InvalidInput, Workload
 from models.checks import as_float, as_instance, as_int
 from models.dag import Dependency
 from models.limits import MAX_SECONDS
+from planner.limits import MAX_SEED
 
 __all__ = ["PIPELINE_WINDOW", "add_pipelines"]
 
 #: How many of the latest earlier jobs of its pool a chosen job may wait for (the rule's step 4).
 PIPELINE_WINDOW = 5
-#: The largest seed (NumPy takes any non-negative integer; this is a Java long's, like SYNTH's).
-MAX_PIPELINE_SEED = 2**63 - 1
 
 
 def add_pipelines(workload: Workload, fraction: float = 0.3, *, seed: int = 0, window: int = PIPELINE_WINDOW,
@@ -50,7 +49,7 @@ def add_pipelines(workload: Workload, fraction: float = 0.3, *, seed: int = 0, w
     """
     as_instance(workload, Workload, "workload")
     fraction = as_float(fraction, "fraction", minimum=0.0, maximum=1.0)
-    seed = as_int(seed, "seed", minimum=0, maximum=MAX_PIPELINE_SEED)
+    seed = as_int(seed, "seed", minimum=0, maximum=MAX_SEED)
     window = as_int(window, "window", minimum=1)
     delay = as_float(delay, "delay", minimum=0.0, maximum=MAX_SECONDS)
     jobs = workload.jobs
