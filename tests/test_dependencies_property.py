@@ -123,6 +123,18 @@ def test_a_job_waits_for_its_predecessor_plus_the_delay():
     assert result.makespan == 510.0
 
 
+def test_of_predecessors_that_set_the_same_time_the_first_to_finish_holds():
+    """Two map slots: a (100 s, then a 20 s delay) and b (120 s, no delay) both let c go at 120; a
+    finished first, so a holds it. d waits for b alone, submitted at 120 too: its submit is not
+    earlier, so nothing holds it."""
+    cluster = ONE_SLOT.with_changes(nodes=2, replication=2)  # every block on both nodes: maps run node-local
+    jobs = [Job("a", 1, 0, 100.0), Job("b", 1, 0, 120.0), Job("c", 1, 0, 5.0, after=[{"job": "a", "delay": 20}, "b"]),
+            Job("d", 1, 0, 5.0, submit=120.0, after=["b"])]
+    result = simulate(jobs, cluster, "fifo")
+    assert [(record["name"], record["ready"], record["held_by"]) for record in result.jobs[2:]] == [
+        ("c", 120.0, "a"), ("d", 120.0, None)]
+
+
 def test_fifo_orders_a_released_job_by_its_arrival():
     """One slot. a (one 100 s map) runs from 0; c (submitted at 50, two 10 s maps) waits for the
     slot; b (submitted at 0 but after a) arrives at 100, after c: FIFO runs c's maps (100-120), then

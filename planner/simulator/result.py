@@ -27,10 +27,11 @@ class SimResult:
     finish, response), task attempts (``attempts`` tuples, `tasks` flat records), and
     summary numbers, computed on first use:
 
-    - ``ready`` is when the job could be submitted: its submit time, or later when it waits for
-      other jobs (``Job.after``) that finished later (plus their delays); ``held_by`` names the
-      predecessor that held it last (None: its submit time came after all of them).
-      ``response`` counts from ``submit``.
+    - ``ready`` is when the job was submitted to the scheduler: its submit time, or later when it
+      waits for other jobs (``Job.after``) that finished later (plus their delays); ``held_by``
+      names the predecessor whose finish (plus delay) set it, the first to finish among those that
+      set the same time (None: its submit time is not earlier than any of them). ``submit`` is the
+      workload's and ``response`` counts from it.
     - ``makespan``: last finish minus first submission, in seconds.
     - ``locality``: fractions of completed map tasks that ran node-local,
       rack-local and off-rack.
