@@ -24,8 +24,10 @@ def test_result_fields():
     result = simulate(TWO_JOBS, TEN_AND_TEN, "fifo")
     assert result.makespan == 300.0 and result.slots == 20
     assert [record["name"] for record in result.jobs] == ["a", "b"]
-    assert set(result.jobs[0]) == {"name", "submit", "start", "map_done", "finish", "response", "deadline", "margin"}
+    assert set(result.jobs[0]) == {"name", "submit", "ready", "held_by", "start", "map_done", "finish", "response",
+                                   "deadline", "margin"}
     assert result.jobs[0]["deadline"] is None and result.jobs[0]["margin"] is None
+    assert [(record["ready"], record["held_by"]) for record in result.jobs] == [(0.0, None), (0.0, None)]
     assert len(result.tasks) == 40
     assert set(result.tasks[0]) == {"job", "task", "kind", "node", "slot", "start", "end", "locality", "fate"}
     assert [t["start"] for t in result.tasks] == sorted(t["start"] for t in result.tasks)

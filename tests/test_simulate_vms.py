@@ -98,6 +98,70 @@ def test_hand_worked_plan():
     assert backfill.summary()["mode"] == "backfill" and barrier.summary()["makespan"] == 95.0
 
 
+def with_after(jobs, **after) -> list[Job]:
+    """``jobs`` with the dependencies given by name: ``D=["A"]``, or ``D=[{"job": "A", "delay": 5}]``."""
+    return [j.with_changes(after=after.get(j.name, ())) for j in jobs]
+
+
+def test_dependencies_in_the_hand_worked_plan():
+    """The hand-worked plan with D after C plus 5 s and E submitted at 100 after A.
+
+    Barriers: phase 1 takes its VMs at 45; C runs 45-85; D is ready at 85 + 5 = 90 and runs on its
+    VMs 90-105 (held by C); phase 2 starts at 105 and E (ready at max(100, A's 45) = 100, its own
+    submit) runs 105-115. Backfill: C 45-85, D 90-105 as above; E's gang needs 2 primary VMs: free
+    at 85 (C's), so it takes them then and runs from its submit, 100-110. Makespan 110 (D ends at
+    105, E at 110)."""
+    jobs = with_after(HAND_JOBS, D=[{"job": "C", "delay": 5}], E=["A"])
+    jobs = [j.with_changes(submit=100.0) if j.name == "E" else j for j in jobs]
+    barrier = simulate_vms(jobs, HAND_CLUSTER, HAND_GROUPS)
+    assert [(r["name"], r["ready"], r["held_by"], r["start"], r["finish"]) for r in barrier.jobs] == [
+        ("A", 0.0, None, 0.0, 45.0), ("B", 0.0, None, 0.0, 45.0), ("C", 0.0, None, 45.0, 85.0),
+        ("D", 90.0, "C", 90.0, 105.0), ("E", 100.0, None, 105.0, 115.0)]
+    assert barrier.makespan == 115.0 and barrier.phases[1]["end"] == 105.0
+    backfill = simulate_vms(jobs, HAND_CLUSTER, HAND_GROUPS, backfill=True)
+    assert [(r["name"], r["start"], r["finish"]) for r in backfill.jobs][2:] == [
+        ("C", 45.0, 85.0), ("D", 90.0, 105.0), ("E", 100.0, 110.0)]
+    assert backfill.job("E")["vm_ids"] == backfill.job("C")["vm_ids"] and backfill.makespan == 110.0
+
+
+def test_a_predecessor_in_a_later_phase_is_refused():
+    jobs = with_after(HAND_JOBS, C=["E"])
+    with pytest.raises(InvalidPlan, match=r"^phase 1, job 'C': waits for 'E', which runs in the later phase 2$"):
+        simulate_vms(jobs, HAND_CLUSTER, HAND_GROUPS)
+    with pytest.raises(InvalidPlan, match="later phase 2"):
+        check_vm_groups(jobs, HAND_CLUSTER, HAND_GROUPS)
+
+
+def test_backfill_puts_a_gang_after_its_predecessors_in_the_phase():
+    """Phase 1 lists C then D, and C waits for D: barriers run D 45-60 and C 60-100; backfill's
+    gangs go D, then C (a gang after the one holding its predecessor), with the same times, and E
+    (phase 2) takes D's VMs at 60: 60-70. Makespan 100 both ways."""
+    jobs = with_after(HAND_JOBS, C=["D"])
+    barrier = simulate_vms(jobs, HAND_CLUSTER, HAND_GROUPS)
+    backfill = simulate_vms(jobs, HAND_CLUSTER, HAND_GROUPS, backfill=True)
+    assert [(r["name"], r["start"], r["finish"]) for r in barrier.jobs][2:] == [
+        ("C", 60.0, 100.0), ("D", 45.0, 60.0), ("E", 100.0, 110.0)]
+    assert [(r["name"], r["start"], r["finish"]) for r in backfill.jobs][2:] == [
+        ("C", 60.0, 100.0), ("D", 45.0, 60.0), ("E", 60.0, 70.0)]
+    assert (barrier.makespan, backfill.makespan) == (110.0, 100.0)
+
+
+def test_backfill_refuses_an_overcommitted_gang_split_by_a_dependency():
+    """Phase 0 holds a host A (1.5 x 60 / 2 = 45 s), a primary P after A (20 / 2 = 10 s) and an
+    extra B after P (1.5 x 60 / 1 = 90 s). Barriers run A 0-45, P 45-55, B 55-145, each on VMs held
+    from 0. With backfill A and B form one gang, which would have to start both before P (for A) and
+    after it (for B): refused."""
+    cluster = HAND_CLUSTER
+    jobs = [job("A", 60.0, intensity="io"), job("P", 20.0), job("B", 60.0, intensity="cpu")]
+    jobs = with_after(jobs, P=["A"], B=["P"])
+    groups = [[("A", 2, "host"), ("P", 2, "primary"), ("B", 1, "extra")]]
+    barrier = simulate_vms(jobs, cluster, groups)
+    assert [(r["name"], r["start"], r["finish"]) for r in barrier.jobs] == [
+        ("A", 0.0, 45.0), ("P", 45.0, 55.0), ("B", 55.0, 145.0)]
+    with pytest.raises(InvalidPlan, match=r"^phase 0: with backfill the host and extra jobs start together \(A, B\)"):
+        simulate_vms(jobs, cluster, groups, backfill=True)
+
+
 @pytest.mark.parametrize(
     ("mix", "cluster"),
     [
@@ -442,7 +506,8 @@ def test_importing_the_simulator_loads_no_solver_module():
 
 def test_to_json_is_flat_records():
     data = json.loads(simulate_vms(HAND_JOBS, HAND_CLUSTER, HAND_GROUPS, backfill=True).to_json())
-    assert set(data["jobs"][0]) == {"name", "phase", "vms", "role", "start", "finish", "runtime", "planned", "vm_ids"}
+    assert set(data["jobs"][0]) == {"name", "phase", "vms", "role", "submit", "ready", "held_by", "start", "finish", "runtime",
+                                   "planned", "vm_ids"}
     assert set(data["phases"][0]) == {"phase", "start", "end", "vms_used", "extra_vms_used"}
     assert data["summary"]["makespan"] == 85.0 and data["vms"] == 4 and data["extra_vms"] == 2
     assert data["cluster"]["nodes"] == 2

@@ -102,6 +102,11 @@ def import_trace(
         str | None, typer.Option(help="Oozie: MAPS,MAP_SECONDS[,REDUCES,REDUCE_SECONDS] for actions no trace job "
                                       "matches.")
     ] = None,
+    pipelines: Annotated[
+        float | None, typer.Option(metavar="FRACTION", help="Make this fraction of the jobs wait for an earlier "
+                                                            "job of their pool (planner.io.pipelines).")
+    ] = None,
+    pipeline_seed: Annotated[int, typer.Option(help="With --pipelines: the seed of the draws.")] = 0,
     json_output: JsonFlag = False,
 ) -> None:
     """Import a public trace as a workload file.
@@ -138,6 +143,14 @@ def import_trace(
             if head in _OOZIE_FLAGS and dot:  # a --map or --sub-workflow entry
                 raise InvalidInput(f"{_OOZIE_FLAGS[head]} {rest}", error.problem, source=error.source) from None
             raise
+    if pipelines is not None:
+        from planner.io.pipelines import add_pipelines
+
+        try:
+            workload = add_pipelines(workload, pipelines, seed=pipeline_seed)
+        except InvalidInput as error:
+            flag = {"fraction": "--pipelines", "seed": "--pipeline-seed"}.get(error.field)
+            raise (InvalidInput(flag, error.problem) if flag else error) from None
     if tasks_csv is not None:
         write_atomic(tasks_csv, csv_text(rumen_task_records(file), ("job", "kind", "start", "end")))
     if output is not None:

@@ -167,8 +167,23 @@ def simulate_command(
                         cluster=cluster) from None
     if output is not None:
         write_result_json(output, result, tasks=not summary_only)
-    emit([Section("result", f"simulation of {workload.name} ({label})", [result.summary()], one=True)],
+    emit([Section("result", f"simulation of {workload.name} ({label})", [result.summary()], one=True),
+          Section("waits", f"jobs held longest by a predecessor (at most {SHOWN_WAITS})", held_longest(result.jobs))],
          as_json=json_output)
+
+
+#: How many of the jobs held by a predecessor `planner simulate` lists (the result file has them all).
+SHOWN_WAITS = 20
+
+
+def held_longest(records: list[dict]) -> list[dict]:
+    """The jobs that waited for a predecessor (``held_by`` set: ready after their submit time), the
+    longest waits (ready - submit) first, then by name; at most `SHOWN_WAITS`."""
+    held = sorted((record for record in records if record["held_by"] is not None),
+                  key=lambda record: (record["submit"] - record["ready"], record["name"]))
+    return [{"job": record["name"], "submit": record["submit"], "ready": record["ready"],
+             "held_by": record["held_by"], "start": record["start"], "finish": record["finish"]}
+            for record in held[:SHOWN_WAITS]]
 
 
 def _progress(effort: SimulationEffort, message: str) -> AbstractContextManager[Callable[[Progress], None]]:

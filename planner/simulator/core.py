@@ -184,9 +184,13 @@ class Simulation:
         # Dependencies (`Job.after`): a job arrives once its predecessors have all finished (plus their
         # delays), not before its submit time. ``ready_at`` is when it may arrive so far, ``held_by``
         # the workload index of the predecessor that last pushed it later (-1: its submit time rules),
-        # ``waiting_on`` how many predecessors are unfinished. With dependencies a job's `JobRun.order`
-        # is its rank of arrival: arrivals pop in time order, those of one instant in (submit, name)
-        # order for the jobs that wait for nothing, then in the order they became ready.
+        # ``waiting_on`` how many predecessors are unfinished. With dependencies a job is submitted to
+        # the scheduler when it arrives: its `JobRun.submit` is its arrival (``ready_at``; the spec keeps
+        # its own) and its `JobRun.order` its rank of arrival: arrivals pop in time order, those of one
+        # instant in (submit, name) order for the jobs that wait for nothing, then in the order they
+        # became ready. ``arrivals_due``: arrivals scheduled and not yet made (a stall is declared only
+        # when none is due: jobs still waiting for predecessors arrive when those finish, never if
+        # those stall).
         self.dependent = self.workload.has_dependencies
         self.successors: list[list[tuple[int, float]]] = (
             self.workload.precedence.successors if self.dependent else []
@@ -195,6 +199,7 @@ class Simulation:
         self.ready_at = [float(job.submit) for job in specs]
         self.held_by = [-1] * len(specs)
         self.arrivals = 0
+        self.arrivals_due = len(specs)
         self.active: dict[str, JobRun] = {}
         self.running_total = 0
         # Reducers: copying ones have no end event yet; compute limits per node.
@@ -273,9 +278,11 @@ class Simulation:
         self._rngs = np.random.SeedSequence(self.seed).spawn(len(self.workload))
         if self.dependent:
             specs = self.workload.jobs
+            self.arrivals_due = 0
             for index in self._by_submission:
                 if self.waiting_on[index] == 0:
                     self.events.push(specs[index].submit, ARRIVE, index, ARRIVAL)
+                    self.arrivals_due += 1
         else:
             for index, job in enumerate(self.workload):
                 self.events.push(job.submit, ARRIVE, index, ARRIVAL)
@@ -352,8 +359,10 @@ class Simulation:
                      options.task_time_cv, options.reduce_slowstart, np.random.default_rng(self._rngs[index]),
                      options.rack_factor[job_spec.intensity], options.off_rack_factor[job_spec.intensity],
                      options.task_times.get(job_spec.name) if options.task_times else None)
+        self.arrivals_due -= 1
         if self.dependent:
             job.order = self.arrivals
+            job.submit = now  # submitted when it arrives (`ready_at`; at its submit time when it waits for none)
             self.arrivals += 1
         else:
             job.order = self._order[index]
@@ -561,7 +570,7 @@ class Simulation:
                     self._sleep(node, REDUCE)
             else:
                 self._next_heartbeat(node)
-                if self.running_total == 0 and len(self.jobs) == len(self.workload):
+                if self.running_total == 0 and self.arrivals_due == 0:
                     self._check_stall(now)
         else:
             for kind in self.kinds_present:
@@ -645,7 +654,8 @@ class Simulation:
     def _check_stall(self, now: float) -> None:
         """Called when a heartbeat found a free slot and pending work but nothing runs.
 
-        Nothing running, every job submitted: only the clock can still change a
+        Nothing running, no arrival due (every job submitted, or waiting for a
+        predecessor that cannot finish without this work): only the clock can still change a
         decision (delay scheduling's waits, the heartbeats). So the patience is
         counted from ``last_change``, the last launch, arrival, or end that left
         the cluster idle, never from the last launch alone: an idle gap before a
@@ -655,7 +665,10 @@ class Simulation:
         patience = 100 * max(self.heartbeat, 1.0) + (0.0 if delay is None else delay.node_wait + delay.rack_wait)
         if now - self.last_change > patience:
             names = ", ".join(name for name, job in self.active.items() if job.pending(ANY))
-            raise SimulationStalled(f"at t={now:g} s no free slot is ever given to the pending work of {names}")
+            waiting = [job.name for index, job in enumerate(self.workload.jobs)
+                       if self.dependent and self.waiting_on[index]]
+            after = f"; {len(waiting)} job(s) wait for them ({', '.join(waiting[:3])})" if waiting else ""
+            raise SimulationStalled(f"at t={now:g} s no free slot is ever given to the pending work of {names}{after}")
 
     # -- ending attempts ------------------------------------------------------------
     def _compute(self, slot: int, node: int, now: float) -> None:
@@ -799,6 +812,7 @@ class Simulation:
             self.waiting_on[after] = left
             if left == 0:
                 self.events.push(self.ready_at[after], ARRIVE, after, ARRIVAL)
+                self.arrivals_due += 1
 
     def _compute_slot_freed(self, node: int, now: float) -> None:
         self.computing[node] = self.computing[node] - 1

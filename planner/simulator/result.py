@@ -29,10 +29,11 @@ class SimResult:
     finish, response), task attempts (``attempts`` tuples, `tasks` flat records), and
     summary numbers, computed on first use:
 
-    - ``ready`` is when the job could be submitted: its submit time, or later when it waits for
-      other jobs (``Job.after``) that finished later (plus their delays); ``held_by`` names the
-      predecessor that held it last (None: its submit time came after all of them).
-      ``response`` counts from ``submit``.
+    - ``ready`` is when the job was submitted to the scheduler: its submit time, or later when it
+      waits for other jobs (``Job.after``) that finished later (plus their delays); ``held_by``
+      names the predecessor whose finish (plus delay) set it, the first to finish among those that
+      set the same time (None: its submit time is not earlier than any of them). ``submit`` is the
+      workload's and ``response`` counts from it.
     - ``makespan``: last finish minus first submission, in seconds.
     - ``locality``: fractions of completed map tasks that ran node-local,
       rack-local and off-rack.
@@ -98,13 +99,13 @@ class SimResult:
         jobs = [
             {
                 "name": run.name,
-                "submit": run.submit,
+                "submit": run.job.submit,
                 "ready": sim.ready_at[run.index],
                 "held_by": None if sim.held_by[run.index] < 0 else sim.workload.jobs[sim.held_by[run.index]].name,
                 "start": run.start,
                 "map_done": run.map_done,
                 "finish": run.finish,
-                "response": run.finish - run.submit,
+                "response": run.finish - run.job.submit,
                 "deadline": run.deadline,
                 "margin": None if run.deadline is None else run.deadline - run.finish,
             }
@@ -115,7 +116,7 @@ class SimResult:
             seed=sim.seed,
             slots=sim.layout.slots,
             jobs=jobs,
-            makespan=max(run.finish for run in runs) - min(run.submit for run in runs),
+            makespan=max(run.finish for run in runs) - min(run.job.submit for run in runs),
             busy_slot_seconds=float(sum(sim.slot_busy)),
             attempt_log=sim.attempt_log,
             job_names=[job.name for job in sim.workload],

@@ -21,6 +21,15 @@ paper, section 5, because the simulator never imports `solvers`):
 A pair schedule is the special case of phases of at most two jobs (concurrent:
 two primaries on x and N - x VMs; overcommitted: an io host on N VMs beside a
 cpu extra on floor(N / r) VMs; sequential or alone: one job per phase on N).
+
+Arrivals and dependencies (`Job.after`): a job is ready at its submit time, or once each of its
+predecessors has finished plus the dependency's delay if that is later (``ready``; ``held_by``
+names the predecessor that set it, the first in ``after`` order among equals, None when the submit
+time rules). Its VMs are its own from its phase's start (its gang's, with backfill) and it runs on
+them from its ready time: a job never starts before its submit time or a predecessor's finish
+(plus delay). A predecessor may run in an earlier phase or in the same one (the job waits on its
+VMs), never in a later phase: such a plan is refused (`InvalidPlan`, naming both jobs and phases).
+A VM plan made ready now runs on a batch submitted at 0 (`planner.proof.setups.all_ready`).
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ import numpy as np
 
 from models import Cluster, InvalidInput, InvalidPlan, Job, Workload
 from models.checks import as_bool, as_float, as_instance, as_int, as_list
+from models.dag import Precedence
 from models.limits import MAX_JOBS
 from planner.simulator.options import MAX_TASK_TIME_CV  # planner.limits, as the simulator reads it
 
@@ -64,14 +74,16 @@ class VmResult:
     """One VM-level run, as flat records.
 
     - ``jobs``: one record per job, in plan order (phase, then position in the
-      phase): name, phase, vms, role, start, finish (start + runtime), runtime
-      (seconds, noise included), planned (the noise-free F_j(n), times alpha for host and
-      extra) and vm_ids (the VMs it ran on: primary VMs are 0..N-1, extra VMs
-      0..E-1 in their own pool).
+      phase): name, phase, vms, role, submit, ready (its submit time, or its predecessors' last
+      finish plus delay), held_by (that predecessor, None when the submit time rules), start,
+      finish (start + runtime), runtime (seconds, noise included), planned (the noise-free
+      F_j(n), times alpha for host and extra) and vm_ids (the VMs it ran on: primary VMs are
+      0..N-1, extra VMs 0..E-1 in their own pool, its own from its phase's start).
     - ``phases``: one record per phase: phase, start (its first job's start),
       end (its last job's finish), vms_used (primary and host VMs) and
       extra_vms_used.
-    - ``makespan``: the last finish, in seconds (every job is ready at 0).
+    - ``makespan``: the last finish, in seconds from 0 (a batch submitted at 0 and without
+      dependencies is ready at 0: the packing model's).
     """
 
     makespan: float
@@ -228,6 +240,11 @@ def check_vm_groups(jobs: Sequence[Job], cluster: Cluster, groups: object) -> li
     missing = [job.name for job in jobs if job.name not in placed]
     if missing:
         raise InvalidPlan(f"job {missing[0]!r}: runs in no phase ({len(missing)} of {len(jobs)} jobs missing)")
+    for job in jobs:
+        for dependency in job.after:
+            if dependency.job in placed and placed[dependency.job] > placed[job.name]:
+                raise InvalidPlan(f"phase {placed[job.name]}, job {job.name!r}: waits for {dependency.job!r}, which "
+                                  f"runs in the later phase {placed[dependency.job]}")
     return phases
 
 
@@ -241,22 +258,60 @@ def _noise_factors(count: int, seed: int, noise: float) -> list[float]:
             for child in np.random.SeedSequence(seed).spawn(count)]
 
 
-def _units(phases: list[list[_Entry]]) -> list[list[_Entry]]:
+def _units(phases: list[list[_Entry]], precedence: Precedence | None = None) -> list[list[_Entry]]:
     """What backfill starts as one gang, in plan order: each primary job alone, and each phase's
     host and extra jobs together (at the place of the first of them), so extras start beside the
-    hosts the plan priced them with."""
+    hosts the plan priced them with. With dependencies a phase's gangs come in plan order as far
+    as its dependencies allow: a gang after those holding its jobs' predecessors of the same phase
+    (`_in_dependency_order`)."""
     units: list[list[_Entry]] = []
     for phase in phases:
+        gangs: list[list[_Entry]] = []
         overcommitted: list[_Entry] | None = None
         for entry in phase:
             if entry.role == "primary":
-                units.append([entry])
+                gangs.append([entry])
             elif overcommitted is None:
                 overcommitted = [entry]
-                units.append(overcommitted)
+                gangs.append(overcommitted)
             else:
                 overcommitted.append(entry)
+        units.extend(gangs if precedence is None else _in_dependency_order(gangs, precedence))
     return units
+
+
+def _in_dependency_order(gangs: list[list[_Entry]], precedence: Precedence) -> list[list[_Entry]]:
+    """One phase's gangs, each after the gangs holding its jobs' predecessors (the earliest in plan
+    order first among those free to go); a gang that must both precede and follow another (its
+    host waits for a primary that waits for its extra, say) is refused (`InvalidPlan`)."""
+    gang_of = {entry.job: number for number, gang in enumerate(gangs) for entry in gang}
+    waits: list[set[int]] = [set() for _ in gangs]  # gang -> the gangs it waits for
+    followers: list[set[int]] = [set() for _ in gangs]
+    for number, gang in enumerate(gangs):
+        for entry in gang:
+            for before, _ in precedence.predecessors[entry.job]:
+                other = gang_of.get(before)
+                if other is not None and other != number:
+                    waits[number].add(other)
+                    followers[other].add(number)
+    free = [number for number, waited in enumerate(waits) if not waited]
+    heapq.heapify(free)
+    placed: list[list[_Entry]] = []
+    done: set[int] = set()
+    while free:
+        number = heapq.heappop(free)
+        placed.append(gangs[number])
+        done.add(number)
+        for other in followers[number]:
+            waits[other].discard(number)
+            if not waits[other]:
+                heapq.heappush(free, other)
+    if len(placed) < len(gangs):
+        stuck = next(gang for number, gang in enumerate(gangs) if number not in done)
+        raise InvalidPlan(f"phase {stuck[0].phase}: with backfill the host and extra jobs start together "
+                          f"({', '.join(entry.name for entry in stuck)}), but their dependencies within the phase "
+                          "need a job of theirs to wait for another job that waits for one of them")
+    return placed
 
 
 class _Pools:
@@ -290,6 +345,37 @@ def _pool(role: str) -> str:
     return "extra" if role == "extra" else "primary"
 
 
+class _Readiness:
+    """When each job may start on its VMs (the module docstring's arrivals and dependencies)."""
+
+    def __init__(self, jobs: Sequence[Job]) -> None:
+        self.submits = [float(job.submit) for job in jobs]
+        self.precedence = Precedence(jobs) if any(job.after for job in jobs) else None
+        self.ready = list(self.submits)
+        self.held_by: list[int | None] = [None] * len(jobs)
+        self.rank = [0] * len(jobs)  # position -> place in the graph's topological order
+        if self.precedence is not None:
+            for place, position in enumerate(self.precedence.order):
+                self.rank[position] = place
+
+    def start(self, entries: Sequence[_Entry], taken: float, runtime: dict[int, float],
+              start: dict[int, float], finish: dict[int, float]) -> None:
+        """``entries`` hold their VMs from ``taken``: each starts then or once ready, predecessors
+        of the same group first (a dependency inside a group is met in the graph's order)."""
+        precedence = self.precedence
+        ordered = list(entries) if precedence is None else sorted(entries, key=lambda entry: self.rank[entry.job])
+        for entry in ordered:
+            position = entry.job
+            if precedence is not None:
+                at, held = self.submits[position], None
+                for before, delay in precedence.predecessors[position]:
+                    if finish[before] + delay > at:  # placed in this group or an earlier one: finish known
+                        at, held = finish[before] + delay, before
+                self.ready[position], self.held_by[position] = at, held
+            start[position] = max(taken, self.ready[position])
+            finish[position] = start[position] + runtime[position]
+
+
 def simulate_vms(
     jobs: Workload | Iterable[Job],
     cluster: Cluster,
@@ -309,27 +395,32 @@ def simulate_vms(
     with the same seed see the same runtimes.
 
     ``backfill=False`` (phase barriers): phase 0 starts at 0 and phase p + 1 starts when every job
-    of phase p has finished; all jobs of a phase start together. Without noise the makespan is the
-    sum of the phases' longest runtimes, the packing model's objective, to the last bit (each
-    phase start is the running sum of the lengths, in phase order).
+    of phase p has finished; all jobs of a phase take their VMs together, and each runs on them from
+    its ready time (the module docstring: its submit time, its predecessors' finishes plus delays).
+    For a batch submitted at 0 without dependencies, without noise the makespan is the sum of the
+    phases' longest runtimes, the packing model's objective, to the last bit (each phase start is
+    the running sum of the lengths, in phase order).
 
     ``backfill=True`` (in-order list scheduling): the plan is cut into gangs in plan order (each
-    primary job alone; a phase's host and extra jobs together) and each gang starts at the first
-    instant, no earlier than the start of the gang before it, at which enough VMs of each kind
-    are free for all its jobs (primary VMs for primary and host jobs, extra VMs, at most E =
-    floor(N / r), for extras). Gangs never overtake each other, and the rule only needs to know
+    primary job alone; a phase's host and extra jobs together; within a phase, a gang after those
+    holding its predecessors) and each gang takes its VMs at the first instant, no earlier than the
+    gang before it, at which enough VMs of each kind are free for all its jobs (primary VMs for
+    primary and host jobs, extra VMs, at most E = floor(N / r), for extras); each of its jobs runs
+    on them from its ready time. Gangs never overtake each other, and the rule only needs to know
     which jobs have finished, so an online scheduler can apply it.
 
     Backfill never makes the makespan longer (for any runtimes, so with noise too, given the same
-    draws). Let B_p be the barrier start of phase p, so B_{p+1} = B_p + L_p with L_p the phase's
-    longest runtime. Claim: every gang of phase p starts at s <= B_p. By induction over the gangs
-    in plan order: the gangs before it started no later than their phases' barrier starts, so
-    every job of a phase q < p finished by B_q + L_q <= B_p, and the previous gang started at or
-    before B_p. At B_p the only jobs still running are therefore the phase-p jobs of earlier
-    gangs, and the jobs of phase p fit together (the phase check: primary + host <= N, and
-    extras <= hosts / r <= N / r, so <= E). Later gangs have not started (no overtaking), so the
-    gang fits at B_p and starts at the latest then. Each job then finishes by B_p + L_p =
-    B_{p+1}, and the last finish is at most the barrier makespan.
+    draws). Let B_p be the barrier start of phase p, so B_{p+1} is the last finish of phase p's jobs.
+    Claim: every gang of phase p takes its VMs at s <= B_p and each job finishes no later than under
+    barriers. By induction over the gangs in their order: the gangs before it took theirs no later
+    than their phases' barrier starts and their jobs finished no later, so every job of a phase
+    q < p finished by B_{q+1} <= B_p, and the previous gang took its VMs at or before B_p. At B_p the
+    only jobs holding VMs are therefore the phase-p jobs of earlier gangs, and the jobs of phase p
+    fit together (the phase check: primary + host <= N, and extras <= hosts / r <= N / r, so <= E).
+    Later gangs have not started (no overtaking), so the gang fits at B_p and takes its VMs at the
+    latest then. A job's predecessors finished no later than under barriers, so it is ready no
+    later, and starts at max(s, ready) <= max(B_p, its barrier ready time), its barrier start: it
+    finishes no later, by B_{p+1}, and the last finish is at most the barrier makespan.
 
     Returns a `VmResult`. Raises `InvalidInput` for wrong values (seed, noise above
     `MAX_TASK_TIME_CV`, malformed entries, VMs not an integer >= 1, unknown role; `InvalidType` for
@@ -353,12 +444,13 @@ def simulate_vms(
         runtime[entry.job] = planned[entry.job] * factors[entry.job]
 
     pools = _Pools(cluster.vms, cluster.extra_vms)
+    readiness = _Readiness(jobs)
     start: dict[int, float] = {}
     finish: dict[int, float] = {}
     ids: dict[int, list[int]] = {}
     if backfill:
         now = 0.0
-        for unit in _units(phases):
+        for unit in _units(phases, readiness.precedence):
             need: dict[str, int] = {}
             for entry in unit:
                 need[_pool(entry.role)] = need.get(_pool(entry.role), 0) + entry.vms
@@ -366,21 +458,24 @@ def simulate_vms(
             while not pools.fits(need):  # the phase check makes every gang fit on an idle cluster
                 now = pools.next_release()
                 pools.release_until(now)
+            readiness.start(unit, now, runtime, start, finish)
             for entry in unit:
-                start[entry.job], finish[entry.job] = now, now + runtime[entry.job]
                 ids[entry.job] = pools.take(_pool(entry.role), entry.vms, finish[entry.job])
     else:
         now = 0.0
         for phase in phases:
             pools.release_until(now)  # everything: now is the last finish so far
+            readiness.start(phase, now, runtime, start, finish)
             for entry in phase:
-                start[entry.job], finish[entry.job] = now, now + runtime[entry.job]
                 ids[entry.job] = pools.take(_pool(entry.role), entry.vms, finish[entry.job])
             now = max(finish[entry.job] for entry in phase)
 
     records = [
         {
-            "name": e.name, "phase": e.phase, "vms": e.vms, "role": e.role, "start": start[e.job],
+            "name": e.name, "phase": e.phase, "vms": e.vms, "role": e.role, "submit": jobs[e.job].submit,
+            "ready": readiness.ready[e.job],
+            "held_by": None if readiness.held_by[e.job] is None else jobs[readiness.held_by[e.job]].name,
+            "start": start[e.job],
             "finish": finish[e.job], "runtime": runtime[e.job], "planned": planned[e.job],
             "vm_ids": ids[e.job],
         }

@@ -99,13 +99,15 @@ def hadoop_plan_run(plan: Plan, workload: Workload, cluster: Cluster, target: st
                     ready_now: bool = False, options: SimOptions | None = None) -> Run:
     """The run of ``plan`` as one of Hadoop's targets' exported files configure Hadoop: the same
     run that simulating those files gives (`planner.io.hadoop.conf.hadoop_run`). VM plans run
-    their phases with barriers, on profiles derived where jobs have none, whatever the target."""
+    their phases with barriers, on profiles derived where jobs have none, whatever the target, every
+    job ready at 0 (a VM plan takes them so; `simulate_vms` honours submit times and dependencies)."""
     target = as_str(target, "target", choices=HADOOP_TARGETS)
     if plan.phases:
         from models.profiles.derived import with_wave_profiles  # scikit-learn: only for VM plans
 
         phases = tuple(tuple(phase) for phase in plan.phases)
-        return Run(with_wave_profiles(workload, cluster)[0], cluster, None, phases=phases)
+        ready = Workload([job.with_changes(submit=0.0) for job in workload], name=workload.name)
+        return Run(with_wave_profiles(ready, cluster)[0], cluster, None, phases=phases)
     batch = submitted(workload, submission_schedule(plan, workload, ready_now=ready_now), "the plan")
     chosen = options or SimOptions()
     if target == "mrv1":

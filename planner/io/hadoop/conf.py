@@ -364,7 +364,9 @@ def hadoop_run(paths: Iterable[str | Path], workload: Workload, cluster: Cluster
         from models.profiles.derived import with_wave_profiles  # scikit-learn: only for VM plans
         from planner.simulator.vms import check_vm_groups
 
-        jobs = with_wave_profiles(workload, machines)[0]
+        # a VM plan's phases submit every job with its phase: each is ready at 0 (`simulate_vms`)
+        ready = Workload([job.with_changes(submit=0.0) for job in workload], name=workload.name)
+        jobs = with_wave_profiles(ready, machines)[0]
         try:
             check_vm_groups(jobs, machines, setup.phases)
         except InvalidInput as error:

@@ -152,6 +152,7 @@ class Natjam(Scheduler):
         self._seen: dict[int, int] = {}  # job -> its pending tasks, as counted
         self._placed: dict[int, int] = {}  # job -> pending (1), suspended work (2): all `_order` can change on
         self._rank: list[int] = []  # MDF: job index -> place in its order
+        self._tied = False  # MDF with dependencies: `_rank` is by deadline alone (ties may rank either way)
         self._holding: list[tuple[int, int, JobRun]] = []  # MDF: (-rank, index, job)
         self._held: set[int] = set()
 
@@ -183,8 +184,16 @@ class Natjam(Scheduler):
         # their rank, lowest-ranked first: when none ranks below the head, nothing can be evicted.
         specs = sim.workload.jobs if self.deadline_policy == "MDF" else []
         self._rank = [0] * len(specs)  # job index -> place in MDF's order
-        for rank, index in enumerate(sorted(range(len(specs)), key=lambda i: _mdf_key(specs[i]))):
-            self._rank[index] = rank
+        # With dependencies a job's submission is its arrival, unknown here: its place is its
+        # deadline's, and a job of the same deadline may rank below it (`_held_below`).
+        self._tied = sim.dependent
+        if self._tied:
+            places = {deadline: place for place, deadline in enumerate(sorted({_deadline(spec) for spec in specs}))}
+            for index, spec in enumerate(specs):
+                self._rank[index] = places[_deadline(spec)]
+        else:
+            for rank, index in enumerate(sorted(range(len(specs)), key=lambda i: _mdf_key(specs[i]))):
+                self._rank[index] = rank
         self._holding = []
         self._held = set()
         # MLF keeps its order apart (`LaxityOrder`); with the network on, attempts' ends move
@@ -246,7 +255,10 @@ class Natjam(Scheduler):
         holding = self._holding
         while holding and not any(holding[0][2].running):
             self._held.discard(heapq.heappop(holding)[1])
-        return bool(holding) and -holding[0][0] > self._rank[head.index]
+        if not holding:
+            return False
+        lowest, rank = -holding[0][0], self._rank[head.index]
+        return lowest > rank or (self._tied and lowest == rank)
 
     def ranked(self, now: float) -> list[JobRun]:
         """Every unfinished job, most important first."""
