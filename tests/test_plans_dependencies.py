@@ -493,3 +493,20 @@ def test_a_packing_plan_on_a_pipeline_runs_its_phases_in_order(tmp_path) -> None
     phase = {name: p for p, entries in enumerate(plan.phases) for name, _, _ in entries}
     assert all(phase[d.job] < phase[job.name] for job in workload for d in job.after)
     assert plan.evaluate_phases(workload, Cluster.from_file(CLUSTER)) == pytest.approx(plan.predicted_makespan)
+
+
+def test_export_moves_a_job_that_a_kept_job_waits_for():
+    """A queue lever moves ``ingest`` to a new queue while ``report``, which waits for it, stays:
+    the export maps the kept jobs to queues without tripping over the moved one, and its
+    submissions carry the dependency."""
+    from planner.io.hadoop.merge import default_config, merged_files
+    from planner.plans.levers import Levers
+
+    batch = Workload([Job("ingest", map_tasks=4, map_time=10.0), Job("report", map_tasks=1, map_time=5.0,
+                                                                     after=["ingest"])])
+    cluster = Cluster(nodes=2, map_slots=2, reduce_slots=2)
+    files = merged_files(default_config("yarn-fair", cluster), Levers(queues={"ingest": "small"}), batch, cluster,
+                         "yarn-fair")
+    rows = [line.split("\t") for line in files["submissions.tsv"].splitlines()]
+    assert rows == [["position", "job", "submit_at", "pool", "priority", "after"],
+                    ["0", "ingest", "0.0", "small", "0", ""], ["1", "report", "0.001", "default", "0", "0"]]

@@ -580,7 +580,9 @@ def merged_files(config: CurrentConfig, levers: Levers, workload: Workload, clus
         if wrong is not None:
             raise InvalidInput(f"levers.queues.{wrong}", f"no queue named {unmapped[wrong]!r}; queues: "
                                                          f"{', '.join(listed)}")
-    rest = Workload([job for job in workload if job.name not in levers.queues], name=workload.name)
+    # The jobs left in their queues, only to map them to queues: their dependencies may name a moved job.
+    rest = Workload([job.with_changes(after=()) for job in workload if job.name not in levers.queues],
+                    name=workload.name)
     mapped = queues_of(rest, after.scheduler)
     schedule = _schedule(levers, workload, mapped, family, ready_now)
     exported = {**files, **schedule_files(schedule, target)}
