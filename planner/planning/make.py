@@ -87,7 +87,9 @@ def make_plan(
     "late_jobs") is what the order minimizes. With releases or a deadline objective the order
     ("johnson", "slots+johnson") comes from the two-stage flow shop with release dates, solved
     within ``time_limit`` (the plan's ``ordering`` records the solve); "slots" keeps submission
-    order. VM plans and robust plans treat every job as ready at 0 and say so (``ready_now``).
+    order. A batch with dependencies is ordered as the flow shop with precedence and release dates
+    (`solvers.ordering.precedence`), releases or not; submission order puts each job after those it
+    waits for. VM plans and robust plans treat every job as ready at 0 and say so (``ready_now``).
     """
     as_instance(workload, Workload, "workload")
     as_instance(cluster, Cluster, "cluster")
@@ -131,7 +133,7 @@ def make_plan(
     if strategy == "slots":
         arrivals.makespan_only(objective, "\"slots\" (submission order)")
         order, ordering = submitted, None
-    elif releases is None and objective == "makespan":
+    elif releases is None and objective == "makespan" and not workload.has_dependencies:
         order, ordering = johnson_admission(workload, cluster), None
     else:
         order, ordering = arrivals.release_order(workload, cluster, releases=releases, due=due, objective=objective,

@@ -237,7 +237,7 @@ def as_predecessors(after: object, n: int) -> Precedence:
     try:
         return Precedence(steps)
     except InvalidInput as error:  # "jobs[j].after[k]": the positions are the names here
-        raise InvalidInput("after", error.reason.replace("'", "")) from None
+        raise InvalidInput("after", error.problem.replace("'", "")) from None
 
 
 def _floats(values: object, name: str, n: int, default: float) -> np.ndarray:
