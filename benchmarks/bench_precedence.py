@@ -26,7 +26,7 @@ MEDIUM_JOBS, MEDIUM_SECONDS, MEDIUM_GAP = 50, 60.0, 0.02
 #: The time limit handed to the branch and bound (the rest of the floor covers building and reading back).
 MEDIUM_LIMIT = 58.0
 LARGE_JOBS, LARGE_GAP = 1000, 0.10
-#: The heuristic's time limit on 1,000 jobs (its list rules take about 2 s; the local search gains nothing there).
+#: The heuristic's time limit on 1,000 jobs (past `LOCAL_SEARCH_JOBS` it runs its list rules only, about 2 s).
 LARGE_LIMIT = 10.0
 
 

@@ -81,6 +81,18 @@ def test_deadlines_propagate_backwards_by_hand():
     assert precedence_schedule(A, B, [0, 2, 1], after=AFTER, releases=R, due=[None, 15.0, None]).max_lateness == -2.0
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_max_lateness_is_the_same_against_latest_finishes(seed):
+    """Along the edge that set d'_i, C_i - d'_i <= C_k - d'_k, so the largest lateness is one against a job's own
+    due date: the value of L_max does not change, every order alike."""
+    a, b, after, r, due = small_case(seed)
+    own = np.array([math.inf if d is None else d for d in due])
+    dated = np.isfinite(own)
+    for order in methods_module.topological_orders(precedence_instance(a, b, after, r, due)):
+        schedule = precedence_schedule(a, b, order, after=after, releases=r, due=due)
+        assert schedule.max_lateness == pytest.approx(float((schedule.completions[dated] - own[dated]).max()))
+
+
 def brute_force(a, b, after, r, due, objective: str) -> float:
     """The best objective over every permutation that lists predecessors first, by the plain recurrence and
     the latest finishes computed here (independent of the solvers)."""
@@ -349,3 +361,29 @@ def test_a_plan_of_a_workflow_respects_it(tmp_path):
                                         "--json"])
     assert lateness.exit_code == 0, lateness.output
     assert json.loads(lateness.stdout)["plan"]["ordering_model_value"] == -260.0
+
+
+def test_the_search_stops_at_its_node_limit_with_an_honest_status(monkeypatch):
+    """Seed 0's 7-job workflow needs the search (its root bound is below the optimum): allowed one open node,
+    it stops with the incumbent, status time_limit, and a bound no higher than the optimum."""
+    a, b, after, r, _ = random_workflow(7, 0)
+    optimum = order_with_precedence(a, b, after, r).objective
+    monkeypatch.setattr(methods_module, "MAX_OPEN_NODES", 1)
+    monkeypatch.setattr(methods_module, "INCUMBENT_ROUNDS", 0)
+    stopped = order_with_precedence(a, b, after, r)
+    assert stopped.status is SolveStatus.TIME_LIMIT
+    assert stopped.bound == pytest.approx(precedence_lower_bound(a, b, after, r))
+    assert stopped.bound < optimum <= stopped.objective
+
+
+def test_the_list_rules_and_the_local_search_limit(monkeypatch):
+    """The list rules include one by the propagated latest finish; past LOCAL_SEARCH_JOBS the local search
+    returns the list rule's order as it is."""
+    a, b, after, r, due = random_workflow(20, 1)
+    inst = precedence_instance(a, b, after, r, due, "max_lateness")
+    rules = methods_module.priorities(inst)
+    assert [rules["latest-finish"][j][0] for j in range(20)] == inst.d.tolist()
+    start = methods_module.list_rule(inst, rules["critical-path"])
+    assert _respects(after, start)
+    monkeypatch.setattr(methods_module, "LOCAL_SEARCH_JOBS", 10)
+    assert methods_module.local_search(inst, start) == start

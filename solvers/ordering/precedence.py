@@ -39,7 +39,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -54,6 +54,10 @@ from solvers.certify import Claim, certified, proven_bound
 from solvers.ordering.releases import ReleaseInstance, jackson_preemptive, root_bound
 from solvers.ordering.two_stage import MAX_STAGE_TOTAL, _stages, johnson_order
 from solvers.registry import lookup as find_method
+
+if TYPE_CHECKING:
+    from models.cluster import Cluster
+    from models.workload import Workload
 
 PROBLEM = "two_stage_precedence"
 OBJECTIVES = ("makespan", "max_lateness", "late_jobs")
@@ -472,8 +476,8 @@ def order_with_precedence(stage1: ArrayLike, stage2: ArrayLike, after: object = 
     return find_method(PROBLEM, name).solve(inst, time_limit=time_limit, seed=seed, **options)
 
 
-def order_with_dependencies(jobs: Sequence[Job] | Any, map_slots: int | None = None, reduce_slots: int | None = None,
-                            *, cluster: Any = None, ready_now: bool = False, window: float | None = None,
+def order_with_dependencies(jobs: Sequence[Job] | Workload, map_slots: int | None = None,
+                            reduce_slots: int | None = None, *, cluster: Cluster | None = None, ready_now: bool = False, window: float | None = None,
                             objective: str = "makespan", method: str = "auto", time_limit: float = 60.0,
                             seed: int = 0) -> PrecedenceOrderSolution:
     """Order ``jobs`` (a `Workload` or a list of `Job`, whose ``after`` name jobs of the list) on ``map_slots``
