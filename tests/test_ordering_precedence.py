@@ -348,6 +348,8 @@ def test_a_plan_of_a_workflow_respects_it(tmp_path):
         plan = make_plan(batch, cluster, "slots+johnson", k=1)
     assert plan.order.index("ingest") < plan.order.index("clean") < plan.order.index("report")
     assert plan.ordering["problem"] == "two_stage_precedence"
+    solved = order_with_dependencies(batch, cluster=cluster)
+    assert plan.order == tuple(batch[i].name for i in solved.order)  # the flow shop's order, as solved
     assert (plan.ordering["status"], plan.ordering["value"], plan.ordering["bound"]) == ("optimal", 140.0, 140.0)
     path, machines = tmp_path / "w.yaml", tmp_path / "c.yaml"
     batch.to_file(path)

@@ -138,7 +138,8 @@ def make_plan(
     else:
         order, ordering = arrivals.release_order(workload, cluster, releases=releases, due=due, objective=objective,
                                                  time_limit=time_limit, seed=seed)
-        order, ordering = arrivals.no_worse_than_submission(order, ordering, submitted, curves.plan)
+        if not workload.has_dependencies:  # the fluid model cannot see dependencies: the flow shop's order stands
+            order, ordering = arrivals.no_worse_than_submission(order, ordering, submitted, curves.plan)
     best = curves.plan(order)
     if strategy == "johnson":
         map_slots = cluster.total_map_slots
