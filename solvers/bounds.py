@@ -6,7 +6,9 @@ seconds, and its work is w_j = m_j t_m + q_j t_r slot-seconds. On S slots:
 - **a job alone** (``alone``): its maps run in at least ceil(m_j / S) waves and its reduces,
   which start after its last map, in ceil(q_j / S) more: a_j = ceil(m_j/S) t_m + ceil(q_j/S) t_r.
   No job finishes before r_j + a_j.
-- **critical path** (``critical_path_bound``): the batch cannot end before max_j (r_j + a_j).
+- **critical path** (``critical_path_bound``): the batch cannot end before max_j (r_j + a_j); with
+  dependencies (``Job.after``), before max_j e_j, the earliest finish e_j = max(r_j, max_i e_i +
+  delay_ij) + a_j along the graph (a job starts after its predecessors' finishes plus delays).
 - **work** (``work_bound``): S slots do at most S slot-seconds per second, so the jobs released
   at or after t cannot all finish before t + (their work) / S; the bound is the largest of these
   over the release times.
@@ -15,7 +17,8 @@ seconds, and its work is w_j = m_j t_m + q_j t_r slot-seconds. On S slots:
   shortest-remaining-work-first minimizes the sum of completion times (optimal for
   1|r_j, pmtn|sum C_j); each job's response is also at least a_j. The bound is the larger of
   the two means (each is a lower bound of the same mean).
-- **lateness** (``lateness_bound``): job j is late by at least r_j + a_j - d_j.
+- **lateness** (``lateness_bound``): job j is late by at least r_j + a_j - d_j (e_j - d_j with
+  dependencies); and each job's response is at least a_j (e_j - r_j).
 
 Makespans here count from the first release; responses from each job's own release.
 """
@@ -27,8 +30,9 @@ import math
 from collections.abc import Sequence
 
 from models import Job
+from models.dag import Precedence
 
-__all__ = ["alone", "critical_path_bound", "lateness_bound", "response_bound", "work_bound"]
+__all__ = ["alone", "critical_path_bound", "earliest_finishes", "lateness_bound", "response_bound", "work_bound"]
 
 
 def alone(job: Job, slots: int) -> float:
@@ -41,12 +45,29 @@ def _releases(jobs: Sequence[Job], releases: Sequence[float] | None) -> list[flo
     return [0.0] * len(jobs) if releases is None else [float(r) for r in releases]
 
 
+def earliest_finishes(jobs: Sequence[Job], slots: int, releases: Sequence[float] | None = None) -> list[float]:
+    """Each job's earliest finish e_j on ``slots`` slots: from its release, after its predecessors'
+    earliest finishes plus the dependencies' delays (``after``, naming jobs of ``jobs``), ``alone``."""
+    at = _releases(jobs, releases)
+    own = [alone(job, slots) for job in jobs]
+    if not any(job.after for job in jobs):
+        return [r + a for r, a in zip(at, own, strict=True)]
+    graph = Precedence(jobs)
+    finish = [0.0] * len(jobs)
+    for j in graph.order:
+        start = at[j]
+        for i, delay in graph.predecessors[j]:
+            start = max(start, finish[i] + delay)
+        finish[j] = start + own[j]
+    return finish
+
+
 def critical_path_bound(jobs: Sequence[Job], slots: int, releases: Sequence[float] | None = None) -> float:
-    """No schedule's makespan (from the first release) is below max_j (r_j + a_j) - min_j r_j."""
+    """No schedule's makespan (from the first release) is below max_j e_j - min_j r_j
+    (`earliest_finishes`: r_j + a_j without dependencies)."""
     if not jobs:
         return 0.0
-    at = _releases(jobs, releases)
-    return max(r + alone(job, slots) for job, r in zip(jobs, at, strict=True)) - min(at)
+    return max(earliest_finishes(jobs, slots, releases)) - min(_releases(jobs, releases))
 
 
 def work_bound(jobs: Sequence[Job], slots: int, releases: Sequence[float] | None = None) -> float:
@@ -72,7 +93,7 @@ def response_bound(jobs: Sequence[Job], slots: int, releases: Sequence[float] | 
     if not jobs:
         return 0.0
     at = _releases(jobs, releases)
-    own = [alone(job, slots) for job in jobs]
+    own = [e - r for e, r in zip(earliest_finishes(jobs, slots, releases), at, strict=True)]
     if weights is None:
         fluid = _srpt_responses([job.work / slots for job in jobs], at)
         return max(sum(own), sum(fluid)) / len(jobs)
@@ -114,8 +135,8 @@ def _srpt_responses(sizes: Sequence[float], releases: Sequence[float]) -> list[f
 
 def lateness_bound(jobs: Sequence[Job], slots: int, due: Sequence[float | None],
                    releases: Sequence[float] | None = None) -> float | None:
-    """No schedule's maximum lateness is below max_j (r_j + a_j - d_j) over the jobs with a due
-    date (None when none has one)."""
-    at = _releases(jobs, releases)
-    values = [r + alone(job, slots) - d for job, r, d in zip(jobs, at, due, strict=True) if d is not None]
+    """No schedule's maximum lateness is below max_j (e_j - d_j) over the jobs with a due date
+    (None when none has one; e_j = r_j + a_j without dependencies, `earliest_finishes`)."""
+    finish = earliest_finishes(jobs, slots, releases)
+    values = [e - d for e, d in zip(finish, due, strict=True) if d is not None]
     return max(values) if values else None

@@ -47,6 +47,7 @@ METHOD_MODULES = (
     "solvers.pairs.problem", "solvers.pairs.matching",
     "solvers.packing.methods", "solvers.packing.exact", "solvers.packing.pso", "solvers.packing.exhaustive",
     "solvers.ordering.release_search", "solvers.ordering.release_methods",
+    "solvers.ordering.precedence_methods",
 )
 
 

@@ -9,7 +9,9 @@ with release dates (`solvers.order_with_releases`, exact branch and bound within
 limit) on the stage times of the cluster as configured (map_work / total map slots, reduce_work
 / total reduce slots, as Johnson's order is); the split is then FRESH's best for that order,
 with the releases (`configure_slots(..., releases=...)`). Without releases and for the makespan
-Johnson's rule is optimal for that model, and plans are exactly what they were.
+Johnson's rule is optimal for that model, and plans are exactly what they were. A batch with
+dependencies (`Job.after`) is ordered as the same flow shop with precedence
+(`solvers.ordering.precedence`), releases or not.
 """
 
 from __future__ import annotations
@@ -72,6 +74,8 @@ def release_order(workload: Workload, cluster: Cluster, *, releases: np.ndarray 
     r = releases if releases is not None else np.zeros(len(jobs))
     if objective != "makespan" and due is None:
         raise InvalidInput("objective", f"{objective} needs deadlines: give jobs a deadline or the batch a window")
+    if workload.has_dependencies:
+        return _precedence_order(workload, a, b, r, due, objective, time_limit, seed)
     if len(jobs) > EXACT_ORDER_JOBS:
         return _list_order(a, b, r, due, objective)
     solved = order_with_releases(a, b, r, due, objective=objective, time_limit=time_limit, seed=seed)
@@ -81,6 +85,21 @@ def release_order(workload: Workload, cluster: Cluster, *, releases: np.ndarray 
               "bound": None if solved.bound is None else float(solved.bound),
               "gap": None if solved.gap is None else float(solved.gap)}
     return [int(i) for i in order], record
+
+
+def _precedence_order(workload: Workload, a: np.ndarray, b: np.ndarray, r: np.ndarray, due: np.ndarray | None,
+                      objective: str, time_limit: float, seed: int) -> tuple[list[int], dict[str, Any]]:
+    """A batch with dependencies: the two-stage flow shop with precedence and release dates
+    (`solvers.ordering.precedence`; lateness against each job's latest finish, deadlines propagated
+    backwards along the dependencies). Its ``value`` is the two-stage model's figure."""
+    from solvers.ordering.precedence import PROBLEM, order_with_precedence
+
+    solved = order_with_precedence(a, b, workload.precedence, r, due, objective=objective, time_limit=time_limit,
+                                   seed=seed)
+    return [int(i) for i in solved.order], {
+        "problem": PROBLEM, "method": solved.solver, "objective": objective, "status": str(solved.status),
+        "value": float(solved.objective), "bound": None if solved.bound is None else float(solved.bound),
+        "gap": None if solved.gap is None else float(solved.gap)}
 
 
 #: Batches larger than this are ordered by the release-aware Johnson list rule alone: the exact

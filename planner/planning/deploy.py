@@ -457,7 +457,7 @@ def proposals(night: Workload, as_configured: Run, target: str, queues: Mapping[
                        sorted(range(len(jobs)), key=lambda i: (jobs[i].work / jobs[i].weight, names[i]))))
     orders.append(("longest work first", "total work descending (the makespan's list rule)",
                    sorted(range(len(jobs)), key=lambda i: (-jobs[i].work, names[i]))))
-    due = [job.deadline if job.deadline is not None else window for job in jobs]
+    own_due = due = [job.deadline if job.deadline is not None else window for job in jobs]
     if night.has_dependencies:  # each job due early enough for the jobs waiting for it (latest finish)
         due = pipelines.latest_due_dates(night, due, slots)
     if any(d is not None for d in due):
@@ -467,20 +467,19 @@ def proposals(night: Workload, as_configured: Run, target: str, queues: Mapping[
         orders.append(("least slack", "due date minus the job's time alone, ascending",
                        sorted(range(len(jobs)), key=lambda i: ((due[i] if due[i] is not None else late)
                                                                - alone(jobs[i], slots), names[i]))))
-        if objective in ("max_lateness", "late_jobs"):
+        if objective in ("max_lateness", "late_jobs") and not night.has_dependencies:  # else: the order solver's
             orders.append(_release_order(night, as_configured, objective, due, seed))
     if night.has_dependencies:
         orders = [(name, proposer, pipelines.respecting(night, order)) for name, proposer, order in orders]
         orders.append(("critical path", "the longest remaining path first (each job's time alone on the cluster "
                        "plus the longest chain of the jobs waiting for it), ties by Johnson's order",
                        pipelines.critical_path_order(night, slots, orders[0][2])))
-        solved = pipelines.solver_order(night, machines, releases=arrivals.releases_of(night, False),
-                                        due=_due_array(night, due), objective=objective
-                                        if objective in ("makespan", "max_lateness", "late_jobs") else "makespan",
-                                        time_limit=ORDER_TIME_LIMIT, seed=seed)
-        if solved is not None:
-            orders.append(("order solver", f"{solved[1]['method']} ({solved[1]['status']})",
-                           pipelines.respecting(night, solved[0])))
+        solved, record = pipelines.solver_order(night, machines, releases=arrivals.releases_of(night, False),
+                                                due=_due_array(night, own_due), objective=objective
+                                                if objective in ("makespan", "max_lateness", "late_jobs")
+                                                else "makespan", time_limit=ORDER_TIME_LIMIT, seed=seed)
+        orders.append(("order solver", f"the two-stage flow shop with precedence and release dates "
+                       f"({record['method']}, {record['status']})", pipelines.respecting(night, solved)))
     for name, proposer, order in orders:
         candidates.append(Candidate(name, proposer, _ordered(night, order, target, base, fifo_policies)))
     if target == "mrv1":

@@ -89,7 +89,9 @@ def make_plan(
     "late_jobs") is what the order minimizes. With releases or a deadline objective the order
     ("johnson", "slots+johnson") comes from the two-stage flow shop with release dates, solved
     within ``time_limit`` (the plan's ``ordering`` records the solve); "slots" keeps submission
-    order. VM plans and robust plans treat every job as ready at 0 and say so (``ready_now``).
+    order. A batch with dependencies is ordered as the flow shop with precedence and release dates
+    (`solvers.ordering.precedence`), releases or not; submission order puts each job after those it
+    waits for. VM plans and robust plans treat every job as ready at 0 and say so (``ready_now``).
     """
     as_instance(workload, Workload, "workload")
     as_instance(cluster, Cluster, "cluster")
@@ -143,7 +145,8 @@ def make_plan(
     else:
         order, ordering = arrivals.release_order(workload, cluster, releases=releases, due=due, objective=objective,
                                                  time_limit=time_limit, seed=seed)
-        order, ordering = arrivals.no_worse_than_submission(order, ordering, submitted, curves.plan)
+        if not workload.has_dependencies:  # the fluid model cannot see dependencies: the flow shop's order stands
+            order, ordering = arrivals.no_worse_than_submission(order, ordering, submitted, curves.plan)
     best = curves.plan(order)
     if strategy == "johnson":
         map_slots = cluster.total_map_slots
@@ -180,14 +183,10 @@ def _pipeline_order(workload: Workload, cluster: Cluster, strategy: str, *, rele
                     due: np.ndarray | None, objective: str, time_limit: float, seed: int) -> tuple[list[int], dict]:
     """A slot plan's order when jobs wait for jobs (`planner.planning.pipelines`): "johnson" is
     Johnson's order kept where the dependencies allow; "slots+johnson" the best, by the two-stage
-    model with dependencies, of that (or the release model's order) repaired, the critical-path
-    order and an order solver's."""
-    if releases is None and objective == "makespan":
-        proposed, proposer = johnson_admission(workload, cluster), "Johnson's order"
-    else:
-        proposed, record = arrivals.release_order(workload, cluster, releases=releases, due=due, objective=objective,
-                                                  time_limit=time_limit, seed=seed)
-        proposer = f"the two-stage order with release dates ({record['method']}, without dependencies)"
+    model with dependencies, of that, the critical-path order and the order solver's."""
+    # The order solver of the flow shop with precedence (`pipelines.solver_order`) is one of the
+    # candidates: it is not asked twice through the release model's order.
+    proposed, proposer = johnson_admission(workload, cluster), "Johnson's order"
     if strategy == "johnson":
         return pipelines.pipeline_order(workload, cluster, proposed, proposer, releases=releases, due=due,
                                         objective=objective, time_limit=time_limit, seed=seed, repaired_only=True)

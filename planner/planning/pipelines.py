@@ -65,46 +65,44 @@ def latest_due_dates(workload: Workload, due: Sequence[float | None], slots: int
 
 
 def solver_order(workload: Workload, cluster: Cluster, *, releases: np.ndarray | None, due: np.ndarray | None,
-                 objective: str, time_limit: float, seed: int) -> tuple[list[int], dict[str, Any]] | None:
-    """The hook for an order solver of the two-stage flow shop with precedence and release dates
-    (exact within its reach, else its list rule with a lower bound): return its order (positions
-    in the workload) and its record (`planner.plans.files.ORDERING_KEYS`: problem, method,
-    objective, status, value, bound, gap), and `make_plan` and the target plans take it as one
-    more candidate, judged as the others are. None: no such solver is installed yet, and the
-    plans use the repaired orders and the critical-path order alone."""
-    del workload, cluster, releases, due, objective, time_limit, seed
-    return None
+                 objective: str, time_limit: float, seed: int) -> tuple[list[int], dict[str, Any]]:
+    """The order solver of the two-stage flow shop with precedence and release dates
+    (`solvers.ordering.precedence`: branch and bound, certified, up to its exact size; its list rule
+    with a lower bound beyond) on the cluster's map and reduce slots: its order (positions in the
+    workload) and its record (`planner.plans.files.ORDERING_KEYS`: problem, method, objective,
+    status, value, bound, gap; the value is the model's figure). ``due`` holds the jobs' own due
+    dates (inf or None: none), on the releases' clock; the solver propagates them backwards."""
+    from solvers.ordering.precedence import PROBLEM, order_with_precedence
+    from solvers.ordering.two_stage import stage_times
+
+    a, b = stage_times(list(workload), cluster.total_map_slots, cluster.total_reduce_slots)
+    solved = order_with_precedence(a, b, workload.precedence, releases, due, objective=objective,
+                                   time_limit=time_limit, seed=seed)
+    return [int(i) for i in solved.order], {
+        "problem": PROBLEM, "method": solved.solver, "objective": objective, "status": str(solved.status),
+        "value": float(solved.objective), "bound": None if solved.bound is None else float(solved.bound),
+        "gap": None if solved.gap is None else float(solved.gap)}
 
 
 def two_stage_values(a: Sequence[float], b: Sequence[float], releases: Sequence[float] | None,
                      due: Sequence[float] | None, order: Sequence[int], workload: Workload) -> dict[str, float]:
     """The two-stage flow shop of the slot plans (stage times ``a``: map work over map slots, ``b``:
-    reduce work over reduce slots) run in ``order`` with the dependencies: a job starts its first
-    stage once the one before it in the order has, its release has passed and each job it waits
-    for has left the second stage (plus the delay); its second stage follows its first and the
-    previous job's second. Returns the makespan (from 0), the largest lateness and the late jobs
-    (lateness and late jobs 0 without due dates).
+    reduce work over reduce slots) run in ``order`` with the dependencies, by the order solver's own
+    evaluator (`solvers.ordering.precedence.evaluate`): a job starts its first stage once the one
+    before it in the order has, its release has passed and each job it waits for has left the second
+    stage (plus the delay); its second stage follows its first and the previous job's second. Returns
+    the makespan (from 0), the largest lateness and the jobs late for their latest finish (``due``:
+    the jobs' own due dates, propagated backwards; 0 without due dates).
 
     Hand-worked: a (a=2, b=3) then b (a=1, b=1) waiting for a: a ends stage 1 at 2 and stage 2 at
     5; b starts at 5 (not 2), ends stage 1 at 6 and stage 2 at 7: makespan 7.
     """
-    graph = workload.precedence
-    finish = [0.0] * len(a)
-    first = second = 0.0
-    lateness = -np.inf
-    late = 0
-    for index in order:
-        index = int(index)
-        start = max(first, 0.0 if releases is None else float(releases[index]),
-                    *(finish[before] + delay for before, delay in graph.predecessors[index]))
-        first = start + float(a[index])
-        second = max(first, second) + float(b[index])
-        finish[index] = second
-        if due is not None and np.isfinite(due[index]):
-            lateness = max(lateness, second - float(due[index]))
-            late += second > float(due[index]) + 1e-9
-    return {"makespan": max(finish, default=0.0), "max_lateness": 0.0 if lateness == -np.inf else float(lateness),
-            "late_jobs": float(late)}
+    from solvers.ordering.precedence import evaluate, precedence_instance
+
+    schedule = evaluate(precedence_instance(a, b, workload.precedence, releases, due), order)
+    return {"makespan": float(schedule.makespan),
+            "max_lateness": 0.0 if schedule.max_lateness is None else float(schedule.max_lateness),
+            "late_jobs": float(schedule.late_jobs)}
 
 
 def pipeline_order(workload: Workload, cluster: Cluster, proposed: Sequence[int], proposer: str, *,
@@ -113,32 +111,34 @@ def pipeline_order(workload: Workload, cluster: Cluster, proposed: Sequence[int]
     """A slot plan's order for a batch with dependencies, and its record (the plan's ``ordering``):
     the best for ``objective`` by `two_stage_values` of the ``proposed`` order repaired
     (`respecting`), the critical-path order (ties by Johnson's) and the order solver's
-    (`solver_order`, when one is installed); ties to the first. ``due`` is on the releases' clock
-    and is propagated backwards here (`latest_due_dates`). ``repaired_only``: the proposed order repaired
-    only (a "johnson" plan is Johnson's order). Only a solver's order can be proven best: the
-    others are "feasible" and carry no bound."""
+    (`solver_order`); ties to the first. ``due`` holds the jobs' own due dates on the releases'
+    clock (the model propagates them backwards). ``repaired_only``: the proposed order repaired
+    only (a "johnson" plan is Johnson's order), "feasible" without a bound. Otherwise the record
+    carries the solver's proven bound (a bound on every order), and says "optimal" only when the
+    chosen order's value, recomputed here, meets it."""
+    from solvers.base import relative_gap
     from solvers.ordering.admission_orders import johnson_admission
     from solvers.ordering.two_stage import stage_times
 
     jobs = list(workload)
     a, b = stage_times(jobs, cluster.total_map_slots, cluster.total_reduce_slots)
-    if due is not None:
-        due = np.array([np.inf if d is None else d for d in latest_due_dates(workload, list(due), cluster.total_slots)])
-    candidates: list[tuple[str, list[int], dict[str, Any] | None]] = [
-        (f"{proposer}, kept where the dependencies allow", respecting(workload, proposed), None)]
+    candidates: list[tuple[str, list[int]]] = [
+        (f"{proposer}, kept where the dependencies allow", respecting(workload, proposed))]
+    bound = None
     if not repaired_only:
         candidates.append(("critical path (longest remaining path first, ties by Johnson's order)",
-         critical_path_order(workload, cluster.total_slots, johnson_admission(workload, cluster)), None))
-    solved = None if repaired_only else solver_order(workload, cluster, releases=releases, due=due, objective=objective,
-                                             time_limit=time_limit, seed=seed)
-    if solved is not None:
-        candidates.append((str(solved[1]["method"]), respecting(workload, solved[0]), solved[1]))
+                           critical_path_order(workload, cluster.total_slots, johnson_admission(workload, cluster))))
+        solved_order, record = solver_order(workload, cluster, releases=releases, due=due, objective=objective,
+                                            time_limit=time_limit, seed=seed)
+        candidates.append((f"order solver ({record['method']}, {record['status']})", solved_order))
+        bound = record["bound"]
     scored = [(two_stage_values(a, b, releases, due, order, workload)[objective], place)
-              for place, (_, order, _) in enumerate(candidates)]
+              for place, (_, order) in enumerate(candidates)]
     value, place = min(scored)
-    name, order, record = candidates[place]
-    if record is not None and list(order) == [int(i) for i in solved[0]]:  # type: ignore[index]
-        return order, {**record, "problem": "two_stage_precedence"}
+    name, order = candidates[place]
+    gap = None if bound is None else relative_gap(value, bound)
+    proven = gap is not None and gap <= 1e-9
     return order, {"problem": "two_stage_precedence",
-                   "method": f"{name} (best of {len(candidates)} orders by the two-stage model with dependencies)",
-                   "objective": objective, "status": "feasible", "value": float(value), "bound": None, "gap": None}
+                   "method": f"{name}: best of {len(candidates)} orders by the two-stage model with dependencies",
+                   "objective": objective, "status": "optimal" if proven else "feasible", "value": float(value),
+                   "bound": bound, "gap": gap}

@@ -152,6 +152,8 @@ class Plan:
             "ready_now": self.ready_now,
             "window": self.window,
             "ordering_status": None if self.ordering is None else self.ordering["status"],
+            "ordering_model_value": None if self.ordering is None else self.ordering["value"],
+            "ordering_bound": None if self.ordering is None else self.ordering["bound"],
             "target": self.target,
             "keep": None if self.simulated is None else self.simulated["keep"],
             "order": shown,

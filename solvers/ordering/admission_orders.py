@@ -2,6 +2,9 @@
 
 Plans admit jobs in one of these orders and validation's FIFO baseline in the first; this module
 imports no solver library, so a simulation worker that needs the submission order stays light.
+Both honour the jobs' dependencies (`Job.after`): a job that would come before one it waits for
+moves just after it (`models.dag.Precedence.respecting`: each next job is the earliest of the
+order whose predecessors are all placed); without dependencies they are what they were.
 """
 
 from __future__ import annotations
@@ -14,18 +17,25 @@ if TYPE_CHECKING:
 
 
 def submission_order(workload: Workload) -> list[int]:
-    """Indices by submit time, ties in file order."""
-    return sorted(range(len(workload)), key=lambda i: (workload[i].submit, i))
+    """Indices by submit time, ties in file order (each job after those it waits for)."""
+    return respecting(workload, sorted(range(len(workload)), key=lambda i: (workload[i].submit, i)))
+
+
+def respecting(workload: Workload, order: list[int]) -> list[int]:
+    """``order``, with each job moved after the jobs it waits for where the workload has dependencies."""
+    return workload.precedence.respecting(order) if workload.has_dependencies else order
 
 
 def johnson_admission(workload: Workload, cluster: Cluster) -> list[int]:
     """Johnson's order on the stage times map_work / total map slots and reduce_work / total
-    reduce slots of the cluster as configured, ties in submission order."""
+    reduce slots of the cluster as configured, ties in submission order (each job after those it
+    waits for: Johnson's order is then no longer optimal, and plans order such a batch by
+    `solvers.ordering.precedence` instead)."""
     from solvers.ordering.two_stage import order_two_stage, stage_times  # pyomo: only when Johnson's order is asked for
 
     submitted = submission_order(workload)
     a, b = stage_times([workload[i] for i in submitted], cluster.total_map_slots, cluster.total_reduce_slots)
-    return [submitted[i] for i in order_two_stage(a, b, "johnson").order]
+    return respecting(workload, [submitted[i] for i in order_two_stage(a, b, "johnson").order])
 
 
 def release_times(workload: Workload, ready_now: bool = False) -> list[float] | None:

@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike
 
 from models import InvalidInput, Job
 from models.checks import as_array, as_float, as_int
+from models.dag import Precedence
 from models.workload import as_jobs
 from solvers.backends.milp import solve_milp
 from solvers.backends.pso import PsoOptions, minimize, random_keys
@@ -267,8 +268,13 @@ def stage_times(jobs: Sequence[Job], map_slots: int = 1, reduce_slots: int = 1) 
 
 def order_jobs(jobs: Sequence[Job], map_slots: int = 1, reduce_slots: int = 1, method_name: str = "johnson") -> list[Job]:
     """The jobs in the order the method chooses for stage times map_work / map_slots and
-    reduce_work / reduce_slots."""
+    reduce_work / reduce_slots; jobs with dependencies (``after``, naming jobs of the list) come
+    after the jobs they wait for (`models.dag.Precedence.respecting`: the method's order repaired,
+    no longer its optimum; `solvers.ordering.precedence.order_with_dependencies` solves that problem)."""
     jobs = as_jobs(jobs)
     a, b = stage_times(jobs, map_slots, reduce_slots)
     solution = order_two_stage(a, b, method_name=method_name)
-    return [jobs[i] for i in solution.order]
+    order = [int(i) for i in solution.order]
+    if any(job.after for job in jobs):
+        order = Precedence(jobs).respecting(order)
+    return [jobs[i] for i in order]
