@@ -143,11 +143,17 @@ def test_the_two_stage_model_waits_for_predecessors() -> None:
     assert pipelines.two_stage_values([2.0, 1.0], [3.0, 1.0], None, None, [0, 1], free)["makespan"] == 6.0
 
 
-def test_the_solver_hook_takes_no_order_until_a_solver_is_installed() -> None:
+def test_the_order_solver_orders_a_pipeline_and_proves_it() -> None:
+    """The inverted batch on 4 map and 4 reduce slots: stage times early (60, 1.25), late (1.25,
+    80), other (10, 10). ``late`` waits for ``early``, so the best order is early, then late and
+    other in either order: the solver proves its order against its bound."""
     workload = _inverted()
     cluster = Cluster(nodes=2, map_slots=2, reduce_slots=2)
-    assert pipelines.solver_order(workload, cluster, releases=None, due=None, objective="makespan",
-                                  time_limit=1.0, seed=0) is None
+    order, record = pipelines.solver_order(workload, cluster, releases=None, due=None, objective="makespan",
+                                           time_limit=5.0, seed=0)
+    assert _respects(workload, [workload[i].name for i in order])
+    assert record["problem"] == "two_stage_precedence" and record["status"] == "optimal"
+    assert record["value"] == pytest.approx(record["bound"])
 
 
 # --- slot plans (make_plan) -------------------------------------------------------------------
@@ -164,9 +170,12 @@ def test_slot_plans_never_order_a_job_before_its_predecessor(strategy, tmp_path)
         warnings.simplefilter("ignore")
         plan = make_plan(workload, cluster, strategy)
     assert _respects(workload, plan.order)
-    if strategy != "slots":
+    if strategy == "johnson":  # Johnson's order repaired: no bound
         assert plan.ordering["problem"] == "two_stage_precedence"
         assert plan.ordering["status"] == "feasible" and plan.ordering["bound"] is None
+    if strategy == "slots+johnson":  # the order solver's bound holds for every order
+        assert plan.ordering["problem"] == "two_stage_precedence"
+        assert plan.ordering["status"] == "optimal" and plan.ordering["value"] == pytest.approx(plan.ordering["bound"])
     path = tmp_path / "plan.json"
     plan.to_file(path)
     assert Plan.from_file(path) == plan
