@@ -272,5 +272,12 @@ class Precedence:
     def critical_path(self, durations: Sequence[float]) -> list[str]:
         """The names of a longest chain (`schedule`'s critical jobs), first to last."""
         timings = self.schedule(durations)
-        chain = [t for t in timings if t.critical]
-        return [t.name for t in sorted(chain, key=lambda t: t.earliest_start)]
+        if not timings:
+            return []
+        last: str | None = max(timings, key=lambda t: t.earliest_finish).name
+        by_name = {t.name: t for t in timings}
+        chain: list[str] = []
+        while last is not None:  # back along the holds (a zero duration ties starts: no sort)
+            chain.append(last)
+            last = by_name[last].held_by
+        return chain[::-1]

@@ -23,8 +23,11 @@ def workload_fingerprint(workload: Workload) -> str:
     # Unknown byte counts and an empty ``after`` are left out, so that plans made before jobs had
     # them still match.
     records = [{key: value for key, value in record.items()
-                if not (key in BYTE_FIELDS and value is None) and not (key == "after" and not value)}
+                if not (key in BYTE_FIELDS and value is None) and key != "after"}
                for record in workload.to_records()]
+    for record, job in zip(records, workload, strict=True):
+        if job.after:  # the file form, exact (the record's text rounds delays)
+            record["after"] = [dependency.to_item() for dependency in job.after]
     data: dict[str, Any] = {"name": workload.name, "jobs": records}
     if any(job.profile is not None for job in workload):  # VM plans are made from the profiles
         from models.profiles import profile_to_dict  # scikit-learn: only when there are profiles

@@ -28,7 +28,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from models import Cluster, Job
+from models import Cluster, Job, Workload
 from models.dag import Dependency
 from planner.simulator import SCHEDULERS, Fifo, Scheduler, SimulationStalled, simulate, simulate_vms
 from tests.support.properties import FAST, check_invariants, random_run, run
@@ -38,11 +38,14 @@ DELAYS = (0.0, 0.0, 0.0, 1.5, 7.0)
 
 @st.composite
 def with_dependencies(draw, jobs: list[Job]) -> list[Job]:
-    """``jobs`` with random dependencies: each job may wait for any jobs before it in the list
-    (whatever their submit times), each with a delay from `DELAYS`."""
+    """``jobs`` with random dependencies: a random permutation of the list ranks them, and each job
+    may wait for any jobs ranked before it (so a predecessor may come later in the list, whatever
+    their submit times), each with a delay from `DELAYS`."""
+    rank = draw(st.permutations(range(len(jobs))))
     waiting = []
     for position, job in enumerate(jobs):
-        before = draw(st.lists(st.sampled_from(range(position)), unique=True, max_size=3)) if position else []
+        place = rank.index(position)
+        before = draw(st.lists(st.sampled_from(rank[:place]), unique=True, max_size=3)) if place else []
         after = tuple(Dependency(jobs[other].name, draw(st.sampled_from(DELAYS))) for other in before)
         waiting.append(job.with_changes(after=after))
     return waiting
@@ -195,15 +198,16 @@ def _profile(seconds: float):
 
 @st.composite
 def vm_plans(draw):
-    """3-7 profiled jobs (random submit times and dependencies on earlier jobs of the list) dealt
-    into phases in list order, so that no predecessor runs in a later phase; P = 2 (N = 4, E = 2)."""
+    """3-7 profiled jobs (random submit times and dependencies) dealt into phases in a topological
+    order, so that no predecessor runs in a later phase; P = 2 (N = 4, E = 2)."""
     count = draw(st.integers(3, 7))
     jobs = [Job(f"j{i}", 1, 0, 1.0, submit=draw(st.sampled_from([0.0, 0.0, 5.0, 40.0])),
                 intensity=draw(st.sampled_from(["cpu", "io"])), profile=_profile(draw(st.sampled_from([40.0, 90.0]))))
             for i in range(count)]
     jobs = draw(with_dependencies(jobs))
     phases, phase = [], []
-    for job in jobs:
+    for position in Workload(jobs).precedence.order:  # dealt in a topological order
+        job = jobs[position]
         if phase and draw(st.booleans()):
             phases.append(phase)
             phase = []
@@ -213,7 +217,7 @@ def vm_plans(draw):
     for members in phases:
         share = max(4 // len(members), 1)
         if len(members) > 4:
-            return jobs, [[(job.name, 4, "primary")] for job in jobs]
+            return jobs, [[(jobs[p].name, 4, "primary")] for p in Workload(jobs).precedence.order]
         groups.append([(job.name, share, "primary") for job in members])
     return jobs, groups
 

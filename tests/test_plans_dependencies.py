@@ -519,3 +519,30 @@ def test_export_moves_a_job_that_a_kept_job_waits_for():
     rows = [line.split("\t") for line in files["submissions.tsv"].splitlines()]
     assert rows == [["position", "job", "submit_at", "pool", "priority", "after"],
                     ["0", "ingest", "0.0", "small", "0", ""], ["1", "report", "0.001", "default", "0", "0"]]
+    assert "Jobs that wait for jobs: submissions.tsv's column `after`" in files["README.md"]
+    assert "wait for jobs" not in merged_files(default_config("yarn-fair", cluster), Levers(), Workload(
+        [job.with_changes(after=()) for job in batch]), cluster, "yarn-fair")["README.md"]
+
+
+def test_a_plan_that_falls_back_to_submission_order_describes_it() -> None:
+    """Six jobs (seed 1 of a review's random DAGs) where the fluid model prefers submission order to
+    the order solver's proven order: the plan's ordering record then gives submission order's own
+    two-stage value and its gap to the solver's bound, and does not say "optimal"."""
+    from solvers.ordering.two_stage import stage_times
+
+    rng = np.random.default_rng(1)
+    jobs = []
+    for i in range(6):
+        before = [j for j in range(i) if rng.random() < 0.3]
+        jobs.append(Job(f"j{i}", int(rng.integers(1, 20)), int(rng.integers(0, 10)), float(rng.integers(5, 60)),
+                        float(rng.integers(5, 60)), after=tuple(f"j{b}" for b in before)))
+    workload, cluster = Workload(jobs), Cluster(nodes=2, map_slots=2, reduce_slots=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plan = make_plan(workload, cluster, "slots+johnson", time_limit=5)
+    record = plan.ordering
+    assert record["method"].startswith("submission order") and plan.order == tuple(f"j{i}" for i in range(6))
+    a, b = stage_times(jobs, 4, 4)
+    value = pipelines.two_stage_values(a, b, None, None, list(range(6)), workload)["makespan"]
+    assert record["value"] == pytest.approx(value) and record["value"] > record["bound"]
+    assert record["status"] == "feasible" and record["gap"] == pytest.approx((value - record["bound"]) / value)

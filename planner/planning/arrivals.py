@@ -136,15 +136,24 @@ def _list_order(a: np.ndarray, b: np.ndarray, r: np.ndarray, due: np.ndarray | N
 
 
 def no_worse_than_submission(order: list[int], ordering: dict[str, Any], submitted: list[int],
-                             curve: Callable[[list[int]], Any]) -> tuple[list[int], dict[str, Any]]:
+                             curve: Callable[[list[int]], Any],
+                             value_of: Callable[[list[int]], float]) -> tuple[list[int], dict[str, Any]]:
     """For the makespan, submission order when the fluid model (the plan's, at its best split:
     ``curve(order)``, a `SlotPlan`, e.g. `SlotCurves.plan`) predicts it shorter than the two-stage
-    model's order: the two models disagree when k > 1."""
+    model's order: the two models disagree when k > 1. The record then describes submission order:
+    its two-stage value (``value_of``), the gap to the model's bound (a bound on every order), and
+    "optimal" only if it meets that bound."""
     if ordering["objective"] != "makespan":
         return order, ordering
     chosen = curve(order).makespan
     if curve(submitted).makespan < chosen:
-        return submitted, {**ordering, "method": f"submission order (predicted shorter than {ordering['method']})"}
+        from solvers.base import relative_gap
+
+        value = float(value_of(submitted))
+        gap = relative_gap(value, ordering["bound"])
+        return submitted, {**ordering, "method": f"submission order (predicted shorter than {ordering['method']})",
+                           "value": value, "gap": gap,
+                           "status": "optimal" if gap is not None and gap <= 1e-9 else "feasible"}
     return order, ordering
 
 

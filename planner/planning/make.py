@@ -139,14 +139,24 @@ def make_plan(
         order, ordering = _pipeline_order(workload, cluster, strategy, releases=releases, due=due,
                                           objective=objective, time_limit=time_limit, seed=seed)
         if strategy == "slots+johnson":
-            order, ordering = arrivals.no_worse_than_submission(order, ordering, submitted, curves.plan)
+            from solvers.ordering.two_stage import stage_times
+
+            a, b = stage_times(jobs, cluster.total_map_slots, cluster.total_reduce_slots)
+            order, ordering = arrivals.no_worse_than_submission(
+                order, ordering, submitted, curves.plan,
+                lambda o: pipelines.two_stage_values(a, b, releases, due, o, workload)["makespan"])
     elif releases is None and objective == "makespan":
         order, ordering = johnson_admission(workload, cluster), None
     else:
         order, ordering = arrivals.release_order(workload, cluster, releases=releases, due=due, objective=objective,
                                                  time_limit=time_limit, seed=seed)
-        if not workload.has_dependencies:  # the fluid model cannot see dependencies: the flow shop's order stands
-            order, ordering = arrivals.no_worse_than_submission(order, ordering, submitted, curves.plan)
+        from solvers.ordering.releases import release_schedule
+        from solvers.ordering.two_stage import stage_times
+
+        a, b = stage_times(jobs, cluster.total_map_slots, cluster.total_reduce_slots)
+        order, ordering = arrivals.no_worse_than_submission(
+            order, ordering, submitted, curves.plan,
+            lambda o: release_schedule(a, b, np.zeros(len(jobs)) if releases is None else releases, o).makespan)
     best = curves.plan(order)
     if strategy == "johnson":
         map_slots = cluster.total_map_slots

@@ -48,6 +48,9 @@ LOCAL_PASSES = 20
 LOCAL_SEARCH_JOBS = 300
 #: Cells (orders x jobs) of one block of candidate orders the local search evaluates at once.
 BLOCK_CELLS = 1 << 21
+#: The local search stops after evaluating this many positions (orders x jobs): a count, not a clock, so
+#: that it ends where it ends on any machine (about one pass at 300 jobs: 5 s here).
+LOCAL_SEARCH_CELLS = 30_000_000
 #: Open nodes the branch and bound holds at most: past it, it stops as at its time limit. A node of 50 jobs (its
 #: prefix, the ready times of the jobs after it, its dominance record) takes about 3 KB (measured: 17,000 open
 #: nodes after 57 s on the benchmark's 50-job L_max workflow, 154 MB peak), so 100,000 nodes stay under 400 MB.
@@ -150,21 +153,24 @@ def _moves(inst: PrecedenceInstance, order: list[int], job: int) -> np.ndarray:
 def local_search(inst: PrecedenceInstance, order: list[int], *, deadline: float = math.inf,
                  clock: Stopwatch | None = None) -> list[int]:
     """Best-improvement descent over moving one job (each in turn) to another allowed place, on (objective,
-    makespan), for at most `LOCAL_PASSES` passes or until ``deadline`` seconds (``order`` itself beyond
-    `LOCAL_SEARCH_JOBS` jobs)."""
+    makespan), for at most `LOCAL_PASSES` passes and `LOCAL_SEARCH_CELLS` evaluated positions (a count, so
+    that the same inputs give the same order on any machine), or until ``deadline`` seconds, a safety net
+    (``order`` itself beyond `LOCAL_SEARCH_JOBS` jobs)."""
     clock = clock or Stopwatch()
     if inst.n < 2 or inst.n > LOCAL_SEARCH_JOBS:
         return order
     current = best_of(inst, [order])[1]
+    cells = 0
     for _ in range(LOCAL_PASSES):
         improved = False
         for job in list(order):
-            if clock.seconds > deadline:
+            if clock.seconds > deadline or cells > LOCAL_SEARCH_CELLS:
                 return order
             moved = _moves(inst, order, job)
             if not len(moved):
                 continue
             per_block = max(1, BLOCK_CELLS // inst.n)
+            cells += len(moved) * inst.n
             for start in range(0, len(moved), per_block):
                 block = moved[start:start + per_block]
                 candidate, value = best_of(inst, block.tolist())

@@ -658,6 +658,11 @@ def _readme(config: CurrentConfig, levers: Levers, target: str, files: Mapping[s
               "`yarn.cluster.max-application-priority`; its fair scheduler does not order applications by "
               "priority.", "",
               "Check it before applying: `planner simulate WORKLOAD -c CLUSTER --hadoop-conf THIS_FOLDER`.", ""]
+    if "\tafter" in files.get("submissions.tsv", "").partition("\n")[0]:
+        lines += ["Jobs that wait for jobs: submissions.tsv's column `after` lists the rows each job waits for "
+                  "(`ROW`, or `ROW+DELAY` in seconds). `submit.sh` holds such a job until those rows' submissions "
+                  "have returned successfully, then the delay, so the submit command must return when its job has "
+                  "finished (as `hadoop jar` does); a job whose predecessor failed is never submitted.", ""]
     return "\n".join(lines)
 
 
