@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from models import Cluster, InvalidInput, InvalidPlan, Job, Workload
+from models.errors import TaskFloorWarning
 from models.profiles.base import profile_from_dict
 from planner.io.hadoop.merge import default_config, deployed_run, map_queues, merged_files
 from planner.io.hadoop.plan_files import read_submissions, submitted
@@ -546,3 +547,17 @@ def test_a_plan_that_falls_back_to_submission_order_describes_it() -> None:
     value = pipelines.two_stage_values(a, b, None, None, list(range(6)), workload)["makespan"]
     assert record["value"] == pytest.approx(value) and record["value"] > record["bound"]
     assert record["status"] == "feasible" and record["gap"] == pytest.approx((value - record["bound"]) / value)
+
+
+def test_a_prediction_below_the_chain_of_jobs_is_flagged() -> None:
+    """examples/pipelines.yaml on examples/cluster.yaml (80 slots): the fluid model predicts about
+    600 s, while the chain, each job alone on the 80 slots (its map waves, then its reduce waves),
+    takes ingest-clicks 2 x 20 = 40, sessionize-clicks 28 + 140 = 168 (ends 208), join-ads-clicks
+    2 x 30 + 120 = 180 (ends 388; ingest-ads ends at 120 + 18 = 138), train-ctr 70 + 200 = 270:
+    658 s (the plan's critical-path section says the same), so the plan warns."""
+    examples = ROOT / "examples"
+    workload, cluster = Workload.from_file(examples / "pipelines.yaml"), Cluster.from_file(examples / "cluster.yaml")
+    with pytest.warns(TaskFloorWarning, match=r"the chain ingest-clicks -> sessionize-clicks -> join-ads-clicks -> "
+                                              r"train-ctr, each job alone on the 80 slots, needs at least 658 s"):
+        plan = make_plan(workload, cluster)
+    assert plan.predicted_makespan < 658

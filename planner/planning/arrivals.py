@@ -173,7 +173,29 @@ def warn_task_floor(plan: Plan, workload: Workload) -> Plan:
             f"{floor - release:,.0f} s ({_tasks(longest.map_time, longest.reduce_time)}){after}: the fluid model "
             "divides work over slots and cannot see one long task; expect validation to take longer",
             TaskFloorWarning, stacklevel=3)
+    elif workload.has_dependencies:
+        _warn_chain_floor(plan, workload, releases)
     return plan
+
+
+def _warn_chain_floor(plan: Plan, workload: Workload, releases: list[float]) -> None:
+    """With dependencies: warn when the plan predicts less than the longest chain of jobs that wait
+    for jobs, each alone on the plan's slots from its arrival (`solvers.bounds.alone`, plus delays):
+    the fluid model shares the slots continuously and cannot see one job's waves."""
+    from models.dag import Precedence
+    from solvers.bounds import alone
+
+    slots = plan.map_slots + plan.reduce_slots
+    chain = Precedence([job.with_changes(submit=release, deadline=None) for job, release in zip(
+        workload, releases, strict=True)])  # on the plan's clock: from the first arrival, or all ready now
+    durations = [alone(job, slots) for job in workload]
+    floor = max(timing.earliest_finish for timing in chain.schedule(durations))
+    if plan.predicted_makespan < floor - 1e-9:
+        path = " -> ".join(chain.critical_path(durations))
+        warnings.warn(
+            f"the plan predicts {plan.predicted_makespan:,.0f} s, but the chain {path}, each job alone on the "
+            f"{slots} slots, needs at least {floor:,.0f} s: the fluid model shares slots continuously and cannot "
+            "see a job's waves; expect validation to take longer", TaskFloorWarning, stacklevel=3)
 
 
 def _tasks(map_time: float, reduce_time: float) -> str:
