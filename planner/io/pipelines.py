@@ -44,8 +44,8 @@ def add_pipelines(workload: Workload, fraction: float = 0.3, *, seed: int = 0, w
 
     >>> from models import Job
     >>> batch = Workload([Job(f"j{i}", 1, 0, 10.0, submit=float(i)) for i in range(4)])
-    >>> [", ".join(d.job for d in job.after) for job in add_pipelines(batch, 0.5, seed=1)]
-    ['', 'j0', 'j0', '']
+    >>> print(*(",".join(d.job for d in job.after) or "-" for job in add_pipelines(batch, 0.5, seed=1)))
+    - j0 j0 -
     """
     as_instance(workload, Workload, "workload")
     fraction = as_float(fraction, "fraction", minimum=0.0, maximum=1.0)
