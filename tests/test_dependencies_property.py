@@ -30,8 +30,9 @@ from hypothesis import strategies as st
 
 from models import Cluster, Job, Workload
 from models.dag import Dependency
-from planner.simulator import SCHEDULERS, Fifo, Scheduler, SimulationStalled, simulate, simulate_vms
+from planner.simulator import SCHEDULERS, Fifo, SimulationStalled, simulate, simulate_vms
 from tests.support.properties import FAST, check_invariants, random_run, run
+from tests.support.simulator import Refuses
 
 DELAYS = (0.0, 0.0, 0.0, 1.5, 7.0)
 
@@ -147,22 +148,6 @@ def test_fifo_orders_a_released_job_by_its_arrival():
     assert [(task["job"], task["start"]) for task in result.tasks] == [
         ("a", 0.0), ("c", 100.0), ("c", 110.0), ("b", 120.0), ("b", 130.0)]
     assert result.job("b")["submit"] == 0.0 and result.job("b")["response"] == 140.0
-
-
-class Refuses(Scheduler):
-    """Never launches a task of the jobs it is told to refuse."""
-
-    def __init__(self, refused: frozenset[str] = frozenset()) -> None:
-        super().__init__()
-        self.refused = refused
-
-    def pick(self, node, kind, now):
-        for job in self.sim.active.values():
-            if job.name not in self.refused and job.pending(kind):
-                launch = self.take(job, node, kind, now)
-                if launch is not None:
-                    return launch
-        return None
 
 
 @pytest.mark.parametrize("heartbeat", [0.0, 1.0])

@@ -45,8 +45,8 @@ import pytest
 
 from models import Cluster, Job, Workload
 from planner.simulator import SimulationStalled, simulate
-from planner.simulator.schedulers.base import Scheduler
 from planner.simulator.schedulers.fair import Fair, Pool
+from tests.support.simulator import Refuses
 
 NIGHTLY = Path(__file__).resolve().parent.parent / "examples" / "nightly.yaml"
 
@@ -80,22 +80,6 @@ def test_long_task_then_a_skipped_job_is_no_stall(heartbeat, finish):
     assert result.makespan == pytest.approx(finish)
 
 
-class Refuses(Scheduler):
-    """Never launches anything of the jobs it is told to refuse (a true stall)."""
-
-    def __init__(self, refused: set[str]) -> None:
-        super().__init__()
-        self.refused = refused
-
-    def pick(self, node, kind, now):
-        for job in self.sim.active.values():
-            if job.name not in self.refused and job.pending(kind):
-                launch = self.take(job, node, kind, now)
-                if launch is not None:
-                    return launch
-        return None
-
-
 @pytest.mark.parametrize(
     ("jobs", "stalled_at"),
     [
@@ -114,4 +98,4 @@ def test_a_true_stall_is_still_reported(jobs, stalled_at):
     the last launch, arrival or end that left nothing running."""
     cluster = Cluster(nodes=1, map_slots=1, reduce_slots=1, heartbeat=1.0, replication=1)
     with pytest.raises(SimulationStalled, match=rf"at t={stalled_at:g} s .* pending work of b$"):
-        simulate(jobs, cluster, Refuses({"b"}))
+        simulate(jobs, cluster, Refuses(frozenset({"b"})))

@@ -51,7 +51,7 @@ from models.limits import MAX_SECONDS
 from models.workload import as_jobs
 from solvers.base import Solution, SolveStatus, Stopwatch, check_time_limit, relative_gap
 from solvers.certify import Claim, certified, proven_bound
-from solvers.ordering.releases import ReleaseInstance, jackson_preemptive, root_bound
+from solvers.ordering.releases import ReleaseInstance, completion_keys, jackson_preemptive, root_bound
 from solvers.ordering.two_stage import MAX_STAGE_TOTAL, _stages, johnson_order
 from solvers.registry import lookup as find_method
 
@@ -336,14 +336,7 @@ def keys(inst: PrecedenceInstance, orders: np.ndarray) -> tuple[np.ndarray, np.n
     """(objective, makespan) of many topological orders: the objective first, the makespan breaks ties."""
     if orders.shape[1] == 0:
         return np.zeros(orders.shape[0]), np.zeros(orders.shape[0])
-    done = completions_by_position(inst, orders)
-    makespan = done[:, -1]
-    if inst.objective == "makespan":
-        return makespan, makespan
-    due = inst.d[orders]
-    if inst.objective == "late_jobs":
-        return (done > due).sum(axis=1).astype(np.float64), makespan
-    return np.where(np.isfinite(due), done - due, -math.inf).max(axis=1), makespan
+    return completion_keys(completions_by_position(inst, orders), inst.d[orders], inst.objective)
 
 
 def precedence_schedule(stage1: ArrayLike, stage2: ArrayLike, order: ArrayLike, *, after: object = None,

@@ -160,14 +160,18 @@ def completions_by_position(inst: ReleaseInstance, orders: np.ndarray) -> np.nda
 
 def keys(inst: ReleaseInstance, orders: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(objective, makespan) of many orders: the objective first, the makespan breaks ties."""
-    done = completions_by_position(inst, orders)
     if orders.shape[1] == 0:
         return np.zeros(orders.shape[0]), np.zeros(orders.shape[0])
+    return completion_keys(completions_by_position(inst, orders), inst.d[orders], inst.objective)
+
+
+def completion_keys(done: np.ndarray, due: np.ndarray, objective: str) -> tuple[np.ndarray, np.ndarray]:
+    """(objective, makespan) of orders from their completions by position (``done``, one row an order)
+    and the due dates in the same places (``due``, inf: none)."""
     makespan = done[:, -1]
-    if inst.objective == "makespan":
+    if objective == "makespan":
         return makespan, makespan
-    due = inst.d[orders]
-    if inst.objective == "late_jobs":
+    if objective == "late_jobs":
         return (done > due).sum(axis=1).astype(np.float64), makespan
     return np.where(np.isfinite(due), done - due, -math.inf).max(axis=1), makespan
 

@@ -11,7 +11,7 @@ are offered in slot order: node 0's map slots, node 0's reduce slots, node 1's..
 from __future__ import annotations
 
 from models import Cluster, Job
-from planner.simulator import Fair, Pool, Preemption, SimOptions, SimResult, simulate
+from planner.simulator import Fair, Pool, Preemption, Scheduler, SimOptions, SimResult, simulate
 
 
 def flat(nodes: int, map_slots: int = 1, reduce_slots: int = 1, heartbeat: float = 0.0) -> Cluster:
@@ -64,3 +64,19 @@ def hashed_run() -> str:
     jobs = [job.with_changes(pool=pool) for job, pool in zip(MIXED, ["zz", "etl-pool", "adhoc"], strict=True)]
     scheduler = Fair(pools=pools, delay=(3, 3), preemption=Preemption(min_share_timeout=4, fair_share_timeout=8))
     return simulate(jobs, RACKED, scheduler, seed=9, options=SimOptions(task_time_cv=0.3)).to_json()
+
+
+class Refuses(Scheduler):
+    """Never launches a task of the jobs it is told to refuse (a true stall)."""
+
+    def __init__(self, refused: frozenset[str] = frozenset()) -> None:
+        super().__init__()
+        self.refused = refused
+
+    def pick(self, node, kind, now):
+        for job in self.sim.active.values():
+            if job.name not in self.refused and job.pending(kind):
+                launch = self.take(job, node, kind, now)
+                if launch is not None:
+                    return launch
+        return None
