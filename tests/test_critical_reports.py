@@ -31,8 +31,8 @@ for a slot 0 + 2 + 2 = 4 s.
 from __future__ import annotations
 
 import json
-from itertools import pairwise
 import warnings
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
