@@ -479,6 +479,8 @@ def test_command_line_errors_are_one_line(oozie, data_dir, tmp_path):
     assert error_line("import", "oozie", demo, "--sub-workflow", "x") == \
         "error: --sub-workflow: expected ACTION=FILE, got 'x'"
     assert error_line("import", "swim", demo, "--trace", trace) == "error: --trace: swim traces take no such option"
+    assert error_line("import", "oozie", demo, *properties, "--default-job", "2,10", "--map", "pig-node=x") == \
+        "error: --map: names trace jobs, but no trace is given"
     assert error_line("import", "oozie", oozie / "aggregator-coordinator.xml", "--default-job", "1,1").endswith(
         "aggregator-coordinator.xml: coordinator-app.start: ${start} is not defined; give its value in a "
         "job.properties file (properties=, --properties)")

@@ -137,8 +137,10 @@ def import_trace(
             flag = ("--set " + error.field if error.field in SWIM_SETTINGS else "--no-split-output"
                     if error.field == "split_output" else _OOZIE_FLAGS.get(error.field)
                     or f"--{error.field.replace('_', '-')}")
-            if error.field in options:
+            if error.field in options and error.problem.startswith("is not an option of"):
                 raise InvalidInput(flag, f"{trace.value} traces take no such option") from None
+            if error.field in _OOZIE_FLAGS:  # an Oozie option given, and wrong
+                raise InvalidInput(_OOZIE_FLAGS[error.field], error.problem, source=error.source) from None
             head, dot, rest = error.field.partition(".")
             if head in _OOZIE_FLAGS and dot:  # a --map or --sub-workflow entry
                 raise InvalidInput(f"{_OOZIE_FLAGS[head]} {rest}", error.problem, source=error.source) from None
