@@ -265,7 +265,9 @@ def export(
     output: Annotated[Path, typer.Option("-o", "--output", help="Folder to write (new, or empty).")],
     workload: Annotated[
         Path | None, typer.Option("--workload", "-w", help="The plan's workload: submit jobs no earlier than "
-                                                           "their submit times (without it: all at once, in order).")
+                                                           "their submit times, and after the jobs they wait for "
+                                                           "(after:). Without it: all at once, in order, and no "
+                                                           "job waits: give it for a pipeline.")
     ] = None,
     ready_now: ReadyNowOption = False,
     hadoop_conf: HadoopConfOption = None,
