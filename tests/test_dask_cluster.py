@@ -2,7 +2,7 @@
 127.0.0.1, as an operator starts them on several machines (docs/proving-plans.md, "Spreading runs
 over a Dask cluster"). `planner sweep` and `planner validate` with `--executor dask://HOST:PORT`
 write the same bytes as with `--executor serial` and `--executor local`, and the runs are seen
-executing on the two workers, so the test cannot pass by running them here. Then the ways a
+executing on the cluster's workers, so the test cannot pass by running them here. Then the ways a
 cluster fails a sweep (the scheduler killed mid-sweep, a worker that cannot import batchplan)
 end in one clear error instead of a hang.
 
@@ -184,7 +184,9 @@ EXECUTORS = ("serial", "local", "dask")
 
 def planner_on(executor: str, cluster, folder: Path, *args: object) -> tuple[subprocess.CompletedProcess, int]:
     """`planner ARGS --executor E` (``dask``: the test cluster), and how many runs the cluster's
-    workers executed meanwhile, checked to be none unless on Dask, and some on each worker if so."""
+    workers executed meanwhile, checked to be none unless on Dask. How Dask spreads them over its two
+    workers is its scheduler's choice: under load one worker has taken all 52 runs of a validation
+    (three times in two sessions), so the test does not ask for some on each."""
     address, client, _ = cluster
     where = address.replace("tcp://", "dask://") if executor == "dask" else executor
     before = executed(client)
@@ -192,7 +194,7 @@ def planner_on(executor: str, cluster, folder: Path, *args: object) -> tuple[sub
     after = executed(client)
     ran = {name: after[name] - before.get(name, 0) for name in after}
     if executor == "dask":
-        assert all(ran.values()), ran
+        assert sum(ran.values()) > 0, ran
     else:
         assert sum(ran.values()) == 0, ran
     return done, sum(ran.values())
@@ -201,7 +203,7 @@ def planner_on(executor: str, cluster, folder: Path, *args: object) -> tuple[sub
 def test_sweep_on_the_cluster_writes_the_bytes_of_local_runs(cluster, tmp_path):
     """12 runs (FIFO and Fair, two splits, three seeds, task times with cv 0.3 so that seeds
     matter): the -o CSV and the --json output are byte for byte the same on every executor;
-    all 12 ran on the cluster, some on each worker."""
+    all 12 ran on the cluster."""
     outputs = {}
     for executor in EXECUTORS:
         done, ran = planner_on(
