@@ -130,7 +130,7 @@ def test_vm_plan_file_round_trip(tmp_path, strategy):
     path = tmp_path / "plan.json"
     plan.to_file(path)
     data = json.loads(path.read_text())
-    assert data["version"] == PLAN_VERSION == 6 and data["phases"] == [[list(e) for e in p] for p in plan.phases]
+    assert data["version"] == PLAN_VERSION == 7 and data["phases"] == [[list(e) for e in p] for p in plan.phases]
     again = Plan.from_file(path)
     assert again == plan and again.matches(workload, CLUSTER)
     records = again.phase_records(workload, CLUSTER)

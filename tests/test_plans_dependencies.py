@@ -561,3 +561,38 @@ def test_a_prediction_below_the_chain_of_jobs_is_flagged() -> None:
                                               r"train-ctr, each job alone on the 80 slots, needs at least 658 s"):
         plan = make_plan(workload, cluster)
     assert plan.predicted_makespan < 658
+
+
+def test_a_pipelines_plan_is_exported_only_with_its_workload(tmp_path) -> None:
+    """The plan says its batch has jobs that wait for jobs (plan file version 7, ``pipeline``); an
+    export without the workload would submit every job at once, so it is refused, from Python and
+    from the command line; with the workload the submissions hold the waits. A version 6 file has
+    no such key (strict reading refuses it there) and loads as ``pipeline`` false."""
+    from planner.io.targets import export_files
+
+    workload, cluster = _inverted(), Cluster(nodes=2, map_slots=2, reduce_slots=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plan = make_plan(workload, cluster, "slots+johnson", ready_now=True)
+    assert plan.pipeline and not make_plan(Workload([job.with_changes(after=()) for job in workload]), cluster,
+                                           "slots+johnson", ready_now=True).pipeline
+    path = tmp_path / "plan.json"
+    plan.to_file(path)
+    data = json.loads(path.read_text())
+    assert data["version"] == 7 and data["pipeline"] is True and Plan.from_file(path) == plan
+    with pytest.raises(InvalidInput, match=r"^workload: the plan's batch has jobs that wait for jobs"):
+        export_files(plan, None, cluster, "mrv1", ready_now=True)
+    assert "after" in export_files(plan, workload, cluster, "mrv1", ready_now=True)["submissions.tsv"]
+    cluster_file, workload_file = tmp_path / "cluster.yaml", tmp_path / "w.yaml"
+    cluster.to_file(cluster_file)
+    workload.to_file(workload_file)
+    done = subprocess.run([sys.executable, "-m", "planner", "export", str(path), "-c", str(cluster_file), "--to",
+                           "mrv1", "--ready-now", "-o", str(tmp_path / "out")], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("error: --workload: the plan's batch has jobs that wait for jobs")
+    old = {**data, "version": 6}
+    with pytest.raises(InvalidInput, match="pipeline"):
+        Plan.from_dict(old)
+    del old["pipeline"]
+    assert not Plan.from_dict(old).pipeline

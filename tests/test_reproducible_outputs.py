@@ -85,7 +85,7 @@ def test_timings_are_the_only_wall_clock_fields(two_runs):
     assert first["timing keys of simulate"] == first["timing keys of compare"] == b""
     for name in ("sj.json", "pairs.json", "target.json"):
         data = json.loads(first[name])
-        assert data["version"] == PLAN_VERSION == 6
+        assert data["version"] == PLAN_VERSION == 7
         assert "seconds" not in data and "seconds" not in (data["ordering"] or {}), name
     assert "seconds" not in json.loads(first["--json of plan slots+johnson"])["plan"]
     assert "seconds" not in json.loads(first["report/validation.json"])["summary"]

@@ -194,7 +194,7 @@ def test_robust_plan_picks_the_best_simulated_p90_and_says_so(tmp_path):
         assert c["predicted"] <= fluid.predicted_makespan * 1.05 + 1e-9
     plan.to_file(tmp_path / "plan.json")
     assert Plan.from_file(tmp_path / "plan.json") == plan
-    assert json.loads((tmp_path / "plan.json").read_text())["version"] == 6
+    assert json.loads((tmp_path / "plan.json").read_text())["version"] == 7
     again = make_plan(workload, cluster, robust=True, runs=4, seed=2)
     assert again.robust == plan.robust and again.order == plan.order
 

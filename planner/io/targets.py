@@ -142,7 +142,8 @@ def target_named(name: object, field: str) -> ExportTarget:
 def export_files(plan: Plan, workload: Workload | None, cluster: Cluster, target: str, *, ready_now: bool = False,
                  options: SimOptions | None = None, current: CurrentConfig | None = None) -> dict[str, str]:
     """The exported folder's files, name -> content (`export_plan` writes them). Without the
-    workload the schedule submits every job at once, in order (its submit times are unknown).
+    workload the schedule submits every job at once, in order (its submit times are unknown); a
+    plan of a batch whose jobs wait for jobs (``Plan.pipeline``) is not exported without it.
     ``current``: the operator's configuration the plan is merged into (targets that merge; None:
     the target's own files)."""
     check_export(plan, workload, cluster, ready_now, options, current)
@@ -158,6 +159,9 @@ def export_files(plan: Plan, workload: Workload | None, cluster: Cluster, target
         if ready_now and not plan.ready_now:
             raise InvalidInput("ready_now", "the plan was made with the jobs' arrivals; make it with --ready-now to "
                                             "submit every job at the start")
+    if workload is None and plan.pipeline:
+        raise InvalidInput("workload", "the plan's batch has jobs that wait for jobs (after): give its workload (-w), "
+                                       "whose dependencies the submissions hold")
     if workload is None and not (ready_now or plan.ready_now or plan.phases):
         raise InvalidInput("workload", "the plan uses the jobs' arrivals: give its workload (-w) for their submit "
                                        "times, or --ready-now to submit every job at the start")

@@ -312,6 +312,7 @@ def plan_for_target(
         solver="simulation",
         seconds=clock.seconds,
         workload_fingerprint=workload_fingerprint(workload),
+        pipeline=workload.has_dependencies,
         cluster_fingerprint=cluster_fingerprint(cluster),
         objective=objective,
         ready_now=ready_now,

@@ -179,6 +179,7 @@ def make_plan(
         solver=solver_name,
         seconds=seconds,
         workload_fingerprint=workload_fingerprint(workload),
+        pipeline=workload.has_dependencies,
         cluster_fingerprint=cluster_fingerprint(cluster),
         curve=tuple(float(v) for v in np.asarray(best.makespans)),
         bound=None if bound is None else float(bound),
@@ -230,6 +231,7 @@ def _vm_plan(
         solver=schedule.solver,
         seconds=schedule.seconds,
         workload_fingerprint=workload_fingerprint(workload),
+        pipeline=workload.has_dependencies,
         cluster_fingerprint=cluster_fingerprint(cluster),
         phases=schedule.phases,
         bound=schedule.bound,
@@ -266,6 +268,7 @@ def _robust_plan(
         solver=f"robust-p90/fluid-{chosen.model}",
         seconds=clock.seconds,
         workload_fingerprint=workload_fingerprint(workload),
+        pipeline=workload.has_dependencies,
         cluster_fingerprint=cluster_fingerprint(cluster),
         curve=chosen.curve,
         # "johnson" searches no split: the curve's optimum is another split's (as in make_plan)

@@ -28,16 +28,18 @@ SLOT_STRATEGIES = ("slots", "johnson", "slots+johnson")
 #: A plan made for a target (`planner.planning.deploy.plan_for_target`): levers chosen by simulation.
 TARGET_STRATEGY = "target"
 STRATEGIES = SLOT_STRATEGIES + VM_STRATEGIES + (TARGET_STRATEGY,)
-PLAN_VERSION = 6
+PLAN_VERSION = 7
 #: Keys an older file cannot hold (strict reading: a typo must not pass as an old file).
 NEW_IN_V2 = ("phases", "bound", "gap")
 NEW_IN_V3 = ("robust",)
 NEW_IN_V4 = ("objective", "ready_now", "window", "ordering")
 NEW_IN_V5 = ("target", "levers", "config_fingerprint", "simulated")
+#: Version 7: whether the plan's batch has jobs that wait for jobs (an export needs the workload then).
+NEW_IN_V7 = ("pipeline",)
 #: Wall-clock measurements: files up to version 5 hold them, version 6 files do not (they vary from run to
 #: run); read where present.
 WALL_CLOCK = ("seconds",)
-OPTIONAL = ("curve", "version", *WALL_CLOCK, *NEW_IN_V2, *NEW_IN_V3, *NEW_IN_V4, *NEW_IN_V5)
+OPTIONAL = ("curve", "version", *WALL_CLOCK, *NEW_IN_V2, *NEW_IN_V3, *NEW_IN_V4, *NEW_IN_V5, *NEW_IN_V7)
 #: What a slot plan's order minimizes (`make_plan(objective=...)`): its jobs' completion times against
 #: their deadlines.
 OBJECTIVES = ("makespan", "max_lateness", "late_jobs")
@@ -166,7 +168,8 @@ def plan_fields(data: object, names: tuple[str, ...]) -> dict[str, Any]:
     if not 1 <= version <= PLAN_VERSION:
         raise InvalidInput("version", f"this batchplan reads plan versions 1 to {PLAN_VERSION}, got {version}")
     newer = ((NEW_IN_V2 if version < 2 else ()) + (NEW_IN_V3 if version < 3 else ())
-             + (NEW_IN_V4 if version < 4 else ()) + (NEW_IN_V5 if version < 5 else ()))
+             + (NEW_IN_V4 if version < 4 else ()) + (NEW_IN_V5 if version < 5 else ())
+             + (NEW_IN_V7 if version < 7 else ()))
     allowed = tuple(n for n in names if n not in newer)
     check_keys(mapping, allowed, "", required=tuple(n for n in allowed if n not in OPTIONAL))
     strategy = as_str(mapping["strategy"], "strategy", choices=STRATEGIES if version >= 2 else SLOT_STRATEGIES)
@@ -204,6 +207,8 @@ def plan_fields(data: object, names: tuple[str, ...]) -> dict[str, Any]:
         "window": None if mapping.get("window") is None else as_float(mapping["window"], "window", above=0.0,
                                                                         maximum=MAX_SECONDS),
         "ordering": read_ordering(mapping.get("ordering")),
+        # plans before version 7 did not say; batches had no dependencies before it
+        "pipeline": _flag(mapping.get("pipeline", False), "pipeline"),
         **_target_fields(mapping, strategy),
         # read into the current schema, so writing it back gives a current file
         "version": PLAN_VERSION,

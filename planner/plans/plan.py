@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from models import Cluster, InvalidInput, Workload
-from models.checks import as_array, as_float, as_instance, as_int
+from models.checks import as_array, as_bool, as_float, as_instance, as_int
 from models.fileio import read_mapping, write_atomic
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from models.limits import MAX_SECONDS, MAX_TOTAL_SLOTS
@@ -59,6 +59,9 @@ class Plan:
     to keep the configuration. Its ``predicted_makespan`` is the simulated mean makespan of the
     deployed configuration, ``baseline_makespan`` that of the configuration as it is.
 
+    ``pipeline`` says that the batch the plan was made for has jobs that wait for jobs
+    (``Job.after``): exporting it needs the workload, whose dependencies the submissions hold.
+
     ``seconds`` is the planner's wall time, a measurement that varies from run to run: it is
     neither written to the plan file (`to_dict`; the same plan is the same bytes) nor compared
     by ``==``, and a plan read from a file has 0.0 (or what a file before version 6 holds).
@@ -90,6 +93,7 @@ class Plan:
     levers: Levers | None = None
     config_fingerprint: str | None = None
     simulated: dict[str, Any] | None = None
+    pipeline: bool = False
     version: int = PLAN_VERSION
 
     def __post_init__(self) -> None:
@@ -118,6 +122,7 @@ class Plan:
         for name in ("robust", "ordering", "simulated"):
             if getattr(self, name) is not None:
                 as_instance(getattr(self, name), dict, name)
+        put(self, "pipeline", as_bool(self.pipeline, "pipeline"))
 
     def node_map_slots(self, nodes: int) -> list[int]:
         return node_slots(self.map_slots, self.reduce_slots, nodes)[0]
