@@ -86,7 +86,7 @@ def test_plan_file_round_trip_and_fingerprints(tmp_path):
     ("change", "message"),
     [({"k": 0}, "k: must be >= 1"), ({"strategy": "magic"}, "strategy: must be one of"),
      ({"order": ["a", "a"]}, "order: names a job twice"), ({"extra": 1}, "extra: unknown key"),
-     ({"version": 9}, "version: this batchplan reads plan versions 1 to 6, got 9"),
+     ({"version": 9}, "version: this batchplan reads plan versions 1 to 7, got 9"),
      ({"phases": [["a", 1, "primary"]]}, r"phases\[0\]\[0\]: must be \[job, vms, role\], got 'a'"),
      ({"phases": [[["a", 1, "primary"], ["b", 1, "primary"]]]}, "phases: a slots\\+johnson plan has no phases")],
 )

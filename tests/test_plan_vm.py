@@ -169,7 +169,7 @@ def vm_data() -> dict:
         (lambda d: d.update(strategy="slots"), "phases: a slots plan has no phases"),
         (lambda d: d.update(bound=-1), "bound: must be >= 0"),
         (lambda d: d.update(gap="small"), "gap: must be a number"),
-        (lambda d: d.update(version=7), "version: this batchplan reads plan versions 1 to 6, got 7"),
+        (lambda d: d.update(version=8), "version: this batchplan reads plan versions 1 to 7, got 8"),
     ],
 )
 def test_phases_are_read_strictly(tmp_path, edit, message):
@@ -184,17 +184,17 @@ def test_phases_are_read_strictly(tmp_path, edit, message):
 
 def test_version_1_file_still_loads(tmp_path):
     """What batchplan wrote before VM plans: no phases, bound, gap or robust; read, then written as
-    the current version (6). A version 2 file may not hold ``robust``."""
+    the current version (7). A version 2 file may not hold ``robust``."""
     workload = Workload([Job("a", 1, 1, 100, 10), Job("b", 1, 1, 10, 100, submit=5)])
     cluster = Cluster(nodes=1, map_slots=1, reduce_slots=1)
     current = make_plan(workload, cluster, k=1)
     newer = ("phases", "bound", "gap", "robust", "objective", "ready_now", "window", "ordering", "target", "levers",
-             "config_fingerprint", "simulated")
+             "config_fingerprint", "simulated", "pipeline")
     old = {key: value for key, value in current.to_dict().items() if key not in newer}
     path = tmp_path / "v1.json"
     path.write_text(json.dumps(old | {"version": 1}))
     loaded = Plan.from_file(path)
-    assert (loaded.phases, loaded.bound, loaded.gap, loaded.robust, loaded.version) == ((), None, None, None, 6)
+    assert (loaded.phases, loaded.bound, loaded.gap, loaded.robust, loaded.version) == ((), None, None, None, 7)
     assert loaded.ready_now  # plans before version 4 treated every job as ready at 0
     assert loaded.order == current.order and loaded.matches(workload, cluster)
     loaded.to_file(tmp_path / "v2.json")
