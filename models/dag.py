@@ -203,42 +203,61 @@ class Precedence:
                 pending.extend(p for p, _ in self.predecessors[before])
         return found
 
-    def schedule(self, durations: Sequence[float], *, horizon: float | None = None,
-                 deadlines: Sequence[float | None] | None = None) -> list[Timing]:
-        """Each job's earliest start and finish with unlimited slots (its submit time, its predecessors'
-        finishes plus delays, its own duration), latest finish and slack.
+    def schedule(self, durations: Sequence[float], *, releases: Sequence[float] | None = None,
+                 horizon: float | None = None, deadlines: Sequence[float | None] | None = None) -> list[Timing]:
+        """Each job's earliest start and finish with unlimited slots (its release, by default its submit
+        time; its predecessors' finishes plus delays; its own duration), latest finish and slack.
 
         The latest finish is ``horizon`` (default: the last earliest finish), or the job's deadline if
         earlier, tightened backwards along the graph (`latest_finishes`). Critical jobs are those on a
         longest chain: they end the schedule and each is held by the one before it, or has no slack.
         """
-        count = len(self.names)
-        if len(durations) != count:
-            raise InvalidInput("durations", f"must give one duration per job ({count}), got {len(durations)}")
-        start = [0.0] * count
-        finish = [0.0] * count
-        held: list[int | None] = [None] * count
-        for position in self.order:
-            at = self.submits[position]
-            for before, delay in self.predecessors[position]:
-                if finish[before] + delay > at:
-                    at, held[position] = finish[before] + delay, before
-            start[position] = at
-            finish[position] = at + float(durations[position])
+        start, finish, held = self._forward(durations, releases)
+        count = len(finish)
         end = max(finish) if count else 0.0
         latest = self.latest_finishes(durations, horizon=end if horizon is None else horizon, deadlines=deadlines)
         critical = [False] * count
-        if count:
-            last = max(range(count), key=lambda p: (finish[p], -p))
-            position: int | None = last
-            while position is not None:
-                critical[position] = True
-                position = held[position]
+        for position in self._chain(finish, held):
+            critical[position] = True
         return [
             Timing(self.names[p], start[p], finish[p], latest[p], latest[p] - finish[p],
                    None if held[p] is None else self.names[held[p]], critical[p])
             for p in range(count)
         ]
+
+    def _forward(self, durations: Sequence[float], releases: Sequence[float] | None
+                 ) -> tuple[list[float], list[float], list[int | None]]:
+        """Earliest starts and finishes, and the predecessor that set each start (None: its release)."""
+        count = len(self.names)
+        if len(durations) != count:
+            raise InvalidInput("durations", f"must give one duration per job ({count}), got {len(durations)}")
+        if releases is not None and len(releases) != count:
+            raise InvalidInput("releases", f"must give one release per job ({count}), got {len(releases)}")
+        at_release = self.submits if releases is None else [float(r) for r in releases]
+        start = [0.0] * count
+        finish = [0.0] * count
+        held: list[int | None] = [None] * count
+        for position in self.order:
+            at = at_release[position]
+            for before, delay in self.predecessors[position]:
+                if finish[before] + delay > at:
+                    at, held[position] = finish[before] + delay, before
+            start[position] = at
+            finish[position] = at + float(durations[position])
+        return start, finish, held
+
+    @staticmethod
+    def _chain(finish: list[float], held: list[int | None]) -> list[int]:
+        """The longest chain, first to last: back along the holds from the last job to finish (the
+        first such job on a tie; a zero duration ties starts, so the walk, not a sort, gives the order)."""
+        if not finish:
+            return []
+        position: int | None = max(range(len(finish)), key=lambda p: (finish[p], -p))
+        chain: list[int] = []
+        while position is not None:
+            chain.append(position)
+            position = held[position]
+        return chain[::-1]
 
     def latest_finishes(self, durations: Sequence[float], *, horizon: float = math.inf,
                         deadlines: Sequence[float | None] | None = None) -> list[float]:
@@ -269,15 +288,7 @@ class Precedence:
                     tail[position] = through
         return tail
 
-    def critical_path(self, durations: Sequence[float]) -> list[str]:
+    def critical_path(self, durations: Sequence[float], releases: Sequence[float] | None = None) -> list[str]:
         """The names of a longest chain (`schedule`'s critical jobs), first to last."""
-        timings = self.schedule(durations)
-        if not timings:
-            return []
-        last: str | None = max(timings, key=lambda t: t.earliest_finish).name
-        by_name = {t.name: t for t in timings}
-        chain: list[str] = []
-        while last is not None:  # back along the holds (a zero duration ties starts: no sort)
-            chain.append(last)
-            last = by_name[last].held_by
-        return chain[::-1]
+        _, finish, held = self._forward(durations, releases)
+        return [self.names[p] for p in self._chain(finish, held)]

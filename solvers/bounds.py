@@ -52,14 +52,7 @@ def earliest_finishes(jobs: Sequence[Job], slots: int, releases: Sequence[float]
     own = [alone(job, slots) for job in jobs]
     if not any(job.after for job in jobs):
         return [r + a for r, a in zip(at, own, strict=True)]
-    graph = Precedence(jobs)
-    finish = [0.0] * len(jobs)
-    for j in graph.order:
-        start = at[j]
-        for i, delay in graph.predecessors[j]:
-            start = max(start, finish[i] + delay)
-        finish[j] = start + own[j]
-    return finish
+    return [timing.earliest_finish for timing in Precedence(jobs).schedule(own, releases=at)]
 
 
 def critical_path_bound(jobs: Sequence[Job], slots: int, releases: Sequence[float] | None = None) -> float:

@@ -182,16 +182,14 @@ def _warn_chain_floor(plan: Plan, workload: Workload, releases: list[float]) -> 
     """With dependencies: warn when the plan predicts less than the longest chain of jobs that wait
     for jobs, each alone on the plan's slots from its arrival (`solvers.bounds.alone`, plus delays):
     the fluid model shares the slots continuously and cannot see one job's waves."""
-    from models.dag import Precedence
     from solvers.bounds import alone
 
     slots = plan.map_slots + plan.reduce_slots
-    chain = Precedence([job.with_changes(submit=release, deadline=None) for job, release in zip(
-        workload, releases, strict=True)])  # on the plan's clock: from the first arrival, or all ready now
     durations = [alone(job, slots) for job in workload]
-    floor = max(timing.earliest_finish for timing in chain.schedule(durations))
+    # on the plan's clock: from the first arrival, or all ready now
+    floor = max(t.earliest_finish for t in workload.precedence.schedule(durations, releases=releases))
     if plan.predicted_makespan < floor - 1e-9:
-        path = " -> ".join(chain.critical_path(durations))
+        path = " -> ".join(workload.precedence.critical_path(durations, releases))
         warnings.warn(
             f"the plan predicts {plan.predicted_makespan:,.0f} s, but the chain {path}, each job alone on the "
             f"{slots} slots, needs at least {floor:,.0f} s: the fluid model shares slots continuously and cannot "
@@ -223,15 +221,13 @@ def batch_bounds(night: Workload, slots: int, window: float | None) -> dict[str,
     (work and critical path, from the first arrival; with dependencies the critical path is the
     longest chain of jobs, each alone on the slots, from its arrival and its predecessors' ends), the mean and weighted response, the largest
     lateness (due dates: deadlines, else ``window``); and the first arrival."""
-    from solvers.bounds import alone, critical_path_bound, lateness_bound, response_bound, work_bound
+    from solvers.bounds import critical_path_bound, lateness_bound, response_bound, work_bound
 
     jobs = list(night)
     releases = [job.submit for job in jobs]
     due = [job.deadline if job.deadline is not None else window for job in jobs]
+    # with dependencies the critical path is the longest chain of jobs, each alone on the slots
     work, critical = work_bound(jobs, slots, releases), critical_path_bound(jobs, slots, releases)
-    if night.has_dependencies and jobs:  # a chain of jobs that wait for jobs, each alone on the slots
-        chain = night.precedence.schedule([alone(job, slots) for job in jobs])
-        critical = max(critical, max(timing.earliest_finish for timing in chain) - min(releases))
     return {"slots": slots, "work": work, "critical_path": critical, "makespan": max(work, critical),
             "mean_response": response_bound(jobs, slots, releases),
             "weighted_response": response_bound(jobs, slots, releases, [job.weight for job in jobs]),
