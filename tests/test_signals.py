@@ -177,3 +177,35 @@ def test_an_import_the_signal_interrupted_ends_as_the_signal(signalled):
         exits_cleanly(interrupted_import)()
     with pytest.raises(ImportError, match="no module"):
         exits_cleanly(lambda: (_ for _ in ()).throw(ImportError("no module")))()
+
+
+@pytest.mark.parametrize(("signum", "expected"), [(signal.SIGINT, "KeyboardInterrupt"), (signal.SIGTERM, "Terminated")])
+def test_an_exception_raised_in_place_of_the_signals_ends_as_the_signal(signum, expected):
+    """CPython can replace the signal's exception by another with no link back to it: a Ctrl-C
+    landing while ``from numpy import _distributor_init_local`` fails came out as "TypeError:
+    expected a message argument" and a traceback (status 1, once in CI). The command's handlers
+    remember the signal, so the command still ends as it asked; with no signal received the error
+    is itself (the other half of the test above)."""
+    code = ("import os, signal, time\n"
+            "import planner.cli.startup as startup\n"
+            "startup.is_the_command = lambda argv=None: True\n"
+            "startup.begin_startup(); startup.end_startup()\n"
+            "from planner.cli.console import exits_cleanly\n"
+            "def lost():\n"
+            "    try:\n"
+            f"        os.kill(os.getpid(), {int(signum)}); time.sleep(10)\n"
+            "    except BaseException:\n"
+            "        pass\n"
+            "    raise TypeError('expected a message argument')\n"
+            "try:\n"
+            "    exits_cleanly(lost)()\n"
+            "except BaseException as error:\n"
+            "    print(type(error).__name__)\n")
+    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, preexec_fn=_default_signals, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"{expected}\n", "")
+
+
+def test_without_a_signal_an_unexplained_error_stays_itself():
+    with pytest.raises(TypeError, match="expected a message"):
+        exits_cleanly(lambda: (_ for _ in ()).throw(TypeError("expected a message argument")))()

@@ -24,7 +24,7 @@ from models.checks import shown
 from models.cluster import Cluster
 from models.errors import InfeasibleProblem, InvalidInput, PlannerError
 from models.limits import MAX_TOTAL_SLOTS
-from planner.cli.startup import Terminated
+from planner.cli.startup import Terminated, signal_behind
 from planner.limits import check_heartbeats
 from planner.proof.formats import shown_value
 
@@ -121,7 +121,7 @@ def interrupt_behind(error: BaseException) -> BaseException | None:
             return cause
         seen.add(id(cause))
         cause = cause.__cause__ or cause.__context__
-    return None
+    return signal_behind()  # an exception CPython raised in place of the signal's (startup.signal_behind)
 
 
 def os_error_line(error: OSError) -> str:

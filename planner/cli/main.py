@@ -19,7 +19,7 @@ from typer._click import exceptions as click_errors  # typer's own click; the na
 # simulator (tests/test_layout.py); each command imports what it runs.
 from planner.cli import inputs, planning, proofs, replay
 from planner.cli.choices import version
-from planner.cli.console import EXIT_BAD_INPUT, exits_cleanly, one_line
+from planner.cli.console import EXIT_BAD_INPUT, exits_cleanly, interrupt_behind, one_line
 from planner.cli.startup import (
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
@@ -99,6 +99,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = EXIT_INTERRUPTED
     except Terminated:
         status = EXIT_TERMINATED
+    except Exception as error:  # outside every command's own handling (`exits_cleanly`)
+        signalled = interrupt_behind(error)
+        if signalled is None:
+            raise
+        status = EXIT_TERMINATED if isinstance(signalled, Terminated) else EXIT_INTERRUPTED
     if status in (EXIT_INTERRUPTED, EXIT_TERMINATED):
         forget_unhandled_interrupt()
     end_command()

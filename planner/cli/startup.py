@@ -4,9 +4,9 @@ The command starts light (a fifth of a second: no NumPy, scikit-learn or pyomo u
 runs), but a Ctrl-C during the imports would still print a KeyboardInterrupt traceback from
 inside some import. `planner/__init__.py` imports this module first, which installs a handler
 that exits with 130 when the process is the `planner` command (the console script or
-``python -m planner``); `planner.cli.main` puts Python's own handler back once the command line
-is loaded, and from then on a Ctrl-C (during a command's own imports too) is click's Abort,
-which `planner.cli.main.run` turns into 130. SIGTERM is handled the same way, with status 143: during
+``python -m planner``); once the command line is loaded `planner.cli.main` makes Ctrl-C a
+KeyboardInterrupt again (during a command's own imports too), which `planner.cli.main.run` turns
+into 130. SIGTERM is handled the same way, with status 143: during
 the imports it exits at once; from then on it raises `Terminated`, which unwinds as Ctrl-C does (the
 atomic writer removes its temporary file, a sweep stops its workers) up to `planner.cli.main.run`.
 A program that merely imports `planner` keeps its handlers."""
@@ -25,6 +25,9 @@ EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 
 _installed = False
+#: The signal numbers the command's handlers have seen, in order. Signal handlers belong to the
+#: process, so this record does too; only the command's handlers (never a library user's) add to it.
+_received: list[int] = []
 
 
 class Terminated(BaseException):
@@ -34,11 +37,31 @@ class Terminated(BaseException):
 
 
 def _interrupted(signum: int, frame: object) -> None:
-    raise SystemExit(EXIT_TERMINATED if signum == signal.SIGTERM else EXIT_INTERRUPTED)
+    """During the imports: end at once. Nothing is written yet and no worker started, and an
+    exception raised here could come out as another one (below), so no exception is raised."""
+    os._exit(EXIT_TERMINATED if signum == signal.SIGTERM else EXIT_INTERRUPTED)
+
+
+def _keyboard_interrupt(signum: int, frame: object) -> None:
+    _received.append(signum)
+    raise KeyboardInterrupt
 
 
 def _terminated(signum: int, frame: object) -> None:
+    _received.append(signum)
     raise Terminated
+
+
+def signal_behind() -> BaseException | None:
+    """The exception of the first Ctrl-C or SIGTERM the command's handlers raised, if one did.
+
+    CPython can lose that exception: when it lands while ``from package import name`` builds its
+    "cannot import name" message (NumPy's optional ``_distributor_init_local``, imported by every
+    command), the interpreter raises "TypeError: expected a message argument" in its place, with
+    no link back to the signal. The command then ends as the signal asked all the same."""
+    if not _received:
+        return None
+    return Terminated() if _received[0] == signal.SIGTERM else KeyboardInterrupt()
 
 
 def is_the_command(argv: list[str] | None = None) -> bool:
@@ -72,12 +95,12 @@ def begin_startup() -> None:
 
 
 def end_startup() -> None:
-    """Put Python's Ctrl-C handler back and make SIGTERM a `Terminated`: from here on both are
-    exceptions the command handles."""
+    """Make Ctrl-C a KeyboardInterrupt (as Python's own handler does) and SIGTERM a `Terminated`,
+    both remembered for `signal_behind`: from here on both are exceptions the command handles."""
     global _installed
     try:  # ValueError off the main thread
         if _installed:
-            signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.signal(signal.SIGINT, _keyboard_interrupt)
             _installed = False
         if signal.getsignal(signal.SIGTERM) is _interrupted:
             signal.signal(signal.SIGTERM, _terminated)
