@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from planner.simulator.run import Run
 
 #: The modules whose import registers the built-in targets, imported on the first look-up.
-TARGET_MODULES = ("planner.io.hadoop.targets",)
+TARGET_MODULES = ("planner.io.hadoop.targets", "planner.io.spark.target")
 #: A target's name: a lowercase word, parts joined by dashes ("yarn-fair").
 _NAME = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 #: What a target must have besides its name and summary.

@@ -1,6 +1,6 @@
 """What a plan for a target changes of the cluster's configuration: its `Levers`.
 
-A target (mrv1, yarn-fair, yarn-capacity) has its own levers, and a plan made for it
+A target (mrv1, yarn-fair, yarn-capacity, spark) has its own levers, and a plan made for it
 (`planner.planning.deploy.plan_for_target`) is a set of them on top of the configuration the
 operator runs (or the target's default one):
 
@@ -14,7 +14,9 @@ operator runs (or the target's default one):
   ``caps`` (queue -> the most containers it holds at once: YARN's fair-scheduler maxResources,
   in containers of the configuration's size);
 - ``slowstart``: the fraction of a job's maps done before its reduces start;
-- ``slots`` (mrv1 only): the cluster's map and reduce slot totals, laid out per node.
+- ``slots`` (mrv1 only): the cluster's map and reduce slot totals, laid out per node;
+- ``min_shares`` (spark only): queue (pool) -> its minShare, the cores it is owed while it has
+  tasks to run (Spark's fairscheduler.xml); Hadoop's targets refuse it.
 
 An empty mapping or None leaves that part of the configuration as it is. Levers are data: the
 export (`planner.io.hadoop.merge`) writes them into the operator's files, and the simulator runs
@@ -36,7 +38,7 @@ SCHEDULER_KINDS = ("fifo", "fair", "capacity")
 #: Ordering policies inside a queue.
 QUEUE_POLICIES = ("fifo", "fair")
 LEVER_KEYS = ("scheduler", "order", "priorities", "submits", "queues", "policies", "max_running", "weights",
-              "caps", "slowstart", "slots")
+              "caps", "slowstart", "slots", "min_shares")
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,7 @@ class Levers:
     caps: Mapping[str, int] = field(default_factory=dict)
     slowstart: float | None = None
     slots: tuple[int, int] | None = None
+    min_shares: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -83,6 +86,9 @@ class Levers:
                               for k, v in as_mapping(self.weights, "levers.weights").items()})
         put(self, "caps", {as_str(k, "levers.caps"): as_int(v, f"levers.caps.{k}", minimum=1, maximum=MAX_TOTAL_SLOTS)
                            for k, v in as_mapping(self.caps, "levers.caps").items()})
+        put(self, "min_shares", {as_str(k, "levers.min_shares"): as_int(v, f"levers.min_shares.{k}", minimum=0,
+                                                                         maximum=MAX_TOTAL_SLOTS)
+                                 for k, v in as_mapping(self.min_shares, "levers.min_shares").items()})
         if self.slowstart is not None:
             put(self, "slowstart", as_float(self.slowstart, "levers.slowstart", minimum=0.0, maximum=1.0))
         if self.slots is not None:
@@ -94,18 +100,23 @@ class Levers:
     @property
     def changes_nothing(self) -> bool:
         """Whether these levers leave the configuration files as they are (the plan says "keep your
-        configuration"): no scheduler, queue setting, slow-start, split or priority changed. The
+        configuration"): no scheduler, queue setting (minShare too), slow-start, split or priority changed. The
         schedule (``order``, ``submits``, ``queues``) is not configuration: a plan that keeps the
         configuration submits every job as it arrives into the queue it maps to."""
         return (self.scheduler is None and not self.priorities and not self.policies and not self.max_running
-                and not self.weights and not self.caps and self.slowstart is None and self.slots is None)
+                and not self.weights and not self.caps and self.slowstart is None and self.slots is None
+                and not self.min_shares)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"scheduler": self.scheduler, "order": list(self.order), "priorities": dict(self.priorities),
+        """Plain data (``min_shares`` only when set: plans written before it read the same)."""
+        data = {"scheduler": self.scheduler, "order": list(self.order), "priorities": dict(self.priorities),
                 "submits": dict(self.submits), "queues": dict(self.queues), "policies": dict(self.policies),
                 "max_running": dict(self.max_running), "weights": dict(self.weights), "caps": dict(self.caps),
                 "slowstart": self.slowstart,
                 "slots": None if self.slots is None else list(self.slots)}
+        if self.min_shares:
+            data["min_shares"] = dict(self.min_shares)
+        return data
 
     @classmethod
     def from_dict(cls, data: object, field_name: str = "levers") -> Levers:

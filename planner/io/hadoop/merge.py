@@ -30,6 +30,7 @@ What a lever changes, by target (a lever left empty or None changes nothing):
   ``mapreduce.job.reduce.slowstart.completedmaps``, in mapred-site.xml.
 - ``slots`` (mrv1 only): per-host slot groups (``tasktracker-N.xml`` and ``.hosts``, with
   ``topology.json`` unless the configuration has a nodes file), replacing any groups there.
+- ``min_shares`` (Spark's lever): refused.
 - ``priorities``: YARN raises ``yarn.cluster.max-application-priority`` to the largest level
   given; mrv1 has five levels, -2..2 (VERY_LOW..VERY_HIGH).
 - ``order``, ``submits``, ``queues``, ``priorities``: the submission schedule. A job that waits for
@@ -552,6 +553,9 @@ def merged_files(config: CurrentConfig, levers: Levers, workload: Workload, clus
     ``changes.diff`` (`config_diff`). ``Levers()`` keeps every configuration file byte for byte.
     ``ready_now``: jobs without a submit time in the levers are submitted at 0."""
     target = as_str(target, "target", choices=HADOOP_TARGETS)
+    if levers.min_shares:
+        raise InvalidInput("levers.min_shares", f"minShare is a Spark pool's lever; {target} takes none (plan for "
+                                                "spark, or leave it out)")
     family = _mrv1_or_yarn(target)
     before = _setup(config.files)
     current = _kind(before)

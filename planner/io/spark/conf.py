@@ -1,0 +1,426 @@
+"""Spark's scheduler configuration as the simulator's run: fairscheduler.xml, spark-defaults.conf
+and the submission schedule an export writes (`read_spark_conf`, `spark_run`).
+
+What the files say (Spark 2.x to 4.x):
+
+- ``spark-defaults.conf`` (Java properties: ``key value``, ``key=value`` or ``key:value``; ``#``
+  and ``!`` comments; a line ending in ``\\`` continues on the next): ``spark.scheduler.mode``
+  (FIFO, Spark's default, or FAIR), ``spark.scheduler.allocation.file`` (the pools' file: matched
+  to a file given by its name), ``spark.locality.wait`` (3 s by default) and its ``.node`` and
+  ``.rack`` levels (Spark's time strings: ``3s``, ``500ms``, a bare number in milliseconds). Any
+  other property is named in an `IgnoredSparkSetting` warning (the cluster's cores come from the
+  cluster file).
+- ``fairscheduler.xml``: ``<allocations>`` of ``<pool name="...">`` elements, each with
+  ``schedulingMode`` (FIFO or FAIR, any case; Spark's default FIFO), ``weight`` (a whole number,
+  default 1) and ``minShare`` (whole cores, default 0). Spark falls back to FIFO on an unknown
+  mode; we refuse it, as we refuse a weight or minShare that is not a whole number (Spark fails
+  to start on those), a pool without a name or given twice, with one line naming the file, the
+  pool and the field. Other elements are named in a warning.
+- ``submissions.tsv`` (`SUBMISSIONS_COLUMNS`): each job, its pool, when the driver submits it
+  (seconds from the batch's start) and the jobs it waits for (``NAME`` or ``NAME+DELAY``,
+  comma-separated).
+
+Spark's scheduler as the simulator runs it (`spark_run`):
+
+- An application's jobs share the executors' cores: every core is a container that runs a task
+  of either kind (``SimOptions(containers=True)``; a node offers its map plus reduce slots).
+- A stage starts when its parents have finished: ``reduce_slowstart = 1.0`` (Spark has no
+  slow-start).
+- FIFO mode: jobs by job id, which is submission order: the simulator's `Fifo` with every job at
+  priority 0 (Spark has no job priority) ordered by submit time; the schedule submits jobs at
+  distinct times in the planned order.
+- FAIR mode: the simulator's `Fair` with one pool per pool of the file (schedulingMode as the
+  pool's mode, weight, minShare as its minimum share of containers), and every pool a job names
+  that the file lacks made as Spark makes it: FIFO, weight 1, minShare 0 (the pool "default"
+  too). A free core goes to the pool below its minShare with the smallest running / minShare,
+  else to the one with the smallest running / weight, as Spark's FairSchedulingAlgorithm;
+  inside a FIFO pool jobs go by submission, inside a FAIR pool by running tasks.
+- ``spark.locality.wait``: delay scheduling (`DelayScheduling`), node then rack level.
+
+Known differences between Spark's scheduler and this run (docs/limits.md; each measured in
+tests/test_spark_target.py where it can be on a small example):
+
+1. Ties between pools: Spark breaks them by pool name; the simulator by its first job's
+   submission, then by name.
+2. A needy pool's ratio: Spark divides running tasks by max(minShare, 1) and calls a pool needy
+   below its minShare; the simulator caps the minShare at the pool's demand (running plus
+   pending tasks) first.
+3. Offers: Spark sorts the pools once per offer round and lets the first take every core it can
+   before the next (all cores free at once go to one pool); the simulator sorts again for each
+   core. Cores usually free one at a time (a task ends), where the two agree.
+4. Inside a FAIR pool Spark weighs each stage (task set) 1 and breaks ties by stage name; the
+   simulator divides a job's running tasks by its weight in the workload and breaks ties by
+   submission.
+5. Delay scheduling: Spark counts a level's wait from the task set's last launch at that level
+   and has a process-local level (``spark.locality.wait.process``: warned as not modelled); the
+   simulator counts from the first core the job passed over, at node and rack levels.
+6. Executors: the cluster file's nodes and slots are the executors and their cores; dynamic
+   allocation, executors lost and speculative tasks are not modelled.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from models import Cluster, Workload
+from models.checks import as_instance
+from models.errors import InvalidInput
+from models.fileio import read_text
+from models.limits import MAX_JOBS, MAX_SECONDS
+from planner.io.hadoop.conf import conf_files
+from planner.io.hadoop.parsing import number_text
+from planner.io.hadoop.plan_files import Submission, submitted
+from planner.io.xml_files import read_xml
+from planner.simulator.locality import DelayScheduling
+from planner.simulator.options import SimOptions
+from planner.simulator.run import Run
+from planner.simulator.schedulers.fair import Fair
+from planner.simulator.schedulers.fifo import Fifo
+from planner.simulator.schedulers.pools import Pool
+
+#: The properties file and the pools' file an export writes (any ``*.conf`` and ``*.xml`` are read).
+SPARK_DEFAULTS = "spark-defaults.conf"
+ALLOCATION_FILE = "fairscheduler.xml"
+#: The submission schedule's file and its columns.
+SUBMISSIONS = "submissions.tsv"
+SUBMISSIONS_COLUMNS = ("job", "pool", "submit", "after")
+#: What an export writes for the operator, not read back.
+SPARK_EXPORT_NOTES = ("README.md", "submit.sh", "submit.py", "changes.diff")
+#: Spark's scheduler modes, as spark.scheduler.mode and schedulingMode write them.
+SCHEDULER_MODES = ("FIFO", "FAIR")
+#: The pool of jobs that name none.
+DEFAULT_POOL = "default"
+#: Spark's spark.locality.wait when no file sets it (seconds).
+LOCALITY_WAIT = 3.0
+_MODE = "spark.scheduler.mode"
+_ALLOCATION = "spark.scheduler.allocation.file"
+_WAIT = "spark.locality.wait"
+#: The properties the run models.
+MODELLED = (_MODE, _ALLOCATION, _WAIT, f"{_WAIT}.node", f"{_WAIT}.rack")
+#: Spark's time suffixes, in seconds.
+_TIME_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
+_TIME = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*([a-z]*)")
+_POOL_FIELDS = ("schedulingMode", "weight", "minShare")
+
+
+class IgnoredSparkSetting(UserWarning):
+    """A Spark setting the simulator does not model (named in the message)."""
+
+
+@dataclass(frozen=True)
+class SparkPool:
+    """A pool of fairscheduler.xml: its scheduling mode inside ("FIFO" or "FAIR"), weight and
+    minShare (cores)."""
+
+    name: str
+    mode: str = "FIFO"
+    weight: int = 1
+    min_share: int = 0
+
+    def as_pool(self) -> Pool:
+        """The simulator's pool: on containers, its minimum share is ``min_map``."""
+        return Pool(self.name, weight=float(self.weight), min_map=self.min_share, mode=self.mode.lower())
+
+
+@dataclass(frozen=True)
+class SparkSetup:
+    """Spark's files read: the scheduler mode, the pools (FAIR), the locality waits (s), the
+    properties as given (name -> value), the submission schedule (None: none given) and where
+    each came from."""
+
+    mode: str = "FIFO"
+    pools: tuple[SparkPool, ...] = ()
+    node_wait: float = LOCALITY_WAIT
+    rack_wait: float = LOCALITY_WAIT
+    properties: Mapping[str, str] | None = None
+    submissions: tuple[Submission, ...] | None = None
+    schedule_source: str = ""
+    allocation_source: str | None = None
+    properties_source: str | None = None
+
+    def scheduler(self, workload: Workload) -> Fair | Fifo:
+        """The simulator's scheduler (module docstring): FIFO, or FAIR with the file's pools and
+        every pool a job of ``workload`` names made as Spark makes it."""
+        delay = DelayScheduling(self.node_wait, self.rack_wait) if self.node_wait or self.rack_wait else None
+        if self.mode == "FIFO":
+            return Fifo(delay=delay)
+        pools = {pool.name: pool for pool in self.pools}
+        for name in [DEFAULT_POOL, *(job.pool for job in workload)]:
+            pools.setdefault(name, SparkPool(name))
+        return Fair(pools=[pool.as_pool() for pool in pools.values()], delay=delay)
+
+    def submit(self, workload: Workload) -> Workload:
+        """``workload`` as the schedule submits it (each job at its time, in its pool), else as it
+        is; every job at priority 0: Spark has no job priority."""
+        if self.submissions is not None:
+            return submitted(workload, self.submissions, self.schedule_source)
+        return Workload([job.with_changes(priority=0) for job in workload], name=workload.name)
+
+
+def spark_options(base: SimOptions | None = None) -> SimOptions:
+    """The simulation options of a Spark run: ``base`` on executors' cores as containers, a stage
+    starting when its parents have finished."""
+    return replace(base or SimOptions(), containers=True, reduce_slowstart=1.0)
+
+
+def spark_run(paths: Iterable[str | Path], workload: Workload, cluster: Cluster, *, base: SimOptions | None = None,
+              warn: bool = True) -> Run:
+    """The `Run` Spark's files in ``paths`` (files, or folders standing for the files in them)
+    configure for ``workload`` on ``cluster`` (module docstring)."""
+    as_instance(workload, Workload, "workload")
+    as_instance(cluster, Cluster, "cluster")
+    setup = read_spark_conf(paths, warn=warn)
+    return setup_run(setup, workload, cluster, base=base)
+
+
+def setup_run(setup: SparkSetup, workload: Workload, cluster: Cluster, *, base: SimOptions | None = None) -> Run:
+    """The `Run` of ``workload`` on ``cluster`` under ``setup``."""
+    batch = setup.submit(workload)
+    return Run(batch, cluster, setup.scheduler(batch), None, spark_options(base))
+
+
+def spark_files(paths: Iterable[str | Path], field: str = "spark_conf") -> dict[str, tuple[str, str]]:
+    """The Spark files among ``paths`` (a folder stands for its files; an export's notes are
+    skipped): name -> (text, the path it was read from). Two files of one name are refused."""
+    found: dict[str, tuple[str, str]] = {}
+    for path in conf_files(paths, field):
+        if path.name in SPARK_EXPORT_NOTES:
+            continue
+        if path.name in found:
+            raise InvalidInput(field, f"two files named {path.name}: {found[path.name][1]} and {path}")
+        found[path.name] = (read_text(path), str(path))
+    return found
+
+
+def read_spark_conf(paths: Iterable[str | Path], *, warn: bool = True) -> SparkSetup:
+    """Spark's files in ``paths`` read (`spark_setup`)."""
+    return spark_setup(spark_files(paths), warn=warn)
+
+
+def spark_setup(files: Mapping[str, tuple[str, str]], *, warn: bool = True) -> SparkSetup:
+    """Spark's files, name -> (text, source), read (module docstring): at most one properties file
+    (``*.conf``) and one allocation file (``*.xml``; the one spark.scheduler.allocation.file names
+    when several are given), and the schedule (``submissions.tsv``). ``warn``: name what the run
+    does not model in `IgnoredSparkSetting` warnings."""
+    ignored: list[str] = []
+    confs = [name for name in files if name.endswith(".conf")]
+    xmls = [name for name in files if name.endswith(".xml")]
+    other = [name for name in files if name not in confs and name not in xmls and name != SUBMISSIONS]
+    if other:
+        raise InvalidInput("", "is not one of Spark's files (spark-defaults.conf, fairscheduler.xml, "
+                               "submissions.tsv)", source=files[other[0]][1])
+    if len(confs) > 1:
+        raise InvalidInput("spark_conf", f"give one properties file, got {len(confs)}: {', '.join(confs)}")
+    properties: dict[str, str] = {}
+    properties_source = None
+    if confs:
+        text, properties_source = files[confs[0]]
+        properties = {key: value for key, (value, _) in read_properties(text, properties_source).items()}
+    mode = properties.get(_MODE, "FIFO").strip().upper()
+    if mode not in SCHEDULER_MODES:
+        raise InvalidInput(_MODE, f"must be FIFO or FAIR, got {properties[_MODE]!r}", source=properties_source)
+    allocation = _allocation_file(properties.get(_ALLOCATION), xmls, properties_source)
+    pools: tuple[SparkPool, ...] = ()
+    allocation_source = None
+    if allocation is not None:
+        text, allocation_source = files[allocation]
+        pools = read_allocations(text, allocation_source, ignored)
+        if mode == "FIFO":
+            ignored.append(f"{allocation_source}: the pools (spark.scheduler.mode is FIFO: Spark ignores them)")
+    node_wait = rack_wait = LOCALITY_WAIT
+    if _WAIT in properties:
+        node_wait = rack_wait = spark_seconds(properties[_WAIT], _WAIT, properties_source)
+    if f"{_WAIT}.node" in properties:
+        node_wait = spark_seconds(properties[f"{_WAIT}.node"], f"{_WAIT}.node", properties_source)
+    if f"{_WAIT}.rack" in properties:
+        rack_wait = spark_seconds(properties[f"{_WAIT}.rack"], f"{_WAIT}.rack", properties_source)
+    unmodelled = sorted(key for key in properties if key not in MODELLED)
+    if unmodelled:
+        ignored.append(f"{properties_source}: {', '.join(unmodelled)} (the cluster file gives the executors and "
+                       "their cores)")
+    submissions = None
+    schedule_source = ""
+    if SUBMISSIONS in files:
+        text, schedule_source = files[SUBMISSIONS]
+        submissions = read_spark_submissions(text, schedule_source)
+    if warn and ignored:
+        warnings.warn(f"not modelled, ignored: {'; '.join(ignored)}", IgnoredSparkSetting, stacklevel=2)
+    return SparkSetup(mode, pools, node_wait, rack_wait, properties, submissions, schedule_source, allocation_source,
+                      properties_source)
+
+
+def _allocation_file(named: str | None, xmls: list[str], source: str | None) -> str | None:
+    """The allocation file among ``xmls``: the one spark.scheduler.allocation.file names (by its
+    file name), else the only one."""
+    if named is not None:
+        base = named.strip().rstrip("/").rsplit("/", 1)[-1]
+        if base not in xmls:
+            raise InvalidInput(_ALLOCATION, f"names {named.strip()!r}, which is not among the files given "
+                                            f"({', '.join(xmls) or 'no .xml file'}): give it too", source=source)
+        return base
+    if len(xmls) > 1:
+        raise InvalidInput("spark_conf", f"{len(xmls)} allocation files ({', '.join(xmls)}) and no "
+                                         f"{_ALLOCATION} to say which: give one")
+    return xmls[0] if xmls else None
+
+
+def read_properties(text: str, source: str) -> dict[str, tuple[str, int]]:
+    """A Java properties file (module docstring): key -> (value, line). A key given twice is
+    refused (Spark takes the last; a copy-paste slip)."""
+    found: dict[str, tuple[str, int]] = {}
+    lines = text.splitlines()
+    number = 0
+    while number < len(lines):
+        first = number + 1
+        line = lines[number].strip()
+        number += 1
+        while line.endswith("\\") and not line.endswith("\\\\"):
+            line = line[:-1] + (lines[number].strip() if number < len(lines) else "")
+            number += 1
+        if not line or line[0] in "#!":
+            continue
+        match = re.match(r"([^\s=:]+)\s*[=:\s]\s*(.*)$", line)
+        key, value = (match.group(1), match.group(2).strip()) if match else (line, "")
+        if key in found:
+            raise InvalidInput(f"line {first} ({key})", f"given twice (also line {found[key][1]})", source=source)
+        found[key] = (value, first)
+    return found
+
+
+def spark_seconds(text: str, field: str, source: str | None) -> float:
+    """A Spark time string in seconds: ``3s``, ``500ms``, ``1min``; a bare number is milliseconds
+    (spark.locality.wait's unit)."""
+    match = _TIME.fullmatch(text.strip().lower())
+    unit = match.group(2) if match else None
+    if match is None or (unit and unit not in _TIME_UNITS):
+        raise InvalidInput(field, f"must be a time such as 3s or 500ms, got {text.strip()!r}", source=source)
+    seconds = float(match.group(1)) * (_TIME_UNITS[unit] if unit else 1e-3)
+    if not math.isfinite(seconds) or seconds > MAX_SECONDS:
+        raise InvalidInput(field, f"must be at most {MAX_SECONDS:g} s, got {text.strip()!r}", source=source)
+    return seconds
+
+
+def read_allocations(text: str, source: str, ignored: list[str] | None = None) -> tuple[SparkPool, ...]:
+    """fairscheduler.xml's pools (module docstring); elements Spark does not read, or the simulator
+    does not model, are added to ``ignored``."""
+    root = _xml_root(text, source)
+    if root.tag != "allocations":
+        raise InvalidInput(root.tag, "must be <allocations> (Spark's fairscheduler.xml)", source=source)
+    pools: dict[str, SparkPool] = {}
+    skipped: list[str] = []
+    for position, element in enumerate(element for element in root if isinstance(element.tag, str)):
+        if element.tag != "pool":
+            skipped.append(f"<{element.tag}>")
+            continue
+        name = (element.get("name") or "").strip()
+        if not name:
+            raise InvalidInput(f"pool[{position}].name", "every pool needs a name", source=source)
+        where = f"pool {name!r}"
+        if name in pools:
+            raise InvalidInput(where, "is given twice", source=source)
+        values: dict[str, str] = {}
+        for child in element:
+            if not isinstance(child.tag, str):
+                continue
+            if child.tag not in _POOL_FIELDS:
+                skipped.append(f"{where}: <{child.tag}>")
+                continue
+            if child.tag in values:
+                raise InvalidInput(f"{where}.{child.tag}", "is given twice", source=source)
+            values[child.tag] = (child.text or "").strip()
+        mode = values.get("schedulingMode", "FIFO").upper()
+        if mode not in SCHEDULER_MODES:
+            raise InvalidInput(f"{where}.schedulingMode", f"must be FIFO or FAIR, got {values['schedulingMode']!r}",
+                               source=source)
+        weight = _whole(values.get("weight", "1"), f"{where}.weight", source, 1)
+        min_share = _whole(values.get("minShare", "0"), f"{where}.minShare", source, 0)
+        pools[name] = SparkPool(name, mode, weight, min_share)
+    if skipped and ignored is not None:
+        ignored.append(f"{source}: {', '.join(skipped)} (Spark reads a pool's schedulingMode, weight and minShare)")
+    return tuple(pools.values())
+
+
+def _whole(text: str, field: str, source: str, minimum: int) -> int:
+    """A whole number of at least ``minimum`` (Spark reads weight and minShare as integers)."""
+    if not re.fullmatch(r"[+-]?[0-9]+", text):
+        raise InvalidInput(field, f"must be a whole number, got {text!r}", source=source)
+    value = int(text)
+    if value < minimum or value > MAX_JOBS * 1000:
+        raise InvalidInput(field, f"must be at least {minimum}, got {value}" if value < minimum
+                           else f"must be at most {MAX_JOBS * 1000:,}, got {value}", source=source)
+    return value
+
+
+def _xml_root(text: str, source: str) -> ElementTree.Element:
+    """The root of an XML text, read by the safe reader (`planner.io.xml_files.read_xml`)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="batchplan-spark-") as folder:
+        path = Path(folder) / "allocations.xml"
+        path.write_text(text)
+        try:
+            return read_xml(path)
+        except InvalidInput as error:
+            raise InvalidInput(error.field, error.problem, source=source) from None
+
+
+def read_spark_submissions(text: str, source: str) -> tuple[Submission, ...]:
+    """``submissions.tsv`` (`SUBMISSIONS_COLUMNS`, a header line, tab-separated): rows in submission
+    order, times never decreasing, each ``after`` naming earlier rows' jobs. A malformed line is
+    one `InvalidInput` naming the file, the line and the column."""
+    lines = text.splitlines()
+    if not lines or lines[0].split("\t") != list(SUBMISSIONS_COLUMNS):
+        raise InvalidInput("line 1", f"must be the header {chr(9).join(SUBMISSIONS_COLUMNS)!r} (tab-separated)",
+                           source=source)
+    rows: list[Submission] = []
+    position: dict[str, int] = {}
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        cells = line.split("\t")
+        if len(cells) != len(SUBMISSIONS_COLUMNS):
+            raise InvalidInput(f"line {number}", f"has {len(cells)} columns, expected {len(SUBMISSIONS_COLUMNS)}",
+                               source=source)
+        job, pool, at, after = (cell.strip() for cell in cells)
+        if not job:
+            raise InvalidInput(f"line {number}.job", "is empty", source=source)
+        if job in position:
+            raise InvalidInput(f"line {number}.job", f"{job!r} is submitted twice", source=source)
+        if not pool:
+            raise InvalidInput(f"line {number}.pool", "is empty (Spark's pool for jobs that name none is "
+                                                      "'default')", source=source)
+        seconds = number_text(at, f"line {number}.submit", source, maximum=MAX_SECONDS)
+        if rows and seconds < rows[-1].at:
+            raise InvalidInput(f"line {number}.submit", f"{seconds:g} is before the previous row's {rows[-1].at:g}",
+                               source=source)
+        waits = []
+        for item in filter(None, (part.strip() for part in after.split(","))):
+            name, plus, delay = item.partition("+")
+            if name.strip() not in position:
+                raise InvalidInput(f"line {number}.after", f"{name.strip()!r} is not the job of an earlier row",
+                                   source=source)
+            pause = number_text(delay, f"line {number}.after", source, maximum=MAX_SECONDS) if plus else 0.0
+            waits.append((position[name.strip()], pause))
+        position[job] = len(rows)
+        rows.append(Submission(job, seconds, pool, 0, number, tuple(waits)))
+        if len(rows) > MAX_JOBS:
+            raise InvalidInput(f"line {number}", f"more than {MAX_JOBS:,} rows", source=source)
+    if not rows:
+        raise InvalidInput("file", "submits no job", source=source)
+    return tuple(rows)
+
+
+def submissions_text(rows: Iterable[Submission]) -> str:
+    """``submissions.tsv`` for ``rows`` (`read_spark_submissions` reads it back)."""
+    rows = list(rows)
+    lines = ["\t".join(SUBMISSIONS_COLUMNS)]
+    for row in rows:
+        after = ",".join(rows[r].job if not delay else f"{rows[r].job}+{delay!r}" for r, delay in row.after or ())
+        lines.append(f"{row.job}\t{row.pool}\t{row.at!r}\t{after}")
+    return "\n".join([*lines, ""])
