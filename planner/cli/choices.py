@@ -18,7 +18,7 @@ SCHEDULER_NAMES = ("capacity", "fair", "fifo", "fresh", "natjam")
 SOLVER_CHOICES = ("exhaustive", "greedy", "matching", "milp", "milp-compact", "pso")
 #: `planner.io.targets.target_names()`: the export targets `planner export --to` and `planner simulate
 #: --target` take, in registration order.
-TARGET_NAMES = ("mrv1", "yarn-fair", "yarn-capacity")
+TARGET_NAMES = ("mrv1", "yarn-fair", "yarn-capacity", "spark")
 #: `planner.io.swim.SwimConversion`'s fields: what ``planner import swim --set NAME=VALUE`` sets.
 SWIM_SETTINGS = CONVERSION_SETTINGS
 #: The registered trace importers, in registration order.

@@ -1,7 +1,7 @@
 """A plan made for a target: the levers of the cluster the operator runs, chosen by simulating what
 is deployed, and never worse than the configuration as it is (`plan_for_target`).
 
-The target ("mrv1", "yarn-fair", "yarn-capacity") says what runs the plan and so what it can
+The target ("mrv1", "yarn-fair", "yarn-capacity"; "spark": `planner.planning.spark_deploy`) says what runs the plan and so what it can
 change (`planner.plans.levers.Levers`): the submission order and job priorities, queue policies
 and weights, reduce slow-start, and only on mrv1 the per-node slot split. The plan starts from
 the operator's configuration files (``hadoop_conf``), or the target's stock configuration for the
@@ -169,6 +169,7 @@ def plan_for_target(
     seed: int = 0,
     executor: ExecutorChoice = None,
     progress: ProgressOption = False,
+    spark_conf: Sequence[str | Path] | None = None,
 ) -> Plan:
     """The plan for ``target`` (module docstring): a "target" `Plan` whose ``levers`` are what to
     change of the configuration (``hadoop_conf``, else the target's stock one) and whose
@@ -176,11 +177,23 @@ def plan_for_target(
     the bounds, each job's predicted finish and lateness, and ``keep`` (True: keep your
     configuration). ``objective`` is one of `TARGET_OBJECTIVES`; ``window`` (absolute seconds) is
     the due date of jobs without a deadline; ``queue_map`` maps job names or pools to queues
-    ("*": the rest)."""
+    ("*": the rest). For "spark" (`planner.planning.spark_deploy.plan_for_spark`) the configuration
+    is ``spark_conf`` (spark-defaults.conf and fairscheduler.xml), not ``hadoop_conf``."""
     clock = Stopwatch()
     as_instance(workload, Workload, "workload")
     as_instance(cluster, Cluster, "cluster")
-    target = as_str(target, "target", choices=HADOOP_TARGETS)
+    target = as_str(target, "target", choices=(*HADOOP_TARGETS, "spark"))
+    if target == "spark":
+        if hadoop_conf:
+            raise InvalidInput("hadoop_conf", "a plan for spark starts from Spark's files: give them as spark_conf")
+        from planner.planning.spark_deploy import plan_for_spark
+
+        return plan_for_spark(workload, cluster, spark_conf=spark_conf, queue_map=queue_map, objective=objective,
+                              window=window, ready_now=ready_now, runs=runs, noise=noise, seed=seed,
+                              executor=executor, progress=progress)
+    if spark_conf:
+        raise InvalidInput("spark_conf", f"applies to a plan for spark, not {target}: give Hadoop's files as "
+                                         "hadoop_conf")
     if hadoop_conf is not None:
         hadoop_conf = as_paths(hadoop_conf, "hadoop_conf")
         if hadoop_conf:

@@ -1,0 +1,229 @@
+"""A plan made for Spark: the levers Spark has, chosen by simulating the configuration as exported,
+and never worse than the configuration as it is (`plan_for_spark`, behind
+``plan_for_target(..., target="spark")``).
+
+Spark's levers (`planner.plans.levers.Levers`): the scheduler mode (FIFO or FAIR), the
+submission order and times, each job's pool, and per pool its schedulingMode, weight and
+minShare. No priorities, slow-start, slot split, running-job limits or caps: Spark has none.
+The plan starts from the operator's files (``spark_conf``: spark-defaults.conf and
+fairscheduler.xml) or Spark's stock configuration (FIFO). Jobs go to their pools
+(`planner.io.spark.merge.spark_queues`, with ``queue_map``).
+
+Candidates (`spark_proposals`), each exported (`planner.io.spark.merge.spark_merged_files`),
+read back (`spark_deployed_run`) and simulated ``runs`` times paired with the baselines (the
+configuration as it is, FIFO and Fair on the same cores):
+
+- FIFO in the orders the models propose (arrival, Johnson's, shortest and longest work first,
+  weighted shortest work, with due dates EDD and least slack, with dependencies the critical
+  path: `planner.planning.deploy.proposals`), jobs arriving together `ORDER_GAP` apart;
+- FAIR with the jobs' pools, fair inside, and FIFO inside; with several pools, weights by work;
+- FAIR with a pool per job class: the small jobs (time alone at most the 50th or 80th
+  percentile) in a pool of their own, fair inside, owed `SMALL_MIN_SHARE` of the cores (minShare),
+  the others FIFO in their pools.
+
+The recommendation must beat the configuration as it is run for run by `MIN_GAIN`
+(`planner.planning.deploy.decide`); otherwise the plan says "keep your configuration".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from models import Cluster, InvalidInput, Workload
+from models.checks import as_bool, as_instance, as_int, as_paths, as_str_mapping
+from models.fingerprints import cluster_fingerprint, workload_fingerprint
+from planner.io.hadoop.conf import conf_files
+from planner.io.spark.merge import (
+    config_setup,
+    read_spark_current,
+    spark_default_config,
+    spark_deployed_run,
+    spark_merged_files,
+    spark_queues,
+)
+from planner.limits import MAX_RUNS, MAX_SEED
+from planner.planning import arrivals
+from planner.planning.deploy import (
+    MIN_GAIN,
+    UNITS,
+    Candidate,
+    _arrival_order,
+    _best,
+    _gain_scale,
+    _proposer,
+    _verdict_words,
+    decide,
+    proposals,
+)
+from planner.plans.files import TARGET_OBJECTIVES, TARGET_STRATEGY
+from planner.plans.levers import Levers
+from planner.plans.plan import Plan
+from planner.proof.deployed import check_objective, compare, deployed_setup, job_outcomes, measure, target_baselines
+from planner.proof.setups import all_ready
+from planner.proof.sweep import ExecutorChoice, ProgressOption
+from planner.proof.validate import check_noise
+from planner.simulator.run import Run
+from solvers.base import Stopwatch
+from solvers.bounds import alone
+
+#: The small jobs' pool: thresholds (quantiles of the jobs' times alone) and its minShare (a
+#: fraction of the cores).
+SMALL_QUANTILES = (0.5, 0.8)
+SMALL_MIN_SHARE = 0.3
+
+
+def plan_for_spark(workload: Workload, cluster: Cluster, *, spark_conf: Sequence[str | Path] | None = None,
+                   queue_map: Mapping[str, str] | None = None, objective: str = "makespan",
+                   window: float | None = None, ready_now: bool = False, runs: int = 10, noise: float = 0.1,
+                   seed: int = 0, executor: ExecutorChoice = None, progress: ProgressOption = False) -> Plan:
+    """The plan for Spark (module docstring); arguments as `planner.planning.deploy.plan_for_target`'s,
+    ``spark_conf`` being the operator's Spark files (None: Spark's stock configuration)."""
+    clock = Stopwatch()
+    as_instance(workload, Workload, "workload")
+    as_instance(cluster, Cluster, "cluster")
+    if spark_conf is not None:
+        spark_conf = as_paths(spark_conf, "spark_conf")
+        if spark_conf:
+            conf_files(spark_conf, "spark_conf")
+    if queue_map is not None:
+        queue_map = as_str_mapping(queue_map, "queue_map")
+    from models.checks import as_str
+
+    objective = as_str(objective, "objective", choices=TARGET_OBJECTIVES)
+    window = arrivals.check_window(window)
+    runs = as_int(runs, "runs", minimum=2, maximum=MAX_RUNS)
+    noise = check_noise(noise)
+    seed = as_int(seed, "seed", minimum=0, maximum=MAX_SEED)
+    ready_now = as_bool(ready_now, "ready_now")
+    if not len(workload):
+        raise InvalidInput("jobs", "need at least one job")
+    night = all_ready(workload) if ready_now else workload
+    check_objective(objective, night, window)
+    current = read_spark_current(spark_conf) if spark_conf else spark_default_config()
+    queues = spark_queues(workload, queue_map)
+    arrived = {job.name: job.submit for job in night}
+
+    def deployed(levers: Levers) -> Run:
+        files = spark_merged_files(current, levers, workload, ready_now=ready_now, queues=queues)
+        return spark_deployed_run(files, workload, cluster)
+
+    keep = Levers(queues=queues)
+    as_configured = deployed(keep)
+    bounds = arrivals.batch_bounds(night, as_configured.total_slots, window)
+    arrivals.check_window_reachable(window, bounds)
+    mode = config_setup(current.files).mode
+    candidates = spark_proposals(night, as_configured, queues, mode, objective=objective, window=window, seed=seed)
+    configured = deployed_setup("as configured", "baseline", as_configured, night, window=window, arrivals=arrived)
+    baselines = [configured, *target_baselines(night, as_configured, "spark", queues, window=window,
+                                               arrivals=arrived)]
+    first = [deployed_setup(c.name, "candidate", deployed(c.levers), night, window=window, arrivals=arrived)
+             for c in candidates]
+    measured = measure([*baselines, *first], runs=runs, noise=noise, seed=seed, executor=executor,
+                       progress=progress, description="planning for spark")
+    by_name = {m.name: m for m in measured}
+    scale = _gain_scale(by_name[configured.name], objective)
+    best = _best([by_name[c.name] for c in candidates], objective)
+    chosen = next(c for c in candidates if c.name == best.name)
+    configured_runs = by_name[configured.name]
+    against_configured = compare(best, [configured_runs], objective, seed)[0]
+    others = [by_name[b.name] for b in baselines if b.name != configured.name]
+    keep_it, beaten_by = decide(best, configured_runs, others, objective, scale, seed)
+    if keep_it:
+        short = (against_configured["verdict"] == "plan better"
+                 and against_configured["mean_difference"] < MIN_GAIN * scale)
+        because = (f"better run for run, but by less than the {MIN_GAIN:.0%} ({MIN_GAIN * scale:,.1f}"
+                   f"{UNITS[objective]}) a change must gain" if short else "not better run for run")
+        reason = (f"no candidate gains enough over the configuration as it is on {objective}: the best, "
+                  f"{chosen.name}, is {because} ({_verdict_words(against_configured)}): keep your configuration")
+        chosen, best = Candidate("as configured", "the configuration as it is", keep), configured_runs
+    elif beaten_by:
+        reason = (f"{chosen.name} beats the configuration as it is run for run on {objective}, by less than the "
+                  f"{MIN_GAIN:.0%} a change must gain; but {' and '.join(beaten_by)} beat the configuration as it "
+                  f"is run for run, and no baseline beats {chosen.name}: {_verdict_words(against_configured)}")
+    else:
+        reason = (f"{chosen.name} beats the configuration as it is run for run on {objective}: "
+                  f"{_verdict_words(against_configured)}")
+    records = [by_name[m].record(objective) | {"proposer": _proposer(m, candidates), "model_makespan": None}
+               for m in by_name]
+    summary = best.record(objective)
+    machines = as_configured.cluster
+    return Plan(
+        strategy=TARGET_STRATEGY, model="fresh", k=len(workload), map_slots=machines.total_map_slots,
+        reduce_slots=machines.total_reduce_slots, order=chosen.levers.order or _arrival_order(night),
+        predicted_makespan=summary["makespan"], baseline_makespan=configured_runs.record(objective)["makespan"],
+        status="keep" if keep_it else "improved", solver="simulation", seconds=clock.seconds,
+        workload_fingerprint=workload_fingerprint(workload), pipeline=workload.has_dependencies,
+        cluster_fingerprint=cluster_fingerprint(cluster), objective=objective, ready_now=ready_now, window=window,
+        target="spark", levers=chosen.levers, config_fingerprint=current.fingerprint,
+        simulated={"objective": objective, "runs": runs, "noise": noise, "seed": seed, "chosen": chosen.name,
+                   "proposer": chosen.proposer, "keep": keep_it, "reason": reason,
+                   "configuration": "default" if current.default else list(current.sources),
+                   "configured_queues": dict(queues),
+                   "mean": summary["mean"], "p5": summary["p5"], "p95": summary["p95"],
+                   "makespan": summary["makespan"], "makespan_p5": summary["makespan_p5"],
+                   "makespan_p95": summary["makespan_p95"], "p_window": summary["p_window"],
+                   "bounds": bounds, "candidates": records,
+                   "comparisons": compare(best, [by_name[b.name] for b in baselines], objective, seed),
+                   "jobs": job_outcomes(best, night, window)},
+    )
+
+
+def spark_proposals(night: Workload, as_configured: Run, queues: Mapping[str, str], mode: str, *,
+                    objective: str, window: float | None, seed: int) -> list[Candidate]:
+    """The candidates for Spark (module docstring), each as deployable levers; ``mode`` is the
+    configuration's (FIFO or FAIR): a candidate in that mode leaves spark.scheduler.mode as it is."""
+    fifo = None if mode == "FIFO" else "fifo"
+    fair = None if mode == "FAIR" else "fair"
+    candidates = [replace_scheduler(c, fifo) for c in proposals(night, as_configured, "spark", queues, "fifo", None,
+                                                                objective=objective, window=window, seed=seed)]
+    candidates = [Candidate(c.name if c.name.startswith("FIFO") else f"FIFO, {c.name}", c.proposer, c.levers)
+                  for c in candidates]
+    jobs = list(night)
+    used = sorted(set(queues.values()))
+    order = _arrival_order(night)
+    base = {"scheduler": fair, "queues": dict(queues), "order": order}
+    candidates.append(Candidate("FAIR, fair pools", "Spark's FAIR mode, each pool FAIR inside",
+                                Levers(**base, policies={q: "fair" for q in used})))
+    candidates.append(Candidate("FAIR, FIFO pools", "Spark's FAIR mode, each pool FIFO inside",
+                                Levers(**base, policies={q: "fifo" for q in used})))
+    if len(used) > 1:
+        work = {q: sum(job.work for job in jobs if queues[job.name] == q) for q in used}
+        least = min((w for w in work.values() if w > 0), default=1.0)
+        candidates.append(Candidate("FAIR, pool weights by work", "each pool's weight its work over the least "
+                                    "pool's (whole numbers), so that the pools finish together",
+                                    Levers(**base, policies={q: "fair" for q in used},
+                                           weights={q: max(1, round(w / least)) for q, w in work.items()})))
+    cores = as_configured.total_slots
+    times = np.asarray([alone(job, cores) for job in jobs], dtype=float)
+    name = _free_pool("small", used)
+    reserve = max(1, round(SMALL_MIN_SHARE * cores))
+    for threshold in sorted({math.ceil(float(np.quantile(times, q, method="lower")) * 10.0) / 10.0
+                             for q in SMALL_QUANTILES}):
+        small = {job.name for job, time in zip(jobs, times, strict=True) if time <= threshold}
+        if not small or len(small) == len(jobs):
+            continue
+        moved = {job: (name if job in small else pool) for job, pool in queues.items()}
+        others = sorted({pool for job, pool in moved.items() if pool != name})
+        seconds = f"{threshold:,.1f}".removesuffix(".0")
+        candidates.append(Candidate(
+            f"FAIR, small-jobs pool (alone <= {seconds} s, minShare {reserve})",
+            f"the {len(small)} jobs taking at most {seconds} s alone in a pool {name!r} of their own (FAIR inside, "
+            f"minShare {reserve} of {cores} cores), the others FIFO in their pools",
+            Levers(scheduler=fair, queues=moved, order=order, policies={name: "fair", **{q: "fifo" for q in others}},
+                   min_shares={name: reserve})))
+    return candidates
+
+
+def replace_scheduler(candidate: Candidate, scheduler: str | None) -> Candidate:
+    """``candidate`` with its levers' scheduler set to ``scheduler`` and no pool settings (FIFO)."""
+    from dataclasses import replace
+
+    return replace(candidate, levers=replace(candidate.levers, scheduler=scheduler, policies={}))
+
+
+def _free_pool(stem: str, taken: Sequence[str]) -> str:
+    return next(name for i in range(len(taken) + 1) if (name := stem if i == 0 else f"{stem}_{i}") not in taken)
