@@ -62,6 +62,12 @@ HadoopConfOption = Annotated[
                                        "Simulates the cluster as configured (its scheduler, slots, nodes); "
                                        "a folder from `planner export` too.")
 ]
+SparkConfOption = Annotated[
+    list[Path] | None,
+    typer.Option("--spark-conf", help="Spark's files, repeatable: spark-defaults.conf and fairscheduler.xml, or a "
+                                      "folder from `planner export --to spark`. Simulates the jobs as Spark's "
+                                      "scheduler runs them.")
+]
 ReadyNowOption = Annotated[
     bool, typer.Option("--ready-now", help="Every job is ready at the start: ignore the submit times.")
 ]
@@ -77,7 +83,7 @@ SIMULATION_FLAGS = {"scheduler": "--scheduler", "delay": "--delay", "slots": "--
                     "reduce_slowstart": "--slowstart", "task_time_cv": "--task-time-cv",
                     "containers": "--containers", "copy_compute": "--containers", "heartbeat": "--heartbeat",
                     "config": "--config", "network": "--network", "hadoop_conf": "--hadoop-conf",
-                    "paths": "--hadoop-conf"}  # read_hadoop_conf's parameter
+                    "paths": "--hadoop-conf", "spark_conf": "--spark-conf"}  # read_hadoop_conf's parameter
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from planner.cli.options import (
     ExecutorOption,
     HadoopConfOption,
     ReadyNowOption,
+    SparkConfOption,
     WorkloadArgument,
     check_runs,
     check_seed,
@@ -76,7 +77,8 @@ _PLAN_OPTIONS = {"solver": "--solver", "time_limit": "--time-limit", "seed": "--
                  "model": "--model", "strategy": "--strategy", "robust": "--robust", "runs": "--runs",
                  "noise": "--noise", "executor": "--executor", "objective": "--objective",
                  "ready_now": "--ready-now", "window": "--window", "target": "--target",
-                 "hadoop_conf": "--hadoop-conf", "paths": "--hadoop-conf", "queue_map": "--queue-map"}
+                 "hadoop_conf": "--hadoop-conf", "paths": "--hadoop-conf", "queue_map": "--queue-map",
+                 "spark_conf": "--spark-conf"}
 
 
 def plan(
@@ -112,10 +114,11 @@ def plan(
                                      "weighted_response, or window (the chance of finishing by --window).")
     ] = Objective.makespan,
     target: Annotated[
-        PlanTarget | None, typer.Option(help="Plan for what runs it: mrv1, yarn-fair or yarn-capacity, with that "
+        PlanTarget | None, typer.Option(help="Plan for what runs it: mrv1, yarn-fair, yarn-capacity or spark, with that "
                                              "target's levers, chosen by simulating the configuration as exported.")
     ] = None,
     hadoop_conf: HadoopConfOption = None,
+    spark_conf: SparkConfOption = None,
     queue_map: Annotated[
         list[str] | None, typer.Option("--queue-map", help="--target: POOL=QUEUE or JOB=QUEUE (repeatable, or "
                                                            "comma-separated; *=QUEUE for the rest).")
@@ -155,9 +158,10 @@ def plan(
         _target_plan(workload, cluster, target.value, strategy=strategy, robust=robust, model=model, solver=solver,
                      k=k, time_limit=time_limit, seed=seed, runs=DEFAULT_TARGET_RUNS if runs is None else runs, noise=noise,
                      executor=executor, objective=objective.value, ready_now=ready_now, window=window,
-                     hadoop_conf=hadoop_conf, queue_map=queue_map, output=output, json_output=json_output)
+                     hadoop_conf=hadoop_conf, queue_map=queue_map, output=output, json_output=json_output,
+                     spark_conf=spark_conf)
         return
-    for flag, given in (("--hadoop-conf", hadoop_conf), ("--queue-map", queue_map)):
+    for flag, given in (("--hadoop-conf", hadoop_conf), ("--spark-conf", spark_conf), ("--queue-map", queue_map)):
         if given:
             raise InvalidInput(flag, "applies with --target only")
     runs = ROBUST_RUNS if runs is None else runs
@@ -222,7 +226,8 @@ def _critical_sections(made: Plan, batch: Workload, machines: Cluster, *, as_jso
 def _target_plan(workload: Path, cluster: Path, target: str, *, strategy: Strategy, robust: bool,
                  model: SlotModel | None, solver: str | None, k: int, time_limit: float, seed: int, runs: int, noise: float,
                  executor: str, objective: str, ready_now: bool, window: float | None, hadoop_conf: list[Path] | None,
-                 queue_map: list[str] | None, output: Path | None, json_output: bool) -> None:
+                 queue_map: list[str] | None, output: Path | None, json_output: bool,
+                 spark_conf: list[Path] | None = None) -> None:
     """`planner plan --target`: `plan_for_target`, printed as the recommendation and why, the
     bounds, the candidates and baselines as simulated, and each job's predicted finish."""
     from models.cluster import Cluster
@@ -236,6 +241,10 @@ def _target_plan(workload: Path, cluster: Path, target: str, *, strategy: Strate
                         ("--time-limit", time_limit != DEFAULT_TIME_LIMIT)):
         if given:
             raise InvalidInput(flag, "does not apply with --target: the target's levers are chosen by simulation")
+    if spark_conf and target != "spark":
+        raise InvalidInput("--spark-conf", f"applies with --target spark; {target} reads --hadoop-conf")
+    if hadoop_conf and target == "spark":
+        raise InvalidInput("--hadoop-conf", "--target spark reads Spark's files: give them with --spark-conf")
     check_seed(seed)
     check_runs(runs)
     batch, machines = Workload.from_file(workload), Cluster.from_file(cluster)
@@ -243,14 +252,15 @@ def _target_plan(workload: Path, cluster: Path, target: str, *, strategy: Strate
         mapping = parse_queue_map(queue_map) if queue_map else None
         made = plan_for_target(batch, machines, target, hadoop_conf=hadoop_conf, queue_map=mapping,
                                objective=objective, window=window, ready_now=ready_now, runs=runs, noise=noise,
-                               seed=seed, executor=executor_of(executor), progress=True)
+                               seed=seed, executor=executor_of(executor), progress=True, spark_conf=spark_conf)
     except InvalidInput as error:
         raise attribute(error, _PLAN_OPTIONS, workload=workload, cluster=cluster) from None
     if output is not None:
         made.to_file(output)
     emit([jobs_section(key, title, records, as_json=json_output) if key == "jobs" else
           Section(key, title, records, one=one) for key, title, records, one in target_sections(made, workload.name)]
-         + _critical_sections(made, batch, machines, as_json=json_output, hadoop_conf=hadoop_conf)
+         + (_critical_sections(made, batch, machines, as_json=json_output, hadoop_conf=hadoop_conf)
+            if target != "spark" else [])
          + [Section("timings", "wall time (s)", [{"plan": made.seconds}], one=True)], as_json=json_output)
 
 
@@ -261,7 +271,7 @@ Target = StrEnum("Target", [(name.replace("-", "_"), name) for name in TARGET_NA
 def export(
     plan_file: Annotated[Path, typer.Argument(metavar="PLAN", help="Plan file (.json) from `planner plan`.")],
     cluster: ClusterOption,
-    target: Annotated[Target, typer.Option("--to", help="mrv1 (Hadoop 1), yarn-fair or yarn-capacity.")],
+    target: Annotated[Target, typer.Option("--to", help="mrv1 (Hadoop 1), yarn-fair, yarn-capacity or spark.")],
     output: Annotated[Path, typer.Option("-o", "--output", help="Folder to write (new, or empty).")],
     workload: Annotated[
         Path | None, typer.Option("--workload", "-w", help="The plan's workload: submit jobs no earlier than "
@@ -271,14 +281,15 @@ def export(
     ] = None,
     ready_now: ReadyNowOption = False,
     hadoop_conf: HadoopConfOption = None,
+    spark_conf: SparkConfOption = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """Write the Hadoop configuration that applies a plan: the scheduler's files, per-node slot
+    """Write the Hadoop or Spark configuration that applies a plan: the scheduler's files, per-node slot
     counts, a submission script in the plan's order, and a README saying what goes where.
 
     A plan made with `planner plan --target` is merged into the configuration it was made from
-    (--hadoop-conf, the same files; without: the target's stock configuration), with
-    changes.diff against it.
+    (--hadoop-conf, the same files; --spark-conf for spark; without: the target's stock
+    configuration), with changes.diff against it.
 
     Example: planner export plan.json --cluster examples/cluster.yaml -w examples/nightly.yaml --to mrv1 -o hadoop-conf/
 
@@ -296,14 +307,24 @@ def export(
     batch = Workload.from_file(workload) if workload is not None else None
     try:
         current = None
-        if hadoop_conf:
+        spark = target.value == "spark"
+        if spark_conf and not spark:
+            raise InvalidInput("--spark-conf", f"applies with --to spark; {target.value} reads --hadoop-conf")
+        if hadoop_conf and spark:
+            raise InvalidInput("--hadoop-conf", "--to spark merges into Spark's files: give them with --spark-conf")
+        if spark_conf:
+            from planner.io.spark.merge import read_spark_current
+
+            current = read_spark_current(spark_conf)
+        elif hadoop_conf:
             from planner.io.hadoop.merge import read_current
 
             current = read_current(hadoop_conf)
         names = export_plan(chosen, batch, machines, target.value, output, ready_now=ready_now, current=current)
     except InvalidInput as error:
         raise attribute(error, {"target": "--to", "ready_now": "--ready-now", "workload": "--workload",
-                                "hadoop_conf": "--hadoop-conf", "paths": "--hadoop-conf"},
+                                "hadoop_conf": "--hadoop-conf", "paths": "--hadoop-conf",
+                                "spark_conf": "--spark-conf"},
                         workload=workload,
                         cluster=cluster) from None
     emit([Section("files", f"{target.value} configuration in {output}", [{"file": name} for name in names])],

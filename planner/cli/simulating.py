@@ -34,6 +34,7 @@ from planner.cli.options import (
     ReadyNowOption,
     SimulationFlags,
     SlowstartOption,
+    SparkConfOption,
     TaskTimeCvOption,
     WorkloadArgument,
     check_seed,
@@ -66,6 +67,7 @@ def simulate_command(
     heartbeat: HeartbeatOption = None,
     network: NetworkOption = False,
     hadoop_conf: HadoopConfOption = None,
+    spark_conf: SparkConfOption = None,
     queue_map: Annotated[
         list[str] | None, typer.Option("--queue-map", help="--hadoop-conf: POOL=QUEUE or JOB=QUEUE (repeatable, or "
                                                            "comma-separated; *=QUEUE for the rest).")
@@ -97,6 +99,8 @@ def simulate_command(
 
     Example: planner simulate examples/nightly.yaml -c examples/cluster.yaml --plan plan.json --target mrv1
 
+    Example: planner simulate examples/nightly.yaml -c examples/cluster.yaml --spark-conf spark-export/
+
     The result file is written a chunk of task records at a time; a long run shows its
     progress on stderr (simulated time, share of tasks done, ETA).
     """
@@ -123,7 +127,13 @@ def simulate_command(
                        flag="--heartbeat" if heartbeat is not None else None)
         chosen_plan = _read_plan(plan) if plan is not None else None
         made_for = chosen_plan.target if chosen_plan is not None else None
-        if plan is not None or hadoop_conf:
+        if spark_conf or made_for == "spark" or (plan is not None and target == "spark"):
+            run = _spark_run(chosen_plan, batch, given_cluster, spark_conf, target, ready_now, hadoop_conf,
+                             queue_map, split, scheduler, config, chosen_options)
+            label = f"spark {run.label}"
+            with _progress(run.effort(), f"simulating {workload.name} ({label})") as progress:
+                result = run.simulate(seed, progress=progress)
+        elif plan is not None or hadoop_conf:
             sets = "--plan" if plan is not None else "--hadoop-conf"
             setting = [("--scheduler", scheduler is not None), ("--config", config is not None)]
             # a plan for a target runs in the configuration it was made from (--hadoop-conf)
@@ -215,6 +225,40 @@ def _plan_run(chosen: Plan, batch: Workload, given: Cluster, machines: Cluster, 
         raise InvalidInput("--containers", "Hadoop 1 (--target mrv1) has typed slots; YARN targets run containers")
     return plan_run(chosen, batch, machines, target, ready_now=ready_now,
                     options=with_options(None, **chosen_options.options))
+
+
+def _spark_run(chosen: Plan | None, batch: Workload, given: Cluster, spark_conf: list[Path] | None, target: str,
+               ready_now: bool, hadoop_conf: list[Path] | None, queue_map: list[str] | None, split: object,
+               scheduler: str | None, config: Path | None, chosen_options: SimulationFlags) -> Run:
+    """`planner simulate --spark-conf` (Spark's files, or a folder `planner export --to spark` wrote)
+    or ``--plan`` of a plan for spark: the jobs as Spark's scheduler runs them
+    (`planner.io.spark.conf`); the files set the scheduler, the cluster file the executors."""
+    from planner.io.spark.conf import spark_run
+    from planner.io.spark.target import spark_plan_run
+
+    given_flags = [("--scheduler", scheduler is not None), ("--config", config is not None),
+                   ("--slots", split is not None), ("--hadoop-conf", bool(hadoop_conf)),
+                   ("--queue-map", bool(queue_map)), ("--delay", chosen_options.delay is not None),
+                   ("--heartbeat", chosen_options.heartbeat is not None),
+                   *((flag, chosen_options.options.get(key) is not None) for key, flag in (
+                       ("reduce_slowstart", "--slowstart"), ("task_time_cv", "--task-time-cv"),
+                       ("containers", "--containers"), ("network", "--network")))]
+    for flag, given_flag in given_flags:
+        if given_flag:
+            raise InvalidInput(flag, "does not go with Spark's files: they set the scheduler, the cluster file the "
+                                     "executors")
+    if chosen is None:
+        if target != "mrv1" or ready_now:
+            raise InvalidInput("--target" if target != "mrv1" else "--ready-now", "applies with --plan only")
+        return spark_run(spark_conf or [], batch, given)
+    if target not in ("mrv1", "spark") or (chosen.target not in (None, "spark")):
+        made = chosen.target or "a slot plan"
+        raise InvalidInput("--target", f"the plan was made for {made}; a plan for spark runs with --target spark")
+    if not chosen.matches(batch, given):
+        raise InvalidInput("--plan", "was made for another workload or cluster (fingerprints differ)")
+    if ready_now:
+        raise InvalidInput("--ready-now", "a plan runs on Spark as it was made; make it with --ready-now instead")
+    return spark_plan_run(chosen, batch, given, spark_conf)
 
 
 def _read_plan(path: Path) -> Plan:

@@ -53,7 +53,7 @@ SIMULATED_KEYS = ("objective", "runs", "noise", "seed", "chosen", "keep", "reaso
                   "candidates", "comparisons", "jobs")
 #: The targets a plan is made for (the export targets that make plans, `planner.io.hadoop.applied.HADOOP_TARGETS`;
 #: tests/test_target_plans.py checks they agree).
-TARGETS = ("mrv1", "yarn-fair", "yarn-capacity")
+TARGETS = ("mrv1", "yarn-fair", "yarn-capacity", "spark")
 ROBUST_KEYS = ("runs", "noise", "seed", "statistic", "chosen", "p90", "mean", "candidates")
 CANDIDATE_KEYS = ("model", "order", "map_slots", "predicted", "mean", "p90")
 

@@ -270,6 +270,9 @@ def _readme(config: CurrentConfig, files: Mapping[str, str], levers: Levers) -> 
     for name in sorted({*files, SUBMISSIONS, "submit.py", "submit.sh", "changes.diff"}):
         mark = "" if name not in files else ("new" if name not in config.files else "yes" if name in changed else "no")
         lines.append(f"| {name} | {_PLACES.get(name, 'where it was')} | {mark} |")
+    lines += ["", "## What changes", ""]
+    lines += [f"- {name}: {'changed' if name in config.files else 'added'}" for name in changed] or [
+        "- Nothing of the configuration: keep your configuration; only the submission schedule is new."]
     lines += ["", "## What this target cannot enforce", "",
               "- Spark orders FIFO jobs by job id, the order the driver submits them: submit.py submits them in the "
               "planned order at the planned times, each from its own thread; jobs submitted within a few "
@@ -279,6 +282,4 @@ def _readme(config: CurrentConfig, files: Mapping[str, str], levers: Levers) -> 
               "- Pools a job names that fairscheduler.xml lacks are made by Spark with FIFO, weight 1, minShare 0.",
               "- Executors are the cluster file's nodes and their cores; dynamic allocation would change them.",
               "", "Check it before applying: `planner simulate WORKLOAD -c CLUSTER --spark-conf THIS_FOLDER`.", ""]
-    if not changed:
-        lines[-4:-4] = ["- Nothing of the configuration changes: keep your configuration; only the schedule is new."]
     return "\n".join(lines)

@@ -17,8 +17,13 @@ from pathlib import Path
 from models import Cluster, InvalidInput, Workload
 from planner.io.hadoop.applied import submission_schedule
 from planner.io.hadoop.merge import CurrentConfig
-from planner.io.spark.conf import spark_run
-from planner.io.spark.merge import spark_default_config, spark_deployed_run, spark_merged_files
+from planner.io.spark.conf import SUBMISSIONS, spark_run
+from planner.io.spark.merge import (
+    read_spark_current,
+    spark_default_config,
+    spark_deployed_run,
+    spark_merged_files,
+)
 from planner.io.targets import register_target
 from planner.plans.levers import Levers
 from planner.plans.plan import Plan
@@ -86,3 +91,21 @@ class SparkTarget:
 
 
 register_target(SparkTarget())
+
+
+def spark_plan_run(plan: Plan, workload: Workload, cluster: Cluster,
+                   spark_conf: Sequence[str | Path] | None = None) -> Run:
+    """A plan for Spark as it runs once applied: a folder `planner export --to spark` wrote among
+    ``spark_conf`` read back, else the plan's levers written into the configuration it was made
+    from (``spark_conf``; Spark's stock configuration when it was made without) and read back."""
+    paths = [Path(path) for path in spark_conf or ()]
+    exports = [path for path in paths if path.is_dir() and (path / SUBMISSIONS).is_file()]
+    if exports:
+        return spark_run(exports[:1], workload, cluster)
+    made_from = (plan.simulated or {}).get("configuration")
+    if not paths and plan.target == "spark" and made_from != "default":
+        raise InvalidInput("spark_conf", f"the plan was made from {', '.join(made_from or [])}: give those files "
+                                         "(or the folder `planner export --to spark` wrote) with --spark-conf")
+    current = read_spark_current(paths) if paths else None
+    target = SparkTarget()
+    return spark_deployed_run(target.files(plan, workload, cluster, current=current), workload, cluster)
