@@ -24,6 +24,9 @@ Spark's scheduler as the simulator runs it (`spark_run`):
 
 - An application's jobs share the executors' cores: every core is a container that runs a task
   of either kind (``SimOptions(containers=True)``; a node offers its map plus reduce slots).
+- Cores are offered as soon as they are free: the cluster file's heartbeat (Hadoop's TaskTracker
+  report interval) is set to 0; Spark's backend offers an executor's cores when one of its tasks
+  ends (and all free cores every second, ``spark.scheduler.revive.interval``).
 - A stage starts when its parents have finished: ``reduce_slowstart = 1.0`` (Spark has no
   slow-start).
 - FIFO mode: jobs by job id, which is submission order: the simulator's `Fifo` with every job at
@@ -47,7 +50,11 @@ tests/test_spark_target.py where it can be on a small example):
    pending tasks) first.
 3. Offers: Spark sorts the pools once per offer round and lets the first take every core it can
    before the next (all cores free at once go to one pool); the simulator sorts again for each
-   core. Cores usually free one at a time (a task ends), where the two agree.
+   core. Cores free one at a time (a task's end is one status update) and jobs arrive one at a
+   time, where the two agree: on the hand-worked example of tests/test_spark_target.py (two
+   pools, one job each of 16 one-second tasks on 8 cores) both end the jobs at 3 s and 4 s. They
+   differ only at a revive round (every second) that finds several free cores and several
+   needy pools.
 4. Inside a FAIR pool Spark weighs each stage (task set) 1 and breaks ties by stage name; the
    simulator divides a job's running tasks by its weight in the workload and breaks ties by
    submission.
@@ -180,9 +187,11 @@ def spark_run(paths: Iterable[str | Path], workload: Workload, cluster: Cluster,
 
 
 def setup_run(setup: SparkSetup, workload: Workload, cluster: Cluster, *, base: SimOptions | None = None) -> Run:
-    """The `Run` of ``workload`` on ``cluster`` under ``setup``."""
+    """The `Run` of ``workload`` on ``cluster`` under ``setup``: the cluster's nodes and slots as the
+    executors and their cores, offered as soon as they are free (no heartbeat: Spark's backend
+    offers an executor's cores when one of its tasks ends)."""
     batch = setup.submit(workload)
-    return Run(batch, cluster, setup.scheduler(batch), None, spark_options(base))
+    return Run(batch, cluster.with_changes(heartbeat=0.0), setup.scheduler(batch), None, spark_options(base))
 
 
 def spark_files(paths: Iterable[str | Path], field: str = "spark_conf") -> dict[str, tuple[str, str]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
 
 from models import Cluster, InvalidInput, Workload
@@ -90,6 +91,7 @@ class SparkTarget:
         return plan.levers, config
 
 
+import_module("planner.io.hadoop.targets")  # the built-in targets register in TARGET_MODULES' order
 register_target(SparkTarget())
 
 

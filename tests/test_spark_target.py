@@ -1,0 +1,284 @@
+"""The spark target (`planner.io.spark`): fairscheduler.xml and spark-defaults.conf read as Spark
+reads them and merged with a plan's levers, errors in one line, a plan for spark never worse than
+the configuration as it is, an export that simulates to the plan's run, and the CLI."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from models import Cluster, InvalidInput, Job, Workload
+from planner.cli.main import app
+from planner.io.hadoop.merge import CurrentConfig, default_config, merged_files
+from planner.io.spark.conf import (
+    IgnoredSparkSetting,
+    SparkPool,
+    read_properties,
+    read_spark_conf,
+    spark_run,
+    spark_seconds,
+)
+from planner.io.spark.merge import (
+    read_spark_current,
+    spark_default_config,
+    spark_deployed_run,
+    spark_merged_files,
+)
+from planner.io.spark.target import spark_plan_run
+from planner.planning.deploy import plan_for_target
+from planner.plans.levers import Levers
+from planner.simulator.schedulers.fair import Fair
+from planner.simulator.schedulers.fifo import Fifo
+
+ROOT = Path(__file__).resolve().parent.parent
+NIGHTLY, CLUSTER = ROOT / "examples" / "nightly.yaml", ROOT / "examples" / "cluster.yaml"
+
+POOLS = """<?xml version="1.0"?>
+<!-- the operator's pools -->
+<allocations>
+  <pool name="production">
+    <schedulingMode>FAIR</schedulingMode>
+    <weight>2</weight>  <!-- twice the research pool -->
+    <minShare>4</minShare>
+  </pool>
+  <pool name="research">
+    <schedulingMode>fifo</schedulingMode>
+  </pool>
+</allocations>
+"""
+DEFAULTS = """# the operator's defaults
+spark.master                     spark://head:7077
+spark.scheduler.mode=FAIR
+spark.scheduler.allocation.file  /etc/spark/conf/fairscheduler.xml
+"""
+
+
+def _conf(tmp_path: Path, pools: str = POOLS, defaults: str = DEFAULTS) -> Path:
+    folder = tmp_path / "conf"
+    folder.mkdir(exist_ok=True)
+    (folder / "fairscheduler.xml").write_text(pools)
+    (folder / "spark-defaults.conf").write_text(defaults)
+    return folder
+
+
+def _small_cluster() -> Cluster:
+    return Cluster(nodes=1, racks=1, map_slots=4, reduce_slots=4)
+
+
+def test_the_files_read_as_spark_reads_them(tmp_path):
+    with pytest.warns(IgnoredSparkSetting, match="spark.master"):  # named, never dropped in silence
+        setup = read_spark_conf([_conf(tmp_path)])
+    assert setup.mode == "FAIR" and setup.node_wait == setup.rack_wait == 3.0  # Spark's locality wait
+    assert setup.pools == (SparkPool("production", "FAIR", 2, 4), SparkPool("research", "FIFO", 1, 0))
+    workload = Workload([Job(name="a", map_tasks=2, map_time=5.0, pool="adhoc")])
+    scheduler = setup.scheduler(workload)
+    assert isinstance(scheduler, Fair)
+    # pools the file lacks, "default" and the job's, are made as Spark makes them: FIFO, weight 1, minShare 0
+    assert {name: (p.mode, p.weight, p.min_share(0)) for name, p in scheduler.pools.items()} == {
+        "production": ("fair", 2.0, 4), "research": ("fifo", 1.0, 0), "default": ("fifo", 1.0, 0),
+        "adhoc": ("fifo", 1.0, 0)}
+
+
+def test_fifo_is_sparks_default_and_ignores_the_pools(tmp_path):
+    with pytest.warns(IgnoredSparkSetting, match="Spark ignores them"):
+        setup = read_spark_conf([_conf(tmp_path, defaults="spark.locality.wait 500\n")])
+    assert setup.mode == "FIFO" and setup.node_wait == 0.5  # a bare number is milliseconds
+    assert isinstance(setup.scheduler(Workload([Job(name="a", map_tasks=1, map_time=1.0)])), Fifo)
+
+
+def test_properties_as_java_reads_them():
+    text = "# c\n! c\na.b=1\nc.d : two\ne.f   three \\\n  four\n\nspark.x\n"
+    assert read_properties(text, "f") == {"a.b": ("1", 3), "c.d": ("two", 4), "e.f": ("three four", 5),
+                                          "spark.x": ("", 8)}
+    assert spark_seconds("3s", "w", None) == 3.0 and spark_seconds("1min", "w", None) == 60.0
+    assert spark_seconds("250ms", "w", None) == 0.25
+
+
+@pytest.mark.parametrize(("pools", "defaults", "message"), [
+    (POOLS.replace("fifo", "lottery"), DEFAULTS,
+     r"fairscheduler.xml: pool 'research'.schedulingMode: must be FIFO or FAIR, got 'lottery'$"),
+    (POOLS.replace("<weight>2", "<weight>1.5"), DEFAULTS,
+     r"fairscheduler.xml: pool 'production'.weight: must be a whole number, got '1.5'$"),
+    (POOLS.replace("<minShare>4", "<minShare>-1"), DEFAULTS,
+     r"fairscheduler.xml: pool 'production'.minShare: must be at least 0, got -1$"),
+    (POOLS.replace('name="research"', 'name="production"'), DEFAULTS,
+     r"fairscheduler.xml: pool 'production': is given twice$"),
+    (POOLS.replace(' name="research"', ""), DEFAULTS, r"fairscheduler.xml: pool\[1\].name: every pool needs a name$"),
+    (POOLS.replace("</allocations>", ""), DEFAULTS, r"fairscheduler.xml: line \d+: malformed XML"),
+    (POOLS, DEFAULTS.replace("=FAIR", "=FAST"), r"spark-defaults.conf: spark.scheduler.mode: must be FIFO or FAIR"),
+    (POOLS, DEFAULTS.replace("/fairscheduler.xml", "/pools.xml"),
+     r"spark.scheduler.allocation.file: names '/etc/spark/conf/pools.xml', which is not among the files given"),
+    (POOLS, DEFAULTS + "spark.locality.wait soon\n",
+     r"spark-defaults.conf: spark.locality.wait: must be a time such as 3s or 500ms, got 'soon'$"),
+])
+def test_bad_files_are_one_error_naming_file_pool_and_field(tmp_path, pools, defaults, message):
+    with warnings.catch_warnings(), pytest.raises(InvalidInput, match=message) as caught:
+        warnings.simplefilter("ignore")
+        read_spark_conf([_conf(tmp_path, pools, defaults)])
+    assert "\n" not in str(caught.value)
+
+
+def _workload() -> Workload:
+    return Workload([Job(name=name, map_tasks=8, reduce_tasks=2, map_time=10.0, reduce_time=5.0, pool=pool)
+                     for name, pool in (("a", "production"), ("b", "research"), ("c", "research"))])
+
+
+def test_merge_keeps_what_the_plan_does_not_change(tmp_path):
+    current = read_spark_current([_conf(tmp_path)])
+    workload = _workload()
+    # no lever: the configuration byte for byte, only the schedule is new
+    kept = spark_merged_files(current, Levers(), workload)
+    assert {name: kept[name] for name in current.files} == current.files and kept["changes.diff"] == ""
+    levers = Levers(scheduler="fair", weights={"research": 3}, min_shares={"adhoc": 2}, policies={"adhoc": "fair"})
+    files = spark_merged_files(current, levers, workload)
+    assert files["spark-defaults.conf"] == current.files["spark-defaults.conf"]  # already FAIR
+    xml = files["fairscheduler.xml"]
+    assert "<!-- the operator's pools -->" in xml and "<!-- twice the research pool -->" in xml
+    assert POOLS.split("<pool name=\"research\">")[0].split("<allocations>")[1] in xml  # production untouched
+    again = read_spark_current([_written(tmp_path / "merged", files)])
+    pools = {pool.name: pool for pool in read_spark_conf([tmp_path / "merged"], warn=False).pools}
+    assert pools["research"] == SparkPool("research", "FIFO", 3, 0)
+    assert pools["adhoc"] == SparkPool("adhoc", "FAIR", 1, 2)
+    assert pools["production"] == SparkPool("production", "FAIR", 2, 4)
+    assert again.files["fairscheduler.xml"] == xml
+
+
+def _written(folder: Path, files: dict[str, str]) -> Path:
+    folder.mkdir()
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    return folder
+
+
+def test_switching_the_stock_configuration_to_fair_adds_the_pools_file():
+    files = spark_merged_files(spark_default_config(), Levers(scheduler="fair", weights={"research": 2}), _workload())
+    assert "spark.scheduler.mode FAIR\n" in files["spark-defaults.conf"]
+    assert "spark.scheduler.allocation.file fairscheduler.xml\n" in files["spark-defaults.conf"]
+    assert "<weight>2</weight>" in files["fairscheduler.xml"]
+    run = spark_deployed_run(files, _workload(), _small_cluster())
+    assert isinstance(run.scheduler, Fair) and run.scheduler.pools["research"].weight == 2.0
+    assert run.options.containers and run.options.reduce_slowstart == 1.0
+
+
+@pytest.mark.parametrize(("levers", "message"), [
+    (Levers(priorities={"a": 1}), "levers.priorities: Spark has no job priorities"),
+    (Levers(slowstart=0.5), "levers.slowstart: a Spark stage starts when its parents have finished"),
+    (Levers(max_running={"research": 2}), "levers.max_running: Spark has no running-job limit"),
+    (Levers(scheduler="capacity"), "levers.scheduler: Spark's scheduler is fifo or fair"),
+    (Levers(scheduler="fair", weights={"research": 1.5}), "levers.weights.research: Spark reads a pool's weight"),
+    (Levers(min_shares={"research": 2}), "levers.min_shares: pools' settings apply in FAIR mode"),
+])
+def test_levers_spark_lacks_are_refused(levers, message):
+    with pytest.raises(InvalidInput, match=message):
+        spark_merged_files(spark_default_config(), levers, _workload())
+
+
+def test_hadoop_targets_refuse_min_shares():
+    cluster = _small_cluster()
+    with pytest.raises(InvalidInput, match="levers.min_shares: minShare is a Spark pool's lever"):
+        merged_files(default_config("yarn-fair", cluster), Levers(min_shares={"default": 1}), _workload(), cluster,
+                     "yarn-fair")
+    assert Levers.from_dict(Levers(min_shares={"x": 2}).to_dict()).min_shares == {"x": 2}
+    assert "min_shares" not in Levers().to_dict()  # plans written before it read the same
+
+
+def test_a_plan_for_spark_is_never_worse_than_the_configuration(tmp_path):
+    workload, cluster = Workload.from_file(NIGHTLY), Cluster.from_file(CLUSTER)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plan = plan_for_target(workload, cluster, "spark", objective="mean_response", ready_now=True, runs=4)
+    records = {r["setup"]: r for r in plan.simulated["candidates"]}
+    assert plan.target == "spark" and plan.simulated["mean"] <= records["as configured"]["mean"]
+    assert plan.status == "improved" and not plan.simulated["keep"]
+    # the export simulates to the plan's run, seed 0
+    folder = tmp_path / "export"
+    from planner.io.targets import export_plan
+
+    export_plan(plan, workload, cluster, "spark", folder)
+    exported = spark_run([folder], workload, cluster).simulate(0)
+    assert exported.to_json() == spark_plan_run(plan, workload, cluster).simulate(0).to_json()
+
+
+def test_keep_your_configuration_when_nothing_beats_it():
+    # one job: no order, pool or weight changes anything
+    workload = Workload([Job(name="only", map_tasks=8, reduce_tasks=2, map_time=10.0, reduce_time=5.0)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plan = plan_for_target(workload, _small_cluster(), "spark", runs=3)
+    assert plan.simulated["keep"] and plan.status == "keep" and plan.levers.changes_nothing
+
+
+def test_cores_are_offered_as_spark_offers_them():
+    """Differences 3 and the heartbeat of `planner.io.spark.conf`, on a hand-worked example: 8
+    cores, two FAIR pools "a" and "b" of weight 1, one job each of 16 one-second tasks, "a"
+    submitted at 0 and "b" a millisecond later (Spark numbers jobs as they come).
+
+    Spark, by hand: "a" takes the 8 free cores at 0; at 1 s its tasks end one status update at a
+    time and each freed core goes to the neediest pool, "b" until both run 4; "a" ends at 3 s,
+    "b" at 4 s. The simulator gives the same. With the cluster file's 3 s heartbeat (Hadoop's
+    TaskTracker reports, which the spark run sets to 0) the jobs would end at 7 s and 10 s."""
+    workload = Workload([Job(name=name, map_tasks=16, map_time=1.0, pool=name) for name in ("a", "b")])
+    files = spark_merged_files(spark_default_config(), Levers(scheduler="fair", policies={"a": "fair", "b": "fair"}),
+                               workload)
+    cluster = Cluster(nodes=1, racks=1, map_slots=4, reduce_slots=4, heartbeat=3.0)
+    run = spark_deployed_run(files, workload, cluster)
+    assert [(job["name"], job["finish"]) for job in run.simulate(0).jobs] == [("a", 3.0), ("b", 4.0)]
+    from dataclasses import replace
+
+    with_heartbeat = replace(run, cluster=cluster).simulate(0)
+    assert [job["finish"] for job in with_heartbeat.jobs] == [7.0, 10.0]
+
+
+runner = CliRunner()
+
+
+def _cli(*args: str):
+    return runner.invoke(app, [str(arg) for arg in args])
+
+
+def test_cli_export_then_simulate_gives_the_plans_run(tmp_path):
+    plan = tmp_path / "plan.json"
+    made = _cli("plan", NIGHTLY, "-c", CLUSTER, "--target", "spark", "--ready-now", "--runs", "3", "-o", plan)
+    assert made.exit_code == 0, made.output
+    out = tmp_path / "out"
+    exported = _cli("export", plan, "-c", CLUSTER, "-w", NIGHTLY, "--to", "spark", "-o", out)
+    assert exported.exit_code == 0, exported.output
+    assert {"fairscheduler.xml", "spark-defaults.conf", "submissions.tsv", "submit.py", "submit.sh",
+            "README.md"} <= {p.name for p in out.iterdir()} | {"fairscheduler.xml"}
+    from_files = _cli("simulate", NIGHTLY, "-c", CLUSTER, "--spark-conf", out, "--json")
+    from_plan = _cli("simulate", NIGHTLY, "-c", CLUSTER, "--plan", plan, "--json")
+    assert from_files.exit_code == from_plan.exit_code == 0, from_files.output + from_plan.output
+    assert json.loads(from_files.stdout)["result"] == json.loads(from_plan.stdout)["result"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("simulate", NIGHTLY, "-c", CLUSTER, "--spark-conf", "{bad}"),
+     "error: {bad}/fairscheduler.xml: pool 'research'.schedulingMode: must be FIFO or FAIR, got 'lottery'"),
+    (("simulate", NIGHTLY, "-c", CLUSTER, "--spark-conf", "{conf}", "--scheduler", "fair"),
+     "error: --scheduler: does not go with Spark's files"),
+    (("plan", NIGHTLY, "-c", CLUSTER, "--target", "mrv1", "--spark-conf", "{conf}"),
+     "error: --spark-conf: applies with --target spark"),
+    (("plan", NIGHTLY, "-c", CLUSTER, "--target", "spark", "--hadoop-conf", "{conf}"),
+     "error: --hadoop-conf: --target spark reads Spark's files"),
+])
+def test_cli_errors_are_one_line_and_exit_2(tmp_path, args, message):
+    conf = _conf(tmp_path)
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "fairscheduler.xml").write_text(POOLS.replace("fifo", "lottery"))
+    (bad / "spark-defaults.conf").write_text(DEFAULTS)
+    filled = [str(arg).format(conf=conf, bad=bad) for arg in args]
+    result = _cli(*filled)
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines() if result.stderr else result.output.strip().splitlines()
+    assert lines == [message.format(bad=bad)] or lines[0].startswith(message.format(bad=bad))
+    assert len(lines) == 1
+
+
+def test_a_current_config_is_the_shared_dataclass(tmp_path):
+    assert isinstance(read_spark_current([_conf(tmp_path)]), CurrentConfig)
+    assert spark_default_config().default
