@@ -179,7 +179,7 @@ def test_levers_spark_lacks_are_refused(levers, message):
 
 def test_hadoop_targets_refuse_min_shares():
     cluster = _small_cluster()
-    with pytest.raises(InvalidInput, match="levers.min_shares: minShare is a Spark pool's lever"):
+    with pytest.raises(InvalidInput, match=r"levers\.min_shares: minShare is a Spark pool.s lever"):
         merged_files(default_config("yarn-fair", cluster), Levers(min_shares={"default": 1}), _workload(), cluster,
                      "yarn-fair")
     assert Levers.from_dict(Levers(min_shares={"x": 2}).to_dict()).min_shares == {"x": 2}

@@ -54,6 +54,7 @@ figure (the fluid prediction of a slot split) is labelled as the model's.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
 from collections.abc import Mapping, Sequence
@@ -186,8 +187,8 @@ def plan_for_target(
     if target == "spark":
         if hadoop_conf:
             raise InvalidInput("hadoop_conf", "a plan for spark starts from Spark's files: give them as spark_conf")
-        from planner.planning.spark_deploy import plan_for_spark
-
+        # spark_deploy builds on this module's candidates and decision: imported by name, on use
+        plan_for_spark = importlib.import_module("planner.planning.spark_deploy").plan_for_spark
         return plan_for_spark(workload, cluster, spark_conf=spark_conf, queue_map=queue_map, objective=objective,
                               window=window, ready_now=ready_now, runs=runs, noise=noise, seed=seed,
                               executor=executor, progress=progress)

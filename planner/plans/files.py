@@ -51,7 +51,7 @@ ORDERING_KEYS = ("problem", "method", "objective", "status", "value", "bound", "
 #: What a target plan's ``simulated`` must hold (the planner's measurements; other keys are kept as written).
 SIMULATED_KEYS = ("objective", "runs", "noise", "seed", "chosen", "keep", "reason", "mean", "makespan", "bounds",
                   "candidates", "comparisons", "jobs")
-#: The targets a plan is made for (the export targets that make plans, `planner.io.hadoop.applied.HADOOP_TARGETS`;
+#: The targets a plan is made for (`planner.io.hadoop.applied.HADOOP_TARGETS` and "spark";
 #: tests/test_target_plans.py checks they agree).
 TARGETS = ("mrv1", "yarn-fair", "yarn-capacity", "spark")
 ROBUST_KEYS = ("runs", "noise", "seed", "statistic", "chosen", "p90", "mean", "candidates")
