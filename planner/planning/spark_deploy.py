@@ -47,18 +47,8 @@ from planner.io.spark.merge import (
 )
 from planner.limits import MAX_RUNS, MAX_SEED
 from planner.planning import arrivals
-from planner.planning.deploy import (
-    MIN_GAIN,
-    UNITS,
-    Candidate,
-    _arrival_order,
-    _best,
-    _gain_scale,
-    _proposer,
-    _verdict_words,
-    decide,
-    proposals,
-)
+from planner.planning.candidates import Candidate, arrival_order, proposals, proposer_of
+from planner.planning.decision import MIN_GAIN, UNITS, best_measured, decide, gain_scale, verdict_words
 from planner.plans.files import TARGET_OBJECTIVES, TARGET_STRATEGY
 from planner.plans.levers import Levers
 from planner.plans.plan import Plan
@@ -125,8 +115,8 @@ def plan_for_spark(workload: Workload, cluster: Cluster, *, spark_conf: Sequence
     measured = measure([*baselines, *first], runs=runs, noise=noise, seed=seed, executor=executor,
                        progress=progress, description="planning for spark")
     by_name = {m.name: m for m in measured}
-    scale = _gain_scale(by_name[configured.name], objective)
-    best = _best([by_name[c.name] for c in candidates], objective)
+    scale = gain_scale(by_name[configured.name], objective)
+    best = best_measured([by_name[c.name] for c in candidates], objective)
     chosen = next(c for c in candidates if c.name == best.name)
     configured_runs = by_name[configured.name]
     against_configured = compare(best, [configured_runs], objective, seed)[0]
@@ -138,22 +128,22 @@ def plan_for_spark(workload: Workload, cluster: Cluster, *, spark_conf: Sequence
         because = (f"better run for run, but by less than the {MIN_GAIN:.0%} ({MIN_GAIN * scale:,.1f}"
                    f"{UNITS[objective]}) a change must gain" if short else "not better run for run")
         reason = (f"no candidate gains enough over the configuration as it is on {objective}: the best, "
-                  f"{chosen.name}, is {because} ({_verdict_words(against_configured)}): keep your configuration")
+                  f"{chosen.name}, is {because} ({verdict_words(against_configured)}): keep your configuration")
         chosen, best = Candidate("as configured", "the configuration as it is", keep), configured_runs
     elif beaten_by:
         reason = (f"{chosen.name} beats the configuration as it is run for run on {objective}, by less than the "
                   f"{MIN_GAIN:.0%} a change must gain; but {' and '.join(beaten_by)} beat the configuration as it "
-                  f"is run for run, and no baseline beats {chosen.name}: {_verdict_words(against_configured)}")
+                  f"is run for run, and no baseline beats {chosen.name}: {verdict_words(against_configured)}")
     else:
         reason = (f"{chosen.name} beats the configuration as it is run for run on {objective}: "
-                  f"{_verdict_words(against_configured)}")
-    records = [by_name[m].record(objective) | {"proposer": _proposer(m, candidates), "model_makespan": None}
+                  f"{verdict_words(against_configured)}")
+    records = [by_name[m].record(objective) | {"proposer": proposer_of(m, candidates), "model_makespan": None}
                for m in by_name]
     summary = best.record(objective)
     machines = as_configured.cluster
     return Plan(
         strategy=TARGET_STRATEGY, model="fresh", k=len(workload), map_slots=machines.total_map_slots,
-        reduce_slots=machines.total_reduce_slots, order=chosen.levers.order or _arrival_order(night),
+        reduce_slots=machines.total_reduce_slots, order=chosen.levers.order or arrival_order(night),
         predicted_makespan=summary["makespan"], baseline_makespan=configured_runs.record(objective)["makespan"],
         status="keep" if keep_it else "improved", solver="simulation", seconds=clock.seconds,
         workload_fingerprint=workload_fingerprint(workload), pipeline=workload.has_dependencies,
@@ -184,7 +174,7 @@ def spark_proposals(night: Workload, as_configured: Run, queues: Mapping[str, st
                   for c in candidates]
     jobs = list(night)
     used = sorted(set(queues.values()))
-    order = _arrival_order(night)
+    order = arrival_order(night)
     base = {"scheduler": fair, "queues": dict(queues), "order": order}
     candidates.append(Candidate("FAIR, fair pools", "Spark's FAIR mode, each pool FAIR inside",
                                 Levers(**base, policies={q: "fair" for q in used})))
