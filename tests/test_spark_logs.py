@@ -98,7 +98,7 @@ def test_two_stage_job_is_a_mapreduce_job(tmp_path):
     assert (job.submit, job.shuffle_bytes, job.input_bytes) == (0.1, 500.0, 0.0)
     assert batch.task_times == {"sort": {"map": (1.0, 1.4), "reduce": (0.5,)}}
     assert batch.recorded == ({"job": "sort", "spark_jobs": "0", "stages": "0,1", "pool": "default", "submit": 0.1,
-                               "first_launch": 0.15, "end": 2.2, "runtime": 2.1},)
+                               "first_launch": 0.15, "end": 2.2, "runtime": 2.1, "app": "app-test"},)
     assert (batch.cluster.nodes, batch.cluster.map_slots, batch.cluster.reduce_slots) == (2, 1, 1)
     assert batch.cluster.heartbeat == 0.0
     assert batch.options.containers and batch.options.reduce_slowstart == 1.0

@@ -56,10 +56,10 @@ if TYPE_CHECKING:
     from planner.simulator.schedulers.pools import Pool
 
 __all__ = ["RECORDED_FIELDS", "SparkBatch", "SparkImportWarning", "read_spark", "read_spark_application",
-           "read_spark_batch", "spark_batch"]
+           "read_spark_batch", "spark_batch", "spark_batch_of"]
 
 #: The fields of a `SparkBatch.recorded` row.
-RECORDED_FIELDS = ("job", "spark_jobs", "stages", "pool", "submit", "first_launch", "end", "runtime")
+RECORDED_FIELDS = ("job", "spark_jobs", "stages", "pool", "submit", "first_launch", "end", "runtime", "app")
 #: The listener events `read_spark_application` reads; any other is named in a warning.
 MODELLED_EVENTS = frozenset({
     "SparkListenerLogStart", "SparkListenerApplicationStart", "SparkListenerApplicationEnd",
@@ -437,7 +437,7 @@ class SparkBatch:
     recorded times hold them), ``scheduler`` ("fifo" or "fair"), ``pools`` (the pools the jobs
     used), ``task_times`` (every step's successful task durations, launch to finish, in launch
     order: `SimOptions.task_times` for a replay), ``recorded`` (one flat row per step:
-    `RECORDED_FIELDS`, times in seconds from the application's start) and ``notes`` (what the
+    `RECORDED_FIELDS`, times in seconds from the application's start, ``app`` its id) and ``notes`` (what the
     batch leaves out)."""
 
     workload: Workload
@@ -572,7 +572,7 @@ def spark_batch(app: SparkApplication) -> SparkBatch:
         recorded.append({"job": step.name, "spark_jobs": str(step.spark_job.job),
                          "stages": ",".join(str(s) for s in step.stages), "pool": step.spark_job.pool,
                          "submit": step.spark_job.submit, "first_launch": min(t.launch for t in attempts),
-                         "end": end, "runtime": round(end - step.spark_job.submit, 6)})
+                         "end": end, "runtime": round(end - step.spark_job.submit, 6), "app": app.app_id})
     cluster = _cluster(app, notes, Cluster)
     unit = {"cpu": 1.0, "io": 1.0, "balanced": 1.0}
     options = SimOptions(containers=True, reduce_slowstart=1.0, rack_factor=unit, off_rack_factor=unit)
@@ -693,11 +693,14 @@ def read_spark_batch(paths: str | Path | Sequence[str | Path]) -> SparkBatch:
     items = [paths] if isinstance(paths, str | Path) else list(paths) if isinstance(paths, Sequence) else None
     if not items:
         raise InvalidType("paths", f"must be an event log's path or a list of them, got {shown(paths)}")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", SparkImportWarning)
-        pairs = [(app, spark_batch(app)) for app in (read_spark_application(p) for p in items)]
-    for warning in caught:  # once each, from the caller's line
-        warnings.warn(warning.message, warning.category, stacklevel=2)
+    return spark_batch_of([read_spark_application(path) for path in items])
+
+
+def spark_batch_of(apps: Sequence[SparkApplication]) -> SparkBatch:
+    """`spark_batch` of one application, or the applications' batches as one (`read_spark_batch`)."""
+    if not apps:
+        raise InvalidInput("apps", "must hold at least one SparkApplication")
+    pairs = [(app, spark_batch(app)) for app in apps]
     if len(pairs) == 1:
         return pairs[0][1]
     return _merged(pairs)
