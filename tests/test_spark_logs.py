@@ -186,3 +186,18 @@ def test_cli_imports_several_logs(tmp_path, data_dir):
 def test_cli_refuses_several_files_for_other_formats(tmp_path, data_dir):
     status, _, err = planner("import", "rumen", data_dir / "wordcount.json", data_dir / "wordcount.json")
     assert status == 2 and "FILE: rumen traces are read one file at a time" in err
+
+
+def test_a_stage_shared_with_an_earlier_job(tmp_path):
+    """Job 1 lists stage 0 again (Spark reuses the shuffle-map stage job 0 ran, and skips it): stage 0
+    stays job 0's, and job 1 (its result stage 2 reads stage 0) waits for job 0."""
+    events = header({"1": 2})
+    s0, s1, s2 = stage_info(0, 1), stage_info(1, 1, parents=(0,)), stage_info(2, 1, parents=(0,))
+    events += [job_start(0, 0, [s0, s1]), stage_submitted(s0, 0), task_end(0, 0, 0, 100, run=90),
+               stage_submitted(s1, 100), task_end(1, 1, 100, 200, run=90, kind="ResultTask"), job_end(0, 200),
+               job_start(1, 300, [{**s0, "Submission Time": 1_000_000}, s2]), stage_submitted(s2, 300),
+               task_end(2, 2, 300, 400, run=90, kind="ResultTask"), job_end(1, 400)]
+    batch, _ = _quiet(read_spark_batch, write_log(tmp_path / "shared", events))
+    assert [(job.name, job.map_tasks, job.reduce_tasks, [d.job for d in job.after]) for job in batch.workload] == [
+        ("job-0", 1, 1, []), ("job-1", 1, 0, ["job-0"])]
+    assert any("1 stage(s) skipped" in note for note in batch.notes)

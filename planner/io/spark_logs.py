@@ -188,8 +188,7 @@ def read_spark_application(path: str | Path) -> SparkApplication:
 
     Errors (`InvalidInput`) name the file and the line: a line that is not a listener event, a
     field of the wrong type, a log without listener events or without an application's jobs."""
-    path = as_path(path, "path")
-    state = _LogState(str(path))
+    state = _LogState(str(as_path(path, "path")))
     for event in read_events(path):
         _read_event(state, event)
     return _application(state)
@@ -253,7 +252,10 @@ def _executor_added(state: _LogState, event: SparkEvent) -> None:
                                  cores, added, None, None]
 
 
-def _stage_info(state: _LogState, event: SparkEvent, info: Mapping[str, Any], where: str) -> _StageDraft:
+def _stage_info(state: _LogState, event: SparkEvent, info: Mapping[str, Any], where: str, *,
+                in_job: bool = False) -> _StageDraft:
+    """The stage attempt ``info`` describes, made on first sight. A job's ``Stage Infos`` (``in_job``)
+    say when a stage was made, not when it ran: they never mark it submitted."""
     stage = _value(event, info, "Stage ID", "int", required=True, where=where)
     attempt = _value(event, info, "Stage Attempt ID", "int", where=where) or 0
     parents = tuple(_value(event, {"Parent IDs": p}, "Parent IDs", "int", where=where)
@@ -269,7 +271,7 @@ def _stage_info(state: _LogState, event: SparkEvent, info: Mapping[str, Any], wh
                             tasks, parents, tuple(sorted(rdds)))
         state.stages[(stage, attempt)] = draft
     submitted = _value(event, info, "Submission Time", "int", where=where)
-    if submitted is not None:
+    if submitted is not None and not in_job:
         draft.submit_ms = submitted
         state.saw(submitted)
     return draft
@@ -287,8 +289,7 @@ def _job_start(state: _LogState, event: SparkEvent) -> None:
     for position, info in enumerate(infos):
         if not isinstance(info, dict):
             raise _fail(event, f"Stage Infos[{position}]", f"must be a JSON object, got {shown(info)}")
-        draft = _stage_info(state, event, info, f"Stage Infos[{position}].")
-        draft.submit_ms = None  # a job's stage infos say when the stage was made, not when it ran
+        _stage_info(state, event, info, f"Stage Infos[{position}].", in_job=True)
     stage_ids = [_value(event, {"Stage IDs": s}, "Stage IDs", "int") for s in ids] if ids is not None else [
         _value(event, info, "Stage ID", "int") for info in infos]
     for stage in stage_ids:
@@ -488,6 +489,7 @@ def _order(stages: Iterable[int], parents: Mapping[int, tuple[int, ...]]) -> lis
 def spark_batch(app: SparkApplication) -> SparkBatch:
     """The batch of ``app``'s jobs (module docstring); ``notes`` also come as a `SparkImportWarning`."""
     from models.cluster import Cluster
+    from models.dag import Dependency
     from models.job import Job
     from models.workload import Workload
     from planner.simulator.options import SimOptions
@@ -499,10 +501,10 @@ def spark_batch(app: SparkApplication) -> SparkBatch:
     notes: list[str] = []
     first_attempt: dict[int, SparkStage] = {}
     ran: dict[int, SparkStage] = {}
-    for stage in app.stages:
-        first_attempt.setdefault(stage.stage, stage)
-        if stage.submit is not None:
-            ran.setdefault(stage.stage, stage)
+    for attempt in app.stages:
+        first_attempt.setdefault(attempt.stage, attempt)
+        if attempt.submit is not None:
+            ran.setdefault(attempt.stage, attempt)
     parents = {s: st.parents for s, st in first_attempt.items()}
     tasks_of: dict[int, list[SparkTask]] = {}
     for task in app.tasks:
@@ -516,7 +518,7 @@ def spark_batch(app: SparkApplication) -> SparkBatch:
     skipped = 0
     for job in app.jobs:
         own = [s for s in job.stages if s in ran and (first_attempt[s].jobs or (job.job,))[0] == job.job]
-        skipped += sum(1 for s in job.stages if s not in ran)
+        skipped += len(job.stages) - len(own)
         empty = [s for s in own if not _successes(tasks_of.get(s, ()))]
         if not own or empty:
             why = "ran no stage" if not own else f"stage {empty[0]} has no successful task"
@@ -550,14 +552,17 @@ def spark_batch(app: SparkApplication) -> SparkBatch:
     if not steps:
         raise InvalidInput("", "no Spark job with successful tasks: nothing to import", source=app.source)
 
-    jobs, task_times, recorded = [], {}, []
+    jobs: list[Job] = []
+    task_times: dict[str, Mapping[str, tuple[float, ...]]] = {}
+    recorded: list[dict[str, Any]] = []
     for step in steps:
         maps = _successes(tasks_of[step.map_stage])
         reduces = _successes(tasks_of[step.reduce_stage]) if step.reduce_stage is not None else []
         map_count = max(first_attempt[step.map_stage].tasks, len(maps))
-        reduce_count = max(first_attempt[step.reduce_stage].tasks, len(reduces)) if reduces else 0
+        reduce_count = max(first_attempt[step.reduce_stage].tasks, len(reduces)) if (
+            step.reduce_stage is not None and reduces) else 0
         times = {"map": _times(maps, map_count, step.map_stage, notes)}
-        if reduces:
+        if step.reduce_stage is not None and reduces:
             times["reduce"] = _times(reduces, reduce_count, step.reduce_stage, notes)
         task_times[step.name] = times
         jobs.append(Job(step.name, map_tasks=map_count, reduce_tasks=reduce_count,
@@ -566,9 +571,9 @@ def spark_batch(app: SparkApplication) -> SparkBatch:
                         submit=max(0.0, step.spark_job.submit), pool=step.spark_job.pool,
                         input_bytes=_total(maps, "input_bytes"),
                         shuffle_bytes=_total(maps, "shuffle_write_bytes") if reduces else None,
-                        output_bytes=_total(reduces or maps, "output_bytes"), after=tuple(step.after)))
+                        output_bytes=_total(reduces or maps, "output_bytes"), after=tuple(Dependency(name) for name in step.after)))
         attempts = [t for s in step.stages for t in tasks_of.get(s, ())]
-        end = max(t.finish for t in _successes(tasks_of[step.stages[-1]]))
+        end = max(t.finish or 0.0 for t in _successes(tasks_of[step.stages[-1]]))
         recorded.append({"job": step.name, "spark_jobs": str(step.spark_job.job),
                          "stages": ",".join(str(s) for s in step.stages), "pool": step.spark_job.pool,
                          "submit": step.spark_job.submit, "first_launch": min(t.launch for t in attempts),
@@ -716,7 +721,11 @@ def _merged(pairs: list[tuple[SparkApplication, SparkBatch]]) -> SparkBatch:
     pairs = sorted(pairs, key=lambda pair: pair[0].epoch_ms)
     start = pairs[0][0].epoch_ms
     seen = Counter(job.name for _, batch in pairs for job in batch.workload)
-    jobs, task_times, recorded, notes, pools = [], {}, [], [], {}
+    jobs: list[Any] = []
+    task_times: dict[str, Mapping[str, tuple[float, ...]]] = {}
+    recorded: list[dict[str, Any]] = []
+    notes: list[str] = []
+    pools: dict[str, Pool] = {}
     cut, clock_end = 0.0, 0.0
     for app, batch in pairs:
         shift = (app.epoch_ms - start) / 1000.0 - cut
