@@ -217,7 +217,7 @@ def _read_event(state: _LogState, event: SparkEvent) -> None:
         executor = _value(event, fields, "Executor ID", "str", required=True)
         removed = _value(event, fields, "Timestamp", "int", required=True)
         if executor in state.executors:
-            state.executors[executor][3:5] = [removed, _value(event, fields, "Removed Reason", "str")]
+            state.executors[executor][4:6] = [removed, _value(event, fields, "Removed Reason", "str")]
     elif kind == "SparkListenerJobStart":
         _job_start(state, event)
     elif kind == "SparkListenerJobEnd":
