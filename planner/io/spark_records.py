@@ -41,9 +41,9 @@ class SparkExecutor:
 
 @dataclass(frozen=True)
 class SparkTask:
-    """One task attempt (``SparkListenerTaskEnd``, with its start if the end is missing from a
-    log cut short: then ``finish`` is None and ``status`` "killed" is not claimed: see
-    ``complete``).
+    """One task attempt (``SparkListenerTaskEnd``; an attempt whose end is missing from the log, a
+    log cut short or an executor lost, comes from its ``SparkListenerTaskStart`` with ``finish``
+    None, ``status`` "failed" and ``reason`` "no SparkListenerTaskEnd in the log").
 
     - ``launch``/``finish``: the attempt's ``Launch Time`` and ``Finish Time``;
     - ``run_time``: ``Executor Run Time``; ``deserialize_time``: ``Executor Deserialize Time``;
