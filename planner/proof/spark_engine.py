@@ -83,22 +83,33 @@ def java_release(java: str = "java") -> int | None:
     return int(found.group(2) or 0) if major == 1 else major
 
 
-def spark_available() -> str | None:
-    """None when a real engine can start here; else why not (no Java, an unsupported Java, no
-    pyspark). Checks the ``java`` on the PATH (or ``$JAVA_HOME/bin/java``) and that pyspark
-    imports' spec is found (pyspark itself is not imported)."""
-    import importlib.util
-
+def java_problem() -> str | None:
+    """None when a Java that Spark 4 runs on (17 or 21) is here; else what is wrong. The Java is
+    ``$JAVA_HOME/bin/java`` when JAVA_HOME is set, else the ``java`` on the PATH."""
     java_home = os.environ.get("JAVA_HOME")
     java = os.path.join(java_home, "bin", "java") if java_home else shutil.which("java")
     if not java or not os.path.exists(java):
-        return "no java on the PATH (Spark 4 needs Java 17 or 21: apt-get install openjdk-17-jre-headless)"
+        where = f"JAVA_HOME={java_home} has no bin/java" if java_home else "no java on the PATH"
+        return f"{where} (Spark 4 needs Java 17 or 21: apt-get install openjdk-17-jre-headless)"
     release = java_release(java)
     if release not in JAVA_RELEASES:
         return f"{java} is Java {release}; Spark 4 needs Java 17 or 21"
+    return None
+
+
+def pyspark_problem() -> str | None:
+    """None when pyspark is installed (found, not imported); else what to install."""
+    import importlib.util
+
     if importlib.util.find_spec("pyspark") is None:
         return "pyspark is not installed (pip install 'batchplan[spark]')"
     return None
+
+
+def spark_available() -> str | None:
+    """None when a real engine can start here; else why not: no Java, an unsupported Java
+    (`java_problem`), or no pyspark (`pyspark_problem`)."""
+    return java_problem() or pyspark_problem()
 
 
 @dataclass(frozen=True)
@@ -403,6 +414,7 @@ def run_engine_batch(
     try:
         home = _engine_home(scratch)
         (scratch / "local").mkdir()
+        (scratch / "tmp").mkdir()
         (scratch / "submit.py").write_text(text, encoding="utf-8")
         if pools is not None:
             allocation_file = scratch / "fairscheduler.xml"
@@ -420,7 +432,7 @@ def run_engine_batch(
         environment = dict(os.environ)
         environment.update({
             "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_LOCAL_DIRS": str(scratch / "local"),
-            "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
+            "TMPDIR": str(scratch / "tmp"), "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
             "PYTHONPATH": os.pathsep.join(filter(None, [root, environment.get("PYTHONPATH")])),
         })
         environment.pop("SPARK_CONF_DIR", None)
