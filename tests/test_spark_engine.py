@@ -180,6 +180,15 @@ def test_without_java_the_engine_says_why_and_starts_nothing(tmp_path: Path, mon
     assert not (tmp_path / "logs").exists()
 
 
+def test_the_engine_refuses_a_cluster_beyond_its_limits(tmp_path: Path) -> None:
+    """`MAX_EXECUTORS` (16) and `MIN_EXECUTOR_MB` (256), checked before anything starts."""
+    with pytest.raises(InvalidInput, match="executors: must be <= 16, got 17"):
+        run_engine_batch(JOBS, ROWS, log_dir=tmp_path, executors=17)
+    with pytest.raises(InvalidInput, match="memory_mb: must be >= 256, got 128"):
+        run_engine_batch(JOBS, ROWS, log_dir=tmp_path, memory_mb=128)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_engine_refuses_a_planned_job_it_has_no_job_for(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput, match="schedule_rows: no engine job for missing"):
         run_engine_batch(JOBS, [*ROWS, {"job": "missing", "pool": "etl", "submit": 0}], log_dir=tmp_path)

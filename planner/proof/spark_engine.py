@@ -59,6 +59,14 @@ ENGINE_PROPERTIES = (
     "spark.eventLog.compression.codec", "spark.eventLog.rolling.enabled", "spark.local.dir",
     "spark.executor.cores", "spark.executor.memory", "spark.cores.max", "spark.driver.memory",
 )
+#: The most tasks of one stage of an engine job (`EngineJob.maps`, `EngineJob.reduces`).
+MAX_ENGINE_TASKS = 10_000
+#: The most records (words) one map task of an engine job generates.
+MAX_ENGINE_RECORDS = 100_000_000
+#: The most seconds a sleep job's task sleeps.
+MAX_ENGINE_SLEEP = 3600.0
+#: The most executors, cores per executor, and the executor memory range (MB) of a local-cluster.
+MAX_EXECUTORS, MAX_EXECUTOR_CORES, MIN_EXECUTOR_MB, MAX_EXECUTOR_MB = 16, 64, 256, 65_536
 #: Seconds the engine's processes get to end after SIGTERM before SIGKILL.
 STOP_GRACE_SECONDS = 5.0
 #: How often the run samples the memory of its processes (seconds).
@@ -132,12 +140,13 @@ class EngineJob:
     def __post_init__(self) -> None:
         as_str(self.name, "name")
         as_str(self.kind, f"{self.name}.kind", choices=ENGINE_JOB_KINDS)
-        as_int(self.maps, f"{self.name}.maps", minimum=1, maximum=10_000)
-        as_int(self.reduces, f"{self.name}.reduces", minimum=1, maximum=10_000)
-        as_int(self.records, f"{self.name}.records", minimum=1 if self.kind != "sleep" else 0, maximum=10**8)
-        as_float(self.seconds, f"{self.name}.seconds", minimum=0.0, maximum=3600.0)
+        as_int(self.maps, f"{self.name}.maps", minimum=1, maximum=MAX_ENGINE_TASKS)
+        as_int(self.reduces, f"{self.name}.reduces", minimum=1, maximum=MAX_ENGINE_TASKS)
+        as_int(self.records, f"{self.name}.records", minimum=1 if self.kind != "sleep" else 0,
+               maximum=MAX_ENGINE_RECORDS)
+        as_float(self.seconds, f"{self.name}.seconds", minimum=0.0, maximum=MAX_ENGINE_SLEEP)
         if self.reduce_seconds is not None:
-            as_float(self.reduce_seconds, f"{self.name}.reduce_seconds", minimum=0.0, maximum=3600.0)
+            as_float(self.reduce_seconds, f"{self.name}.reduce_seconds", minimum=0.0, maximum=MAX_ENGINE_SLEEP)
         as_int(self.seed, f"{self.name}.seed", minimum=0)
         if self.kind == "sleep" and self.seconds <= 0 and not self.reduce_seconds:
             raise InvalidInput(f"{self.name}.seconds", "a sleep job needs seconds > 0")
@@ -393,9 +402,9 @@ def run_engine_batch(
     if missing:
         raise InvalidInput("schedule_rows", f"no engine job for {', '.join(missing)}")
     mode = as_str(mode, "mode", choices=SPARK_MODES)
-    executors = as_int(executors, "executors", minimum=1, maximum=16)
-    cores = as_int(cores, "cores", minimum=1, maximum=64)
-    memory_mb = as_int(memory_mb, "memory_mb", minimum=256, maximum=65_536)
+    executors = as_int(executors, "executors", minimum=1, maximum=MAX_EXECUTORS)
+    cores = as_int(cores, "cores", minimum=1, maximum=MAX_EXECUTOR_CORES)
+    memory_mb = as_int(memory_mb, "memory_mb", minimum=MIN_EXECUTOR_MB, maximum=MAX_EXECUTOR_MB)
     if compression is not None:
         as_str(compression, "compression", choices=EVENT_LOG_CODECS)
     timeout = as_float(timeout, "timeout", above=0.0)
