@@ -211,7 +211,7 @@ def prediction_errors(fitted_log: Path, checked_log: Path, pools: Mapping[str, M
     else:
         scheduler = checked.scheduler
     result = simulate(workload, checked.cluster, scheduler, options=checked.options)
-    predicted = {job["job"]: job["response"] for job in result.jobs}
+    predicted = {job["name"]: job["response"] for job in result.jobs}
     errors = [predicted[row["job"]] / row["runtime"] - 1 for row in checked.recorded]
     worst = max(range(len(errors)), key=lambda i: abs(errors[i]))
     return {"median": statistics.median(abs(e) for e in errors), "worst": abs(errors[worst]),
@@ -220,7 +220,7 @@ def prediction_errors(fitted_log: Path, checked_log: Path, pools: Mapping[str, M
 
 def plan_export(fitted_log: Path, folder: Path, *, objective: str = "mean_response") -> dict[str, Any]:
     """The spark target's plan for the batch imported from ``fitted_log`` (`planner.io.spark_logs.
-    spark_batch`), exported into ``folder`` (`planner.io.targets.export_plan`, target "spark":
+    spark_batch`, its submission times counted from the first), exported into ``folder`` (`planner.io.targets.export_plan`, target "spark":
     fairscheduler.xml, spark-defaults.conf, submit.py); returns what `run_engine_batch` takes to run
     it as exported: ``conf`` (spark-defaults.conf, the allocation file's path made absolute),
     ``script`` (submit.py's text), ``rows`` (its schedule) and ``mode``."""
@@ -234,8 +234,12 @@ def plan_export(fitted_log: Path, folder: Path, *, objective: str = "mean_respon
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         batch = spark_batch(read_spark_application(fitted_log))
-        plan = plan_for_target(batch.workload, batch.cluster, "spark", objective=objective)
-        export_plan(plan, batch.workload, batch.cluster, "spark", folder)
+        # Times from the batch's first submission, not the application's start (the engine's start-up).
+        first = min(job.submit for job in batch.workload)
+        workload = type(batch.workload)([replace(job, submit=round(job.submit - first, 3)) for job in batch.workload],
+                                        name=batch.workload.name)
+        plan = plan_for_target(workload, batch.cluster, "spark", objective=objective)
+        export_plan(plan, workload, batch.cluster, "spark", folder)
     conf = read_spark_defaults(folder / "spark-defaults.conf")
     allocation = conf.get("spark.scheduler.allocation.file")
     if allocation and not Path(allocation.removeprefix("file:")).is_absolute():
