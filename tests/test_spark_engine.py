@@ -27,6 +27,7 @@ from planner.proof.spark_engine import (
     SparkEngineError,
     fair_scheduler_xml,
     java_problem,
+    pyspark_problem,
     read_spark_defaults,
     run_engine_batch,
     spark_available,
@@ -192,3 +193,40 @@ def test_the_engine_refuses_a_cluster_beyond_its_limits(tmp_path: Path) -> None:
 def test_the_engine_refuses_a_planned_job_it_has_no_job_for(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput, match="schedule_rows: no engine job for missing"):
         run_engine_batch(JOBS, [*ROWS, {"job": "missing", "pool": "etl", "submit": 0}], log_dir=tmp_path)
+
+
+def test_without_pyspark_the_engine_says_what_to_install(monkeypatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pyspark" else real(name, *a))
+    assert pyspark_problem() == "pyspark is not installed (pip install 'batchplan[spark]')"
+
+
+def test_the_engines_own_properties_replace_a_callers_with_a_warning(tmp_path: Path) -> None:
+    from planner.proof.spark_engine import _properties
+
+    with pytest.warns(UserWarning, match=r"the engine sets spark.eventLog.dir, spark.master itself"):
+        chosen = _properties(master="local-cluster[2,2,512]", mode="FAIR", allocation_file="pools.xml", executors=2,
+                             cores=2, memory_mb=512, log_dir=tmp_path, local_dir=tmp_path, compression="zstd",
+                             rolling=False, app_name="a",
+                             conf={"spark.master": "yarn", "spark.eventLog.dir": "/x", "spark.speculation": "true"})
+    assert chosen["spark.master"] == "local-cluster[2,2,512]" and chosen["spark.speculation"] == "true"
+    assert chosen["spark.eventLog.compression.codec"] == "zstd" and chosen["spark.eventLog.compress"] == "true"
+    assert chosen["spark.scheduler.allocation.file"] == "pools.xml" and chosen["spark.driver.host"] == "127.0.0.1"
+
+
+def test_stopping_ends_the_whole_process_group() -> None:
+    """The driver's group: a shell and two children of its own; SIGTERM reaches them all."""
+    import subprocess
+
+    from planner.proof.spark_engine import _group_alive, _stop_group
+
+    process = subprocess.Popen(["sh", "-c", "sleep 60 & sleep 60 & wait"], start_new_session=True)
+    try:
+        _stop_group(process)
+        assert not _group_alive(process.pid)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
