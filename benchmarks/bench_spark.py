@@ -132,11 +132,14 @@ def task_overheads(path: Path) -> dict[str, float]:
 
 
 def _keep_log(run, configuration: str) -> Path:
-    """Move the run's event log into benchmarks/results/spark/ as ``<configuration>.<suffix>``."""
+    """Move the run's event log into benchmarks/results/spark/ as ``<configuration>.<suffix>``, with
+    its fairscheduler.xml as ``<configuration>.fairscheduler.xml``."""
     LOGS.mkdir(parents=True, exist_ok=True)
     suffix = "".join(run.event_log.suffixes) or ".json"
     kept = LOGS / f"{configuration}{suffix}"
     shutil.move(run.event_log, kept)
+    if run.allocation_file is not None:  # the pools' settings, which the log names but does not hold
+        shutil.copyfile(run.allocation_file, LOGS / f"{configuration}.fairscheduler.xml")
     return kept
 
 

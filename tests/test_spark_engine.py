@@ -67,16 +67,19 @@ def _processes_naming(text: str) -> list[str]:
     return found
 
 
-@pytest.fixture(scope="module")
-def engine_run(tmp_path_factory):
-    """One real run, its scratch folders under a folder of the test's own."""
+@needs_java
+def test_a_batch_on_a_real_engine(tmp_path_factory):
+    """One real run (one test, so that parallel test workers never start two engines); its
+    scratch folders under a folder of the test's own."""
     scratch = tmp_path_factory.mktemp("engine-scratch")
     logs = tmp_path_factory.mktemp("engine-logs")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(tempfile, "tempdir", str(scratch))
         run = run_engine_batch(JOBS, ROWS, log_dir=logs, mode="FAIR", pools=POOLS, executors=2, cores=2,
                                memory_mb=512, timeout=240)
-    return run, scratch
+    check_the_event_log_has_one_job_start_per_planned_job_in_its_pool(run)
+    check_every_job_ran_and_the_waits_were_kept(run)
+    check_nothing_is_left_running_or_on_disk(run, scratch)
 
 
 def _events(path: Path) -> list[dict]:
@@ -84,9 +87,7 @@ def _events(path: Path) -> list[dict]:
         return [json.loads(line) for line in stream]
 
 
-@needs_java
-def test_the_event_log_has_one_job_start_per_planned_job_in_its_pool(engine_run):
-    run, _ = engine_run
+def check_the_event_log_has_one_job_start_per_planned_job_in_its_pool(run) -> None:
     assert run.event_log.is_file() and run.event_log.name == run.application_id  # plain, one file
     events = _events(run.event_log)
     assert all(event["Event"].startswith("SparkListener") for event in events)
@@ -109,11 +110,9 @@ def test_the_event_log_has_one_job_start_per_planned_job_in_its_pool(engine_run)
         assert sorted(tasks_by_stage[stage] for stage in event["Stage IDs"]) == sorted([job.maps, job.reduces])
 
 
-@needs_java
-def test_every_job_ran_and_the_waits_were_kept(engine_run):
+def check_every_job_ran_and_the_waits_were_kept(run) -> None:
     """load waits for extract's end + 0.5 s; summary for words and load; in the script's report
     and in Spark's own times (JobStart's submission after the awaited JobEnd, in ms)."""
-    run, _ = engine_run
     assert run.succeeded and [job.job for job in run.jobs] == [row["job"] for row in ROWS]
     by_name = {job.job: job for job in run.jobs}
     assert by_name["load"].submitted == pytest.approx(by_name["extract"].finished + 0.5)
@@ -134,12 +133,13 @@ def test_every_job_ran_and_the_waits_were_kept(engine_run):
     assert run.peak_rss_mb > 0
 
 
-@needs_java
-def test_nothing_is_left_running_or_on_disk(engine_run):
-    run, scratch = engine_run
+def check_nothing_is_left_running_or_on_disk(run, scratch: Path) -> None:
     assert list(scratch.iterdir()) == []
     assert _processes_naming(str(scratch)) == []
-    assert [path.name for path in run.event_log.parent.iterdir()] == [run.application_id]
+    assert sorted(run.event_log.parent.iterdir()) == sorted([run.event_log, run.allocation_file])
+    environment = next(event for event in _events(run.event_log) if event["Event"] == "SparkListenerEnvironmentUpdate")
+    assert environment["Spark Properties"]["spark.scheduler.allocation.file"] == str(run.allocation_file)
+    assert '<pool name="etl">' in run.allocation_file.read_text()  # the pools' settings stay with the log
 
 
 # Without Spark

@@ -187,7 +187,8 @@ class EngineRun:
     run's times in seconds: ``context_seconds`` to a SparkContext, ``ready_seconds`` to every
     executor registered, ``batch_seconds`` the batch itself (from its start to the last job's end),
     ``wall_seconds`` the whole run (start-up, batch, stop); ``peak_rss_mb`` the largest sampled
-    resident memory of all the engine's processes together."""
+    resident memory of all the engine's processes together; ``allocation_file`` the
+    fairscheduler.xml the run used (written next to the event log when ``pools`` were given)."""
 
     event_log: Path
     application_id: str
@@ -199,6 +200,7 @@ class EngineRun:
     batch_seconds: float
     wall_seconds: float
     peak_rss_mb: float
+    allocation_file: Path | None = None
 
     @property
     def makespan(self) -> float:
@@ -378,7 +380,8 @@ def run_engine_batch(
     """Run ``jobs`` on a fresh local-cluster of ``executors`` x ``cores`` cores (``memory_mb`` MB
     each, and the driver's) as ``schedule_rows`` plan them (`planner.io.spark_submit` rows: job,
     pool, submit, after), under ``mode`` ("FIFO" or "FAIR"). FAIR pools come from
-    ``allocation_file`` (a fairscheduler.xml) or ``pools`` (written as one: `fair_scheduler_xml`).
+    ``allocation_file`` (a fairscheduler.xml) or ``pools`` (written as one, `fair_scheduler_xml`,
+    into ``log_dir`` as ``fairscheduler-*.xml``, where the event log's properties name it).
     ``script`` is the text of the submission script to run (an exported ``submit.py``); by default
     ``submission_script(schedule_rows)``. ``conf`` adds Spark properties (an exported
     spark-defaults.conf: `read_spark_defaults`); the engine's own (`ENGINE_PROPERTIES`) win, with a
@@ -426,8 +429,12 @@ def run_engine_batch(
         (scratch / "tmp").mkdir()
         (scratch / "submit.py").write_text(text, encoding="utf-8")
         if pools is not None:
-            allocation_file = scratch / "fairscheduler.xml"
-            allocation_file.write_text(fair_scheduler_xml(pools), encoding="utf-8")
+            # Next to the event log, which names it (spark.scheduler.allocation.file): a replay
+            # of the log finds the pools' weights and minimum shares there.
+            handle, written = tempfile.mkstemp(dir=logs, prefix="fairscheduler-", suffix=".xml")
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                stream.write(fair_scheduler_xml(pools))
+            allocation_file = written
         master = f"local-cluster[{executors},{cores},{memory_mb}]"
         properties = _properties(
             master=master, mode=mode, allocation_file=None if allocation_file is None else str(allocation_file),
@@ -455,6 +462,10 @@ def run_engine_batch(
         if process.returncode != 0:
             raise SparkEngineError(f"the Spark driver exited with {process.returncode}: {_tail(scratch / 'driver.log')}")
         report = json.loads((scratch / "report.json").read_text(encoding="utf-8"))
+    except BaseException:
+        if pools is not None and allocation_file is not None:
+            Path(allocation_file).unlink(missing_ok=True)
+        raise
     finally:
         if process is not None:
             _stop_group(process)
@@ -465,7 +476,8 @@ def run_engine_batch(
     return EngineRun(event_log=_event_log(logs, report["application_id"]), application_id=report["application_id"],
                      mode=properties["spark.scheduler.mode"], master=master, jobs=runs,
                      context_seconds=report["context_seconds"], ready_seconds=report["ready_seconds"],
-                     batch_seconds=report["batch_seconds"], wall_seconds=wall, peak_rss_mb=peak)
+                     batch_seconds=report["batch_seconds"], wall_seconds=wall, peak_rss_mb=peak,
+                     allocation_file=None if allocation_file is None else Path(allocation_file))
 
 
 def _not_a_job(index: int, value: object) -> EngineJob:
