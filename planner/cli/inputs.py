@@ -67,9 +67,13 @@ def _check_output(path: Path) -> None:
 
 def import_trace(
     trace: Annotated[TraceFormat, typer.Argument(metavar="FORMAT", help=f"Trace format: {', '.join(TRACE_FORMATS)}.")],
-    file: Annotated[Path, typer.Argument(metavar="FILE", help="The trace file.")],
+    files: Annotated[list[Path], typer.Argument(metavar="FILE...", help="The trace file (spark: one or more event "
+                                                                          "logs, files or rolling folders).")],
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Workload file to write (.yaml or .json).")
+    ] = None,
+    cluster_output: Annotated[
+        Path | None, typer.Option("--cluster-output", help="Spark: also write the executors as a cluster file.")
     ] = None,
     limit: Annotated[int | None, typer.Option(help="SWIM: keep the first N jobs.")] = None,
     window: Annotated[
@@ -114,6 +118,8 @@ def import_trace(
     Example: planner import swim FB-2009_samples_24_times_1hr_0.tsv -o fb2009.yaml
 
     Example: planner import oozie workflow.xml --trace rumen:trace.json --properties job.properties -o w.yaml
+
+    Example: planner import spark app-1.zstd eventlog_v2_app-2 -o batch.yaml --cluster-output cluster.yaml
     """
     from planner.io.importers import read_trace
     from planner.io.json_traces import rumen_task_records
@@ -121,6 +127,13 @@ def import_trace(
 
     if output is not None:
         _check_output(output)
+    if cluster_output is not None:
+        if trace.value != "spark":
+            raise InvalidInput("--cluster-output", "only Spark event logs name their cluster (the executors)")
+        _check_output(cluster_output)
+    if len(files) > 1 and trace.value != "spark":
+        raise InvalidInput("FILE", f"{trace.value} traces are read one file at a time, got {len(files)} files")
+    file = files[0]
     if limit is not None:
         as_int(limit, "--limit", minimum=1, maximum=MAX_JOBS)
     check_output_file(tasks_csv, "--tasks-csv")
@@ -130,9 +143,12 @@ def import_trace(
                "window": parse_pair(window, "--window", float, "0,3600"),
                "split_output": None if split_output else False, "seed": seed,
                **_oozie_options(trace_file, match, properties, sub_workflow, default_job)}
-    with working(f"importing {file.name}"):
+    with working(f"importing {file.name}" + (f" and {len(files) - 1} more" if len(files) > 1 else "")):
         try:
-            workload = read_trace(trace.value, file, **{k: v for k, v in options.items() if v is not None})
+            if trace.value == "spark":
+                workload = _import_spark(files, options, cluster_output)
+            else:
+                workload = read_trace(trace.value, file, **{k: v for k, v in options.items() if v is not None})
         except InvalidInput as error:  # an option the format does not take
             flag = ("--set " + error.field if error.field in SWIM_SETTINGS else "--no-split-output"
                     if error.field == "split_output" else _OOZIE_FLAGS.get(error.field)
@@ -160,6 +176,19 @@ def import_trace(
     emit([Section("workload", f"imported {file.name}", [workload_summary(workload)], one=True),
           Section("outliers", "jobs to check (a task over an hour, or a map and a reduce over a day)",
                   outliers(workload))], as_json=json_output)
+
+
+def _import_spark(files: list[Path], options: dict[str, object], cluster_output: Path | None) -> object:
+    """Spark event logs as a workload (and, with ``cluster_output``, their executors as a cluster file)."""
+    from planner.io.spark_logs import read_spark_batch
+
+    given = sorted(name for name, value in options.items() if value is not None)
+    if given:
+        raise InvalidInput(given[0], "is not an option of the spark importer (it takes: none)")
+    batch = read_spark_batch(files)
+    if cluster_output is not None:
+        batch.cluster.to_file(cluster_output)
+    return batch.workload
 
 
 #: read_oozie's options and the flags that give them.

@@ -17,16 +17,19 @@ complete lines are kept. A log whose lines hold no Spark listener event is an er
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import os
 import re
+import tempfile
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from models.checks import as_path
+from models.checks import as_path, shown
 from models.errors import InvalidInput
 from models.fileio import json_decoder
 
@@ -35,7 +38,13 @@ CODECS = {".zstd": "zstd", ".lz4": "lz4", ".snappy": "snappy", ".lzf": "lzf"}
 #: The longest line read: a listener event is at most a few megabytes (a stage with its accumulables);
 #: a longer line is not an event log's.
 MAX_EVENT_LINE_BYTES = 64 * 1024 * 1024
-_ROLLING = re.compile(r"^events_(\d+)_(.+?)(\.(zstd|lz4|snappy|lzf))?$")
+#: The largest compressed block or chunk read (lz4-java and xerial write 32-64 KiB blocks by default).
+MAX_BLOCK_BYTES = 64 * 1024 * 1024
+LZ4_MAGIC = b"LZ4Block"
+SNAPPY_MAGIC = b"\x82SNAPPY\x00"
+#: Suffixes of a log that is not compressed (``.inprogress``: a log Spark is still writing, after its codec).
+PLAIN_SUFFIXES = ("", ".json", ".log", ".txt")
+_ROLLING = re.compile(r"^events_(\d+)_(.+?)(\.[A-Za-z0-9]+)?$")
 
 
 class SparkLogWarning(UserWarning):
@@ -77,28 +86,233 @@ def event_log_files(path: str | Path) -> list[Path]:
 
 
 def codec_of(path: Path) -> str | None:
-    """The codec the file's name says it is compressed with (None: plain)."""
-    return CODECS.get(path.suffix.lower())
+    """The codec the file's name says it is compressed with (None: plain); a suffix that is neither a
+    codec Spark writes nor a plain one is an error (`InvalidInput` naming the file)."""
+    name = path.name.removesuffix(".inprogress")
+    suffix = Path(name).suffix.lower()
+    if suffix in CODECS:
+        return CODECS[suffix]
+    if suffix in PLAIN_SUFFIXES or not suffix[1:].isalpha():  # app ids may hold dots and digits
+        return None
+    raise InvalidInput("", f"unknown compression codec {shown(suffix[1:])} (the file's suffix); Spark writes "
+                           f"{', '.join(CODECS.values())} or plain logs", source=str(path))
+
+
+class _CutShort(Exception):
+    """The compressed stream ends inside a block or a frame (a log still being written)."""
+
+
+class _Decoded(io.RawIOBase):
+    """A byte stream over decoded chunks (a generator), so that lines are read without holding the
+    file whole; ``cut`` says the compressed stream ended early."""
+
+    def __init__(self, chunks: Iterator[bytes], closing: Callable[[], None]) -> None:
+        super().__init__()
+        self._chunks = chunks
+        self._closing = closing
+        self._pending = b""
+        self.cut = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._pending:
+            try:
+                self._pending = next(self._chunks)
+            except StopIteration:
+                return 0
+            except _CutShort:
+                self.cut = True
+                return 0
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+    def close(self) -> None:
+        if not self.closed:
+            close = getattr(self._chunks, "close", None)
+            if close is not None:  # a generator: its open file goes now
+                close()
+            self._closing()
+        super().close()
+
+
+def _exactly(raw: IO[bytes], size: int) -> bytes:
+    """``size`` bytes, or `_CutShort` (b"" at the very end is the caller's to tell apart)."""
+    data = raw.read(size)
+    if len(data) != size:
+        raise _CutShort
+    return data
+
+
+def _lz4_blocks(raw: IO[bytes]) -> Iterator[bytes]:
+    """lz4-java's LZ4BlockOutputStream (Spark's lz4 codec): per block ``LZ4Block`` | a token (0x10:
+    stored, 0x20: lz4; low nibble: the block size's level) | compressed length | decoded length |
+    checksum (little-endian 32-bit each) | the data. A block of length 0 ends a stream; streams may follow."""
+    import cramjam
+
+    while True:
+        magic = raw.read(8)
+        if not magic:
+            return
+        if magic != LZ4_MAGIC:
+            raise ValueError(f"not an lz4-java block (starts {magic[:8]!r})") if len(magic) == 8 else _CutShort
+        head = _exactly(raw, 13)
+        method, stored, size = head[0] & 0xF0, int.from_bytes(head[1:5], "little"), int.from_bytes(head[5:9], "little")
+        if size > MAX_BLOCK_BYTES or stored > MAX_BLOCK_BYTES:
+            raise ValueError(f"an lz4 block of {max(size, stored):,} bytes (at most {MAX_BLOCK_BYTES:,})")
+        data = _exactly(raw, stored)
+        if method == 0x10:
+            yield data
+        elif method == 0x20:
+            yield bytes(cramjam.lz4.decompress_block(data, output_len=size))
+        else:
+            raise ValueError(f"an lz4 block of unknown method 0x{head[0]:02x}")
+
+
+def _snappy_chunks(raw: IO[bytes]) -> Iterator[bytes]:
+    """xerial's SnappyOutputStream (Spark's snappy codec): a 16-byte header (``\\x82SNAPPY\\x00``,
+    version, compatible version), then chunks of a big-endian 32-bit length and a raw snappy block;
+    a header may come again where streams were joined."""
+    import cramjam
+
+    first = True
+    while True:
+        size_bytes = raw.read(4)
+        if not size_bytes:
+            return
+        if len(size_bytes) < 4:
+            raise _CutShort
+        if size_bytes == SNAPPY_MAGIC[:4]:
+            rest = _exactly(raw, 12)
+            if rest[:4] != SNAPPY_MAGIC[4:]:
+                raise ValueError("a broken xerial snappy header")
+            first = False
+            continue
+        if first:
+            raise ValueError("not a xerial snappy stream (no \\x82SNAPPY header)")
+        size = int.from_bytes(size_bytes, "big")
+        if size > MAX_BLOCK_BYTES:
+            raise ValueError(f"a snappy chunk of {size:,} bytes (at most {MAX_BLOCK_BYTES:,})")
+        yield bytes(cramjam.snappy.decompress_raw(_exactly(raw, size)))
+
+
+def _lzf_chunks(raw: IO[bytes]) -> Iterator[bytes]:
+    """ning compress-lzf's chunks (Spark's lzf codec): ``ZV``, a type (0: stored, 1: LZF), a big-endian
+    16-bit length (and, for LZF, the decoded length), the data."""
+    while True:
+        magic = raw.read(2)
+        if not magic:
+            return
+        if magic != b"ZV":
+            raise ValueError(f"not an LZF chunk (starts {magic!r})") if len(magic) == 2 else _CutShort
+        kind = _exactly(raw, 1)[0]
+        if kind == 0:
+            yield _exactly(raw, int.from_bytes(_exactly(raw, 2), "big"))
+        elif kind == 1:
+            lengths = _exactly(raw, 4)
+            stored, size = int.from_bytes(lengths[:2], "big"), int.from_bytes(lengths[2:], "big")
+            yield lzf_decode(_exactly(raw, stored), size)
+        else:
+            raise ValueError(f"an LZF chunk of unknown type {kind}")
+
+
+def lzf_decode(data: bytes, size: int) -> bytes:
+    """One LZF block: a control byte under 32 copies that many plus one literal bytes; one above
+    copies (its top 3 bits, 7 meaning "add the next byte") plus 2 bytes from a distance (its low
+    5 bits and the next byte) plus 1 back in the output."""
+    out = bytearray()
+    at = 0
+    while at < len(data):
+        control = data[at]
+        at += 1
+        if control < 32:
+            out += data[at:at + control + 1]
+            at += control + 1
+            continue
+        length = control >> 5
+        if length == 7:
+            length += data[at]
+            at += 1
+        start = len(out) - ((control & 0x1F) << 8) - data[at] - 1
+        at += 1
+        if start < 0:
+            raise ValueError("an LZF back-reference before the start of the block")
+        for offset in range(length + 2):  # the copy may overlap what it writes
+            out.append(out[start + offset])
+    if len(out) != size:
+        raise ValueError(f"an LZF block decoded to {len(out)} bytes, its header says {size}")
+    return bytes(out)
+
+
+def _zstd_file(raw: IO[bytes], path: Path) -> tuple[Iterator[bytes], Callable[[], None]]:
+    """zstd frames, decoded by cramjam into a temporary file (cramjam decodes a frame in one call, but
+    from file to file without holding either whole), then read back in chunks; the temporary file
+    goes when the stream closes."""
+    import cramjam
+
+    raw.close()
+    handle, name = tempfile.mkstemp(prefix="batchplan-spark-", suffix=".json")
+    os.close(handle)
+
+    def remove() -> None:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+
+    cut = False
+    try:
+        source, target = cramjam.File(str(path), read=True), cramjam.File(name, write=True, truncate=True)
+        try:
+            cramjam.zstd.decompress_into(source, target)
+        except cramjam.DecompressionError as error:
+            if "incomplete" not in str(error):
+                raise ValueError(str(error)) from None
+            cut = True
+        finally:
+            del source, target  # cramjam closes its files when they are collected
+    except BaseException:
+        remove()
+        raise
+
+    def chunks() -> Iterator[bytes]:
+        with open(name, "rb") as decoded:
+            while block := decoded.read(1 << 20):
+                yield block
+        if cut:
+            raise _CutShort
+
+    return chunks(), remove
+
+
+def cramjam_errors() -> type[Exception]:
+    """cramjam's decompression error (imported when a compressed log is read)."""
+    import cramjam
+
+    return cramjam.DecompressionError
 
 
 def _opened(path: Path) -> IO[bytes]:
     codec = codec_of(path)
+    if codec is None and path.is_dir():
+        raise InvalidInput("", "is a folder, not an event log file", source=str(path))
     try:
         raw = path.open("rb")
     except OSError as error:
         raise InvalidInput("", f"cannot read: {error.strerror or error}", source=str(path)) from None
     if codec is None:
         return raw
-    if codec == "zstd":
-        try:
-            import zstandard
-        except ImportError:
-            raw.close()
-            raise InvalidInput("", "a zstd-compressed event log needs the zstandard package", source=str(path)) from None
-        return zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True, closefd=True)
-    raw.close()
-    raise InvalidInput("", f"event logs compressed with {codec} are not read yet (zstd and plain are)",
-                       source=str(path))
+    try:
+        if codec == "zstd":
+            chunks, closing = _zstd_file(raw, path)
+        else:
+            chunks = {"lz4": _lz4_blocks, "snappy": _snappy_chunks, "lzf": _lzf_chunks}[codec](raw)
+            closing = raw.close
+    except ValueError as error:
+        raw.close()
+        raise InvalidInput("", f"cannot be decompressed as {codec}: {error}", source=str(path)) from None
+    return io.BufferedReader(_Decoded(chunks, closing), buffer_size=1 << 16)
 
 
 def read_events(path: str | Path) -> Iterator[SparkEvent]:
@@ -110,13 +324,14 @@ def read_events(path: str | Path) -> Iterator[SparkEvent]:
         with _opened(file) as raw:
             text = io.TextIOWrapper(raw, encoding="utf-8", errors="strict", newline="\n")
             number = 0
+            warned = False
             while True:
                 try:
                     line = text.readline(MAX_EVENT_LINE_BYTES + 1)
                 except UnicodeDecodeError:
                     raise InvalidInput(f"line {number + 1}", "is not UTF-8 text: not a Spark event log",
                                        source=str(file)) from None
-                except OSError as error:  # a corrupt compressed stream
+                except (OSError, ValueError, cramjam_errors()) as error:  # a corrupt compressed stream
                     raise InvalidInput(f"line {number + 1}", f"cannot be decompressed: {error}",
                                        source=str(file)) from None
                 if not line:
@@ -129,9 +344,17 @@ def read_events(path: str | Path) -> Iterator[SparkEvent]:
                     continue
                 event = _event(line, file, number, cut=last_file and not line.endswith("\n"))
                 if event is None:
+                    warned = True
                     break
                 seen_event = seen_event or "SparkListener" in event.kind
                 yield event
+            if getattr(getattr(raw, "raw", None), "cut", False):
+                if not last_file:
+                    raise InvalidInput(f"line {number + 1}", "the compressed stream ends early, and a later part "
+                                                             "follows", source=str(file))
+                if not warned:
+                    warnings.warn(f"{file}: line {number + 1}: the compressed stream ends early (a log still "
+                                  "being written?); the lines before it are kept", SparkLogWarning, stacklevel=2)
     if not seen_event:
         raise InvalidInput("", "holds no Spark listener events (lines with an \"Event\" field naming one)",
                            source=str(path))

@@ -52,7 +52,8 @@ class SparkTask:
       Time`` (the run time includes it); ``gc_time``: ``JVM GC Time``. None where the log has no
       metrics (a failed attempt often has none);
     - ``input_bytes`` (``Input Metrics``), ``shuffle_read_bytes`` (local plus remote) and
-      ``shuffle_write_bytes``; None where the log does not say.
+      ``shuffle_write_bytes``; None where the log does not say; ``output_bytes``: ``Output
+      Metrics``'s ``Bytes Written`` (added at the end: None where the log does not say).
     """
 
     stage: int
@@ -78,6 +79,7 @@ class SparkTask:
     input_bytes: int | None = None
     shuffle_read_bytes: int | None = None
     shuffle_write_bytes: int | None = None
+    output_bytes: int | None = None
 
     @property
     def duration(self) -> float | None:
@@ -98,7 +100,9 @@ class SparkStage:
     """One attempt of a stage: ``tasks`` planned, ``parents`` the stage ids it reads the shuffles
     of, ``submit``/``complete`` (None: skipped, never submitted, or the log ends first), and
     ``failure`` (Spark's ``Failure Reason``, None when it succeeded). ``jobs``: the jobs whose
-    ``Stage IDs`` hold it (a stage shared by two jobs runs once)."""
+    ``Stage IDs`` hold it (a stage shared by two jobs runs once), in the order they were
+    submitted. ``rdds`` (added at the end): the ids of the RDDs the stage computes (its ``RDD
+    Info``), sorted; a skipped stage has the same as the earlier stage that wrote its shuffle."""
 
     stage: int
     attempt: int
@@ -109,6 +113,7 @@ class SparkStage:
     submit: float | None = None
     complete: float | None = None
     failure: str | None = None
+    rdds: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

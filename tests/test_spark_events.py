@@ -1,0 +1,176 @@
+"""Spark event logs as listener events (planner.io.spark_events): the codecs Spark writes (zstd, and
+lz4-java's, xerial's snappy and ning's LZF framings built here byte by byte around cramjam's raw
+blocks), rolling folders, and the bad logs: cut short, a missing part, a bad line, an unknown codec,
+an empty file."""
+
+from __future__ import annotations
+
+import warnings
+
+import cramjam
+import pytest
+
+from models import InvalidInput
+from planner.io.spark_events import LZ4_MAGIC, SNAPPY_MAGIC, SparkLogWarning, lzf_decode, read_events
+
+SAMPLE = "local-1642039451826"
+
+
+@pytest.fixture
+def plain(data_dir) -> bytes:
+    return (data_dir / "spark-events" / SAMPLE).read_bytes()
+
+
+def _kinds(path) -> list[str]:
+    return [event.kind for event in read_events(path)]
+
+
+def _lz4_java(data: bytes, block: int = 65536) -> bytes:
+    """lz4-java's LZ4BlockOutputStream: per block magic, token 0x20 | level, compressed and decoded
+    lengths and a checksum (LE32; not checked by the reader), the lz4 block; an empty stored block ends it."""
+    out = bytearray()
+    for start in range(0, len(data), block):
+        chunk = data[start:start + block]
+        packed = bytes(cramjam.lz4.compress_block(chunk, store_size=False))
+        out += LZ4_MAGIC + bytes([0x26]) + len(packed).to_bytes(4, "little") + len(chunk).to_bytes(4, "little")
+        out += b"\0\0\0\0" + packed
+    return bytes(out + LZ4_MAGIC + bytes([0x16]) + bytes(12))
+
+
+def _xerial(data: bytes, block: int = 32768) -> bytes:
+    """xerial's SnappyOutputStream: the 16-byte header, then BE32 length + raw snappy block per chunk."""
+    out = bytearray(SNAPPY_MAGIC + (1).to_bytes(4, "big") + (1).to_bytes(4, "big"))
+    for start in range(0, len(data), block):
+        packed = bytes(cramjam.snappy.compress_raw(data[start:start + block]))
+        out += len(packed).to_bytes(4, "big") + packed
+    return bytes(out)
+
+
+def _lzf_stored(data: bytes, block: int = 65535) -> bytes:
+    """ning's LZF chunks, all of type 0 (stored): ``ZV``, 0, BE16 length, the bytes."""
+    out = bytearray()
+    for start in range(0, len(data), block):
+        chunk = data[start:start + block]
+        out += b"ZV\0" + len(chunk).to_bytes(2, "big") + chunk
+    return bytes(out)
+
+
+def test_lzf_block_by_hand():
+    """``02 'a' 'b' 'c'`` copies 3 literals; ``80 02`` copies (4 + 2) bytes from 2 + 1 back: "abcabcabc"."""
+    assert lzf_decode(b"\x02abc\x80\x02", 9) == b"abcabcabc"
+    with pytest.raises(ValueError, match="decoded to 9 bytes, its header says 8"):
+        lzf_decode(b"\x02abc\x80\x02", 8)
+
+
+@pytest.mark.parametrize("suffix, encode", [
+    (".zstd", lambda data: bytes(cramjam.zstd.compress(data))),
+    (".lz4", _lz4_java),
+    (".snappy", _xerial),
+    (".lzf", _lzf_stored),
+])
+def test_codecs_read_like_the_plain_log(tmp_path, plain, data_dir, suffix, encode):
+    """Each codec's file yields the plain sample's events, with the same line numbers."""
+    path = tmp_path / f"{SAMPLE}{suffix}"
+    path.write_bytes(encode(plain))
+    expected = [(e.kind, e.line) for e in read_events(data_dir / "spark-events" / SAMPLE)]
+    assert [(e.kind, e.line) for e in read_events(path)] == expected
+    assert len(expected) == plain.count(b"\n") == 115
+
+
+def test_lzf_compressed_chunk(tmp_path):
+    """Type-1 chunks (``ZV 01``, stored length, decoded length): the event line as literal runs of at
+    most 32 bytes (control byte = run length - 1), then a chunk of "abcabcabc" made by a back-reference,
+    inside a second line's JSON string."""
+    line = b'{"Event":"SparkListenerLogStart"}\n'
+    runs = b"".join(bytes([len(line[i:i + 32]) - 1]) + line[i:i + 32] for i in range(0, len(line), 32))
+    second = b'{"Event":"SparkListenerLogStart","Spark Version":"', b'"}\n'
+    path = tmp_path / "app.lzf"
+    path.write_bytes(b"ZV\x01" + len(runs).to_bytes(2, "big") + len(line).to_bytes(2, "big") + runs
+                     + b"ZV\x00" + len(second[0]).to_bytes(2, "big") + second[0]
+                     + b"ZV\x01\x00\x06\x00\x09\x02abc\x80\x02"
+                     + b"ZV\x00" + len(second[1]).to_bytes(2, "big") + second[1])
+    events = list(read_events(path))
+    assert [e.kind for e in events] == ["SparkListenerLogStart"] * 2
+    assert events[1].fields["Spark Version"] == "abcabcabc"
+
+
+def test_rolling_folder_of_compressed_parts(tmp_path, plain):
+    """Two parts, lz4 and zstd, read in their numbers' order: the events of both."""
+    folder = tmp_path / "eventlog_v2_app-1"
+    folder.mkdir()
+    lines = plain.splitlines(keepends=True)
+    (folder / "events_2_app-1.zstd").write_bytes(bytes(cramjam.zstd.compress(b"".join(lines[60:]))))
+    (folder / "events_1_app-1.lz4").write_bytes(_lz4_java(b"".join(lines[:60])))
+    (folder / "appstatus_app-1").write_bytes(b"")
+    events = list(read_events(folder))
+    assert len(events) == 115 and events[60].line == 1 and events[60].source.endswith("events_2_app-1.zstd")
+
+
+def test_missing_part_is_an_error(tmp_path, plain):
+    folder = tmp_path / "eventlog_v2_app-1"
+    folder.mkdir()
+    (folder / "events_1_app-1").write_bytes(plain)
+    (folder / "events_3_app-1").write_bytes(plain)
+    with pytest.raises(InvalidInput, match=r"eventlog_v2_app-1: \(top level\): the rolling log has no part 2"):
+        list(read_events(folder))
+
+
+@pytest.mark.parametrize("suffix, encode", [
+    ("", lambda data: data),
+    (".zstd", lambda data: bytes(cramjam.zstd.compress(data))),
+    (".lz4", _lz4_java),
+    (".snappy", _xerial),
+])
+def test_cut_short_keeps_the_complete_lines(tmp_path, plain, suffix, encode):
+    """A log cut in its last line (plain) or inside its last block (compressed): a warning, and the
+    lines before the cut are kept."""
+    data = encode(plain)
+    cut = len(data) - 1000 if suffix else len(data) - 50
+    path = tmp_path / f"app{suffix}"
+    path.write_bytes(data[:cut])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        events = list(read_events(path))
+    messages = [str(w.message) for w in caught if issubclass(w.category, SparkLogWarning)]
+    assert len(messages) == 1 and "the lines before it are kept" in messages[0] and str(path) in messages[0]
+    assert 0 < len(events) < 115
+    if not suffix:
+        assert len(events) == 114 and "line 115: cut short" in messages[0]
+
+
+def test_bad_json_line_names_file_and_line(tmp_path, plain):
+    lines = plain.splitlines(keepends=True)
+    lines[4] = b"{not json\n"
+    path = tmp_path / "bad-line"
+    path.write_bytes(b"".join(lines))
+    with pytest.raises(InvalidInput, match=r"bad-line: line 5: is not a JSON listener event"):
+        list(read_events(path))
+
+
+def test_unknown_codec_is_an_error(tmp_path, plain):
+    path = tmp_path / "app-1.gz"
+    path.write_bytes(plain)
+    with pytest.raises(InvalidInput, match=r"app-1.gz: \(top level\): unknown compression codec 'gz'"):
+        list(read_events(path))
+
+
+def test_empty_file_holds_no_events(tmp_path):
+    path = tmp_path / "empty"
+    path.write_bytes(b"")
+    with pytest.raises(InvalidInput, match=r"empty: \(top level\): holds no Spark listener events"):
+        list(read_events(path))
+
+
+def test_broken_compressed_data_is_an_error(tmp_path, plain):
+    """A snappy file without its header is not a xerial stream: an error naming the file."""
+    path = tmp_path / "app.snappy"
+    path.write_bytes(_xerial(plain)[16:])
+    with pytest.raises(InvalidInput, match=r"app.snappy: line 1: cannot be decompressed: not a xerial snappy"):
+        list(read_events(path))
+
+
+def test_in_progress_suffix(tmp_path, plain):
+    """``app.lz4.inprogress``: a log Spark is still writing, its codec before the suffix."""
+    path = tmp_path / "app-1.lz4.inprogress"
+    path.write_bytes(_lz4_java(plain))
+    assert len(_kinds(path)) == 115

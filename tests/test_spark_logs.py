@@ -1,0 +1,188 @@
+"""Spark event logs as records and as a batch (planner.io.spark_logs): the public samples, and small
+logs written here whose numbers are worked out by hand."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from models import InvalidInput
+from planner.io.spark_logs import (
+    RECORDED_FIELDS,
+    SparkBatch,
+    SparkImportWarning,
+    read_spark_application,
+    read_spark_batch,
+    spark_batch,
+)
+from tests.support.cli import planner
+from tests.support.spark import header, job_end, job_start, stage_info, stage_submitted, task_end, write_log
+
+SAMPLES = ("app-20161115172038-0000", "local-1642039451826", "eventlog_v2_local-1766844910796")
+
+
+def _quiet(function, *args):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = function(*args)
+    return result, [str(w.message) for w in caught if issubclass(w.category, SparkImportWarning)]
+
+
+@pytest.mark.parametrize("name, version, jobs, tasks, executors, nodes, slots", [
+    ("app-20161115172038-0000", "2.1.0-SNAPSHOT", 1, 26, 4, 4, 4),
+    ("local-1642039451826", "3.3.0-SNAPSHOT", 6, 35, 1, 1, 8),
+    ("eventlog_v2_local-1766844910796", "4.2.0-SNAPSHOT", 1, 2, 1, 1, 10),
+])
+def test_samples_import(data_dir, name, version, jobs, tasks, executors, nodes, slots):
+    """The three public samples read without error: the 2.1 one on 4 executors of 4 cores
+    (local-cluster, the driver is no executor), the local ones on the driver alone."""
+    app, messages = _quiet(read_spark_application, data_dir / "spark-events" / name)
+    assert (app.spark_version, len(app.jobs), len(app.tasks), len(app.executors)) == (version, jobs, tasks, executors)
+    assert app.scheduler_mode == "FIFO"
+    assert any("SparkListenerBlockManagerAdded" in m for m in messages)  # not modelled: named
+    batch, _ = _quiet(spark_batch, app)
+    assert isinstance(batch, SparkBatch)
+    assert (batch.cluster.nodes, batch.cluster.map_slots + batch.cluster.reduce_slots) == (nodes, slots)
+    assert batch.scheduler == "fifo" and [p.name for p in batch.pools] == ["default"]
+    assert len(batch.workload) == jobs
+    for job in batch.workload:  # one recorded time per task, and the mean is the job's task time
+        times = batch.task_times[job.name]["map"]
+        assert len(times) == job.map_tasks and job.map_time == pytest.approx(sum(times) / len(times), abs=1e-6)
+    assert all(tuple(row) == RECORDED_FIELDS for row in batch.recorded)
+
+
+def test_sample_2_1_failures_and_blacklisting(data_dir):
+    """16 successes and 10 failed retries: the batch keeps one time per task and says so."""
+    app, messages = _quiet(read_spark_application, data_dir / "spark-events" / "app-20161115172038-0000")
+    assert sum(t.status == "failed" for t in app.tasks) == 10
+    assert any("SparkListenerExecutorBlacklisted (2)" in m for m in messages)
+    batch, notes = _quiet(spark_batch, app)
+    assert batch.workload["job-0"].map_tasks == 16
+    assert any("10 failed task attempt(s)" in n for n in batch.notes) and notes
+    row = batch.recorded[0]
+    assert (row["submit"], row["end"], row["runtime"]) == (6.776, 7.845, 1.069)
+
+
+def test_sample_3_3_skipped_stages_become_dependencies(data_dir):
+    """Job 1 reads the shuffle job 0 wrote (its stage 1 was skipped, the same RDDs as stage 0):
+    it waits for job 0; so does 2 for 1, 4 for 3 and 5 for 4. Job 3 starts a new query."""
+    batch, _ = _quiet(read_spark_batch, data_dir / "spark-events" / "local-1642039451826")
+    after = {job.name: [d.job for d in job.after] for job in batch.workload}
+    assert after == {"job-0": [], "job-1": ["job-0"], "job-2": ["job-1"], "job-3": [], "job-4": ["job-3"],
+                     "job-5": ["job-4"]}
+    assert any("6 stage(s) skipped" in n for n in batch.notes)
+
+
+def _two_stage_log(tmp_path, **properties):
+    events = header({"1": 2, "2": 2})
+    s0, s1 = stage_info(0, 2, rdds=(1, 2)), stage_info(1, 1, parents=(0,), rdds=(3,))
+    events += [job_start(0, 100, [s0, s1], **properties), stage_submitted(s0, 120),
+               task_end(0, 3, 150, 180, run=20, index=1, reason="ExceptionFailure"),
+               task_end(0, 0, 200, 1200, run=900, shuffle_write=300),
+               task_end(0, 1, 200, 1600, run=1300, executor="2", shuffle_write=200),
+               stage_submitted(s1, 1650), task_end(1, 2, 1700, 2200, run=400, kind="ResultTask", fetch_wait=50),
+               job_end(0, 2250), {"Event": "SparkListenerApplicationEnd", "Timestamp": 1_003_000}]
+    return write_log(tmp_path / "app-two", events)
+
+
+def test_two_stage_job_is_a_mapreduce_job(tmp_path):
+    """Stage 0 (2 tasks: 1.0 s and 1.4 s, launch to finish) and stage 1 (1 task: 0.5 s) of a job
+    submitted at 0.1 s: map_time (1.0 + 1.4) / 2 = 1.2, reduce_time 0.5, shuffle 300 + 200 bytes.
+    The failed attempt (index 1, 30 ms) is not replayed; it is counted in the notes. Recorded: first
+    launch 0.15 s (the failed attempt), end 2.2 s, runtime 2.2 - 0.1 = 2.1 s. Two 2-core executors:
+    2 nodes of 1 + 1 containers."""
+    batch, messages = _quiet(read_spark_batch, _two_stage_log(tmp_path, spark_job_description="sort"))
+    job = batch.workload["sort"]
+    assert (job.map_tasks, job.reduce_tasks, job.map_time, job.reduce_time) == (2, 1, 1.2, 0.5)
+    assert (job.submit, job.shuffle_bytes, job.input_bytes) == (0.1, 500.0, 0.0)
+    assert batch.task_times == {"sort": {"map": (1.0, 1.4), "reduce": (0.5,)}}
+    assert batch.recorded == ({"job": "sort", "spark_jobs": "0", "stages": "0,1", "pool": "default", "submit": 0.1,
+                               "first_launch": 0.15, "end": 2.2, "runtime": 2.1},)
+    assert (batch.cluster.nodes, batch.cluster.map_slots, batch.cluster.reduce_slots) == (2, 1, 1)
+    assert batch.cluster.heartbeat == 0.0
+    assert batch.options.containers and batch.options.reduce_slowstart == 1.0
+    assert batch.notes == ("1 failed task attempt(s) not replayed (their successful retries are)",)
+    assert any("Result Size" in m for m in messages)  # a task metric not used, named
+
+
+def test_task_records(tmp_path):
+    """A task's fields: duration 0.5 s, run 0.4 s, so overhead 0.1 s; fetch wait 0.05 s; shuffle read 10 + 5."""
+    app, _ = _quiet(read_spark_application, _two_stage_log(tmp_path))
+    result = next(t for t in app.tasks if t.kind == "result")
+    assert (result.launch, result.finish, result.run_time, result.fetch_wait_time) == (1.7, 2.2, 0.4, 0.05)
+    assert result.overhead == pytest.approx(0.1) and result.shuffle_read_bytes == 15
+    failed = next(t for t in app.tasks if t.status == "failed")
+    assert failed.reason == "ExceptionFailure" and failed.index == 1
+    assert app.end == 3.0 and app.stages[0].jobs == (0,)
+
+
+def test_fair_pools_names_and_chains(tmp_path):
+    """Under FAIR, the jobs' pools are the batch's (weight 1, minShare 0, FIFO inside). Two jobs with
+    the same description get unique names; a job of three stages in a row (0 -> 1 -> 2) is a map-only
+    step for stage 0 and a MapReduce step of stages 1 and 2, which waits for it."""
+    events = header({"1": 4}, mode="FAIR")
+    a0, a1, a2 = stage_info(0, 2), stage_info(1, 2, parents=(0,)), stage_info(2, 1, parents=(1,))
+    b0 = stage_info(3, 1)
+    events += [job_start(0, 0, [a0, a1, a2], spark_scheduler_pool="high", spark_job_description="etl"),
+               job_start(1, 0, [b0], spark_scheduler_pool="low", spark_job_description="etl")]
+    events += [stage_submitted(a0, 0), stage_submitted(b0, 0)]
+    events += [task_end(0, 0, 10, 510, run=400), task_end(0, 1, 10, 1010, run=900),
+               task_end(3, 2, 10, 210, run=150, kind="ResultTask"),
+               stage_submitted(a1, 1020), task_end(1, 3, 1030, 1230, run=150), task_end(1, 4, 1030, 1430, run=350),
+               stage_submitted(a2, 1440), task_end(2, 5, 1450, 1550, run=80, kind="ResultTask"),
+               job_end(1, 220), job_end(0, 1560)]
+    batch, _ = _quiet(read_spark_batch, write_log(tmp_path / "fair", events))
+    assert batch.scheduler == "fair"
+    assert [(p.name, p.weight, p.min_map, p.mode) for p in batch.pools] == [("high", 1.0, 0, "fifo"),
+                                                                           ("low", 1.0, 0, "fifo")]
+    assert batch.workload.names == ["etl/stage-0", "etl", "etl [job 1]"]
+    first, etl = batch.workload["etl/stage-0"], batch.workload["etl"]
+    assert (first.map_tasks, first.reduce_tasks, first.map_time) == (2, 0, 0.75)
+    assert (etl.map_tasks, etl.reduce_tasks, etl.map_time, etl.reduce_time) == (2, 1, 0.3, 0.1)
+    assert [d.job for d in etl.after] == ["etl/stage-0"] and etl.pool == "high"
+
+
+def test_local_mode_driver_is_the_executor(tmp_path):
+    """local[*]: the driver (8 cores) is the only executor: one node of 4 + 4 containers."""
+    events = header({"driver": 8}, master="local[*]")
+    s0 = stage_info(0, 1)
+    events += [job_start(0, 0, [s0]), stage_submitted(s0, 0),
+               task_end(0, 0, 0, 100, run=90, kind="ResultTask", executor="driver"), job_end(0, 100)]
+    batch, _ = _quiet(read_spark_batch, write_log(tmp_path / "local", events))
+    assert (batch.cluster.nodes, batch.cluster.map_slots, batch.cluster.reduce_slots) == (1, 4, 4)
+
+
+def test_no_jobs_is_an_error(tmp_path):
+    log = write_log(tmp_path / "empty-app", header({"1": 2}))
+    with pytest.raises(InvalidInput, match=r"empty-app: \(top level\): holds no Spark jobs"):
+        read_spark_application(log)
+
+
+def test_wrong_field_type_names_the_line(tmp_path):
+    events = [*header({"1": 2}), {"Event": "SparkListenerJobStart", "Job ID": "zero", "Submission Time": 1}]
+    with pytest.raises(InvalidInput, match=r"bad-type: line 6.Job ID: must be an integer"):
+        read_spark_application(write_log(tmp_path / "bad-type", events))
+
+
+def test_cli_imports_several_logs(tmp_path, data_dir):
+    """Two applications, one batch, in the order they started (the written one in 1970, the sample
+    in 2025): job-0 is in both, so each gets its application's id; the 55 years between them are
+    left out, so the sample's job starts at the end of the first's (2.2 s) plus its own 1.636 s."""
+    second = _two_stage_log(tmp_path)
+    out, cluster = tmp_path / "batch.yaml", tmp_path / "cluster.yaml"
+    status, _, err = planner("import", "spark", data_dir / "spark-events" / "eventlog_v2_local-1766844910796",
+                             second, "-o", out, "--cluster-output", cluster)
+    assert status == 0, err
+    from models import Cluster, Workload
+
+    batch = Workload.from_file(out)
+    assert batch.names == ["app-test/job-0", "local-1766844910796/job-0"]
+    assert batch.jobs[1].submit == pytest.approx(2.2 + 1.636)
+    assert Cluster.from_file(cluster).nodes == 3  # the driver of the first, two executors of the second
+    assert "SparkImportWarning" in err
+
+
+def test_cli_refuses_several_files_for_other_formats(tmp_path, data_dir):
+    status, _, err = planner("import", "rumen", data_dir / "wordcount.json", data_dir / "wordcount.json")
+    assert status == 2 and "FILE: rumen traces are read one file at a time" in err
