@@ -183,7 +183,7 @@ def test_the_report_writes_csv_and_json(tmp_path):
     assert lines[0] == ("job,maps,reduces,submit,startup,startup_busy,startup_unexplained,unexplained_wait,"
                         "recorded,simulated,error,adjusted_error,note") and len(lines) == 2
     written = json.loads(paths["json"].read_text())
-    assert list(written) == ["summary", "cluster", "jobs"] and written["jobs"] == report.jobs
+    assert list(written) == ["summary", "cluster", "jobs", "notes"] and written["jobs"] == report.jobs
     assert isinstance(report, ReplayReport) and report.errors()[1]["job"] == "job_201009241532_0001"
 
 
@@ -226,7 +226,7 @@ def test_command_json_and_output_folder(tmp_path):
     result = invoke("replay", "rumen", DATA / "wordcount.json", "-o", tmp_path / "out", "--json")
     assert result.exit_code == 0, result.output
     parsed = json.loads(result.stdout)
-    assert list(parsed) == ["jobs", "errors", "unexplained", "cluster"]
+    assert list(parsed) == ["jobs", "errors", "unexplained", "cluster", "notes"]
     assert list(parsed["jobs"][0]) == list(JOB_FIELDS) == [
         "job", "maps", "reduces", "submit", "startup", "startup_busy", "startup_unexplained", "unexplained_wait",
         "recorded", "simulated", "error", "adjusted_error", "note"]

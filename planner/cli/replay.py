@@ -73,7 +73,8 @@ def replay_command(
     emit([Section("jobs", f"replay of {file.name}: recorded against simulated runtime (s)", jobs),
           Section("errors", f"absolute error over {len(report.jobs)} jobs", report.errors()),
           Section("unexplained", "waits the trace does not explain", report.unexplained()),
-          Section("cluster", "the cluster replayed on", [{"scheduler": report.scheduler, **report.cluster}], one=True)],
+          Section("cluster", "the cluster replayed on", [{"scheduler": report.scheduler, **report.cluster}], one=True),
+          Section("notes", "what the replay leaves out", [{"note": note} for note in report.notes])],
          as_json=json_output)
 
 

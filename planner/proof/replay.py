@@ -61,6 +61,8 @@ DEFAULT_SLOWSTART = 0.05
 FULL_REPLICATION_NODES = 32
 HEARTBEAT_KEYS = ("yarn.nodemanager.heartbeat.interval-ms",)
 SLOWSTART_KEYS = ("mapreduce.job.reduce.slowstart.completedmaps", "mapred.reduce.slowstart.completed.maps")
+#: Waits shorter than this (s) stay in their columns but are not named in notes and the summary.
+NOTED_WAIT = 0.1
 #: Fields of a job's record.
 JOB_FIELDS = ("job", "maps", "reduces", "submit", "startup", "startup_busy", "startup_unexplained",
               "unexplained_wait", "recorded", "simulated", "error", "adjusted_error", "note")
@@ -84,8 +86,12 @@ class ReplayReport:
       recording shows a slot of its kind free, less a heartbeat per such stretch (`waits`): time
       the trace does not explain (other applications on the cluster, the ApplicationMaster);
     - ``recorded``, ``simulated``, ``error`` = simulated / recorded - 1, and ``adjusted_error`` =
-      simulated / (recorded - unexplained_wait) - 1, the error once that wait is taken out;
+      simulated / (recorded - unexplained_wait) - 1, the error once that wait is taken out (waits
+      under `NOTED_WAIT` are not taken out);
     - ``note``: the above in words, "" when the trace explains the job.
+
+    ``notes``: what the replay leaves out of the recording (a Spark log's failed or killed
+    attempts, skipped stages, executors that came and went ...).
 
     ``cluster`` is what the jobs ran on (for Rumen and SLS: nodes, racks, map_slots and
     reduce_slots in all, heartbeat, slowstart, and ``turnaround``: the recorded mean seconds from
@@ -95,6 +101,7 @@ class ReplayReport:
     scheduler: str
     cluster: dict[str, Any]
     jobs: list[dict[str, Any]]
+    notes: tuple[str, ...] = ()
 
     @property
     def median_error(self) -> float:
@@ -132,9 +139,9 @@ class ReplayReport:
     def summary(self) -> dict[str, Any]:
         """One flat record: trace, scheduler, jobs, median_error, worst_error, worst_job,
         median_adjusted_error, unexplained_wait (the jobs' sum, s), waiting_jobs (the jobs with an
-        unexplained wait, comma-separated, None if none) and clock_effects (the jobs whose first task
+        unexplained wait of `NOTED_WAIT` or more, comma-separated, None if none) and clock_effects (the jobs whose first task
         started before their submission, likewise)."""
-        waiting = [job["job"] for job in self.jobs if job["unexplained_wait"] > 0]
+        waiting = [job["job"] for job in self.jobs if job["unexplained_wait"] >= NOTED_WAIT]
         clock = [job["job"] for job in self.jobs if job["startup"] < 0]
         return {"trace": self.trace, "scheduler": self.scheduler, "jobs": len(self.jobs),
                 "median_error": self.median_error, "worst_error": self.worst_error, "worst_job": self.worst_job,
@@ -143,8 +150,9 @@ class ReplayReport:
                 "waiting_jobs": ", ".join(waiting) or None, "clock_effects": ", ".join(clock) or None}
 
     def to_json(self) -> str:
-        """``{"summary": summary(), "cluster": cluster, "jobs": jobs}`` as JSON text."""
-        return json.dumps({"summary": self.summary(), "cluster": self.cluster, "jobs": self.jobs}, indent=1) + "\n"
+        """``{"summary": summary(), "cluster": cluster, "jobs": jobs, "notes": notes}`` as JSON text."""
+        return json.dumps({"summary": self.summary(), "cluster": self.cluster, "jobs": self.jobs,
+                           "notes": list(self.notes)}, indent=1) + "\n"
 
     def write(self, folder: str | Path) -> dict[str, Path]:
         """Write replay.csv (the job records) and replay.json (`to_json`) into ``folder``, atomically."""
@@ -228,8 +236,8 @@ class Recording:
     (and ``slots`` totals), the scheduler it ran under (``scheduler``), ``described`` (the report's
     cluster record), the jobs to compare (``compared``), and for the unexplained wait: the
     recorded ``capacity`` of each kind of slot as (time, change) steps and the recorded ``busy``
-    attempts of each kind as (start, finish), and ``grace``, the wait a freed slot may take
-    before it is offered (the heartbeat)."""
+    attempts of each kind as (start, finish), ``grace``, the wait a freed slot may take
+    before it is offered (the heartbeat), and ``notes``: what the recording leaves out."""
 
     source: str | None
     workload: Workload
@@ -242,6 +250,7 @@ class Recording:
     capacity: Mapping[str, tuple[tuple[float, int], ...]]
     busy: Mapping[str, tuple[tuple[float, float], ...]]
     grace: float
+    notes: tuple[str, ...] = ()
 
 
 def replay_recording(recording: Recording, scheduler: str | Scheduler | None = None, *, seed: int = 0) -> ReplayReport:
@@ -262,7 +271,7 @@ def replay_recording(recording: Recording, scheduler: str | Scheduler | None = N
         startup = job.ready - job.submit
         busy = _measure(steps.get(job.first_kind), job.submit, job.ready, full=True) if startup > 0 else 0.0
         waited = waits(job.waits, steps, job.ready, job.finish, recording.grace)
-        adjusted = max(recorded_seconds - waited, MIN_TASK_SECONDS)
+        adjusted = max(recorded_seconds - (waited if waited >= NOTED_WAIT else 0.0), MIN_TASK_SECONDS)
         records.append({
             "job": job.name, "maps": job.maps, "reduces": job.reduces, "submit": job.submit, "startup": startup,
             "startup_busy": busy, "startup_unexplained": max(startup - busy, 0.0), "unexplained_wait": waited,
@@ -270,7 +279,8 @@ def replay_recording(recording: Recording, scheduler: str | Scheduler | None = N
             "error": simulated_seconds / recorded_seconds - 1.0, "adjusted_error": simulated_seconds / adjusted - 1.0,
             "note": _note(startup, busy, waited, recorded_seconds, recording.grace)})
     name = chosen if isinstance(chosen, str) else result.scheduler.get("name", type(chosen).__name__)
-    return ReplayReport(recording.source, result.scheduler.get("name", name), recording.described, records)
+    return ReplayReport(recording.source, result.scheduler.get("name", name), recording.described, records,
+                        recording.notes)
 
 
 def mapreduce_recording(recorded: Sequence[RecordedJob], cluster: Cluster | None = None, *,
@@ -409,7 +419,7 @@ def _note(startup: float, busy: float, waited: float, recorded: float, grace: fl
         notes.append(f"clock effect: first task {-startup:.1f} s before its submission")
     elif startup - busy > 0 and busy > 0:
         notes.append(f"start-up {startup:.1f} s, {busy:.1f} s of it with every recorded slot busy")
-    if waited > 0:
+    if waited >= NOTED_WAIT:
         notes.append(f"{waited:.1f} s ({waited / recorded:.0%} of its runtime) waiting with recorded slots free")
     return "; ".join(notes)
 
