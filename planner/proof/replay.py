@@ -46,11 +46,11 @@ from models import Cluster, InvalidInput, InvalidType, Job, Workload
 from models.checks import as_float, as_instance, as_int, as_str, key_name
 from models.fileio import csv_text, write_atomic
 from models.limits import MAX_SECONDS, MIN_TASK_SECONDS
+from planner.proof.recording import ComparedJob, Recording
 
 if TYPE_CHECKING:  # proofs take what planner.io read; they do not read files themselves
     from planner.io.rumen_attempts import RecordedJob, RumenAttempt
     from planner.io.spark_records import SparkApplication
-    from planner.simulator.options import SimOptions
     from planner.simulator.schedulers.base import Scheduler
 
 #: The heartbeat of a trace that does not say (Hadoop 0.20's minimum TaskTracker interval, s).
@@ -207,50 +207,6 @@ def replay(
     recorded = [as_instance(job, RecordedJob, f"trace[{i}]") for i, job in enumerate(trace)]
     return replay_recording(mapreduce_recording(recorded, cluster, heartbeat=heartbeat, source=source),
                             scheduler, seed=seed)
-
-
-@dataclass(frozen=True)
-class ComparedJob:
-    """A recorded job as the replay compares it: ``name``; ``maps`` and ``reduces`` (for Spark,
-    the tasks of its shuffle-map and of its result stages); ``submit``, ``ready`` (its first
-    task's start) and ``finish`` (its last successful task's end), seconds on the trace's clock;
-    ``members``, the simulated jobs whose finish is its finish (itself, or a Spark job's stages);
-    ``first_kind``, the kind of slot its first task needed; ``waits``, its tasks as (kind,
-    eligible, start): when each could have run and when it did (`waits`)."""
-
-    name: str
-    maps: int
-    reduces: int
-    submit: float
-    ready: float
-    finish: float
-    members: tuple[str, ...]
-    first_kind: str
-    waits: tuple[tuple[str, float, float], ...]
-
-
-@dataclass(frozen=True)
-class Recording:
-    """A recorded run made ready to replay, whatever its format: the ``workload`` to simulate (its
-    jobs submitted at their recorded ready times, with ``options.task_times``), the ``cluster``
-    (and ``slots`` totals), the scheduler it ran under (``scheduler``), ``described`` (the report's
-    cluster record), the jobs to compare (``compared``), and for the unexplained wait: the
-    recorded ``capacity`` of each kind of slot as (time, change) steps and the recorded ``busy``
-    attempts of each kind as (start, finish), ``grace``, the wait a freed slot may take
-    before it is offered (the heartbeat), and ``notes``: what the recording leaves out."""
-
-    source: str | None
-    workload: Workload
-    cluster: Cluster
-    slots: tuple[int, int] | None
-    options: SimOptions
-    scheduler: str | Scheduler
-    described: dict[str, Any]
-    compared: tuple[ComparedJob, ...]
-    capacity: Mapping[str, tuple[tuple[float, int], ...]]
-    busy: Mapping[str, tuple[tuple[float, float], ...]]
-    grace: float
-    notes: tuple[str, ...] = ()
 
 
 def replay_recording(recording: Recording, scheduler: str | Scheduler | None = None, *, seed: int = 0) -> ReplayReport:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from models import Cluster, InvalidInput, Workload
 from models.limits import MAX_SECONDS, MIN_TASK_SECONDS
-from planner.proof.replay import ComparedJob, Recording
+from planner.proof.recording import ComparedJob, Recording
 
 if TYPE_CHECKING:
     from planner.io.spark_records import SparkApplication, SparkTask
