@@ -158,6 +158,19 @@ def test_a_negative_rumen_start_up_is_a_clock_effect(tmp_path):
     assert report.summary()["clock_effects"] == "job_1"
 
 
+def test_the_rumen_traces_waits_and_adjusted_errors():
+    """docs/proving-plans.md: errors unchanged, waits 0 s (MRv1, 3 s heartbeat) and 2.5 s / 2.2 s
+    (TeraGen, 1 s heartbeat), adjusted errors -2.3%, +0.6%, -0.1%."""
+    from planner.io.rumen_attempts import read_rumen_attempts
+
+    found = [(job["error"], job["unexplained_wait"], job["adjusted_error"])
+             for name in ("wordcount.json", "2jobs2min-rumen-jh.json")
+             for job in replay(read_rumen_attempts(DATA / name)).jobs]
+    assert found == [pytest.approx((-0.0227, 0.0, -0.0227), abs=5e-4),
+                     pytest.approx((-0.0245, 2.451, 0.0056), abs=5e-4),
+                     pytest.approx((-0.0268, 2.190, -0.0007), abs=5e-4)]
+
+
 def test_waits_by_hand():
     """Two slots, busy [0, 4] and [0, 10]; the job's tasks: x eligible at 0, started 6; y eligible
     at 0, started 12. From 4 one slot is free, from 10 two: x (first in the start order) waits

@@ -20,9 +20,9 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class ComparedJob:
     """A recorded job as the replay compares it: ``name``; ``maps`` and ``reduces`` (for Spark,
-    the tasks of its shuffle-map and of its result stages); ``submit``, ``ready`` (its first
-    task's start) and ``finish`` (its last successful task's end), seconds on the trace's clock;
-    ``members``, the simulated jobs whose finish is its finish (itself, or a Spark job's stages);
+    the tasks of the batch job's map and result stages); ``submit``, ``ready`` (its first task's
+    start; for Spark, its Spark job's) and ``finish`` (its last successful task's end), seconds
+    on the trace's clock; ``members``, the simulated jobs whose latest finish is its finish;
     ``first_kind``, the kind of slot its first task needed; ``waits``, its tasks as (kind,
     eligible, start): when each could have run and when it did (`waits`)."""
 
