@@ -23,7 +23,7 @@ class ReplayFormat(StrEnum):
 
 
 #: The columns of the terminal's job table (JSON and -o have every field of the report).
-SHOWN = ("job", "maps", "reduces", "startup", "unexplained_wait", "recorded", "simulated", "error", "adjusted_error")
+SHOWN = ("job", "maps", "reduces", "unexplained_wait", "recorded", "simulated", "error", "adjusted_error")
 
 
 def replay_command(

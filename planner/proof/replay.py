@@ -1,10 +1,16 @@
-"""Replay of recorded runs: a Rumen trace's jobs, with each task's recorded time, through the simulator.
+"""Replay of recorded runs: a Rumen trace's, an SLS job file's or a Spark application's jobs, with
+each task's recorded time, through the simulator.
 
 `replay(read_rumen_attempts(path))` asks how close the simulator comes to what a real cluster
 did when it is given what the cluster was given: the same jobs, arriving when they got going,
 each task taking the time it took, on the cluster the trace ran on. The difference per job is
-the simulator's error. (The attempts are read by `planner.io.rumen_attempts`: proofs take what
-`planner.io` read and never read trace files themselves.)
+the simulator's error. (The records are read by `planner.io.rumen_attempts`,
+`planner.io.sls_jobs` and `planner.io.spark_logs`: proofs take what `planner.io` read and never
+read trace files themselves.) Every format becomes a `planner.proof.recording.Recording` (Rumen
+and SLS: `mapreduce_recording`; Spark: `planner.proof.spark_replay.spark_recording`) and
+`replay_recording` replays it, and reports per job what the trace does not explain: the
+start-up's part with free slots, a negative start-up (a clock effect), and the longest wait of
+a task with a recorded slot free (`waits`).
 
 What is replayed (see docs/proving-plans.md, "Replay of recorded runs"):
 
