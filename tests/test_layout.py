@@ -128,7 +128,10 @@ def test_rooms_import_only_what_is_below_them(room, allowed):
 #: The modules of planner.io that hold the simulator's own files, the export targets' registry and the
 #: cluster software's formats (they may import the simulator); the other modules of the room are trace
 #: importers.
-SIMULATOR_FORMATS = ("planner.io.settings", "planner.io.results", "planner.io.targets", "planner.io.hadoop")
+#: (A Spark event log's batch, `spark_batch`, carries the simulator's options and pools: Spark's
+#: recorded scheduler, and so does the profile fitted from it.)
+SIMULATOR_FORMATS = ("planner.io.settings", "planner.io.results", "planner.io.targets", "planner.io.hadoop",
+                     "planner.io.spark_logs", "planner.io.spark_fitting")
 
 
 def test_trace_importers_read_with_models_vocabulary_only():

@@ -174,3 +174,12 @@ def test_in_progress_suffix(tmp_path, plain):
     path = tmp_path / "app-1.lz4.inprogress"
     path.write_bytes(_lz4_java(plain))
     assert len(_kinds(path)) == 115
+
+
+def test_a_named_pipe_is_refused_before_it_is_opened(tmp_path):
+    import os
+
+    pipe = tmp_path / "app-fifo"
+    os.mkfifo(pipe)
+    with pytest.raises(InvalidInput, match=r"app-fifo: \(top level\): is not a regular file"):
+        list(read_events(pipe))

@@ -98,7 +98,7 @@ def test_two_stage_job_is_a_mapreduce_job(tmp_path):
     assert (job.submit, job.shuffle_bytes, job.input_bytes) == (0.1, 500.0, 0.0)
     assert batch.task_times == {"sort": {"map": (1.0, 1.4), "reduce": (0.5,)}}
     assert batch.recorded == ({"job": "sort", "spark_jobs": "0", "stages": "0,1", "pool": "default", "submit": 0.1,
-                               "first_launch": 0.15, "end": 2.2, "runtime": 2.1},)
+                               "first_launch": 0.15, "end": 2.2, "runtime": 2.1, "app": "app-test"},)
     assert (batch.cluster.nodes, batch.cluster.map_slots, batch.cluster.reduce_slots) == (2, 1, 1)
     assert batch.cluster.heartbeat == 0.0
     assert batch.options.containers and batch.options.reduce_slowstart == 1.0
@@ -186,3 +186,51 @@ def test_cli_imports_several_logs(tmp_path, data_dir):
 def test_cli_refuses_several_files_for_other_formats(tmp_path, data_dir):
     status, _, err = planner("import", "rumen", data_dir / "wordcount.json", data_dir / "wordcount.json")
     assert status == 2 and "FILE: rumen traces are read one file at a time" in err
+
+
+def test_a_stage_shared_with_an_earlier_job(tmp_path):
+    """Job 1 lists stage 0 again (Spark reuses the shuffle-map stage job 0 ran, and skips it): stage 0
+    stays job 0's, and job 1 (its result stage 2 reads stage 0) waits for job 0."""
+    events = header({"1": 2})
+    s0, s1, s2 = stage_info(0, 1), stage_info(1, 1, parents=(0,)), stage_info(2, 1, parents=(0,))
+    events += [job_start(0, 0, [s0, s1]), stage_submitted(s0, 0), task_end(0, 0, 0, 100, run=90),
+               stage_submitted(s1, 100), task_end(1, 1, 100, 200, run=90, kind="ResultTask"), job_end(0, 200),
+               job_start(1, 300, [{**s0, "Submission Time": 1_000_000}, s2]), stage_submitted(s2, 300),
+               task_end(2, 2, 300, 400, run=90, kind="ResultTask"), job_end(1, 400)]
+    batch, _ = _quiet(read_spark_batch, write_log(tmp_path / "shared", events))
+    assert [(job.name, job.map_tasks, job.reduce_tasks, [d.job for d in job.after]) for job in batch.workload] == [
+        ("job-0", 1, 1, []), ("job-1", 1, 0, ["job-0"])]
+    assert any("1 stage(s) skipped" in note for note in batch.notes)
+
+
+def test_notes_name_what_the_batch_leaves_out(tmp_path):
+    """Executor 2 comes after the job's submission and executor 1 leaves; a speculative copy of
+    task 0 is killed; task 3 starts and the log never ends it. Each is a note (and the warning);
+    the job keeps one time per task: 2 maps of 1.0 s (the successful attempts)."""
+    events = header({"1": 2})
+    s0 = stage_info(0, 2)
+    events += [job_start(0, 0, [s0]), stage_submitted(s0, 0),
+               {"Event": "SparkListenerExecutorAdded", "Timestamp": 1_000_050, "Executor ID": "2",
+                "Executor Info": {"Host": "127.0.0.2", "Total Cores": 2}},
+               task_end(0, 0, 0, 1000, run=900, kind="ResultTask"),
+               task_end(0, 2, 500, 1000, run=400, index=0, attempt=1, speculative=True, reason="TaskKilled",
+                        kind="ResultTask", executor="2"),
+               task_end(0, 1, 100, 1100, run=900, kind="ResultTask", executor="2"),
+               {"Event": "SparkListenerTaskStart", "Stage ID": 0, "Stage Attempt ID": 0,
+                "Task Info": {"Task ID": 3, "Index": 1, "Attempt": 1, "Launch Time": 1_001_200, "Executor ID": "1"}},
+               {"Event": "SparkListenerExecutorRemoved", "Timestamp": 1_002_000, "Executor ID": "1",
+                "Removed Reason": "lost worker"},
+               job_end(0, 1100)]
+    batch, messages = _quiet(read_spark_batch, write_log(tmp_path / "notes", events))
+    assert batch.task_times == {"job-0": {"map": (1.0, 1.0)}}
+    assert batch.notes == (
+        "1 killed task attempt(s) not replayed",
+        "1 speculative task attempt(s): only the first success per task is kept",
+        "1 task attempt(s) with no end in the log (cut short?) left out",
+        "executor(s) 2 added after the first job was submitted: the cluster has them from the start",
+        "executor(s) 1 (at 2.000 s: lost worker) removed: the cluster keeps them to the end",
+    )
+    assert any("lost worker" in m for m in messages)
+    app, _ = _quiet(read_spark_application, tmp_path / "notes")
+    unfinished = next(t for t in app.tasks if t.finish is None)
+    assert (unfinished.task, unfinished.status, unfinished.reason) == (3, "failed", "no SparkListenerTaskEnd in the log")

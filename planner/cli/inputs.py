@@ -31,6 +31,12 @@ TraceFormat = StrEnum("TraceFormat", {name: name for name in TRACE_FORMATS})  # 
 class CsvKind(StrEnum):
     runtimes = "runtimes"
     tasks = "tasks"
+    spark = "spark"
+
+
+class OverheadStatistic(StrEnum):
+    median = "median"
+    mean = "mean"
 
 
 def _swim_settings(settings: list[str]) -> dict[str, float]:
@@ -254,9 +260,9 @@ def _pairs(items: list[str], flag: str, form: str, *, files: bool) -> dict[str, 
 
 
 def fit(
-    file: Annotated[Path, typer.Argument(metavar="FILE", help="runtimes.csv (job,nodes,runtime) or tasks.csv (job,kind,start,end); with --wave, a workload.")],
+    files: Annotated[list[Path], typer.Argument(metavar="FILE...", help="runtimes.csv (job,nodes,runtime), tasks.csv (job,kind,start,end) or Spark event logs (one or more); with --wave, a workload.")],
     kind: Annotated[
-        CsvKind | None, typer.Option(help="Force the CSV kind instead of reading it off the header.")
+        CsvKind | None, typer.Option(help="Force the input kind instead of reading it off the header.")
     ] = None,
     workload: Annotated[
         Path | None, typer.Option(help="Runtimes: attach the profiles to this workload's jobs.")
@@ -269,13 +275,22 @@ def fit(
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Workload file to write (.yaml or .json).")
     ] = None,
+    overhead: Annotated[
+        OverheadStatistic, typer.Option(help="Spark: the per-task overhead added to the work, its median or mean.")
+    ] = OverheadStatistic.median,
+    profile_output: Annotated[
+        Path | None, typer.Option("--profile-output", help="Spark: also write the profile (work and overheads, "
+                                                           ".yaml or .json).")
+    ] = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """Fit power-law runtime profiles or map/reduce phase profiles.
+    """Fit power-law runtime profiles, map/reduce phase profiles, or Spark work and overheads.
 
     Example: planner fit runtimes.csv -o profiled.yaml
 
     Example: planner fit trace.yaml --wave -c cluster.yaml -o profiled.yaml
+
+    Example: planner fit app-1.zstd --profile-output spark-profile.yaml -o calibrated.yaml
     """
     from models.workload import Workload
     from planner.io.fitting import csv_kind, fit_runtimes, fit_tasks, read_csv_rows, runtime_workload, task_workload
@@ -283,6 +298,14 @@ def fit(
 
     if output is not None:
         _check_output(output)
+    if kind == CsvKind.spark or (kind is None and not wave and _is_event_log(files[0])):
+        _fit_spark(files, workload, output, overhead.value, profile_output, json_output)
+        return
+    if profile_output is not None:
+        raise InvalidInput("--profile-output", "applies to Spark event logs only")
+    if len(files) > 1:
+        raise InvalidInput("FILE", f"fits read one file unless they are Spark event logs, got {len(files)} files")
+    file = files[0]
     if wave:
         _fit_wave(file, cluster, kind, workload, output, json_output)
         return
@@ -308,6 +331,38 @@ def fit(
             raise InvalidInput("--workload", "applies to runtimes files only")
         result = task_workload(fit_tasks(file), file)
         emit([Section("profiles", f"phase profiles from {file.name}", phase_records(result))], as_json=json_output)
+    if output is not None:
+        result.to_file(output)
+
+
+def _is_event_log(path: Path) -> bool:
+    """A rolling folder, a file with a Spark codec's suffix, or one that starts with a listener event."""
+    from planner.io.spark_events import CODECS
+
+    if path.is_dir() or path.name.removesuffix(".inprogress").rpartition(".")[2] in {c[1:] for c in CODECS}:
+        return True
+    try:
+        with path.open("rb") as handle:
+            return handle.read(64).lstrip().startswith(b'{"Event"')
+    except OSError:
+        return False
+
+
+def _fit_spark(files: list[Path], workload: Path | None, output: Path | None, statistic: str,
+               profile_output: Path | None, json_output: bool) -> None:
+    from models.fileio import dump_mapping
+    from models.workload import Workload
+    from planner.io.spark_fitting import fit_spark, with_overheads
+
+    if profile_output is not None:
+        _check_output(profile_output)
+    profile = fit_spark(files, statistic=statistic)
+    result = profile.workload if workload is None else with_overheads(Workload.from_file(workload), profile)
+    title = files[0].name + (f" and {len(files) - 1} more" if len(files) > 1 else "")
+    emit([Section("overheads", f"per-task overhead by Spark task kind in {title} (s)", list(profile.overheads)),
+          Section("jobs", f"work and {statistic} overhead per task (s)", list(profile.jobs))], as_json=json_output)
+    if profile_output is not None:
+        dump_mapping(profile.to_dict(), profile_output)
     if output is not None:
         result.to_file(output)
 

@@ -22,6 +22,7 @@ import io
 import json
 import os
 import re
+import stat
 import tempfile
 import warnings
 from collections.abc import Callable, Iterator
@@ -295,9 +296,11 @@ def cramjam_errors() -> type[Exception]:
 
 def _opened(path: Path) -> IO[bytes]:
     codec = codec_of(path)
-    if codec is None and path.is_dir():
-        raise InvalidInput("", "is a folder, not an event log file", source=str(path))
     try:
+        status = path.stat()
+        if not stat.S_ISREG(status.st_mode):  # a named pipe would block, a device never end
+            raise InvalidInput("", "is not a regular file, expected an event log file or a rolling log's folder",
+                               source=str(path))
         raw = path.open("rb")
     except OSError as error:
         raise InvalidInput("", f"cannot read: {error.strerror or error}", source=str(path)) from None

@@ -56,10 +56,10 @@ if TYPE_CHECKING:
     from planner.simulator.schedulers.pools import Pool
 
 __all__ = ["RECORDED_FIELDS", "SparkBatch", "SparkImportWarning", "read_spark", "read_spark_application",
-           "read_spark_batch", "spark_batch"]
+           "read_spark_batch", "spark_batch", "spark_batch_of"]
 
 #: The fields of a `SparkBatch.recorded` row.
-RECORDED_FIELDS = ("job", "spark_jobs", "stages", "pool", "submit", "first_launch", "end", "runtime")
+RECORDED_FIELDS = ("job", "spark_jobs", "stages", "pool", "submit", "first_launch", "end", "runtime", "app")
 #: The listener events `read_spark_application` reads; any other is named in a warning.
 MODELLED_EVENTS = frozenset({
     "SparkListenerLogStart", "SparkListenerApplicationStart", "SparkListenerApplicationEnd",
@@ -188,8 +188,7 @@ def read_spark_application(path: str | Path) -> SparkApplication:
 
     Errors (`InvalidInput`) name the file and the line: a line that is not a listener event, a
     field of the wrong type, a log without listener events or without an application's jobs."""
-    path = as_path(path, "path")
-    state = _LogState(str(path))
+    state = _LogState(str(as_path(path, "path")))
     for event in read_events(path):
         _read_event(state, event)
     return _application(state)
@@ -218,7 +217,7 @@ def _read_event(state: _LogState, event: SparkEvent) -> None:
         executor = _value(event, fields, "Executor ID", "str", required=True)
         removed = _value(event, fields, "Timestamp", "int", required=True)
         if executor in state.executors:
-            state.executors[executor][3:5] = [removed, _value(event, fields, "Removed Reason", "str")]
+            state.executors[executor][4:6] = [removed, _value(event, fields, "Removed Reason", "str")]
     elif kind == "SparkListenerJobStart":
         _job_start(state, event)
     elif kind == "SparkListenerJobEnd":
@@ -253,7 +252,10 @@ def _executor_added(state: _LogState, event: SparkEvent) -> None:
                                  cores, added, None, None]
 
 
-def _stage_info(state: _LogState, event: SparkEvent, info: Mapping[str, Any], where: str) -> _StageDraft:
+def _stage_info(state: _LogState, event: SparkEvent, info: Mapping[str, Any], where: str, *,
+                in_job: bool = False) -> _StageDraft:
+    """The stage attempt ``info`` describes, made on first sight. A job's ``Stage Infos`` (``in_job``)
+    say when a stage was made, not when it ran: they never mark it submitted."""
     stage = _value(event, info, "Stage ID", "int", required=True, where=where)
     attempt = _value(event, info, "Stage Attempt ID", "int", where=where) or 0
     parents = tuple(_value(event, {"Parent IDs": p}, "Parent IDs", "int", where=where)
@@ -269,7 +271,7 @@ def _stage_info(state: _LogState, event: SparkEvent, info: Mapping[str, Any], wh
                             tasks, parents, tuple(sorted(rdds)))
         state.stages[(stage, attempt)] = draft
     submitted = _value(event, info, "Submission Time", "int", where=where)
-    if submitted is not None:
+    if submitted is not None and not in_job:
         draft.submit_ms = submitted
         state.saw(submitted)
     return draft
@@ -287,8 +289,7 @@ def _job_start(state: _LogState, event: SparkEvent) -> None:
     for position, info in enumerate(infos):
         if not isinstance(info, dict):
             raise _fail(event, f"Stage Infos[{position}]", f"must be a JSON object, got {shown(info)}")
-        draft = _stage_info(state, event, info, f"Stage Infos[{position}].")
-        draft.submit_ms = None  # a job's stage infos say when the stage was made, not when it ran
+        _stage_info(state, event, info, f"Stage Infos[{position}].", in_job=True)
     stage_ids = [_value(event, {"Stage IDs": s}, "Stage IDs", "int") for s in ids] if ids is not None else [
         _value(event, info, "Stage ID", "int") for info in infos]
     for stage in stage_ids:
@@ -437,7 +438,7 @@ class SparkBatch:
     recorded times hold them), ``scheduler`` ("fifo" or "fair"), ``pools`` (the pools the jobs
     used), ``task_times`` (every step's successful task durations, launch to finish, in launch
     order: `SimOptions.task_times` for a replay), ``recorded`` (one flat row per step:
-    `RECORDED_FIELDS`, times in seconds from the application's start) and ``notes`` (what the
+    `RECORDED_FIELDS`, times in seconds from the application's start, ``app`` its id) and ``notes`` (what the
     batch leaves out)."""
 
     workload: Workload
@@ -488,6 +489,7 @@ def _order(stages: Iterable[int], parents: Mapping[int, tuple[int, ...]]) -> lis
 def spark_batch(app: SparkApplication) -> SparkBatch:
     """The batch of ``app``'s jobs (module docstring); ``notes`` also come as a `SparkImportWarning`."""
     from models.cluster import Cluster
+    from models.dag import Dependency
     from models.job import Job
     from models.workload import Workload
     from planner.simulator.options import SimOptions
@@ -499,10 +501,10 @@ def spark_batch(app: SparkApplication) -> SparkBatch:
     notes: list[str] = []
     first_attempt: dict[int, SparkStage] = {}
     ran: dict[int, SparkStage] = {}
-    for stage in app.stages:
-        first_attempt.setdefault(stage.stage, stage)
-        if stage.submit is not None:
-            ran.setdefault(stage.stage, stage)
+    for attempt in app.stages:
+        first_attempt.setdefault(attempt.stage, attempt)
+        if attempt.submit is not None:
+            ran.setdefault(attempt.stage, attempt)
     parents = {s: st.parents for s, st in first_attempt.items()}
     tasks_of: dict[int, list[SparkTask]] = {}
     for task in app.tasks:
@@ -516,7 +518,7 @@ def spark_batch(app: SparkApplication) -> SparkBatch:
     skipped = 0
     for job in app.jobs:
         own = [s for s in job.stages if s in ran and (first_attempt[s].jobs or (job.job,))[0] == job.job]
-        skipped += sum(1 for s in job.stages if s not in ran)
+        skipped += len(job.stages) - len(own)
         empty = [s for s in own if not _successes(tasks_of.get(s, ()))]
         if not own or empty:
             why = "ran no stage" if not own else f"stage {empty[0]} has no successful task"
@@ -550,14 +552,17 @@ def spark_batch(app: SparkApplication) -> SparkBatch:
     if not steps:
         raise InvalidInput("", "no Spark job with successful tasks: nothing to import", source=app.source)
 
-    jobs, task_times, recorded = [], {}, []
+    jobs: list[Job] = []
+    task_times: dict[str, Mapping[str, tuple[float, ...]]] = {}
+    recorded: list[dict[str, Any]] = []
     for step in steps:
         maps = _successes(tasks_of[step.map_stage])
         reduces = _successes(tasks_of[step.reduce_stage]) if step.reduce_stage is not None else []
         map_count = max(first_attempt[step.map_stage].tasks, len(maps))
-        reduce_count = max(first_attempt[step.reduce_stage].tasks, len(reduces)) if reduces else 0
+        reduce_count = max(first_attempt[step.reduce_stage].tasks, len(reduces)) if (
+            step.reduce_stage is not None and reduces) else 0
         times = {"map": _times(maps, map_count, step.map_stage, notes)}
-        if reduces:
+        if step.reduce_stage is not None and reduces:
             times["reduce"] = _times(reduces, reduce_count, step.reduce_stage, notes)
         task_times[step.name] = times
         jobs.append(Job(step.name, map_tasks=map_count, reduce_tasks=reduce_count,
@@ -566,13 +571,13 @@ def spark_batch(app: SparkApplication) -> SparkBatch:
                         submit=max(0.0, step.spark_job.submit), pool=step.spark_job.pool,
                         input_bytes=_total(maps, "input_bytes"),
                         shuffle_bytes=_total(maps, "shuffle_write_bytes") if reduces else None,
-                        output_bytes=_total(reduces or maps, "output_bytes"), after=tuple(step.after)))
+                        output_bytes=_total(reduces or maps, "output_bytes"), after=tuple(Dependency(name) for name in step.after)))
         attempts = [t for s in step.stages for t in tasks_of.get(s, ())]
-        end = max(t.finish for t in _successes(tasks_of[step.stages[-1]]))
+        end = max(t.finish or 0.0 for t in _successes(tasks_of[step.stages[-1]]))
         recorded.append({"job": step.name, "spark_jobs": str(step.spark_job.job),
                          "stages": ",".join(str(s) for s in step.stages), "pool": step.spark_job.pool,
                          "submit": step.spark_job.submit, "first_launch": min(t.launch for t in attempts),
-                         "end": end, "runtime": round(end - step.spark_job.submit, 6)})
+                         "end": end, "runtime": round(end - step.spark_job.submit, 6), "app": app.app_id})
     cluster = _cluster(app, notes, Cluster)
     unit = {"cpu": 1.0, "io": 1.0, "balanced": 1.0}
     options = SimOptions(containers=True, reduce_slowstart=1.0, rack_factor=unit, off_rack_factor=unit)
@@ -693,11 +698,14 @@ def read_spark_batch(paths: str | Path | Sequence[str | Path]) -> SparkBatch:
     items = [paths] if isinstance(paths, str | Path) else list(paths) if isinstance(paths, Sequence) else None
     if not items:
         raise InvalidType("paths", f"must be an event log's path or a list of them, got {shown(paths)}")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", SparkImportWarning)
-        pairs = [(app, spark_batch(app)) for app in (read_spark_application(p) for p in items)]
-    for warning in caught:  # once each, from the caller's line
-        warnings.warn(warning.message, warning.category, stacklevel=2)
+    return spark_batch_of([read_spark_application(path) for path in items])
+
+
+def spark_batch_of(apps: Sequence[SparkApplication]) -> SparkBatch:
+    """`spark_batch` of one application, or the applications' batches as one (`read_spark_batch`)."""
+    if not apps:
+        raise InvalidInput("apps", "must hold at least one SparkApplication")
+    pairs = [(app, spark_batch(app)) for app in apps]
     if len(pairs) == 1:
         return pairs[0][1]
     return _merged(pairs)
@@ -713,7 +721,11 @@ def _merged(pairs: list[tuple[SparkApplication, SparkBatch]]) -> SparkBatch:
     pairs = sorted(pairs, key=lambda pair: pair[0].epoch_ms)
     start = pairs[0][0].epoch_ms
     seen = Counter(job.name for _, batch in pairs for job in batch.workload)
-    jobs, task_times, recorded, notes, pools = [], {}, [], [], {}
+    jobs: list[Any] = []
+    task_times: dict[str, Mapping[str, tuple[float, ...]]] = {}
+    recorded: list[dict[str, Any]] = []
+    notes: list[str] = []
+    pools: dict[str, Pool] = {}
     cut, clock_end = 0.0, 0.0
     for app, batch in pairs:
         shift = (app.epoch_ms - start) / 1000.0 - cut
