@@ -21,7 +21,6 @@ from planner.proof.replay import NOTED_WAIT, free_steps, replay, waits
 DATA = Path(__file__).resolve().parent / "data"
 SLS = DATA / "inputsls.json"
 SPARK = DATA / "spark-events"
-SHARED_SPARK = Path(__file__).resolve().parents[2] / "shared" / "data" / "spark-events"
 runner = CliRunner()
 
 

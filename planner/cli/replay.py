@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -14,6 +15,10 @@ from models.errors import InvalidInput
 from planner.cli.choices import SCHEDULER_NAMES
 from planner.cli.console import JsonFlag, Section, attribute, check_output_folder, emit, working
 from planner.cli.options import HeartbeatOption, check_seed
+
+if TYPE_CHECKING:
+    from planner.io.rumen_attempts import RecordedJob
+    from planner.io.spark_records import SparkApplication
 
 
 class ReplayFormat(StrEnum):
@@ -78,7 +83,7 @@ def replay_command(
          as_json=json_output)
 
 
-def _read(trace: ReplayFormat, file: Path) -> object:
+def _read(trace: ReplayFormat, file: Path) -> Sequence[RecordedJob] | SparkApplication:
     """The recorded run in ``file``, read by `planner.io`'s reader of its format."""
     if trace is ReplayFormat.sls:
         from planner.io.sls_jobs import read_sls_jobs

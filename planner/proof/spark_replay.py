@@ -69,8 +69,8 @@ def spark_recording(app: SparkApplication, cluster: Cluster | None = None, *, he
     for job, row, spark_job, stages in steps:
         kinds = {"map": stages[0], "reduce": stages[1] if len(stages) > 1 else None}
         step_times = {}
-        for kind, stage in kinds.items():
-            recorded = _task_times(tasks_of.get(stage, [])) if stage is not None else []
+        for kind, stage_id in kinds.items():
+            recorded = _task_times(tasks_of.get(stage_id, [])) if stage_id is not None else []
             wanted = job.map_tasks if kind == "map" else job.reduce_tasks
             step_times[kind] = recorded if len(recorded) == wanted else list(batch.task_times[job.name].get(kind, ()))
         times[job.name] = step_times
