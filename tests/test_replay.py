@@ -15,7 +15,7 @@ from models import Cluster, InvalidInput
 from planner.cli.main import app, run
 from planner.io.json_traces import TraceWarning, read_rumen
 from planner.io.rumen_attempts import read_rumen_attempts
-from planner.proof.replay import ReplayReport, ReplayWarning, trace_cluster, turnaround
+from planner.proof.replay import JOB_FIELDS, ReplayReport, ReplayWarning, trace_cluster, turnaround
 from planner.proof.replay import replay as replay_jobs
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -107,8 +107,15 @@ def test_attempt_records_of_wordcount():
 def test_the_small_trace_replays_as_worked_by_hand(tmp_path, heartbeat, simulated):
     report = replay(small_trace(tmp_path / "t.json"), heartbeat=heartbeat)
     (job,) = report.jobs
-    assert job == {"job": "job_1", "maps": 4, "reduces": 1, "submit": 0.0, "startup": 2.0, "recorded": 18.0,
-                   "simulated": pytest.approx(simulated), "error": pytest.approx(simulated / 18 - 1)}
+    # m3 queued from 2 (ready) and a map slot was free from 7 (m1's end) to its start at 8: 1 s of
+    # unexplained wait, within a 3 s heartbeat (0 then); the reduce's replayed time starts at the last
+    # map's end (14) and it started before: no wait. Adjusted error (heartbeat 0): 17 / (18 - 1) - 1 = 0.
+    waited = 1.0 if heartbeat == 0 else 0.0
+    assert job == {"job": "job_1", "maps": 4, "reduces": 1, "submit": 0.0, "startup": 2.0, "startup_busy": 0.0,
+                   "startup_unexplained": 2.0, "unexplained_wait": pytest.approx(waited), "recorded": 18.0,
+                   "simulated": pytest.approx(simulated), "error": pytest.approx(simulated / 18 - 1),
+                   "adjusted_error": pytest.approx(simulated / (18 - waited) - 1),
+                   "note": "1.0 s (6% of its runtime) waiting with recorded slots free" if waited else ""}
     assert report.cluster == {"nodes": 2, "racks": 2, "map_slots": 3, "reduce_slots": 1,
                               "heartbeat": 3.0 if heartbeat is None else 0.0, "slowstart": 0.05,
                               "turnaround": pytest.approx(1.0)}
@@ -173,9 +180,10 @@ def test_the_report_writes_csv_and_json(tmp_path):
     report = replay(DATA / "wordcount.json")
     paths = report.write(tmp_path / "out")
     lines = paths["csv"].read_text().splitlines()
-    assert lines[0] == "job,maps,reduces,submit,startup,recorded,simulated,error" and len(lines) == 2
+    assert lines[0] == ("job,maps,reduces,submit,startup,startup_busy,startup_unexplained,unexplained_wait,"
+                        "recorded,simulated,error,adjusted_error,note") and len(lines) == 2
     written = json.loads(paths["json"].read_text())
-    assert list(written) == ["summary", "cluster", "jobs"] and written["jobs"] == report.jobs
+    assert list(written) == ["summary", "cluster", "jobs", "notes"] and written["jobs"] == report.jobs
     assert isinstance(report, ReplayReport) and report.errors()[1]["job"] == "job_201009241532_0001"
 
 
@@ -218,9 +226,12 @@ def test_command_json_and_output_folder(tmp_path):
     result = invoke("replay", "rumen", DATA / "wordcount.json", "-o", tmp_path / "out", "--json")
     assert result.exit_code == 0, result.output
     parsed = json.loads(result.stdout)
-    assert list(parsed) == ["jobs", "errors", "cluster"]
-    assert list(parsed["jobs"][0]) == ["job", "maps", "reduces", "submit", "startup", "recorded", "simulated", "error"]
-    assert [row["kind"] for row in parsed["errors"]] == ["median", "worst"]
+    assert list(parsed) == ["jobs", "errors", "unexplained", "cluster", "notes"]
+    assert list(parsed["jobs"][0]) == list(JOB_FIELDS) == [
+        "job", "maps", "reduces", "submit", "startup", "startup_busy", "startup_unexplained", "unexplained_wait",
+        "recorded", "simulated", "error", "adjusted_error", "note"]
+    assert [row["kind"] for row in parsed["errors"]] == ["median", "worst", "median_adjusted"]
+    assert parsed["unexplained"] == []
     assert parsed["cluster"]["heartbeat"] == 3.0 and parsed["cluster"]["scheduler"] == "fifo"
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["replay.csv", "replay.json"]
 
@@ -242,7 +253,7 @@ def test_command_bad_input_exits_2_with_one_line(tmp_path, capsys):
     a_file.write_text("")
     wc = DATA / "wordcount.json"
     cases = [
-        (["replay", "swim", wc], "error: TRACE: 'swim' is not one of 'rumen'"),
+        (["replay", "swim", wc], "error: TRACE: 'swim' is not one of 'rumen', 'sls', 'spark'"),
         (["replay", "rumen", tmp_path / "none.json"], "none.json"),
         (["replay", "rumen", malformed], "m.json: line 1: malformed JSON"),
         (["replay", "rumen", wc, "-s", "lottery"], "error: --scheduler: unknown scheduler 'lottery'"),

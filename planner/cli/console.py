@@ -223,7 +223,8 @@ class Section:
 
 #: Columns aligned left (text); every other column is a number, aligned right.
 TEXT_COLUMNS = frozenset({"job", "workload", "field", "role", "setup", "configuration", "file", "slots", "value",
-                          "scheduler", "strategy", "plan", "best_baseline", "order", "selection", "kind"})
+                          "scheduler", "strategy", "plan", "best_baseline", "order", "selection", "kind",
+                          "note"})
 
 
 #: Jobs a terminal table shows of a per-job section (JSON has them all).

@@ -236,14 +236,37 @@ def successful_attempts(tasks: list, where: str, source: str) -> Iterator[tuple[
         yield t, attempt, start, end
 
 
-def read_sls(path: str | Path) -> Workload:
-    """Import Hadoop SLS's own JSON job format (a stream of job objects).
+@dataclass(frozen=True)
+class SlsContainer:
+    """A container of an SLS job: ``kind`` ("map" or "reduce", from ``container.type``),
+    ``start`` and ``end`` (``container.start.ms``, ``container.end.ms``, seconds after the
+    earliest job's ``job.start.ms``), ``host`` (``container.host`` as written, None without one)
+    and ``place`` (``jobs[0] (line 1).job.tasks[2]``)."""
 
-    Per job: ``job.id`` names it, ``job.start.ms`` (relative to the earliest job)
-    is its submit time, ``job.queue.name`` its pool; each entry of ``job.tasks``
-    is a container whose ``container.type`` (map or reduce) and end - start
-    duration give the task counts and mean times.
-    """
+    kind: str
+    start: float
+    end: float
+    host: str | None
+    place: str
+
+
+@dataclass(frozen=True)
+class SlsJob:
+    """A job object of an SLS job file with what every reader takes from it: its place in the file,
+    the object, its name (``job.id``), ``submit`` (``job.start.ms``, seconds after the earliest),
+    ``pool`` (``job.queue.name``, "default" without one) and its ``containers``."""
+
+    where: str
+    job: dict
+    name: str
+    submit: float
+    pool: str
+    containers: tuple[SlsContainer, ...]
+
+
+def sls_jobs(path: str | Path) -> list[SlsJob]:
+    """The jobs of an SLS job file, in file order, each with its containers (a job with no map
+    container, a container type other than map or reduce, or an end before the start is refused)."""
     source = str(as_path(path, "path"))
     raw = _json_jobs(path)
     origin = min(_epoch_ms(job, "job.start.ms", where, source) for where, job in raw)
@@ -253,29 +276,50 @@ def read_sls(path: str | Path) -> Workload:
         tasks = job.get("job.tasks")
         if not isinstance(tasks, list) or not tasks:
             raise InvalidInput(f"{where}.job.tasks", "must be a non-empty list of containers", source=source)
-        times: dict[str, list[float]] = {"map": [], "reduce": []}
+        containers = []
         for t, task in enumerate(tasks):
             at = f"{where}.job.tasks[{t}]"
             if not isinstance(task, dict):
                 raise InvalidInput(at, "must be a JSON object", source=source)
             kind = task.get("container.type")
             kind = kind.lower() if isinstance(kind, str) else ""
-            if kind not in times:
+            if kind not in ("map", "reduce"):
                 raise InvalidInput(f"{at}.container.type",
                                    f"must be map or reduce, got {shown(task.get('container.type'))}", source=source)
             start = _epoch_ms(task, "container.start.ms", at, source)
             end = _epoch_ms(task, "container.end.ms", at, source)
             if end < start:
                 raise InvalidInput(f"{at}.container.end.ms", "is before container.start.ms", source=source)
-            times[kind].append((end - start) / 1000.0)
-        if not times["map"]:
+            host = task.get("container.host")
+            containers.append(SlsContainer(kind, (start - origin) / 1000.0, (end - origin) / 1000.0,
+                                           host if isinstance(host, str) and host.strip() else None, at))
+        if not any(container.kind == "map" for container in containers):
             raise InvalidInput(f"{where}.job.tasks", "has no map containers", source=source)
         queue = job.get("job.queue.name")
-        jobs.append(_job(where, source, {"job.id": "name", "job.tasks": "map_tasks", "job.start.ms": "submit"},
-                         name, len(times["map"]), len(times["reduce"]), _mean(times["map"]), _mean(times["reduce"]),
-                         submit=(_epoch_ms(job, "job.start.ms", where, source) - origin) / 1000.0,
-                         pool=queue if isinstance(queue, str) and queue.strip() else "default"))
-    return trace_workload(jobs, source, [where for where, _ in raw])
+        jobs.append(SlsJob(where, job, name, (_epoch_ms(job, "job.start.ms", where, source) - origin) / 1000.0,
+                           queue if isinstance(queue, str) and queue.strip() else "default", tuple(containers)))
+    return jobs
+
+
+def read_sls(path: str | Path) -> Workload:
+    """Import Hadoop SLS's own JSON job format (a stream of job objects).
+
+    Per job: ``job.id`` names it, ``job.start.ms`` (relative to the earliest job)
+    is its submit time, ``job.queue.name`` its pool; each entry of ``job.tasks``
+    is a container whose ``container.type`` (map or reduce) and end - start
+    duration give the task counts and mean times.
+    """
+    source = str(as_path(path, "path"))
+    parsed = sls_jobs(path)
+    jobs = []
+    for head in parsed:
+        times: dict[str, list[float]] = {"map": [], "reduce": []}
+        for container in head.containers:
+            times[container.kind].append(container.end - container.start)
+        jobs.append(_job(head.where, source, {"job.id": "name", "job.tasks": "map_tasks", "job.start.ms": "submit"},
+                         head.name, len(times["map"]), len(times["reduce"]), _mean(times["map"]),
+                         _mean(times["reduce"]), submit=head.submit, pool=head.pool))
+    return trace_workload(jobs, source, [head.where for head in parsed])
 
 
 def _mean(seconds: list[float]) -> float:

@@ -117,7 +117,7 @@ def _attempts(head: RumenJob, key: str, kind: str, source: str) -> list[RumenAtt
     origin = head.origin
     found = []
     for t, attempt, start, finish in successful_attempts(rumen_tasks(head.job, key, where, source), where, source):
-        host, rack = _host(attempt.get("hostName"))
+        host, rack = host_and_rack(attempt.get("hostName"))
         found.append(RumenAttempt(
             job=head.name, kind=kind, task=t, host=host, rack=rack,
             start=(start - origin) / 1000.0, finish=(finish - origin) / 1000.0,
@@ -128,7 +128,7 @@ def _attempts(head: RumenJob, key: str, kind: str, source: str) -> list[RumenAtt
     return found
 
 
-def _host(value: object) -> tuple[str | None, str | None]:
+def host_and_rack(value: object) -> tuple[str | None, str | None]:
     """(host, rack) of a ``hostName`` such as ``/default-rack/a2117.smile.com``."""
     if not isinstance(value, str) or not value.strip("/ "):
         return None, None

@@ -11,10 +11,10 @@ import math
 from typing import Any
 
 #: Fractions that can be negative: printed with a sign (+4.1%, -2.0%).
-SIGNED_PERCENT = frozenset({"error", "gain", "predicted_gain"})
+SIGNED_PERCENT = frozenset({"error", "gain", "predicted_gain", "adjusted_error"})
 #: Fractions of a whole: printed as 0.0% .. 100.0%.
 PERCENT = frozenset({"gap", "noise", "node_local", "rack_local", "off_rack", "utilization", "absolute_error",
-                     "median_error", "worst_error"})
+                     "median_error", "worst_error", "median_adjusted_error"})
 #: Indices between 0 and 1 (Jain's fairness): three decimals.
 RATIO = frozenset({"fairness"})
 

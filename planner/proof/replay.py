@@ -1,10 +1,16 @@
-"""Replay of recorded runs: a Rumen trace's jobs, with each task's recorded time, through the simulator.
+"""Replay of recorded runs: a Rumen trace's, an SLS job file's or a Spark application's jobs, with
+each task's recorded time, through the simulator.
 
 `replay(read_rumen_attempts(path))` asks how close the simulator comes to what a real cluster
 did when it is given what the cluster was given: the same jobs, arriving when they got going,
 each task taking the time it took, on the cluster the trace ran on. The difference per job is
-the simulator's error. (The attempts are read by `planner.io.rumen_attempts`: proofs take what
-`planner.io` read and never read trace files themselves.)
+the simulator's error. (The records are read by `planner.io.rumen_attempts`,
+`planner.io.sls_jobs` and `planner.io.spark_logs`: proofs take what `planner.io` read and never
+read trace files themselves.) Every format becomes a `planner.proof.recording.Recording` (Rumen
+and SLS: `mapreduce_recording`; Spark: `planner.proof.spark_replay.spark_recording`) and
+`replay_recording` replays it, and reports per job what the trace does not explain: the
+start-up's part with free slots, a negative start-up (a clock effect), and the longest wait of
+a task with a recorded slot free (`waits`).
 
 What is replayed (see docs/proving-plans.md, "Replay of recorded runs"):
 
@@ -31,11 +37,13 @@ What is replayed (see docs/proving-plans.md, "Replay of recorded runs"):
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import math
 import statistics
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,9 +52,11 @@ from models import Cluster, InvalidInput, InvalidType, Job, Workload
 from models.checks import as_float, as_instance, as_int, as_str, key_name
 from models.fileio import csv_text, write_atomic
 from models.limits import MAX_SECONDS, MIN_TASK_SECONDS
+from planner.proof.recording import ComparedJob, Recording
 
 if TYPE_CHECKING:  # proofs take what planner.io read; they do not read files themselves
     from planner.io.rumen_attempts import RecordedJob, RumenAttempt
+    from planner.io.spark_records import SparkApplication
     from planner.simulator.schedulers.base import Scheduler
 
 #: The heartbeat of a trace that does not say (Hadoop 0.20's minimum TaskTracker interval, s).
@@ -57,8 +67,11 @@ DEFAULT_SLOWSTART = 0.05
 FULL_REPLICATION_NODES = 32
 HEARTBEAT_KEYS = ("yarn.nodemanager.heartbeat.interval-ms",)
 SLOWSTART_KEYS = ("mapreduce.job.reduce.slowstart.completedmaps", "mapred.reduce.slowstart.completed.maps")
+#: Waits shorter than this (s) stay in their columns but are not named in notes and the summary.
+NOTED_WAIT = 0.1
 #: Fields of a job's record.
-JOB_FIELDS = ("job", "maps", "reduces", "submit", "startup", "recorded", "simulated", "error")
+JOB_FIELDS = ("job", "maps", "reduces", "submit", "startup", "startup_busy", "startup_unexplained",
+              "unexplained_wait", "recorded", "simulated", "error", "adjusted_error", "note")
 
 
 class ReplayWarning(UserWarning):
@@ -67,16 +80,34 @@ class ReplayWarning(UserWarning):
 
 @dataclass(frozen=True)
 class ReplayReport:
-    """What a replay measured: ``jobs``, one flat record per job (`JOB_FIELDS`: job, maps, reduces,
-    submit, startup, recorded, simulated, error; times in s from the earliest submission, errors
-    as fractions), and ``cluster``, what the jobs ran on (nodes, racks, map_slots and
-    reduce_slots in all, heartbeat, slowstart, and ``turnaround``: the recorded mean seconds
-    from an attempt's finish to the next attempt's start in the slot it freed, within a job)."""
+    """What a replay measured: ``jobs``, one flat record per job (`JOB_FIELDS`; times in s on the
+    trace's clock, errors as fractions):
+
+    - job, maps, reduces, submit;
+    - ``startup``: first task's start - submit (negative: a clock effect, the hosts' clocks
+      disagree), ``startup_busy``: the part of it in which every recorded slot of the kind the
+      first task needed was busy (waiting for the recording's other jobs), ``startup_unexplained``:
+      the rest (the ApplicationMaster or driver starting, other applications);
+    - ``unexplained_wait``: seconds of the job's run in which a task of it was waiting while the
+      recording shows a slot of its kind free, less a heartbeat per such stretch (`waits`): time
+      the trace does not explain (other applications on the cluster, the ApplicationMaster);
+    - ``recorded``, ``simulated``, ``error`` = simulated / recorded - 1, and ``adjusted_error`` =
+      simulated / (recorded - unexplained_wait) - 1, the error once that wait is taken out (waits
+      under `NOTED_WAIT` are not taken out);
+    - ``note``: the above in words, "" when the trace explains the job.
+
+    ``notes``: what the replay leaves out of the recording (a Spark log's failed or killed
+    attempts, skipped stages, executors that came and went ...).
+
+    ``cluster`` is what the jobs ran on (for Rumen and SLS: nodes, racks, map_slots and
+    reduce_slots in all, heartbeat, slowstart, and ``turnaround``: the recorded mean seconds from
+    an attempt's finish to the next attempt's start in the slot it freed, within a job)."""
 
     trace: str | None
     scheduler: str
     cluster: dict[str, Any]
     jobs: list[dict[str, Any]]
+    notes: tuple[str, ...] = ()
 
     @property
     def median_error(self) -> float:
@@ -94,18 +125,40 @@ class ReplayReport:
         return max(self.jobs, key=lambda job: abs(job["error"]))["job"]
 
     def errors(self) -> list[dict[str, Any]]:
-        """Two records (kind, job, absolute_error): the median absolute error, and the worst with its job."""
+        """Three records (kind, job, absolute_error): the median absolute error, the worst with its job,
+        and the median once the jobs' unexplained waits are taken out ("median_adjusted")."""
         return [{"kind": "median", "job": None, "absolute_error": self.median_error},
-                {"kind": "worst", "job": self.worst_job, "absolute_error": self.worst_error}]
+                {"kind": "worst", "job": self.worst_job, "absolute_error": self.worst_error},
+                {"kind": "median_adjusted", "job": None, "absolute_error": self.median_adjusted_error}]
+
+    @property
+    def median_adjusted_error(self) -> float:
+        """The median of the jobs' absolute errors once their unexplained wait is taken out."""
+        return float(statistics.median(abs(job["adjusted_error"]) for job in self.jobs))
+
+    def unexplained(self) -> list[dict[str, Any]]:
+        """The jobs the trace does not explain (a clock effect, start-up or waits with free slots), as
+        records (job, startup, startup_busy, startup_unexplained, unexplained_wait, note)."""
+        keys = ("job", "startup", "startup_busy", "startup_unexplained", "unexplained_wait", "note")
+        return [{key: job[key] for key in keys} for job in self.jobs if job["note"]]
 
     def summary(self) -> dict[str, Any]:
-        """One flat record: trace, scheduler, jobs, median_error, worst_error, worst_job."""
+        """One flat record: trace, scheduler, jobs, median_error, worst_error, worst_job,
+        median_adjusted_error, unexplained_wait (the jobs' sum, s), waiting_jobs (the jobs with an
+        unexplained wait of `NOTED_WAIT` or more, comma-separated, None if none) and clock_effects (the jobs whose first task
+        started before their submission, likewise)."""
+        waiting = [job["job"] for job in self.jobs if job["unexplained_wait"] >= NOTED_WAIT]
+        clock = [job["job"] for job in self.jobs if job["startup"] < 0]
         return {"trace": self.trace, "scheduler": self.scheduler, "jobs": len(self.jobs),
-                "median_error": self.median_error, "worst_error": self.worst_error, "worst_job": self.worst_job}
+                "median_error": self.median_error, "worst_error": self.worst_error, "worst_job": self.worst_job,
+                "median_adjusted_error": self.median_adjusted_error,
+                "unexplained_wait": math.fsum(job["unexplained_wait"] for job in self.jobs),
+                "waiting_jobs": ", ".join(waiting) or None, "clock_effects": ", ".join(clock) or None}
 
     def to_json(self) -> str:
-        """``{"summary": summary(), "cluster": cluster, "jobs": jobs}`` as JSON text."""
-        return json.dumps({"summary": self.summary(), "cluster": self.cluster, "jobs": self.jobs}, indent=1) + "\n"
+        """``{"summary": summary(), "cluster": cluster, "jobs": jobs, "notes": notes}`` as JSON text."""
+        return json.dumps({"summary": self.summary(), "cluster": self.cluster, "jobs": self.jobs,
+                           "notes": list(self.notes)}, indent=1) + "\n"
 
     def write(self, folder: str | Path) -> dict[str, Path]:
         """Write replay.csv (the job records) and replay.json (`to_json`) into ``folder``, atomically."""
@@ -117,32 +170,29 @@ class ReplayReport:
 
 
 def replay(
-    trace: Sequence[RecordedJob],
+    trace: Sequence[RecordedJob] | SparkApplication,
     cluster: Cluster | None = None,
-    scheduler: str | Scheduler = "fifo",
+    scheduler: str | Scheduler | None = None,
     *,
     seed: int = 0,
     heartbeat: float | None = None,
     source: str | None = None,
 ) -> ReplayReport:
-    """Run a trace's recorded jobs in the simulator with their recorded task times.
+    """Run a recorded run's jobs in the simulator with their recorded task times.
 
-    ``trace`` is the recorded jobs: ``read_rumen_attempts(path)``
-    (`planner.io.rumen_attempts`). ``cluster`` None builds the cluster the trace ran on (module
-    docstring); a given cluster is used with its slots and heartbeat. ``heartbeat`` replaces
-    either's. ``scheduler`` is a name or a `Scheduler`; ``seed`` drives block placement on
-    clusters of more than `FULL_REPLICATION_NODES` nodes; ``source`` names the trace in the
-    report and in errors. Jobs without a successful map attempt are left out with a
-    `ReplayWarning`.
+    ``trace`` is the recorded jobs of a Rumen trace (``read_rumen_attempts(path)``,
+    `planner.io.rumen_attempts`) or of an SLS job file (``read_sls_jobs(path)``,
+    `planner.io.sls_jobs`), or a Spark application (``read_spark_application(path)``,
+    `planner.io.spark_logs`; see `planner.proof.spark_replay`). ``cluster`` None builds the
+    cluster the run had (module docstring); a given cluster is used with its slots and heartbeat.
+    ``heartbeat`` replaces either's. ``scheduler`` is a name or a `Scheduler`; None is the
+    recorded one (a Spark application's mode, FIFO in job order; "fifo" for Rumen and SLS, whose
+    files do not say). ``seed`` drives block placement on clusters of more than
+    `FULL_REPLICATION_NODES` nodes; ``source`` names the trace in the report and in errors. Jobs
+    without a successful map attempt (task) are left out with a `ReplayWarning`.
     """
-    from planner.simulator import SimOptions, simulate
+    from planner.io.spark_records import SparkApplication
 
-    if isinstance(trace, (str, bytes, Path)) or not isinstance(trace, Sequence):
-        raise InvalidType("trace", "must be the recorded jobs, e.g. read_rumen_attempts(path), "
-                                   f"got {type(trace).__name__}")
-    from planner.io.rumen_attempts import RecordedJob
-
-    recorded = [as_instance(job, RecordedJob, f"trace[{i}]") for i, job in enumerate(trace)]
     if cluster is not None:
         as_instance(cluster, Cluster, "cluster")
     if source is not None:
@@ -150,11 +200,61 @@ def replay(
     as_int(seed, "seed", minimum=0)
     if heartbeat is not None:
         heartbeat = as_float(heartbeat, "heartbeat", minimum=0.0)
+    if isinstance(trace, SparkApplication):
+        from planner.proof.spark_replay import spark_recording
+
+        recording = spark_recording(trace, cluster, heartbeat=heartbeat, source=source or trace.source)
+        return replay_recording(recording, scheduler, seed=seed)
+    if isinstance(trace, (str, bytes, Path)) or not isinstance(trace, Sequence):
+        raise InvalidType("trace", "must be the recorded jobs, e.g. read_rumen_attempts(path), "
+                                   f"or a SparkApplication, got {type(trace).__name__}")
+    from planner.io.rumen_attempts import RecordedJob
+
+    recorded = [as_instance(job, RecordedJob, f"trace[{i}]") for i, job in enumerate(trace)]
+    return replay_recording(mapreduce_recording(recorded, cluster, heartbeat=heartbeat, source=source),
+                            scheduler, seed=seed)
+
+
+def replay_recording(recording: Recording, scheduler: str | Scheduler | None = None, *, seed: int = 0) -> ReplayReport:
+    """Simulate a `Recording` and compare each job (the one replay of every format)."""
+    from planner.simulator import simulate
+
+    chosen = recording.scheduler if scheduler is None else scheduler
+    result = simulate(recording.workload, recording.cluster, chosen, seed=seed, slots=recording.slots,
+                      options=recording.options)
+    finishes = {job["name"]: job["finish"] for job in result.jobs}
+    origin = min(job.ready for job in recording.compared)
+    steps = {kind: free_steps(recording.capacity.get(kind, ()), recording.busy.get(kind, ()))
+             for kind in set(recording.capacity) | set(recording.busy)}
+    records = []
+    for job in recording.compared:
+        recorded_seconds = max(job.finish - job.ready, MIN_TASK_SECONDS)
+        simulated_seconds = max(finishes[name] for name in job.members) - min(job.ready - origin, MAX_SECONDS)
+        startup = job.ready - job.submit
+        busy = _measure(steps.get(job.first_kind), job.submit, job.ready, full=True) if startup > 0 else 0.0
+        waited = waits(job.waits, steps, job.ready, job.finish, recording.grace)
+        adjusted = max(recorded_seconds - (waited if waited >= NOTED_WAIT else 0.0), MIN_TASK_SECONDS)
+        records.append({
+            "job": job.name, "maps": job.maps, "reduces": job.reduces, "submit": job.submit, "startup": startup,
+            "startup_busy": busy, "startup_unexplained": max(startup - busy, 0.0), "unexplained_wait": waited,
+            "recorded": recorded_seconds, "simulated": simulated_seconds,
+            "error": simulated_seconds / recorded_seconds - 1.0, "adjusted_error": simulated_seconds / adjusted - 1.0,
+            "note": _note(startup, busy, waited, recorded_seconds, recording.grace)})
+    name = chosen if isinstance(chosen, str) else result.scheduler.get("name", type(chosen).__name__)
+    return ReplayReport(recording.source, result.scheduler.get("name", name), recording.described, records,
+                        recording.notes)
+
+
+def mapreduce_recording(recorded: Sequence[RecordedJob], cluster: Cluster | None = None, *,
+                        heartbeat: float | None = None, source: str | None = None) -> Recording:
+    """A Rumen trace's or SLS file's recorded jobs made ready to replay (module docstring)."""
+    from planner.simulator import SimOptions
+
     kept = []
     for job in recorded:
         if not job.of_kind("map"):
             warnings.warn(f"{source or 'trace'}: {key_name(job.name)}: no successful map attempts, skipped",
-                          ReplayWarning, stacklevel=2)
+                          ReplayWarning, stacklevel=3)
             continue
         kept.append((job, _first_per_task(job.of_kind("map")), _first_per_task(job.of_kind("reduce"))))
     if not kept:
@@ -162,15 +262,14 @@ def replay(
     slots: tuple[int, int] | None = None
     if cluster is None:
         cluster, slots = trace_cluster([job for job, _, _ in kept], heartbeat=heartbeat)
-    elif not isinstance(cluster, Cluster):
-        raise InvalidInput("cluster", f"must be a Cluster, got {type(cluster).__name__}")
     elif heartbeat is not None:
         cluster = cluster.with_changes(heartbeat=heartbeat)
     if cluster.nodes <= FULL_REPLICATION_NODES:
         cluster = cluster.with_changes(replication=cluster.nodes)
     ready = {job.name: min(a.start for a in (*maps, *reduces)) for job, maps, reduces in kept}
     origin = min(ready.values())
-    specs, times = [], {}
+    slowstart = _slowstart(recorded)
+    specs, times, compared = [], {}, []
     for job, maps, reduces in kept:
         start = ready[job.name]
         last_map = max(a.finish for a in maps)
@@ -180,28 +279,111 @@ def replay(
         specs.append(Job(job.name, len(maps), len(reduces), math.fsum(map_times) / len(map_times),
                          math.fsum(reduce_times) / len(reduce_times) if reduces else 0.0,
                          submit=min(start - origin, MAX_SECONDS), pool=job.pool, priority=job.priority))
+        # a reduce's replayed time starts at the last map's finish: only a wait after it counts
+        compared.append(ComparedJob(
+            job.name, len(maps), len(reduces), job.submit, start, max(a.finish for a in (*maps, *reduces)),
+            (job.name,), "map",
+            tuple(("map", start, a.start) for a in maps) + tuple(("reduce", last_map, a.start) for a in reduces)))
     try:
         workload = Workload(specs, name=Path(source).stem if source else None)
     except InvalidInput as error:  # e.g. two jobs of one name
         raise InvalidInput(error.field, error.problem, source=source) from None
     ones = dict.fromkeys(("cpu", "balanced", "io"), 1.0)
-    options = SimOptions(reduce_slowstart=_slowstart(recorded), rack_factor=ones, off_rack_factor=ones,
-                         task_times=times)
-    result = simulate(workload, cluster, scheduler, seed=seed, slots=slots, options=options)
-    records = []
-    for (job, maps, reduces), simulated in zip(kept, result.jobs, strict=True):
-        begin = ready[job.name]
-        recorded_seconds = max(max(a.finish for a in (*maps, *reduces)) - begin, MIN_TASK_SECONDS)
-        simulated_seconds = simulated["finish"] - simulated["submit"]
-        records.append({"job": job.name, "maps": len(maps), "reduces": len(reduces), "submit": job.submit,
-                        "startup": begin - job.submit, "recorded": recorded_seconds,
-                        "simulated": simulated_seconds, "error": simulated_seconds / recorded_seconds - 1.0})
-    described = {"nodes": cluster.nodes, "racks": cluster.racks,
-                 "map_slots": slots[0] if slots else cluster.total_map_slots,
-                 "reduce_slots": slots[1] if slots else cluster.total_reduce_slots,
-                 "heartbeat": cluster.heartbeat, "slowstart": options.reduce_slowstart,
+    options = SimOptions(reduce_slowstart=slowstart, rack_factor=ones, off_rack_factor=ones, task_times=times)
+    totals = slots or (cluster.total_map_slots, cluster.total_reduce_slots)
+    attempts = [a for job, maps, reduces in kept for a in (*maps, *reduces)]
+    described = {"nodes": cluster.nodes, "racks": cluster.racks, "map_slots": totals[0], "reduce_slots": totals[1],
+                 "heartbeat": cluster.heartbeat, "slowstart": slowstart,
                  "turnaround": turnaround([job for job, _, _ in kept])}
-    return ReplayReport(source, result.scheduler.get("name", str(scheduler)), described, records)
+    return Recording(
+        source, workload, cluster, slots, options, "fifo", described, tuple(compared),
+        {"map": ((-math.inf, totals[0]),), "reduce": ((-math.inf, totals[1]),)},
+        {kind: tuple((a.start, a.finish) for a in attempts if a.kind == kind) for kind in ("map", "reduce")},
+        cluster.heartbeat)
+
+
+def free_steps(capacity: Sequence[tuple[float, int]], busy: Sequence[tuple[float, float]]) -> tuple[list[float], list[int]]:
+    """The recorded free slots of one kind as steps: ``(times, free)``, ``free[i]`` from ``times[i]``
+    to the next time (capacity changes plus finishes minus starts; nothing before the first)."""
+    changes: dict[float, int] = {}
+    for time, change in capacity:
+        changes[time] = changes.get(time, 0) + change
+    for start, finish in busy:
+        changes[start] = changes.get(start, 0) - 1
+        changes[finish] = changes.get(finish, 0) + 1
+    times = sorted(changes)
+    free, level = [], 0
+    for time in times:
+        level += changes[time]
+        free.append(level)
+    return times, free
+
+
+def waits(tasks: Sequence[tuple[str, float, float]], steps: Mapping[str, tuple[list[float], list[int]]],
+          begin: float, end: float, grace: float) -> float:
+    """The longest a task of a job waited for a slot that the recording shows free, less ``grace``
+    (a heartbeat: the wait a freed slot takes before it is offered), within ``[begin, end]``.
+
+    A task is (kind, eligible, start): it could have run from ``eligible`` and ran from ``start``.
+    The job's waiting tasks of a kind queue in the order they started; at any moment the first
+    *f* of them, where *f* is the recorded free slots of that kind, had a slot they did not get.
+    A task's wait is the time it spent so; the job's is the longest (a single task waiting in
+    front of free slots delays the job by as much; many tasks each waiting briefly for staggered
+    slots, as on any busy cluster, do not add up)."""
+    kinds: dict[str, list[tuple[float, float]]] = {}
+    for kind, eligible, start in tasks:
+        eligible, start = max(eligible, begin), min(start, end)
+        if start > eligible:
+            kinds.setdefault(kind, []).append((start, eligible))
+    longest = 0.0
+    for kind, waiting in kinds.items():
+        waiting.sort()
+        times = steps.get(kind, ([], []))[0]
+        cuts = sorted({*(t for pair in waiting for t in pair),
+                       *times[bisect.bisect_right(times, begin):bisect.bisect_left(times, end)]})
+        arrivals = sorted(range(len(waiting)), key=lambda i: waiting[i][1])
+        queue: list[int] = []  # waiting tasks by their place in the start order
+        waited = [0.0] * len(waiting)
+        next_arrival = 0
+        for left, right in itertools.pairwise(cuts):
+            while next_arrival < len(arrivals) and waiting[arrivals[next_arrival]][1] <= left:
+                bisect.insort(queue, arrivals[next_arrival])
+                next_arrival += 1
+            while queue and waiting[queue[0]][0] <= left:  # started (the queue is in start order)
+                queue.pop(0)
+            for task in queue[:max(_free_at(steps.get(kind), left), 0)]:
+                waited[task] += right - left
+        longest = max(longest, *waited)
+    return max(longest - grace, 0.0)
+
+
+def _free_at(steps: tuple[list[float], list[int]] | None, time: float) -> int:
+    if steps is None:
+        return 0
+    at = bisect.bisect_right(steps[0], time) - 1
+    return steps[1][at] if at >= 0 else 0
+
+
+def _measure(steps: tuple[list[float], list[int]] | None, begin: float, end: float, *, full: bool) -> float:
+    """Seconds in ``[begin, end]`` with no free slot (``full``) or some, per the steps."""
+    if steps is None:
+        return (end - begin) if full else 0.0
+    times = steps[0]
+    cuts = [begin, *times[bisect.bisect_right(times, begin):bisect.bisect_left(times, end)], end]
+    return math.fsum(right - left for left, right in itertools.pairwise(cuts)
+                     if (_free_at(steps, left) <= 0) == full)
+
+
+def _note(startup: float, busy: float, waited: float, recorded: float, grace: float) -> str:
+    """What the trace does not explain about a job, in words ("" when nothing)."""
+    notes = []
+    if startup < 0:
+        notes.append(f"clock effect: first task {-startup:.1f} s before its submission")
+    elif startup - busy > 0 and busy > 0:
+        notes.append(f"start-up {startup:.1f} s, {busy:.1f} s of it with every recorded slot busy")
+    if waited >= NOTED_WAIT:
+        notes.append(f"{waited:.1f} s ({waited / recorded:.0%} of its runtime) waiting with recorded slots free")
+    return "; ".join(notes)
 
 
 def trace_cluster(jobs: Sequence[RecordedJob], *, heartbeat: float | None = None) -> tuple[Cluster, tuple[int, int]]:

@@ -1,0 +1,61 @@
+"""A recorded run made ready to replay, whatever its format (`planner.proof.replay`): the jobs to
+simulate and the jobs to compare, with what the unexplained wait needs. The Rumen and SLS replay
+(`planner.proof.replay.mapreduce_recording`) and the Spark replay
+(`planner.proof.spark_replay.spark_recording`) build one; `planner.proof.replay.replay_recording`
+replays it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from models import Cluster, Workload
+
+if TYPE_CHECKING:
+    from planner.simulator.options import SimOptions
+    from planner.simulator.schedulers.base import Scheduler
+
+
+@dataclass(frozen=True)
+class ComparedJob:
+    """A recorded job as the replay compares it: ``name``; ``maps`` and ``reduces`` (for Spark,
+    the tasks of the batch job's map and result stages); ``submit``, ``ready`` (its first task's
+    start; for Spark, its Spark job's) and ``finish`` (its last successful task's end), seconds
+    on the trace's clock; ``members``, the simulated jobs whose latest finish is its finish;
+    ``first_kind``, the kind of slot its first task needed; ``waits``, its tasks as (kind,
+    eligible, start): when each could have run and when it did (`waits`)."""
+
+    name: str
+    maps: int
+    reduces: int
+    submit: float
+    ready: float
+    finish: float
+    members: tuple[str, ...]
+    first_kind: str
+    waits: tuple[tuple[str, float, float], ...]
+
+
+@dataclass(frozen=True)
+class Recording:
+    """A recorded run made ready to replay, whatever its format: the ``workload`` to simulate (its
+    jobs submitted at their recorded ready times, with ``options.task_times``), the ``cluster``
+    (and ``slots`` totals), the scheduler it ran under (``scheduler``), ``described`` (the report's
+    cluster record), the jobs to compare (``compared``), and for the unexplained wait: the
+    recorded ``capacity`` of each kind of slot as (time, change) steps and the recorded ``busy``
+    attempts of each kind as (start, finish), ``grace``, the wait a freed slot may take
+    before it is offered (the heartbeat), and ``notes``: what the recording leaves out."""
+
+    source: str | None
+    workload: Workload
+    cluster: Cluster
+    slots: tuple[int, int] | None
+    options: SimOptions
+    scheduler: str | Scheduler
+    described: dict[str, Any]
+    compared: tuple[ComparedJob, ...]
+    capacity: Mapping[str, tuple[tuple[float, int], ...]]
+    busy: Mapping[str, tuple[tuple[float, float], ...]]
+    grace: float
+    notes: tuple[str, ...] = ()

@@ -1,0 +1,141 @@
+"""A Spark application's recorded run made ready to replay (`planner.proof.replay.replay` of a
+`SparkApplication`), built on the batch `planner.io.spark_logs.spark_batch` makes of it.
+
+- **Jobs.** The batch's jobs: a Spark job of a map stage and a result stage is one job, a job of
+  more stages a chain of steps, and a job that reads a stage an earlier job ran waits for it
+  (`Job.after`), as recorded. Each batch job is submitted at its Spark job's *ready* time, the
+  launch of the Spark job's first task, and compared from then to its last successful task's
+  finish, as a Rumen job is; the time before (``startup``: the driver planning the job) is
+  reported, not compared.
+- **Task times.** A task (a partition of a stage) takes its successful attempt's finish - launch
+  plus the time of its failed attempts before it (a retry runs after the failure, on the core
+  the failure freed or another); killed attempts (speculative copies that lost) are left out.
+- **Cluster.** The batch's: a node per executor (the driver in local mode), cores as containers,
+  heartbeat 0 (Spark offers a core the moment it frees), no locality slowdowns.
+- **Scheduler.** The recorded mode: FIFO in order of Spark job id, then stage id (Spark's order),
+  or FAIR with the recorded pools (weight 1, FIFO within a pool: the log does not hold the
+  allocation file).
+- **Unexplained wait.** A task could run from its stage's submission (a retry: from its failed
+  attempt's end); the free cores are the executors' cores, from their addition to their removal,
+  less every recorded attempt.
+
+What the batch leaves out is in the report's ``notes`` (the batch's `SparkImportWarning` is not
+repeated).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from models import Cluster, InvalidInput, Workload
+from models.limits import MAX_SECONDS, MIN_TASK_SECONDS
+from planner.proof.recording import ComparedJob, Recording
+
+if TYPE_CHECKING:
+    from planner.io.spark_records import SparkApplication, SparkTask
+
+
+def spark_recording(app: SparkApplication, cluster: Cluster | None = None, *, heartbeat: float | None = None,
+                    source: str | None = None) -> Recording:
+    """The application's batch with its recorded task times, ready to replay (module docstring)."""
+    from planner.io.spark_logs import SparkImportWarning, spark_batch
+    from planner.simulator.schedulers.fair import Fair
+    from planner.simulator.schedulers.fifo import Fifo
+
+    with warnings.catch_warnings():  # what the batch leaves out goes into the report's notes
+        warnings.simplefilter("ignore", SparkImportWarning)
+        batch = spark_batch(app)
+    tasks_of: dict[int, list[SparkTask]] = {}
+    for task in app.tasks:
+        if task.finish is not None:
+            tasks_of.setdefault(task.stage, []).append(task)
+    submits: dict[int, float] = {}
+    for stage in app.stages:
+        if stage.submit is not None:
+            submits[stage.stage] = min(submits.get(stage.stage, math.inf), stage.submit)
+    spark_jobs = {job.job: job for job in app.jobs}
+    steps = []
+    for job, row in zip(batch.workload.jobs, batch.recorded, strict=True):
+        stages = [int(stage) for stage in str(row["stages"]).split(",")]
+        steps.append((job, row, int(str(row["spark_jobs"]).split(",")[0]), stages))
+    ready: dict[int, float] = {}
+    for _, row, spark_job, _ in steps:
+        ready[spark_job] = min(ready.get(spark_job, math.inf), float(row["first_launch"]))
+    origin = min(ready.values())
+    jobs, times, compared = [], {}, []
+    for job, row, spark_job, stages in steps:
+        kinds = {"map": stages[0], "reduce": stages[1] if len(stages) > 1 else None}
+        step_times = {}
+        for kind, stage_id in kinds.items():
+            recorded = _task_times(tasks_of.get(stage_id, [])) if stage_id is not None else []
+            wanted = job.map_tasks if kind == "map" else job.reduce_tasks
+            step_times[kind] = recorded if len(recorded) == wanted else list(batch.task_times[job.name].get(kind, ()))
+        times[job.name] = step_times
+        jobs.append(job.with_changes(submit=min(ready[spark_job] - origin, MAX_SECONDS)))
+        attempts = [t for stage in stages for t in tasks_of.get(stage, [])]
+        compared.append(ComparedJob(job.name, job.map_tasks, job.reduce_tasks, spark_jobs[spark_job].submit,
+                                    ready[spark_job], float(row["end"]), (job.name,), "core",
+                                    _eligible(attempts, submits)))
+    try:
+        workload = Workload(jobs, name=batch.workload.name)
+    except InvalidInput as error:
+        raise InvalidInput(error.field, error.problem, source=source) from None
+    if cluster is None:
+        cluster = batch.cluster if heartbeat is None else batch.cluster.with_changes(heartbeat=heartbeat)
+        used = {t.executor for t in app.tasks}
+        executors = [e for e in app.executors if e.executor in used]
+        capacity = (tuple((e.added, e.cores) for e in executors)
+                    + tuple((e.removed, -e.cores) for e in executors if e.removed is not None))
+        if not executors:  # the log adds no executor: the batch's cluster
+            capacity = ((-math.inf, cluster.total_slots),)
+    else:
+        cluster = cluster if heartbeat is None else cluster.with_changes(heartbeat=heartbeat)
+        capacity = ((-math.inf, cluster.total_slots),)
+    options = replace(batch.options, task_times=times)
+    if batch.scheduler == "fair":
+        scheduler: Fair | Fifo = Fair(pools=list(batch.pools))
+    else:  # Spark's FIFO: job id, then stage id
+        scheduler = Fifo(order=[job.name for job, _, spark_job, stages in sorted(steps, key=lambda s: (s[2], s[3]))])
+    described = {"nodes": cluster.nodes, "racks": cluster.racks, "map_slots": cluster.total_slots,
+                 "reduce_slots": 0, "heartbeat": cluster.heartbeat, "slowstart": options.reduce_slowstart,
+                 "turnaround": None}
+    busy = tuple((t.launch, t.finish) for t in app.tasks if t.finish is not None)
+    # the batch does not replay failed attempts; this replay counts them in their task's time
+    failed = sum(1 for t in app.tasks if t.status == "failed" and t.finish is not None)
+    notes = tuple(note for note in batch.notes if "failed task attempt" not in note) + (
+        (f"{failed} failed task attempt(s) replayed as part of their task's time (a retry runs after its "
+         "failure)",) if failed else ())
+    return Recording(source, workload, cluster, None, options, scheduler, described, tuple(compared),
+                     {"core": capacity}, {"core": busy}, cluster.heartbeat, notes)
+
+
+def _task_times(tasks: list[SparkTask]) -> list[float]:
+    """Per task index, in order of its successful attempt's launch: that attempt's finish - launch
+    plus the time of the failed attempts of the index that ended before it launched."""
+    chosen: dict[int, SparkTask] = {}
+    for task in sorted((t for t in tasks if t.status == "success"), key=lambda t: (t.finish or 0.0, t.task)):
+        chosen.setdefault(task.index, task)
+    found = []
+    for index, success in chosen.items():
+        failed = math.fsum((t.finish or t.launch) - t.launch for t in tasks
+                           if t.index == index and t.status == "failed" and (t.finish or t.launch) <= success.launch)
+        found.append((success.launch, success.task,
+                      min(max((success.finish or success.launch) - success.launch + failed, MIN_TASK_SECONDS),
+                          MAX_SECONDS)))
+    return [seconds for _, _, seconds in sorted(found)]
+
+
+def _eligible(tasks: list[SparkTask], submits: dict[int, float]) -> tuple[tuple[str, float, float], ...]:
+    """Each attempt as (kind, eligible, start): from its stage's submission; a retry from the end of
+    the attempt of its task before it."""
+    found = []
+    previous: dict[tuple[int, int], float] = {}
+    for task in sorted(tasks, key=lambda t: (t.stage, t.index, t.launch)):
+        key = (task.stage, task.index)
+        eligible = previous.get(key, submits.get(task.stage, task.launch))
+        found.append(("core", min(eligible, task.launch), task.launch))
+        previous[key] = task.finish if task.finish is not None else task.launch
+    return tuple(found)
