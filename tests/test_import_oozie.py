@@ -345,7 +345,7 @@ def test_the_trace_format_is_any_other_importer(data_dir, tmp_path):
     path = _workflow(tmp_path, '<start to="A"/>' + _mr("A", "end"))
     workload = read_oozie(path, trace=data_dir / "inputsls.json", trace_format="sls", matches={"A": "job_1"})
     assert workload.jobs[0].map_tasks == read_trace("sls", data_dir / "inputsls.json")["job_1"].map_tasks
-    with pytest.raises(InvalidInput, match=r"^trace_format: must be one of swim, rumen, sls, synth, swf; got 'oozie'"):
+    with pytest.raises(InvalidInput, match=r"^trace_format: must be one of swim, rumen, sls, synth, swf, spark; got 'oozie'"):
         read_oozie(path, trace=path, trace_format="oozie")
 
 
