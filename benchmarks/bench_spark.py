@@ -8,7 +8,7 @@ suite, 20 in the quick one, of real CPU work: sorts of generated key-value recor
 shuffle: range partition, reduce: sort and check) and word counts of generated text (map: split
 and count with a map-side combine, reduce: merge), plus a few sleeps; sizes vary about tenfold.
 The jobs are submitted 0.1 s apart in the batch's order (so Spark's job ids follow it), by the
-submission script an export ships (`planner.io.spark_submit`):
+submission script an export ships (`planner.io.spark.submit`):
 
 - "FIFO": every job in the default pool, Spark's FIFO by job id: the submission order;
 - "FAIR": sorts in pool etl (FAIR inside, weight 2, minShare 2), word counts in reports (FIFO
@@ -24,7 +24,7 @@ wait; medians and p95, ms). Then the comparisons other parts of batchplan make p
 skipped with its reason when its part is missing:
 
 - "replay" (`replay_errors`): each run's log replayed with its recorded task times
-  (`planner.proof.replay.replay` of `planner.io.spark_logs.read_spark_application`); floors of
+  (`planner.proof.replay.replay` of `planner.io.spark.logs.read_spark_application`); floors of
   issue 41: median per-job error <= 5%, worst <= 15%;
 - "prediction" (`prediction_errors`): the jobs' mean task times fitted on one run (FIFO) predict
   the other (FAIR), through the simulator under the other run's scheduler and pools; floor:
@@ -165,15 +165,15 @@ def _skipped(instance: str, method: str, why: str) -> Row:
 
 
 def _spark_logs() -> Any:
-    """`planner.io.spark_logs` (the event-log importer), imported by name: a tree without it yet
+    """`planner.io.spark.logs` (the event-log importer), imported by name: a tree without it yet
     makes the hooks that need it "skipped" rows."""
-    return importlib.import_module("planner.io.spark_logs")
+    return importlib.import_module("planner.io.spark.logs")
 
 
 def replay_errors(log: Path) -> dict[str, Any]:
     """The replay of a run's event log with its recorded task times: ``median`` and ``worst``
     per-job error (fractions) and ``worst_job`` (`planner.proof.replay.replay` of the
-    application `planner.io.spark_logs.read_spark_application` reads)."""
+    application `planner.io.spark.logs.read_spark_application` reads)."""
     from planner.proof.replay import replay
 
     read_spark_application = _spark_logs().read_spark_application
@@ -190,7 +190,7 @@ def prediction_errors(fitted_log: Path, checked_log: Path, pools: Mapping[str, M
     """Each job's mean map and reduce task times (launch to finish) fitted on ``fitted_log``'s run
     predict ``checked_log``'s: its jobs (submission times, pools) with the fitted times, simulated
     under its scheduler (FAIR with ``pools``' weights and minimum shares, else FIFO) on its
-    executors; per-job error = predicted / recorded response - 1 (`planner.io.spark_logs.spark_batch`)."""
+    executors; per-job error = predicted / recorded response - 1 (`planner.io.spark.logs.spark_batch`)."""
     from planner.simulator import Pool, simulate
 
     logs = _spark_logs()
@@ -222,7 +222,7 @@ def prediction_errors(fitted_log: Path, checked_log: Path, pools: Mapping[str, M
 
 
 def plan_export(fitted_log: Path, folder: Path, *, objective: str = "mean_response") -> dict[str, Any]:
-    """The spark target's plan for the batch imported from ``fitted_log`` (`planner.io.spark_logs.
+    """The spark target's plan for the batch imported from ``fitted_log`` (`planner.io.spark.logs.
     spark_batch`, its submission times counted from the first), exported into ``folder`` (`planner.io.targets.export_plan`, target "spark":
     fairscheduler.xml, spark-defaults.conf, submit.py); returns what `run_engine_batch` takes to run
     it as exported: ``conf`` (spark-defaults.conf, the allocation file's path made absolute),

@@ -131,7 +131,7 @@ def test_rooms_import_only_what_is_below_them(room, allowed):
 #: (A Spark event log's batch, `spark_batch`, carries the simulator's options and pools: Spark's
 #: recorded scheduler, and so does the profile fitted from it.)
 SIMULATOR_FORMATS = ("planner.io.settings", "planner.io.results", "planner.io.targets", "planner.io.hadoop",
-                     "planner.io.spark", "planner.io.spark_logs", "planner.io.spark_fitting")
+                     "planner.io.spark")
 
 
 def test_trace_importers_read_with_models_vocabulary_only():

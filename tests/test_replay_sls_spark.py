@@ -15,7 +15,7 @@ from models import InvalidInput
 from planner.cli.main import app, run
 from planner.io.json_traces import TraceWarning
 from planner.io.sls_jobs import read_sls_jobs
-from planner.io.spark_records import SparkApplication, SparkExecutor, SparkJob, SparkStage, SparkTask
+from planner.io.spark.records import SparkApplication, SparkExecutor, SparkJob, SparkStage, SparkTask
 from planner.proof.replay import NOTED_WAIT, free_steps, replay, waits
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -281,7 +281,7 @@ SAMPLES = {  # the public samples: (jobs, median error, worst error), measured
 
 @pytest.mark.parametrize("name", sorted(SAMPLES))
 def test_the_public_spark_samples_replay_within_ten_percent(name):
-    from planner.io.spark_logs import read_spark_application
+    from planner.io.spark.logs import read_spark_application
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -294,7 +294,7 @@ def test_the_public_spark_samples_replay_within_ten_percent(name):
 
 
 def test_the_samples_report_what_the_replay_leaves_out():
-    from planner.io.spark_logs import read_spark_application
+    from planner.io.spark.logs import read_spark_application
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

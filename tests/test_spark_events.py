@@ -1,4 +1,4 @@
-"""Spark event logs as listener events (planner.io.spark_events): the codecs Spark writes (zstd, and
+"""Spark event logs as listener events (planner.io.spark.events): the codecs Spark writes (zstd, and
 lz4-java's, xerial's snappy and ning's LZF framings built here byte by byte around cramjam's raw
 blocks), rolling folders, and the bad logs: cut short, a missing part, a bad line, an unknown codec,
 an empty file."""
@@ -11,7 +11,7 @@ import cramjam
 import pytest
 
 from models import InvalidInput
-from planner.io.spark_events import LZ4_MAGIC, SNAPPY_MAGIC, SparkLogWarning, lzf_decode, read_events
+from planner.io.spark.events import LZ4_MAGIC, SNAPPY_MAGIC, SparkLogWarning, lzf_decode, read_events
 
 SAMPLE = "local-1642039451826"
 

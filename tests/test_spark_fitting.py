@@ -1,4 +1,4 @@
-"""Calibrated profiles from Spark event logs (planner.io.spark_fitting): work and per-task overhead
+"""Calibrated profiles from Spark event logs (planner.io.spark.fitting): work and per-task overhead
 apart, numbers worked out by hand on a small log, and the public samples."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from models import InvalidInput, Job, Workload
 from models.fileio import read_mapping
-from planner.io.spark_fitting import OVERHEAD_FIELDS, PROFILE_JOB_FIELDS, fit_spark, percentile, with_overheads
+from planner.io.spark.fitting import OVERHEAD_FIELDS, PROFILE_JOB_FIELDS, fit_spark, percentile, with_overheads
 from tests.support.cli import planner
 from tests.support.spark import header, job_end, job_start, stage_info, stage_submitted, task_end, write_log
 

@@ -1,4 +1,4 @@
-"""Spark event logs as records and as a batch (planner.io.spark_logs): the public samples, and small
+"""Spark event logs as records and as a batch (planner.io.spark.logs): the public samples, and small
 logs written here whose numbers are worked out by hand."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import warnings
 import pytest
 
 from models import InvalidInput
-from planner.io.spark_logs import (
+from planner.io.spark.logs import (
     RECORDED_FIELDS,
     SparkBatch,
     SparkImportWarning,

@@ -1,4 +1,4 @@
-"""The driver-side submission script (`planner.io.spark_submit`), without Spark: the script's text is
+"""The driver-side submission script (`planner.io.spark.submit`), without Spark: the script's text is
 loaded as a module and run against a fake SparkContext that records, per thread, the local
 properties set and the jobs run. Checked: the wait rules (submit time, "after" plus its delay), the
 pool, job group and description set in the job's own thread, a failure reported and its dependants
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from models import InvalidInput
-from planner.io.spark_submit import submission_script
+from planner.io.spark.submit import submission_script
 
 
 class FakeContext:

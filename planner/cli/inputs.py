@@ -186,7 +186,7 @@ def import_trace(
 
 def _import_spark(files: list[Path], options: dict[str, object], cluster_output: Path | None) -> object:
     """Spark event logs as a workload (and, with ``cluster_output``, their executors as a cluster file)."""
-    from planner.io.spark_logs import read_spark_batch
+    from planner.io.spark.logs import read_spark_batch
 
     given = sorted(name for name, value in options.items() if value is not None)
     if given:
@@ -337,7 +337,7 @@ def fit(
 
 def _is_event_log(path: Path) -> bool:
     """A rolling folder, a file with a Spark codec's suffix, or one that starts with a listener event."""
-    from planner.io.spark_events import CODECS
+    from planner.io.spark.events import CODECS
 
     if path.is_dir() or path.name.removesuffix(".inprogress").rpartition(".")[2] in {c[1:] for c in CODECS}:
         return True
@@ -352,7 +352,7 @@ def _fit_spark(files: list[Path], workload: Path | None, output: Path | None, st
                profile_output: Path | None, json_output: bool) -> None:
     from models.fileio import dump_mapping
     from models.workload import Workload
-    from planner.io.spark_fitting import fit_spark, with_overheads
+    from planner.io.spark.fitting import fit_spark, with_overheads
 
     if profile_output is not None:
         _check_output(profile_output)

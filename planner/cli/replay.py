@@ -18,7 +18,7 @@ from planner.cli.options import HeartbeatOption, check_seed
 
 if TYPE_CHECKING:
     from planner.io.rumen_attempts import RecordedJob
-    from planner.io.spark_records import SparkApplication
+    from planner.io.spark.records import SparkApplication
 
 
 class ReplayFormat(StrEnum):
@@ -90,7 +90,7 @@ def _read(trace: ReplayFormat, file: Path) -> Sequence[RecordedJob] | SparkAppli
 
         return read_sls_jobs(file)
     if trace is ReplayFormat.spark:
-        from planner.io.spark_logs import read_spark_application
+        from planner.io.spark.logs import read_spark_application
 
         return read_spark_application(file)
     from planner.io.rumen_attempts import read_rumen_attempts

@@ -84,5 +84,5 @@ register_importer(Importer("swf", "planner.io.swf", "read_swf", "Standard Worklo
 register_importer(Importer("oozie", "planner.io.oozie", "read_oozie", "Oozie workflows (jobs that wait for jobs), "
                            "profiled from a trace", options=("trace", "trace_format", "matches", "properties",
                                                              "sub_workflows", "default_job")))
-register_importer(Importer("spark", "planner.io.spark_logs", "read_spark", "Spark event logs (one or several "
+register_importer(Importer("spark", "planner.io.spark.logs", "read_spark", "Spark event logs (one or several "
                            "applications; plain, zstd, lz4, snappy or lzf; rolling folders)"))

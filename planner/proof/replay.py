@@ -5,7 +5,7 @@ each task's recorded time, through the simulator.
 did when it is given what the cluster was given: the same jobs, arriving when they got going,
 each task taking the time it took, on the cluster the trace ran on. The difference per job is
 the simulator's error. (The records are read by `planner.io.rumen_attempts`,
-`planner.io.sls_jobs` and `planner.io.spark_logs`: proofs take what `planner.io` read and never
+`planner.io.sls_jobs` and `planner.io.spark.logs`: proofs take what `planner.io` read and never
 read trace files themselves.) Every format becomes a `planner.proof.recording.Recording` (Rumen
 and SLS: `mapreduce_recording`; Spark: `planner.proof.spark_replay.spark_recording`) and
 `replay_recording` replays it, and reports per job what the trace does not explain: the
@@ -56,7 +56,7 @@ from planner.proof.recording import ComparedJob, Recording
 
 if TYPE_CHECKING:  # proofs take what planner.io read; they do not read files themselves
     from planner.io.rumen_attempts import RecordedJob, RumenAttempt
-    from planner.io.spark_records import SparkApplication
+    from planner.io.spark.records import SparkApplication
     from planner.simulator.schedulers.base import Scheduler
 
 #: The heartbeat of a trace that does not say (Hadoop 0.20's minimum TaskTracker interval, s).
@@ -183,7 +183,7 @@ def replay(
     ``trace`` is the recorded jobs of a Rumen trace (``read_rumen_attempts(path)``,
     `planner.io.rumen_attempts`) or of an SLS job file (``read_sls_jobs(path)``,
     `planner.io.sls_jobs`), or a Spark application (``read_spark_application(path)``,
-    `planner.io.spark_logs`; see `planner.proof.spark_replay`). ``cluster`` None builds the
+    `planner.io.spark.logs`; see `planner.proof.spark_replay`). ``cluster`` None builds the
     cluster the run had (module docstring); a given cluster is used with its slots and heartbeat.
     ``heartbeat`` replaces either's. ``scheduler`` is a name or a `Scheduler`; None is the
     recorded one (a Spark application's mode, FIFO in job order; "fifo" for Rumen and SLS, whose
@@ -191,7 +191,7 @@ def replay(
     `FULL_REPLICATION_NODES` nodes; ``source`` names the trace in the report and in errors. Jobs
     without a successful map attempt (task) are left out with a `ReplayWarning`.
     """
-    from planner.io.spark_records import SparkApplication
+    from planner.io.spark.records import SparkApplication
 
     if cluster is not None:
         as_instance(cluster, Cluster, "cluster")

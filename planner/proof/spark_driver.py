@@ -3,7 +3,7 @@ planner.proof.spark_driver SPEC.json``.
 
 One SparkContext per process, so each run is a process of its own. The spec (written by
 `planner.proof.spark_engine.run_engine_batch`) gives the Spark properties, the engine jobs, the
-path of the submission script (`planner.io.spark_submit.submission_script`'s text, written to a
+path of the submission script (`planner.io.spark.submit.submission_script`'s text, written to a
 file) and where to write the report. The driver starts the context, waits until every executor
 has registered, imports the script, builds one callable per engine job and runs the batch with
 the script's ``run_batch``: the jobs are submitted exactly as an exported plan submits them.

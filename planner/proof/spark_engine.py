@@ -4,7 +4,7 @@
 executor a JVM of its own, launched by an in-process standalone master and workers: Spark's real
 scheduler, shuffle and executors, in one process tree) with a driver in a subprocess
 (`planner.proof.spark_driver`, one SparkContext per process), runs the planned submissions with
-the submission script an export ships (`planner.io.spark_submit.submission_script`, or the text
+the submission script an export ships (`planner.io.spark.submit.submission_script`, or the text
 of an exported ``submit.py``), and returns an `EngineRun`: the event log's path, the per-job
 times the script reports and the run's wall times.
 
@@ -378,7 +378,7 @@ def run_engine_batch(
     timeout: float = 900.0,
 ) -> EngineRun:
     """Run ``jobs`` on a fresh local-cluster of ``executors`` x ``cores`` cores (``memory_mb`` MB
-    each, and the driver's) as ``schedule_rows`` plan them (`planner.io.spark_submit` rows: job,
+    each, and the driver's) as ``schedule_rows`` plan them (`planner.io.spark.submit` rows: job,
     pool, submit, after), under ``mode`` ("FIFO" or "FAIR"). FAIR pools come from
     ``allocation_file`` (a fairscheduler.xml) or ``pools`` (written as one, `fair_scheduler_xml`,
     into ``log_dir`` as ``fairscheduler-*.xml``, where the event log's properties name it).
@@ -391,7 +391,7 @@ def run_engine_batch(
     Raises `SparkEngineError` when Java or pyspark is missing, the driver fails, or the run takes
     more than ``timeout`` seconds (everything it started is stopped first), and `InvalidInput` for
     bad arguments."""
-    from planner.io.spark_submit import submission_script
+    from planner.io.spark.submit import submission_script
 
     checked = [job if isinstance(job, EngineJob) else _not_a_job(index, job) for index, job in
                enumerate(as_items(jobs, "jobs"))]

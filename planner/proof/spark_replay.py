@@ -1,5 +1,5 @@
 """A Spark application's recorded run made ready to replay (`planner.proof.replay.replay` of a
-`SparkApplication`), built on the batch `planner.io.spark_logs.spark_batch` makes of it.
+`SparkApplication`), built on the batch `planner.io.spark.logs.spark_batch` makes of it.
 
 - **Jobs.** The batch's jobs: a Spark job of a map stage and a result stage is one job, a job of
   more stages a chain of steps, and a job that reads a stage an earlier job ran waits for it
@@ -35,13 +35,13 @@ from models.limits import MAX_SECONDS, MIN_TASK_SECONDS
 from planner.proof.recording import ComparedJob, Recording
 
 if TYPE_CHECKING:
-    from planner.io.spark_records import SparkApplication, SparkTask
+    from planner.io.spark.records import SparkApplication, SparkTask
 
 
 def spark_recording(app: SparkApplication, cluster: Cluster | None = None, *, heartbeat: float | None = None,
                     source: str | None = None) -> Recording:
     """The application's batch with its recorded task times, ready to replay (module docstring)."""
-    from planner.io.spark_logs import SparkImportWarning, spark_batch
+    from planner.io.spark.logs import SparkImportWarning, spark_batch
     from planner.simulator.schedulers.fair import Fair
     from planner.simulator.schedulers.fifo import Fifo
 

@@ -18,7 +18,7 @@ it configures (`spark_merged_files`, `spark_deployed_run`).
     every other line are kept as they are; a file no lever touches is kept byte for byte.
   - ``order``, ``submits``, ``queues``: ``submissions.tsv`` (`planner.io.spark.conf`), rows in
     the order, each job no earlier than its arrival and after the jobs it waits for, and
-    ``submit.py``, the driver-side script that submits them (`planner.io.spark_submit`), with
+    ``submit.py``, the driver-side script that submits them (`planner.io.spark.submit`), with
     ``submit.sh`` running it under spark-submit.
   - Spark has no job priority, running-application limit, container cap, slow-start or slot
     split: those levers are refused.
@@ -144,7 +144,7 @@ def spark_merged_files(config: CurrentConfig, levers: Levers, workload: Workload
     files = dict(sorted(texts.items()))
     config_setup(files)  # what is written reads back
     rows = _schedule(levers, workload, queues if queues is not None else spark_queues(workload), ready_now)
-    from planner.io.spark_submit import submission_script
+    from planner.io.spark.submit import submission_script
 
     names = [row.job for row in rows]
     plan_rows = [{"job": row.job, "pool": row.pool, "submit": row.at,

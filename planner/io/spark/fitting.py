@@ -13,7 +13,7 @@ A Spark task holds its core for longer than it computes. Of a successful attempt
 (``shuffle_map``, ``result``): its mean, median and 95th percentile and those of every part
 (`SparkProfile.overheads`, one flat record per kind). The work is kept per job and phase
 (`SparkProfile.jobs`: the mean work per task). The profile's workload is the logs' batch
-(`planner.io.spark_logs.spark_batch`) with every task time ``work + overhead``, the overhead of
+(`planner.io.spark.logs.spark_batch`) with every task time ``work + overhead``, the overhead of
 the phase's kind (its median by default: the first tasks on a cold executor take seconds, and a
 mean spreads that over every job; ``statistic="mean"`` keeps the total slot time): a prediction
 from it does not replay the recorded times, it runs each job's mean work. `with_overheads` adds the
@@ -38,7 +38,7 @@ from models.checks import as_instance, as_str, shown
 from models.errors import InvalidInput, InvalidType
 from models.limits import MAX_SECONDS, MIN_TASK_SECONDS
 from models.workload import Workload
-from planner.io.spark_records import SparkApplication, SparkTask
+from planner.io.spark.records import SparkApplication, SparkTask
 
 __all__ = ["OVERHEAD_FIELDS", "OVERHEAD_PARTS", "PROFILE_JOB_FIELDS", "SparkProfile", "fit_spark", "percentile",
            "task_overheads", "with_overheads"]
@@ -127,8 +127,8 @@ class SparkProfile:
 
 def fit_spark(paths: str | Path | Sequence[str | Path], *, statistic: str = "median") -> SparkProfile:
     """The work and overheads of the applications whose event logs are at ``paths`` (one log or
-    several: one batch, as `planner.io.spark_logs.read_spark_batch` makes it; module docstring)."""
-    from planner.io.spark_logs import read_spark_application, spark_batch_of
+    several: one batch, as `planner.io.spark.logs.read_spark_batch` makes it; module docstring)."""
+    from planner.io.spark.logs import read_spark_application, spark_batch_of
 
     as_str(statistic, "statistic", choices=STATISTICS)
     items = [paths] if isinstance(paths, str | Path) else list(paths) if isinstance(paths, Sequence) else None

@@ -1,7 +1,7 @@
 """Spark event logs as records (`read_spark_application`) and as a batch (`spark_batch`).
 
 `read_spark_application` reads one application's event log (a file or a rolling folder, plain or
-compressed: `planner.io.spark_events` streams it) into the records of `planner.io.spark_records`.
+compressed: `planner.io.spark.events` streams it) into the records of `planner.io.spark.records`.
 Field spellings of Spark 2.x to 4.x are read, each with a default where older versions lack it
 (2.1 has no ``Partition ID`` and no ``Submission Time`` in a job's stage infos). Listener events
 that are not modelled (block managers, resource profiles, SQL executions, blacklisting, ...) and
@@ -40,8 +40,8 @@ from typing import TYPE_CHECKING, Any
 from models.checks import as_path, shown
 from models.errors import InvalidInput, InvalidType
 from models.limits import MAX_SECONDS, MIN_TASK_SECONDS
-from planner.io.spark_events import SparkEvent, SparkLogWarning, read_events
-from planner.io.spark_records import (
+from planner.io.spark.events import SparkEvent, SparkLogWarning, read_events
+from planner.io.spark.records import (
     SparkApplication,
     SparkExecutor,
     SparkJob,

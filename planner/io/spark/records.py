@@ -1,8 +1,8 @@
 """What a Spark application recorded: its executors, jobs, stages and task attempts, as flat records.
 
-`planner.io.spark_logs.read_spark_application` builds a `SparkApplication` from an event log
-(`planner.io.spark_events` streams its listener events); importing it as a batch
-(`planner.io.spark_logs.spark_batch`), replaying it (`planner.proof.replay`) and fitting task
+`planner.io.spark.logs.read_spark_application` builds a `SparkApplication` from an event log
+(`planner.io.spark.events` streams its listener events); importing it as a batch
+(`planner.io.spark.logs.spark_batch`), replaying it (`planner.proof.replay`) and fitting task
 overheads from it (`planner.io.fitting`) all start from these records, never from the events.
 
 Times are seconds from the application's start (``SparkListenerApplicationStart``'s timestamp,

@@ -271,7 +271,7 @@ if __name__ == "__main__":
 
 _SCRIPT_HEAD = '''"""Submit a planned batch's jobs to Spark in the planned order, each into its pool.
 
-Written by batchplan (planner.io.spark_submit); needs only Python and pyspark.
+Written by batchplan (planner.io.spark.submit); needs only Python and pyspark.
 
 From a driver:   from submit import run_batch; run_batch(spark, {"job name": callable(sc), ...})
 With spark-submit:
