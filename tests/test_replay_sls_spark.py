@@ -205,15 +205,16 @@ def spark_app(mode: str = "FIFO") -> SparkApplication:
     1    3      result 3.22    3.3-4.3
     ===  =====  =====  ======  ===============================================
 
-    Job 0 submitted at 0, ready 0.2 (startup 0.2, a core free: unexplained); recorded 5.3 - 0.2 =
-    5.1 s. Job 1 submitted at 1.0, ready 1.2: both cores busy until 1.2, startup_busy 0.2;
-    recorded 4.3 - 1.2 = 3.1 s.
+    Job 0 submitted at 0, first task at 0.2 with cores free all along: ready 0.2 (startup 0.2, the
+    driver's, unexplained); recorded 5.3 - 0.2 = 5.1 s. Job 1 submitted at 1.0, first task at 1.2
+    with both cores busy until then: the wait is the scheduler's, so ready is the submission, 1.0
+    (startup 0); recorded 4.3 - 1.0 = 3.3 s.
 
     Replay (origin 0.2, heartbeat 0, FIFO by job id): job 0's maps run 0-3 and 0-1; job 1 arrives
-    at 1.0 and its maps run 1-2 and 2-3 on the core job 0 freed; at 3 job 0's result runs 3-5 and
-    job 1's 3-4. Simulated: job 0 5.0 s (error 5 / 5.1 - 1 = -2.0%), job 1
-    4 - 1 = 3.0 s (error 3 / 3.1 - 1 = -3.2%). Result tasks waited 0.05 s (job 0: stage submitted
-    3.25, launched 3.3, cores free) and 0.08 s (job 1): under `NOTED_WAIT`, not named.
+    at 0.8 and waits for the core job 0 frees at 1; its maps run 1-2 and 2-3; at 3 job 0's result
+    runs 3-5 and job 1's 3-4. Simulated: job 0 5.0 s (error 5 / 5.1 - 1 = -2.0%), job 1
+    4 - 0.8 = 3.2 s (error 3.2 / 3.3 - 1 = -3.0%). Result tasks waited 0.05 s (job 0: stage
+    submitted 3.25, launched 3.3, cores free) and 0.08 s (job 1): under `NOTED_WAIT`, not named.
     """
 
     def task(stage: int, index: int, kind: str, launch: float, finish: float, status: str = "success") -> SparkTask:
@@ -245,10 +246,10 @@ def test_a_spark_application_replays_as_worked_by_hand():
     assert job0["recorded"] == pytest.approx(5.1) and job0["simulated"] == pytest.approx(5.0)
     assert job0["error"] == pytest.approx(5 / 5.1 - 1)
     assert job0["unexplained_wait"] == pytest.approx(0.05) and job0["note"] == ""
-    assert job1["startup"] == pytest.approx(0.2) and job1["startup_busy"] == pytest.approx(0.2)
-    assert job1["recorded"] == pytest.approx(3.1) and job1["simulated"] == pytest.approx(3.0)
+    assert job1["startup"] == 0.0 and job1["startup_busy"] == 0.0
+    assert job1["recorded"] == pytest.approx(3.3) and job1["simulated"] == pytest.approx(3.2)
     assert job1["unexplained_wait"] == pytest.approx(0.08) and NOTED_WAIT > 0.08
-    assert job1["adjusted_error"] == job1["error"] == pytest.approx(3 / 3.1 - 1)
+    assert job1["adjusted_error"] == job1["error"] == pytest.approx(3.2 / 3.3 - 1)
     assert report.summary()["waiting_jobs"] is None
 
 
@@ -351,3 +352,22 @@ def test_command_bad_input_exits_2_with_one_line(tmp_path, capsys):
         assert run([str(a) for a in args]) == 2, args
         lines = capsys.readouterr().err.strip().splitlines()
         assert len(lines) == 1 and text in lines[0], (args, lines)
+
+
+def test_the_allocation_file_gives_a_spark_replay_its_pools(tmp_path, capsys):
+    """The log names the allocation file but does not hold it: ``pools`` (``--spark-conf``) give the
+    recorded pools their mode, weight and minShare; a pool the file does not list stays Spark's
+    default, and a pool only the file lists is kept too. Rumen and SLS traces have no pools."""
+    from planner.io.spark.conf import SparkPool
+    from planner.proof.spark_replay import spark_recording
+
+    given = [SparkPool("high", mode="FAIR", weight=3, min_share=1), SparkPool("spare", weight=2)]
+    pools = spark_recording(spark_app("FAIR"), pools=given).scheduler.pools  # name -> Pool
+    assert (pools["high"].weight, pools["high"].min_map, pools["high"].mode) == (3.0, 1, "fair")
+    assert (pools["low"].weight, pools["low"].min_map) == (1.0, 0) and pools["spare"].weight == 2.0
+    with pytest.raises(InvalidInput, match="^pools: .*Rumen or SLS"):
+        replay(read_sls_jobs(DATA / "inputsls.json"), pools=given)
+    xml = tmp_path / "fairscheduler.xml"
+    xml.write_text('<?xml version="1.0"?><allocations><pool name="etl"><weight>2</weight></pool></allocations>')
+    assert run(["replay", "sls", str(DATA / "inputsls.json"), "--spark-conf", str(xml)]) == 2
+    assert capsys.readouterr().err.startswith("error: --spark-conf: ")

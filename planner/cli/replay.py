@@ -44,6 +44,12 @@ def replay_command(
                                                            "recorded one (spark), else fifo.")
     ] = None,
     heartbeat: HeartbeatOption = None,
+    spark_conf: Annotated[
+        list[Path] | None,
+        typer.Option("--spark-conf", help="spark: the application's fairscheduler.xml (or a folder holding it), for "
+                                          "its pools' mode, weight and minShare: the log names the file but does not "
+                                          "hold it."),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed of block placement (clusters of more than 32 nodes).")] = 0,
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Folder for replay.csv and replay.json.")
@@ -65,10 +71,17 @@ def replay_command(
     check_output_folder(output)
     check_seed(seed)
     machines = None if cluster is None else Cluster.from_file(cluster)
+    pools = None
+    if spark_conf:
+        if trace is not ReplayFormat.spark:
+            raise InvalidInput("--spark-conf", "is a Spark application's allocation file: only for replay spark")
+        from planner.io.spark.conf import read_spark_conf
+
+        pools = read_spark_conf(spark_conf).pools
     try:
         with working(f"replaying {file.name}"):
             report = replay(_read(trace, file), machines, scheduler, seed=seed, heartbeat=heartbeat,
-                            source=str(file))
+                            source=str(file), pools=pools)
     except InvalidInput as error:
         flags = {"scheduler": "--scheduler", "heartbeat": "--heartbeat", "seed": "--seed"}
         raise attribute(error, flags, workload=file, cluster=cluster) from None

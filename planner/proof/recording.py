@@ -6,7 +6,10 @@ replays it."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import bisect
+import itertools
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -59,3 +62,37 @@ class Recording:
     busy: Mapping[str, tuple[tuple[float, float], ...]]
     grace: float
     notes: tuple[str, ...] = ()
+
+
+def free_steps(capacity: Sequence[tuple[float, int]], busy: Sequence[tuple[float, float]]) -> tuple[list[float], list[int]]:
+    """The recorded free slots of one kind as steps: ``(times, free)``, ``free[i]`` from ``times[i]``
+    to the next time (capacity changes plus finishes minus starts; nothing before the first)."""
+    changes: dict[float, int] = {}
+    for time, change in capacity:
+        changes[time] = changes.get(time, 0) + change
+    for start, finish in busy:
+        changes[start] = changes.get(start, 0) - 1
+        changes[finish] = changes.get(finish, 0) + 1
+    times = sorted(changes)
+    free, level = [], 0
+    for time in times:
+        level += changes[time]
+        free.append(level)
+    return times, free
+
+
+def free_at(steps: tuple[list[float], list[int]] | None, time: float) -> int:
+    if steps is None:
+        return 0
+    at = bisect.bisect_right(steps[0], time) - 1
+    return steps[1][at] if at >= 0 else 0
+
+
+def seconds_free(steps: tuple[list[float], list[int]] | None, begin: float, end: float, *, full: bool) -> float:
+    """Seconds in ``[begin, end]`` with no free slot (``full``) or some, per the steps."""
+    if steps is None:
+        return (end - begin) if full else 0.0
+    times = steps[0]
+    cuts = [begin, *times[bisect.bisect_right(times, begin):bisect.bisect_left(times, end)], end]
+    return math.fsum(right - left for left, right in itertools.pairwise(cuts)
+                     if (free_at(steps, left) <= 0) == full)

@@ -52,10 +52,11 @@ from models import Cluster, InvalidInput, InvalidType, Job, Workload
 from models.checks import as_float, as_instance, as_int, as_str, key_name
 from models.fileio import csv_text, write_atomic
 from models.limits import MAX_SECONDS, MIN_TASK_SECONDS
-from planner.proof.recording import ComparedJob, Recording
+from planner.proof.recording import ComparedJob, Recording, free_at, free_steps, seconds_free
 
 if TYPE_CHECKING:  # proofs take what planner.io read; they do not read files themselves
     from planner.io.rumen_attempts import RecordedJob, RumenAttempt
+    from planner.io.spark.conf import SparkPool
     from planner.io.spark.records import SparkApplication
     from planner.simulator.schedulers.base import Scheduler
 
@@ -177,6 +178,7 @@ def replay(
     seed: int = 0,
     heartbeat: float | None = None,
     source: str | None = None,
+    pools: Sequence[SparkPool] | None = None,
 ) -> ReplayReport:
     """Run a recorded run's jobs in the simulator with their recorded task times.
 
@@ -188,8 +190,10 @@ def replay(
     ``heartbeat`` replaces either's. ``scheduler`` is a name or a `Scheduler`; None is the
     recorded one (a Spark application's mode, FIFO in job order; "fifo" for Rumen and SLS, whose
     files do not say). ``seed`` drives block placement on clusters of more than
-    `FULL_REPLICATION_NODES` nodes; ``source`` names the trace in the report and in errors. Jobs
-    without a successful map attempt (task) are left out with a `ReplayWarning`.
+    `FULL_REPLICATION_NODES` nodes; ``source`` names the trace in the report and in errors;
+    ``pools``: a Spark application's allocation file read (`planner.io.spark.conf.SparkPool`: its
+    log names the file but does not hold it; Spark applications only). Jobs without a successful
+    map attempt (task) are left out with a `ReplayWarning`.
     """
     from planner.io.spark.records import SparkApplication
 
@@ -203,8 +207,11 @@ def replay(
     if isinstance(trace, SparkApplication):
         from planner.proof.spark_replay import spark_recording
 
-        recording = spark_recording(trace, cluster, heartbeat=heartbeat, source=source or trace.source)
+        recording = spark_recording(trace, cluster, heartbeat=heartbeat, source=source or trace.source,
+                                    pools=_spark_pools(pools))
         return replay_recording(recording, scheduler, seed=seed)
+    if pools is not None:
+        raise InvalidInput("pools", "are a Spark application's (its allocation file): a Rumen or SLS trace has none")
     if isinstance(trace, (str, bytes, Path)) or not isinstance(trace, Sequence):
         raise InvalidType("trace", "must be the recorded jobs, e.g. read_rumen_attempts(path), "
                                    f"or a SparkApplication, got {type(trace).__name__}")
@@ -231,7 +238,7 @@ def replay_recording(recording: Recording, scheduler: str | Scheduler | None = N
         recorded_seconds = max(job.finish - job.ready, MIN_TASK_SECONDS)
         simulated_seconds = max(finishes[name] for name in job.members) - min(job.ready - origin, MAX_SECONDS)
         startup = job.ready - job.submit
-        busy = _measure(steps.get(job.first_kind), job.submit, job.ready, full=True) if startup > 0 else 0.0
+        busy = seconds_free(steps.get(job.first_kind), job.submit, job.ready, full=True) if startup > 0 else 0.0
         waited = waits(job.waits, steps, job.ready, job.finish, recording.grace)
         adjusted = max(recorded_seconds - (waited if waited >= NOTED_WAIT else 0.0), MIN_TASK_SECONDS)
         records.append({
@@ -302,23 +309,6 @@ def mapreduce_recording(recorded: Sequence[RecordedJob], cluster: Cluster | None
         cluster.heartbeat)
 
 
-def free_steps(capacity: Sequence[tuple[float, int]], busy: Sequence[tuple[float, float]]) -> tuple[list[float], list[int]]:
-    """The recorded free slots of one kind as steps: ``(times, free)``, ``free[i]`` from ``times[i]``
-    to the next time (capacity changes plus finishes minus starts; nothing before the first)."""
-    changes: dict[float, int] = {}
-    for time, change in capacity:
-        changes[time] = changes.get(time, 0) + change
-    for start, finish in busy:
-        changes[start] = changes.get(start, 0) - 1
-        changes[finish] = changes.get(finish, 0) + 1
-    times = sorted(changes)
-    free, level = [], 0
-    for time in times:
-        level += changes[time]
-        free.append(level)
-    return times, free
-
-
 def waits(tasks: Sequence[tuple[str, float, float]], steps: Mapping[str, tuple[list[float], list[int]]],
           begin: float, end: float, grace: float) -> float:
     """The longest a task of a job waited for a slot that the recording shows free, less ``grace``
@@ -351,27 +341,10 @@ def waits(tasks: Sequence[tuple[str, float, float]], steps: Mapping[str, tuple[l
                 next_arrival += 1
             while queue and waiting[queue[0]][0] <= left:  # started (the queue is in start order)
                 queue.pop(0)
-            for task in queue[:max(_free_at(steps.get(kind), left), 0)]:
+            for task in queue[:max(free_at(steps.get(kind), left), 0)]:
                 waited[task] += right - left
         longest = max(longest, *waited)
     return max(longest - grace, 0.0)
-
-
-def _free_at(steps: tuple[list[float], list[int]] | None, time: float) -> int:
-    if steps is None:
-        return 0
-    at = bisect.bisect_right(steps[0], time) - 1
-    return steps[1][at] if at >= 0 else 0
-
-
-def _measure(steps: tuple[list[float], list[int]] | None, begin: float, end: float, *, full: bool) -> float:
-    """Seconds in ``[begin, end]`` with no free slot (``full``) or some, per the steps."""
-    if steps is None:
-        return (end - begin) if full else 0.0
-    times = steps[0]
-    cuts = [begin, *times[bisect.bisect_right(times, begin):bisect.bisect_left(times, end)], end]
-    return math.fsum(right - left for left, right in itertools.pairwise(cuts)
-                     if (_free_at(steps, left) <= 0) == full)
 
 
 def _note(startup: float, busy: float, waited: float, recorded: float, grace: float) -> str:
@@ -460,3 +433,14 @@ def _heartbeat(jobs: Sequence[RecordedJob]) -> float:
 def _slowstart(jobs: Sequence[RecordedJob]) -> float:
     value = _setting(jobs, SLOWSTART_KEYS)
     return DEFAULT_SLOWSTART if value is None or value > 1 else value
+
+
+def _spark_pools(pools: object) -> tuple[SparkPool, ...] | None:
+    """``pools`` checked: None, or a sequence of `planner.io.spark.conf.SparkPool`."""
+    from planner.io.spark.conf import SparkPool
+
+    if pools is None:
+        return None
+    if isinstance(pools, (str, bytes)) or not isinstance(pools, Sequence):
+        raise InvalidType("pools", f"must be a sequence of SparkPool, got {type(pools).__name__}")
+    return tuple(as_instance(pool, SparkPool, f"pools[{i}]") for i, pool in enumerate(pools))
