@@ -365,7 +365,7 @@ def test_the_allocation_file_gives_a_spark_replay_its_pools(tmp_path, capsys):
     pools = spark_recording(spark_app("FAIR"), pools=given).scheduler.pools  # name -> Pool
     assert (pools["high"].weight, pools["high"].min_map, pools["high"].mode) == (3.0, 1, "fair")
     assert (pools["low"].weight, pools["low"].min_map) == (1.0, 0) and pools["spare"].weight == 2.0
-    with pytest.raises(InvalidInput, match="^pools: .*Rumen or SLS"):
+    with pytest.raises(InvalidInput, match=r"^pools: .*Rumen or SLS"):
         replay(read_sls_jobs(DATA / "inputsls.json"), pools=given)
     xml = tmp_path / "fairscheduler.xml"
     xml.write_text('<?xml version="1.0"?><allocations><pool name="etl"><weight>2</weight></pool></allocations>')
