@@ -23,6 +23,7 @@ import pytest
 
 from models import InvalidInput
 from planner.proof.spark_engine import (
+    WARMUP_GROUP,
     EngineJob,
     SparkEngineError,
     fair_scheduler_xml,
@@ -76,7 +77,7 @@ def test_a_batch_on_a_real_engine(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(tempfile, "tempdir", str(scratch))
         run = run_engine_batch(JOBS, ROWS, log_dir=logs, mode="FAIR", pools=POOLS, executors=2, cores=2,
-                               memory_mb=512, timeout=240)
+                               memory_mb=512, timeout=240, warmup=True)
     check_the_event_log_has_one_job_start_per_planned_job_in_its_pool(run)
     check_every_job_ran_and_the_waits_were_kept(run)
     check_nothing_is_left_running_or_on_disk(run, scratch)
@@ -98,6 +99,16 @@ def check_the_event_log_has_one_job_start_per_planned_job_in_its_pool(run) -> No
     assert environment["Spark Properties"]["spark.scheduler.mode"] == "FAIR"
     assert environment["Spark Properties"]["spark.master"] == "local-cluster[2,2,512]"
     starts = [event for event in events if event["Event"] == "SparkListenerJobStart"]
+    # the warm-up first, alone in its group, two tasks per core in each of its two stages, ended
+    # before the batch's first job was submitted
+    warmups = [event for event in starts if event["Properties"].get("spark.jobGroup.id") == WARMUP_GROUP]
+    assert len(warmups) == 1 and warmups[0]["Job ID"] == min(event["Job ID"] for event in starts)
+    ended = next(event for event in events if event["Event"] == "SparkListenerJobEnd"
+                 and event["Job ID"] == warmups[0]["Job ID"])
+    starts = [event for event in starts if event not in warmups]
+    assert ended["Completion Time"] <= min(event["Submission Time"] for event in starts)
+    tasks_by_stage = Counter(event["Stage ID"] for event in events if event["Event"] == "SparkListenerTaskEnd")
+    assert [tasks_by_stage[stage] for stage in warmups[0]["Stage IDs"]] == [8, 8]  # 2 x 2 executors x 2 cores
     planned = {row["job"]: row["pool"] for row in ROWS}
     assert sorted(event["Properties"]["spark.jobGroup.id"] for event in starts) == sorted(planned)
     tasks_by_stage = Counter(event["Stage ID"] for event in events if event["Event"] == "SparkListenerTaskEnd")

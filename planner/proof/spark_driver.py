@@ -123,6 +123,17 @@ def sleep_job(job: dict):
 KINDS = {"sort": sort_job, "wordcount": wordcount_job, "sleep": sleep_job}
 
 
+def warm_up(sc, group: str, cores: int) -> None:
+    """One job of two stages, two tasks per core, in its own job group: every core starts its
+    Python worker and runs a shuffle before the batch does."""
+    sc.setJobGroup(group, group)
+    tasks = max(2 * cores, 2)
+    sc.parallelize(range(tasks * 100), tasks).map(lambda x: (x % tasks, x)).reduceByKey(lambda a, b: a + b,
+                                                                                        tasks).count()
+    sc.setLocalProperty("spark.jobGroup.id", None)
+    sc.setLocalProperty("spark.job.description", None)
+
+
 def load_script(path: str):
     """The submission script at ``path``, imported as a module."""
     spec = importlib.util.spec_from_file_location("batchplan_submit", path)
@@ -168,6 +179,8 @@ def main(argv: list[str]) -> int:
                 raise RuntimeError(f"{registered_executors(sc)} of {spec['executors']} executors registered "
                                    f"after {EXECUTOR_WAIT_SECONDS:.0f} s")
             time.sleep(0.1)
+        if spec.get("warmup"):
+            warm_up(sc, spec["warmup_group"], spec["executors"] * int(spec["conf"].get("spark.executor.cores", 1)))
         ready_seconds = time.monotonic() - launched
         epoch = time.time()
         begin = time.monotonic()

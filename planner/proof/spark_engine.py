@@ -41,7 +41,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
-from models.checks import as_float, as_int, as_items, as_path, as_str, as_str_mapping
+from models.checks import as_bool, as_float, as_int, as_items, as_path, as_str, as_str_mapping
 from models.errors import InvalidInput, PlannerError
 
 #: The kinds of engine job (`EngineJob.kind`).
@@ -359,6 +359,10 @@ def _event_log(log_dir: Path, application_id: str) -> Path:
     raise SparkEngineError(f"{log_dir}: no event log for {application_id}")
 
 
+#: The job group of the engine's warm-up job (`run_engine_batch`'s ``warmup``).
+WARMUP_GROUP = "batchplan-warmup"
+
+
 def run_engine_batch(
     jobs: Sequence[EngineJob],
     schedule_rows: Sequence[Mapping[str, object]],
@@ -376,6 +380,7 @@ def run_engine_batch(
     rolling: bool = False,
     app_name: str = "batchplan-engine",
     timeout: float = 900.0,
+    warmup: bool = False,
 ) -> EngineRun:
     """Run ``jobs`` on a fresh local-cluster of ``executors`` x ``cores`` cores (``memory_mb`` MB
     each, and the driver's) as ``schedule_rows`` plan them (`planner.io.spark.submit` rows: job,
@@ -386,7 +391,10 @@ def run_engine_batch(
     ``submission_script(schedule_rows)``. ``conf`` adds Spark properties (an exported
     spark-defaults.conf: `read_spark_defaults`); the engine's own (`ENGINE_PROPERTIES`) win, with a
     warning. The event log is written to ``log_dir`` (created if missing): plain by default, or
-    ``compression`` ("zstd", "lz4", "snappy", "lzf"), one file or ``rolling``.
+    ``compression`` ("zstd", "lz4", "snappy", "lzf"), one file or ``rolling``. ``warmup`` runs a
+    job of `WARMUP_GROUP` before the batch, two tasks per core in two stages, so that every core
+    has its Python worker and the shuffle code is loaded (a batch on cold executors pays some 5 to
+    25 s on its first tasks, more under load); the job is in the event log, in its group.
 
     Raises `SparkEngineError` when Java or pyspark is missing, the driver fails, or the run takes
     more than ``timeout`` seconds (everything it started is stopped first), and `InvalidInput` for
@@ -411,6 +419,7 @@ def run_engine_batch(
     if compression is not None:
         as_str(compression, "compression", choices=EVENT_LOG_CODECS)
     timeout = as_float(timeout, "timeout", above=0.0)
+    warmup = as_bool(warmup, "warmup")
     extra = as_str_mapping(conf, "conf") if conf is not None else {}
     if pools is not None and allocation_file is not None:
         raise InvalidInput("pools", "give pools or allocation_file, not both")
@@ -442,7 +451,7 @@ def run_engine_batch(
             compression=compression, rolling=rolling, app_name=app_name, conf=extra)
         spec = {"conf": properties, "executors": executors, "jobs": [job.spec() for job in checked],
                 "script": str(scratch / "submit.py"), "report": str(scratch / "report.json"),
-                "batch_timeout": timeout}
+                "batch_timeout": timeout, "warmup": bool(warmup), "warmup_group": WARMUP_GROUP}
         (scratch / "spec.json").write_text(json.dumps(spec, indent=1), encoding="utf-8")
         root = str(Path(__file__).resolve().parents[2])
         environment = dict(os.environ)
