@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from planner.simulator.schedulers.base import Scheduler
 
 
+#: Clusters of up to this many nodes get a replica of every block on every node (launch order kept).
+FULL_REPLICATION_NODES = 32
+
+
 @dataclass(frozen=True)
 class ComparedJob:
     """A recorded job as the replay compares it: ``name``; ``maps`` and ``reduces`` (for Spark,

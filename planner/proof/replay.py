@@ -52,7 +52,14 @@ from models import Cluster, InvalidInput, InvalidType, Job, Workload
 from models.checks import as_float, as_instance, as_int, as_str, key_name
 from models.fileio import csv_text, write_atomic
 from models.limits import MAX_SECONDS, MIN_TASK_SECONDS
-from planner.proof.recording import ComparedJob, Recording, free_at, free_steps, seconds_free
+from planner.proof.recording import (
+    FULL_REPLICATION_NODES,
+    ComparedJob,
+    Recording,
+    free_at,
+    free_steps,
+    seconds_free,
+)
 
 if TYPE_CHECKING:  # proofs take what planner.io read; they do not read files themselves
     from planner.io.rumen_attempts import RecordedJob, RumenAttempt
@@ -64,8 +71,6 @@ if TYPE_CHECKING:  # proofs take what planner.io read; they do not read files th
 MRV1_HEARTBEAT = 3.0
 #: Reduce slowstart of a trace that does not say (Hadoop's mapreduce.job.reduce.slowstart.completedmaps).
 DEFAULT_SLOWSTART = 0.05
-#: Clusters of up to this many nodes get a replica of every block on every node (launch order kept).
-FULL_REPLICATION_NODES = 32
 HEARTBEAT_KEYS = ("yarn.nodemanager.heartbeat.interval-ms",)
 SLOWSTART_KEYS = ("mapreduce.job.reduce.slowstart.completedmaps", "mapred.reduce.slowstart.completed.maps")
 #: Waits shorter than this (s) stay in their columns but are not named in notes and the summary.

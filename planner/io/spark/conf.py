@@ -151,16 +151,21 @@ class SparkSetup:
     allocation_source: str | None = None
     properties_source: str | None = None
 
-    def scheduler(self, workload: Workload) -> Fair | Fifo:
+    def scheduler(self, workload: Workload, stages: Mapping[str, tuple[int, int | None]] | None = None) -> Fair | Fifo:
         """The simulator's scheduler (module docstring): FIFO, or FAIR with the file's pools and
-        every pool a job of ``workload`` names made as Spark makes it."""
+        every pool a job of ``workload`` names made as Spark makes it, and Spark's ties inside FAIR
+        pools (`spark_ties`) from each job's stage ids: ``stages`` (job name -> map stage id, reduce
+        stage id or None; a recorded run's) or, by default, as Spark numbers them when the jobs are
+        submitted in order (`predicted_stages`)."""
         delay = DelayScheduling(self.node_wait, self.rack_wait) if self.node_wait or self.rack_wait else None
         if self.mode == "FIFO":
             return Fifo(delay=delay)
         pools = {pool.name: pool for pool in self.pools}
         for name in [DEFAULT_POOL, *(job.pool for job in workload)]:
             pools.setdefault(name, SparkPool(name))
-        return Fair(pools=[pool.as_pool() for pool in pools.values()], delay=delay)
+        fair_inside = any(pool.mode == "FAIR" for pool in pools.values())
+        ties = spark_ties(stages if stages is not None else predicted_stages(workload)) if fair_inside else None
+        return Fair(pools=[pool.as_pool() for pool in pools.values()], delay=delay, ties=ties, rules="spark")
 
     def submit(self, workload: Workload) -> Workload:
         """``workload`` as the schedule submits it (each job at its time, in its pool), else as it
@@ -433,3 +438,35 @@ def submissions_text(rows: Iterable[Submission]) -> str:
         after = ",".join(rows[r].job if not delay else f"{rows[r].job}+{delay!r}" for r, delay in row.after or ())
         lines.append(f"{row.job}\t{row.pool}\t{row.at!r}\t{after}")
     return "\n".join([*lines, ""])
+
+
+def predicted_stages(workload: Workload, first: int = 0) -> dict[str, tuple[int, int | None]]:
+    """Each job's stage ids as Spark numbers them when the jobs are submitted in order (submit time,
+    then name) into an application whose next stage id is ``first``: a job's map stage, then its
+    result stage (a job without reduces has one stage)."""
+    stages: dict[str, tuple[int, int | None]] = {}
+    next_id = first
+    for job in sorted(workload, key=lambda job: (job.submit, job.name)):
+        if job.reduce_tasks:
+            stages[job.name] = (next_id, next_id + 1)
+            next_id += 2
+        else:
+            stages[job.name] = (next_id, None)
+            next_id += 1
+    return stages
+
+
+def spark_ties(stages: Mapping[str, tuple[int, int | None]]) -> dict[str, tuple[float, float]]:
+    """`Fair`'s ``ties`` for Spark: inside a FAIR pool Spark breaks ties between stages with as many
+    running tasks by their task sets' names, ``TaskSet_<stage id>.0`` compared as strings, so that
+    stage 10 comes before stage 9. Each job's map and reduce stage (``stages``: job name -> ids; a
+    job without reduces gives its one stage for both) becomes its rank in that order over all the
+    stages, divided by their number."""
+    names = {stage for pair in stages.values() for stage in pair if stage is not None}
+    order = {stage: rank for rank, stage in enumerate(sorted(names, key=lambda stage: f"TaskSet_{stage}.0"))}
+    count = max(len(order), 1)
+    ties: dict[str, tuple[float, float]] = {}
+    for name, (map_stage, reduce_stage) in stages.items():
+        first = order[map_stage] / count
+        ties[name] = (first, first if reduce_stage is None else order[reduce_stage] / count)
+    return ties

@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mypy_extensions import mypyc_attr
 
 from models.checks import as_int, as_list
 from models.errors import InvalidInput
+from models.limits import MAX_PRIORITY
 from planner.simulator.jobs import OFF_RACK, JobRun
 from planner.simulator.layout import ANY, MAP, REDUCE
 from planner.simulator.locality import DelaySetting
-from planner.simulator.schedulers.base import LaunchTuple, Scheduler, fifo_key
+from planner.simulator.schedulers.base import LaunchTuple, Scheduler, as_order, check_order_names, fifo_key, order_rank
 from planner.simulator.schedulers.catalog import register
 from planner.simulator.schedulers.declines import DeclineMemo
 from planner.simulator.schedulers.fresh import AdmissionLimit
@@ -25,6 +27,10 @@ from planner.simulator.schedulers.ranked import Changes, RankedJobs
 
 if TYPE_CHECKING:
     from planner.simulator.core import Simulation
+
+
+#: How pools compare (`Fair`'s ``rules``): Hadoop's fair scheduler or Spark's.
+FAIR_RULES = ("hadoop", "spark")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True, serializable=True)  # subclassed in Python; copied, pickled
@@ -38,6 +44,21 @@ class Fair(Scheduler):
     Jobs name their pool in ``Job.pool``; pools not listed are created with
     the defaults. ``preemption`` (a `Preemption`) kills tasks for starved pools.
 
+    ``rules`` is "hadoop" (the above) or "spark": Spark's comparison of pools, where a pool is
+    below its minimum share while it runs fewer tasks than the share (not capped at its demand),
+    such pools compare by running / max(min share, 1), and ties go to the pool whose name sorts
+    first (its first job's submission aside).
+
+    ``ties`` (None: none) orders jobs inside fair pools as Spark does: Spark weighs every stage of
+    a pool 1 and breaks ties between stages with as many running tasks by their names
+    (``TaskSet_<stage id>.<attempt>``, compared as strings). It maps job names to two numbers in
+    [0, 1), the ranks of the job's map stage and of its reduce stage in that order over the jobs'
+    stages (`planner.io.spark.conf.spark_ties`); in a fair pool a job is then ranked by its running
+    tasks plus the number of its current stage (the reduce stage's once its maps are done), its
+    weight and priority aside. Jobs it does not name come after, in the usual order. ``order``
+    (None: none; a list of job names) ranks jobs inside FIFO pools before priority and submission,
+    as Spark's FIFO pools rank by job id; jobs it does not name come after.
+
     ``k`` (None: no limit) is FRESH's admission limit: at most k jobs in their
     map phase and k in their reduce phase, over all pools. A submitted job enters
     the map phase as it arrives if fewer than k are in it (so of jobs submitted
@@ -50,11 +71,18 @@ class Fair(Scheduler):
     """
 
     name = "fair"
-    settings = ("pools", "delay", "preemption", "k")
+    settings = ("pools", "delay", "preemption", "k", "ties", "order", "rules")
 
-    def __init__(self, pools: Any = None, delay: DelaySetting = None, preemption: Any = None, k: Any = None) -> None:
+    def __init__(self, pools: Any = None, delay: DelaySetting = None, preemption: Any = None, k: Any = None,
+                 ties: Any = None, order: Any = None, rules: Any = "hadoop") -> None:
         super().__init__(delay)
         self.k = None if k is None else as_int(k, "k", minimum=1)
+        self.ties: dict[str, tuple[float, float]] | None = None if ties is None else _ties(ties)
+        self.ranks = as_order(order)
+        if rules not in FAIR_RULES:
+            raise InvalidInput("rules", f"must be one of {', '.join(FAIR_RULES)}, got {rules!r}")
+        self.rules: str = str(rules)
+        self._spark = self.rules == "spark"
         self.pools: dict[str, Pool] = {}
         given = [] if pools is None else as_list(pools, "pools", what="a list of pools")
         for position, pool in enumerate(given):
@@ -70,8 +98,11 @@ class Fair(Scheduler):
         self._phases()
 
     def __repr__(self) -> str:
+        ties = "" if self.ties is None else f", ties={self.ties!r}"
+        order = "" if self.ranks is None else f", order={list(self.ranks)!r}"
+        rules = "" if self.rules == "hadoop" else f", rules={self.rules!r}"
         return (f"Fair(pools={list(self.pools.values())!r}, delay={self.delay!r}, preemption={self.preemption!r}, "
-                f"k={self.k!r})")
+                f"k={self.k!r}{ties}{order}{rules})")
 
     @property
     def hears_ends(self) -> bool:  # type: ignore[override]  # a class flag elsewhere
@@ -91,6 +122,12 @@ class Fair(Scheduler):
             data["preemption"] = vars(self.preemption).copy()
         if self.k is not None:
             data["k"] = self.k
+        if self.ties is not None:
+            data["ties"] = {name: list(pair) for name, pair in self.ties.items()}
+        if self.ranks is not None:
+            data["order"] = list(self.ranks)
+        if self.rules != "hadoop":
+            data["rules"] = self.rules
         return data
 
     def bind(self, sim: Simulation) -> None:
@@ -114,6 +151,15 @@ class Fair(Scheduler):
         self._weight: dict[str, float] = {}
         self._min_shares: dict[str, list[int]] = {}
         self._seen: dict[int, list[int]] = {}  # job -> its counts in the totals
+        # Spark's ties inside fair pools (``ties``), by job name: (map stage, reduce stage).
+        self._tie: dict[str, tuple[float, float]] = {}
+        if self.ties is not None:
+            known = set(sim.workload.names)
+            unknown = sorted(name for name in self.ties if name not in known)
+            if unknown:
+                raise InvalidInput("ties", f"{unknown[0]!r} is not a job of the workload")
+            self._tie = dict(self.ties)
+        check_order_names(self.ranks, sim)
         self._runnable_ids: set[int] = set()
         self._rack_of = sim.layout.rack_of
         self.preemptor = Preemptor(self, self.preemption, sim) if self.preemption is not None else None
@@ -237,7 +283,23 @@ class Fair(Scheduler):
         self._min_shares[name] = [pool.min_share(MAP), pool.min_share(REDUCE), pool.min_share(ANY)]
         # One order per kind, MAP, REDUCE and ANY (those of kinds absent from the cluster stay empty).
         # (`PairRanked`: a fair pool's key is (running / weight, order), a FIFO pool's (-priority, order).)
-        self._ranked[name] = [PairRanked(fair_value(kind) if fair else fifo_value) for kind in (MAP, REDUCE, ANY)]
+        inside = [(self._tied_value(kind) if self._tie else fair_value(kind)) if fair
+                  else (self._ordered_value if self.ranks is not None else fifo_value) for kind in (MAP, REDUCE, ANY)]
+        self._ranked[name] = [PairRanked(value) for value in inside]
+
+    def _ordered_value(self, job: JobRun) -> float:
+        """A FIFO pool's value with an explicit ``order``: the job's place in it, then its priority."""
+        return float(order_rank(self.ranks, job)) * (2 * MAX_PRIORITY + 1) - float(job.priority)
+
+    def _tied_value(self, kind: int) -> Callable[[JobRun], float]:
+        """A fair pool's value with Spark's ties (``ties``): running tasks plus the current stage's tie."""
+        def value(job: JobRun) -> float:
+            return job.running_of(kind) + self._stage_tie(job)
+        return value
+
+    def _stage_tie(self, job: JobRun) -> float:
+        tie = self._tie.get(job.name, (1.0, 1.0))
+        return tie[0] if job.maps_done < job.maps else tie[1]
 
     def _refresh(self, job: JobRun) -> None:
         """Bring ``job``'s place in its pool's orders and its counts in the pool's totals up to date
@@ -267,7 +329,12 @@ class Fair(Scheduler):
             if pending <= 0:
                 self._ranked[pool][kind].update(job, False)
             else:  # the values `fair_value` and `fifo_value` give, computed here (a call each saved)
-                value = running / (job.weight * 2.0**job.priority) if fair else -float(job.priority)
+                if not fair:
+                    value = -float(job.priority) if self.ranks is None else self._ordered_value(job)
+                elif self._tie:
+                    value = running + self._stage_tie(job)
+                else:
+                    value = running / (job.weight * 2.0**job.priority)
                 self._ranked[pool][kind].update_value(job, True, value)
 
     def _forget(self, job: JobRun) -> None:
@@ -320,7 +387,7 @@ class Fair(Scheduler):
                 continue
             wanting += 1
             tier, ratio = self._need(name, kind, running, demand)
-            submit = members[0].submit
+            submit = 0.0 if self._spark else members[0].submit
             if best is None or tier < best_tier or (tier == best_tier and (ratio < best_ratio or (
                     ratio == best_ratio and (submit < best_submit or (submit == best_submit and name < best))))):
                 best, best_tier, best_ratio, best_submit = name, tier, ratio, submit
@@ -347,18 +414,21 @@ class Fair(Scheduler):
     def _need(self, name: str, kind: int, running: int, demand: int) -> tuple[int, float]:
         """A pool's need, smaller first: (0, running / min share) below its min share, else
         (1, running / weight) (a native pair: no tuple object is made)."""
+        if self._spark:  # Spark's FairSchedulingAlgorithm
+            share = self._min_shares[name][kind]
+            return (0, running / max(share, 1)) if running < share else (1, running / self._weight[name])
         floor = min(self._min_shares[name][kind], demand)
         return (0, running / floor) if running < floor else (1, running / self._weight[name])
 
     def _pools_in_order(self, kind: int) -> list[str]:
         """The pools with a task to launch on a ``kind`` slot, neediest first (`_need`); ties by
-        its first job's submission, then its name."""
+        its first job's submission (not with Spark's ``rules``), then its name."""
         ranked = []
         for name, running, demand in self.pool_loads(kind):
             if demand <= running:
                 continue
             tier, ratio = self._need(name, kind, running, demand)
-            ranked.append((tier, ratio, self.members[name][0].submit, name))
+            ranked.append((tier, ratio, 0.0 if self._spark else self.members[name][0].submit, name))
         ranked.sort()
         return [entry[-1] for entry in ranked]
 
@@ -399,3 +469,22 @@ class Fair(Scheduler):
 
 
 register(Fair)  # a call, not the decorator: a compiled class takes no decorator of ours (setup.py)
+
+
+def _ties(value: object) -> dict[str, tuple[float, float]]:
+    """``ties`` checked: job name -> (map stage, reduce stage), each in [0, 1)."""
+    from models.checks import as_float, as_mapping
+
+    found: dict[str, tuple[float, float]] = {}
+    for name, pair in as_mapping(value, "ties").items():
+        where = f"ties.{name}"
+        if not isinstance(name, str):
+            raise InvalidInput("ties", f"keys must be job names, got {name!r}")
+        items = as_list(pair, where, what="[map stage, reduce stage]")
+        if len(items) != 2:
+            raise InvalidInput(where, f"must be [map stage, reduce stage], got {len(items)} numbers")
+        first, second = (as_float(item, f"{where}[{i}]", minimum=0.0) for i, item in enumerate(items))
+        if first >= 1.0 or second >= 1.0:
+            raise InvalidInput(where, "must be below 1")
+        found[name] = (first, second)
+    return found
