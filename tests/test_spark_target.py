@@ -282,3 +282,39 @@ def test_cli_errors_are_one_line_and_exit_2(tmp_path, args, message):
 def test_a_current_config_is_the_shared_dataclass(tmp_path):
     assert isinstance(read_spark_current([_conf(tmp_path)]), CurrentConfig)
     assert spark_default_config().default
+
+
+#: Job names submissions.tsv's cells and its ``after`` syntax (NAME or NAME+DELAY, comma-separated)
+#: could not hold as they are.
+ODD_NAMES = ("etl,clicks", "a+b", "tab\there", "line\nbreak", "50%", " edge ", "u\u2028v")
+
+
+def test_submissions_escape_any_name_and_read_it_back(tmp_path):
+    """Each odd name is written percent-escaped (``a+b`` -> ``a%2Bb``) and read back as it was,
+    pools and waits (``after``) too; the export runs as the workload says."""
+    from planner.io.spark.conf import read_spark_submissions
+
+    jobs = [Job(name=name, map_tasks=1, map_time=1.0, pool=f"pool {name}",
+                after=[{"job": ODD_NAMES[index - 1], "delay": 2.5}] if index else [])
+            for index, name in enumerate(ODD_NAMES)]
+    workload = Workload(jobs)
+    files = spark_merged_files(spark_default_config(), Levers(), workload)
+    text = files["submissions.tsv"]
+    assert "a%2Bb\tpool a%2Bb\t" in text and "\tetl%2Cclicks+2.5\n" in text and "%0A" in text
+    assert len(text.splitlines()) == len(ODD_NAMES) + 1  # one line per job: nothing broke a line
+    rows = read_spark_submissions(text, "submissions.tsv")
+    assert [row.job for row in rows] == list(ODD_NAMES)
+    assert [row.pool for row in rows] == [f"pool {name}" for name in ODD_NAMES]
+    assert [row.after for row in rows] == [(), *(((index, 2.5),) for index in range(len(ODD_NAMES) - 1))]
+    folder = _written(tmp_path / "out", files)
+    read = spark_run([folder], workload, _small_cluster(), warn=False)
+    assert [(job.name, job.pool) for job in read.workload] == [(name, f"pool {name}") for name in ODD_NAMES]
+
+
+def test_a_bad_escape_in_submissions_is_one_line(tmp_path):
+    from planner.io.spark.conf import read_spark_submissions
+
+    with pytest.raises(InvalidInput, match=r"^s.tsv: line 2.job: 'a%FF' has a %XX escape that is not UTF-8$"):
+        read_spark_submissions("job\tpool\tsubmit\tafter\na%FF\tdefault\t0\t\n", "s.tsv")
+    # a % that escapes nothing is kept, as a file written by hand may have it
+    assert read_spark_submissions("job\tpool\tsubmit\tafter\n5%\tdefault\t0\t\n", "s.tsv")[0].job == "5%"

@@ -18,7 +18,10 @@ What the files say (Spark 2.x to 4.x):
   pool and the field. Other elements are named in a warning.
 - ``submissions.tsv`` (`SUBMISSIONS_COLUMNS`): each job, its pool, when the driver submits it
   (seconds from the batch's start) and the jobs it waits for (``NAME`` or ``NAME+DELAY``,
-  comma-separated).
+  comma-separated). Names are percent-escaped (`escape_name`, undone by the reader): ``%``,
+  ``,``, ``+``, a tab, a line break, any other control character and whitespace at either end
+  of a name are written ``%XX`` (the UTF-8 bytes of the character), so any job or pool name
+  reads back as it was (``a,b+c`` is written ``a%2Cb%2Bc``).
 
 Spark's scheduler as the simulator runs it (`spark_run`):
 
@@ -69,11 +72,13 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 import warnings
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 from models import Cluster, Workload
 from models.checks import as_instance
@@ -114,6 +119,8 @@ MODELLED = (_MODE, _ALLOCATION, _WAIT, f"{_WAIT}.node", f"{_WAIT}.rack")
 _TIME_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
 _TIME = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*([a-z]*)")
 _POOL_FIELDS = ("schedulingMode", "weight", "minShare")
+#: The characters `escape_name` always escapes (besides control characters and line breaks).
+_ESCAPED = frozenset("%,+")
 
 
 class IgnoredSparkSetting(UserWarning):
@@ -397,6 +404,7 @@ def read_spark_submissions(text: str, source: str) -> tuple[Submission, ...]:
             raise InvalidInput(f"line {number}", f"has {len(cells)} columns, expected {len(SUBMISSIONS_COLUMNS)}",
                                source=source)
         job, pool, at, after = (cell.strip() for cell in cells)
+        job, pool = unescape_name(job, f"line {number}.job", source), unescape_name(pool, f"line {number}.pool", source)
         if not job:
             raise InvalidInput(f"line {number}.job", "is empty", source=source)
         if job in position:
@@ -411,11 +419,12 @@ def read_spark_submissions(text: str, source: str) -> tuple[Submission, ...]:
         waits = []
         for item in filter(None, (part.strip() for part in after.split(","))):
             name, plus, delay = item.partition("+")
-            if name.strip() not in position:
-                raise InvalidInput(f"line {number}.after", f"{name.strip()!r} is not the job of an earlier row",
+            name = unescape_name(name.strip(), f"line {number}.after", source)
+            if name not in position:
+                raise InvalidInput(f"line {number}.after", f"{name!r} is not the job of an earlier row",
                                    source=source)
             pause = number_text(delay, f"line {number}.after", source, maximum=MAX_SECONDS) if plus else 0.0
-            waits.append((position[name.strip()], pause))
+            waits.append((position[name], pause))
         position[job] = len(rows)
         rows.append(Submission(job, seconds, pool, 0, number, tuple(waits)))
         if len(rows) > MAX_JOBS:
@@ -430,6 +439,33 @@ def submissions_text(rows: Iterable[Submission]) -> str:
     rows = list(rows)
     lines = ["\t".join(SUBMISSIONS_COLUMNS)]
     for row in rows:
-        after = ",".join(rows[r].job if not delay else f"{rows[r].job}+{delay!r}" for r, delay in row.after or ())
-        lines.append(f"{row.job}\t{row.pool}\t{row.at!r}\t{after}")
+        after = ",".join(escape_name(rows[r].job) + (f"+{delay!r}" if delay else "") for r, delay in row.after or ())
+        lines.append(f"{escape_name(row.job)}\t{escape_name(row.pool)}\t{row.at!r}\t{after}")
     return "\n".join([*lines, ""])
+
+
+def escape_name(name: str) -> str:
+    """``name`` as a cell of ``submissions.tsv`` (module docstring): ``%``, ``,``, ``+``, tabs,
+    line breaks, other control characters and whitespace at either end written ``%XX``."""
+    last = len(name) - 1
+    return "".join(quote(character, safe="") if character in _ESCAPED or _breaks(character)
+                   or (character.isspace() and index in (0, last)) else character
+                   for index, character in enumerate(name))
+
+
+def unescape_name(cell: str, field: str, source: str) -> str:
+    """A name `escape_name` wrote, as it was: every ``%XX`` decoded (UTF-8); a ``%`` not followed
+    by two hex digits is kept as it is."""
+    if "%" not in cell:
+        return cell
+    try:
+        return unquote(cell, errors="strict")
+    except UnicodeDecodeError:
+        raise InvalidInput(field, f"{cell!r} has a %XX escape that is not UTF-8", source=source) from None
+
+
+def _breaks(character: str) -> bool:
+    """Whether ``character`` would break a tab-separated line: a control character (tab, CR, LF...)
+    or anything else `str.splitlines` splits at, or whitespace other than a space."""
+    return (unicodedata.category(character) == "Cc" or len(f"a{character}b".splitlines()) > 1
+            or (character.isspace() and character != " "))
