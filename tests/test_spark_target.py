@@ -318,3 +318,19 @@ def test_a_bad_escape_in_submissions_is_one_line(tmp_path):
         read_spark_submissions("job\tpool\tsubmit\tafter\na%FF\tdefault\t0\t\n", "s.tsv")
     # a % that escapes nothing is kept, as a file written by hand may have it
     assert read_spark_submissions("job\tpool\tsubmit\tafter\n5%\tdefault\t0\t\n", "s.tsv")[0].job == "5%"
+
+
+def test_spark_files_have_a_byte_limit_and_a_pool_limit(tmp_path):
+    """A 100 MB fairscheduler.xml (2.3 M pools) took 100 s and 2.8 GB: now refused before it is
+    parsed, and a file under the byte limit with more than `MAX_POOLS` pools is refused too."""
+    from planner.io.spark.conf import MAX_POOLS, MAX_SPARK_CONF_BYTES
+
+    folder = _conf(tmp_path, defaults=DEFAULTS + "#" * MAX_SPARK_CONF_BYTES + "\n")
+    with pytest.raises(InvalidInput, match=rf"spark-defaults.conf: .*may have at most {MAX_SPARK_CONF_BYTES:,}$"):
+        read_spark_conf([folder], warn=False)
+    pools = "".join(f'<pool name="p{index}"/>' for index in range(MAX_POOLS + 1))
+    assert len(pools) < MAX_SPARK_CONF_BYTES
+    folder = _conf(tmp_path, pools=f"<allocations>{pools}</allocations>")
+    with pytest.raises(InvalidInput, match=rf"fairscheduler.xml: pool 'p{MAX_POOLS}': is one pool more than "
+                                           rf"{MAX_POOLS:,}, the most an allocation file may have$"):
+        read_spark_conf([folder], warn=False)

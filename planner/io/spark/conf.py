@@ -84,7 +84,7 @@ from models import Cluster, Workload
 from models.checks import as_instance
 from models.errors import InvalidInput
 from models.fileio import read_text
-from models.limits import MAX_JOBS, MAX_SECONDS
+from models.limits import MAX_FILE_BYTES, MAX_JOBS, MAX_SECONDS
 from planner.io.hadoop.conf import conf_files
 from planner.io.hadoop.parsing import number_text
 from planner.io.hadoop.plan_files import Submission, submitted
@@ -108,6 +108,10 @@ SPARK_EXPORT_NOTES = ("README.md", "submit.sh", "submit.py", "changes.diff")
 SCHEDULER_MODES = ("FIFO", "FAIR")
 #: The pool of jobs that name none.
 DEFAULT_POOL = "default"
+#: The most bytes of a properties file or an allocation file read (an operator's are a few KiB).
+MAX_SPARK_CONF_BYTES = 4 * 1024 * 1024
+#: The most pools of an allocation file (each is a pool Spark's scheduler sorts at every offer).
+MAX_POOLS = 10_000
 #: Spark's spark.locality.wait when no file sets it (seconds).
 LOCALITY_WAIT = 3.0
 _MODE = "spark.scheduler.mode"
@@ -210,7 +214,8 @@ def spark_files(paths: Iterable[str | Path], field: str = "spark_conf") -> dict[
             continue
         if path.name in found:
             raise InvalidInput(field, f"two files named {path.name}: {found[path.name][1]} and {path}")
-        found[path.name] = (read_text(path), str(path))
+        limit = MAX_FILE_BYTES if path.name == SUBMISSIONS else MAX_SPARK_CONF_BYTES
+        found[path.name] = (read_text(path, limit=limit), str(path))
     return found
 
 
@@ -340,6 +345,9 @@ def read_allocations(text: str, source: str, ignored: list[str] | None = None) -
         where = f"pool {name!r}"
         if name in pools:
             raise InvalidInput(where, "is given twice", source=source)
+        if len(pools) == MAX_POOLS:
+            raise InvalidInput(where, f"is one pool more than {MAX_POOLS:,}, the most an allocation file may have",
+                               source=source)
         values: dict[str, str] = {}
         for child in element:
             if not isinstance(child.tag, str):
