@@ -334,3 +334,20 @@ def test_spark_files_have_a_byte_limit_and_a_pool_limit(tmp_path):
     with pytest.raises(InvalidInput, match=rf"fairscheduler.xml: pool 'p{MAX_POOLS}': is one pool more than "
                                            rf"{MAX_POOLS:,}, the most an allocation file may have$"):
         read_spark_conf([folder], warn=False)
+
+
+def test_keep_on_the_stock_fifo_configuration_ties_with_the_fifo_baseline():
+    """examples/nightly.yaml on Spark's stock configuration (FIFO, spark.locality.wait 3 s): the
+    plan keeps it (makespan 899 s), and "FIFO on spark", built as Spark runs it (the same schedule,
+    delay scheduling and offers), is that configuration: a tie in every run, not "the plan beats
+    FIFO on spark 20 of 20" as a baseline without delay scheduling had it."""
+    workload, cluster = Workload.from_file(NIGHTLY), Cluster.from_file(CLUSTER)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plan = plan_for_target(workload, cluster, "spark", runs=4)
+    assert plan.simulated["keep"] and plan.status == "keep"
+    against = {c["against"]: c for c in plan.simulated["comparisons"]}
+    fifo = against["FIFO on spark"]
+    assert fifo["ties"] == fifo["runs"] == 4 and fifo["mean_difference"] == 0.0 and fifo["plan_wins"] == 0
+    records = {r["setup"]: r for r in plan.simulated["candidates"]}
+    assert records["FIFO on spark"]["makespan"] == records["as configured"]["makespan"]
