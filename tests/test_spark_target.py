@@ -351,3 +351,42 @@ def test_keep_on_the_stock_fifo_configuration_ties_with_the_fifo_baseline():
     assert fifo["ties"] == fifo["runs"] == 4 and fifo["mean_difference"] == 0.0 and fifo["plan_wins"] == 0
     records = {r["setup"]: r for r in plan.simulated["candidates"]}
     assert records["FIFO on spark"]["makespan"] == records["as configured"]["makespan"]
+
+
+def test_readme_and_comments_say_what_the_export_does():
+    workload = _workload()
+    kept = spark_merged_files(spark_default_config(), Levers(order=("c", "b", "a")), workload)
+    assert "keep your configuration" not in kept["README.md"]
+    assert "- No configuration file changes: the files here are Spark's stock ones. The plan is its submission " \
+           "schedule" in kept["README.md"]
+    assert "allocation.file" not in kept["submit.sh"]
+    fair = spark_merged_files(spark_default_config(), Levers(scheduler="fair"), workload)
+    conf = fair["spark-defaults.conf"]
+    assert "FIFO" not in conf and conf.startswith("# Spark's FAIR scheduler (set by planner export)")
+    assert "## The pools file" in fair["README.md"] and "fs.defaultFS" in fair["README.md"]
+
+
+@pytest.mark.skipif(__import__("shutil").which("sh") is None, reason="needs sh")
+def test_submit_sh_points_spark_at_its_own_pools_file(tmp_path):
+    """spark.scheduler.allocation.file is written relative (``fairscheduler.xml``), which Spark
+    would look up on Hadoop's default filesystem: submit.sh overrides it with the absolute
+    ``file://`` URI of its own folder's copy (a fake spark-submit records its arguments)."""
+    import os
+    import subprocess
+
+    files = spark_merged_files(spark_default_config(), Levers(scheduler="fair"), _workload())
+    folder = _written(tmp_path / "out", files)
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    fake = bin_folder / "spark-submit"
+    fake.write_text(f'#!/bin/sh\nfor a in "$@"; do echo "$a"; done > {tmp_path / "args"}\n')
+    fake.chmod(0o755)
+    done = subprocess.run(["sh", str(folder / "submit.sh")], capture_output=True, text=True, timeout=30,
+                          cwd=tmp_path, env={**os.environ, "JOBS": "m:JOBS",
+                                             "PATH": f"{bin_folder}{os.pathsep}{os.environ['PATH']}"})
+    assert done.returncode == 0, done.stderr
+    args = (tmp_path / "args").read_text().splitlines()
+    uri = args[args.index("--conf") + 1].removeprefix("spark.scheduler.allocation.file=")
+    assert uri == f"file://{folder.resolve()}/fairscheduler.xml"
+    assert Path(uri.removeprefix("file://")).read_text() == files["fairscheduler.xml"]
+    assert args[args.index("--properties-file") + 1] == "spark-defaults.conf"
