@@ -390,3 +390,67 @@ def test_submit_sh_points_spark_at_its_own_pools_file(tmp_path):
     assert uri == f"file://{folder.resolve()}/fairscheduler.xml"
     assert Path(uri.removeprefix("file://")).read_text() == files["fairscheduler.xml"]
     assert args[args.index("--properties-file") + 1] == "spark-defaults.conf"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("spark.scheduler.mode FAIR\nspark.scheduler.mode FIFO\n", {"spark.scheduler.mode": "FIFO"}),  # last wins
+    ("spark.scheduler.mode \\u0046AIR\n", {"spark.scheduler.mode": "FAIR"}),  # \uXXXX decoded
+    ("spark.scheduler.mode FA\\\n   IR\n", {"spark.scheduler.mode": "FAIR"}),  # continued, indent dropped
+    ("spark.scheduler.mode:FAIR\n", {"spark.scheduler.mode": "FAIR"}),
+    ("spark.scheduler.mode\tFAIR\n", {"spark.scheduler.mode": "FAIR"}),
+    ("  spark.scheduler.mode   FAIR   \n", {"spark.scheduler.mode": "FAIR"}),
+    ("spark.scheduler.mode FAIR\r\nspark.locality.wait 1s\r\n", {"spark.scheduler.mode": "FAIR",
+                                                                "spark.locality.wait": "1s"}),
+    ("spark.scheduler.mode FAIR\rspark.locality.wait 1s", {"spark.scheduler.mode": "FAIR",
+                                                          "spark.locality.wait": "1s"}),  # old Mac line ends
+    ("! c\n   # indented c \\\nspark.scheduler.mode = = FAIR\n", {"spark.scheduler.mode": "= FAIR"}),
+    ("spark\\ x\\=y\\:z v\\tw\\\\\n", {"spark x=y:z": "v\tw\\"}),  # escaped separators in a key
+])
+def test_properties_follow_java(text, expected):
+    """Cases Java's Properties.load (Spark's reader) accepts, checked against what it gives."""
+    assert {key: value for key, (value, _) in read_properties(text, "f").items()} == expected
+
+
+def test_properties_refuse_only_what_java_or_batchplan_cannot_use(tmp_path):
+    with pytest.raises(InvalidInput, match=r"^f: line 1 \(a\): malformed \\uXXXX escape: '\\\\u00G1'$"):
+        read_properties("a \\u00G1\n", "f")
+    folder = _conf(tmp_path, defaults="spark.scheduler.mode FAIR # fair\n")  # Java has no inline comment
+    with warnings.catch_warnings(), pytest.raises(InvalidInput, match="must be FIFO or FAIR, got 'FAIR # fair'"):
+        warnings.simplefilter("ignore")
+        read_spark_conf([folder])
+    folder = _conf(tmp_path, defaults="spark.scheduler.mode FAIR\nspark.scheduler.mode fair\n"
+                                      "spark.locality.wait.process 1s\nspark.executor.cores 4\n")
+    with pytest.warns(IgnoredSparkSetting) as caught:
+        setup = read_spark_conf([folder])
+    assert setup.mode == "FAIR"  # Spark upper-cases the mode
+    message = str(caught[0].message)
+    assert "line 1's spark.scheduler.mode (line 2 sets it again; Spark takes the last)" in message
+    assert "spark.locality.wait.process (Spark's process-local level: the run's delay scheduling has node and " \
+           "rack levels)" in message
+    assert "spark.executor.cores (the cluster file gives the executors and their cores)" in message
+
+
+def test_allocation_warnings_say_where_the_element_is(tmp_path):
+    pools = '<allocations><pool name="production"><maxShare>3</maxShare><weight><b>3</b></weight></pool>' \
+            '<user name="x"/></allocations>'
+    with pytest.warns(IgnoredSparkSetting) as caught:
+        setup = read_spark_conf([_conf(tmp_path, pools=pools)])
+    message = str(caught[0].message)
+    assert "fairscheduler.xml: <user> at the top level (Spark reads only <pool> elements there)" in message
+    assert "fairscheduler.xml: <maxShare> in pool 'production' (Spark reads a pool's" in message
+    assert setup.pools == (SparkPool("production", "FIFO", 3, 0),)  # all the text inside <weight>
+
+
+def test_a_merged_property_changes_the_setting_spark_keeps(tmp_path):
+    """The mode set twice (FAIR, then FIFO: Spark runs FIFO): a FAIR plan changes the last line;
+    a file ending in a continued line gets a blank line before the added one."""
+    defaults = "spark.scheduler.mode FAIR\nspark.master local\nspark.scheduler.mode \\\n  FIFO\n"
+    current = read_spark_current([_conf(tmp_path, defaults=defaults)])
+    files = spark_merged_files(current, Levers(scheduler="fair"), _workload())
+    conf = files["spark-defaults.conf"]
+    assert conf == "spark.scheduler.mode FAIR\nspark.master local\nspark.scheduler.mode FAIR\n"
+    assert read_properties(conf, "f")["spark.scheduler.mode"] == ("FAIR", 3)
+    current = read_spark_current([_conf(tmp_path, defaults="spark.master local \\")])
+    files = spark_merged_files(current, Levers(scheduler="fair"), _workload())
+    assert read_properties(files["spark-defaults.conf"], "f") == {"spark.master": ("local", 1),
+                                                                  "spark.scheduler.mode": ("FAIR", 3)}

@@ -3,19 +3,24 @@ and the submission schedule an export writes (`read_spark_conf`, `spark_run`).
 
 What the files say (Spark 2.x to 4.x):
 
-- ``spark-defaults.conf`` (Java properties: ``key value``, ``key=value`` or ``key:value``; ``#``
-  and ``!`` comments; a line ending in ``\\`` continues on the next): ``spark.scheduler.mode``
-  (FIFO, Spark's default, or FAIR), ``spark.scheduler.allocation.file`` (the pools' file: matched
-  to a file given by its name), ``spark.locality.wait`` (3 s by default) and its ``.node`` and
-  ``.rack`` levels (Spark's time strings: ``3s``, ``500ms``, a bare number in milliseconds). Any
-  other property is named in an `IgnoredSparkSetting` warning (the cluster's cores come from the
-  cluster file).
+- ``spark-defaults.conf`` (Java properties, read as ``java.util.Properties.load`` reads them,
+  `property_entries`: ``key value``, ``key=value`` or ``key:value``; ``#`` and ``!`` comments; a
+  line ending in ``\\`` continues on the next; ``\\uXXXX`` and other escapes decoded; a key given
+  twice keeps its last value, the earlier named in a warning; values trimmed as Spark trims
+  them): ``spark.scheduler.mode`` (FIFO, Spark's default, or FAIR, any case),
+  ``spark.scheduler.allocation.file`` (the pools' file: matched to a file given by its name),
+  ``spark.locality.wait`` (3 s by default) and its ``.node`` and ``.rack`` levels (Spark's time
+  strings: ``3s``, ``500ms``, a bare number in milliseconds). Only a value batchplan cannot use
+  is refused (a mode other than FIFO or FAIR, a wait that is not a time). Any other property is
+  named in an `IgnoredSparkSetting` warning with why (the cluster file gives the executors and
+  their cores; ``spark.locality.wait.process`` is a level the run does not have; ...).
 - ``fairscheduler.xml``: ``<allocations>`` of ``<pool name="...">`` elements, each with
   ``schedulingMode`` (FIFO or FAIR, any case; Spark's default FIFO), ``weight`` (a whole number,
   default 1) and ``minShare`` (whole cores, default 0). Spark falls back to FIFO on an unknown
   mode; we refuse it, as we refuse a weight or minShare that is not a whole number (Spark fails
   to start on those), a pool without a name or given twice, with one line naming the file, the
-  pool and the field. Other elements are named in a warning.
+  pool and the field. A field's text is all the text inside it, as Spark's XML reader takes it.
+  Other elements are named in a warning, where they are (top level, or in which pool).
 - ``submissions.tsv`` (`SUBMISSIONS_COLUMNS`): each job, its pool, when the driver submits it
   (seconds from the batch's start) and the jobs it waits for (``NAME`` or ``NAME+DELAY``,
   comma-separated). Names are percent-escaped (`escape_name`, undone by the reader): ``%``,
@@ -117,12 +122,23 @@ LOCALITY_WAIT = 3.0
 _MODE = "spark.scheduler.mode"
 _ALLOCATION = "spark.scheduler.allocation.file"
 _WAIT = "spark.locality.wait"
+#: Properties that size the executors (the cluster file gives them).
+_EXECUTOR_KEYS = ("spark.executor.", "spark.cores.max", "spark.task.cpus", "spark.dynamicAllocation.",
+                  "spark.driver.", "spark.master", "spark.deploy.")
 #: The properties the run models.
 MODELLED = (_MODE, _ALLOCATION, _WAIT, f"{_WAIT}.node", f"{_WAIT}.rack")
 #: Spark's time suffixes, in seconds.
 _TIME_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
 _TIME = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*([a-z]*)")
 _POOL_FIELDS = ("schedulingMode", "weight", "minShare")
+#: Java properties files: line ends, whitespace, a key's separators, the escapes that are not the
+#: character itself.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_SPACE = " \t\f"
+_SEPARATORS = frozenset("=: \t\f")
+#: What Java's String.trim (Spark trims each value) takes off both ends: characters up to a space.
+_TRIM = "".join(map(chr, range(33)))
+_ESCAPE_CHARACTERS = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
 #: The characters `escape_name` always escapes (besides control characters and line breaks).
 _ESCAPED = frozenset("%,+")
 
@@ -242,7 +258,13 @@ def spark_setup(files: Mapping[str, tuple[str, str]], *, warn: bool = True) -> S
     properties_source = None
     if confs:
         text, properties_source = files[confs[0]]
-        properties = {key: value for key, (value, _) in read_properties(text, properties_source).items()}
+        entries = property_entries(text, properties_source)
+        properties = {entry.key: entry.value for entry in entries}
+        last = {entry.key: entry.first for entry in entries}
+        repeated = [f"line {entry.first}'s {entry.key} (line {last[entry.key]} sets it again; Spark takes the last)"
+                    for entry in entries if last[entry.key] != entry.first]
+        if repeated:
+            ignored.append(f"{properties_source}: {', '.join(repeated)}")
     mode = properties.get(_MODE, "FIFO").strip().upper()
     if mode not in SCHEDULER_MODES:
         raise InvalidInput(_MODE, f"must be FIFO or FAIR, got {properties[_MODE]!r}", source=properties_source)
@@ -261,10 +283,11 @@ def spark_setup(files: Mapping[str, tuple[str, str]], *, warn: bool = True) -> S
         node_wait = spark_seconds(properties[f"{_WAIT}.node"], f"{_WAIT}.node", properties_source)
     if f"{_WAIT}.rack" in properties:
         rack_wait = spark_seconds(properties[f"{_WAIT}.rack"], f"{_WAIT}.rack", properties_source)
-    unmodelled = sorted(key for key in properties if key not in MODELLED)
-    if unmodelled:
-        ignored.append(f"{properties_source}: {', '.join(unmodelled)} (the cluster file gives the executors and "
-                       "their cores)")
+    unmodelled: dict[str, list[str]] = {}
+    for key in sorted(key for key in properties if key not in MODELLED):
+        unmodelled.setdefault(_why_ignored(key), []).append(key)
+    for why, keys in unmodelled.items():
+        ignored.append(f"{properties_source}: {', '.join(keys)} ({why})")
     submissions = None
     schedule_source = ""
     if SUBMISSIONS in files:
@@ -274,6 +297,19 @@ def spark_setup(files: Mapping[str, tuple[str, str]], *, warn: bool = True) -> S
         warnings.warn(f"not modelled, ignored: {'; '.join(ignored)}", IgnoredSparkSetting, stacklevel=2)
     return SparkSetup(mode, pools, node_wait, rack_wait, properties, submissions, schedule_source, allocation_source,
                       properties_source)
+
+
+def _why_ignored(key: str) -> str:
+    """Why the run does not model property ``key``, in words."""
+    if key == f"{_WAIT}.process":
+        return "Spark's process-local level: the run's delay scheduling has node and rack levels"
+    if key.startswith(_WAIT):
+        return "not one of Spark's locality levels"
+    if key.startswith(_EXECUTOR_KEYS):
+        return "the cluster file gives the executors and their cores"
+    if key.startswith("spark.speculation"):
+        return "speculative tasks are not modelled"
+    return "not a setting of the scheduler the run models"
 
 
 def _allocation_file(named: str | None, xmls: list[str], source: str | None) -> str | None:
@@ -291,27 +327,96 @@ def _allocation_file(named: str | None, xmls: list[str], source: str | None) -> 
     return xmls[0] if xmls else None
 
 
-def read_properties(text: str, source: str) -> dict[str, tuple[str, int]]:
-    """A Java properties file (module docstring): key -> (value, line). A key given twice is
-    refused (Spark takes the last; a copy-paste slip)."""
-    found: dict[str, tuple[str, int]] = {}
-    lines = text.splitlines()
-    number = 0
-    while number < len(lines):
-        first = number + 1
-        line = lines[number].strip()
-        number += 1
-        while line.endswith("\\") and not line.endswith("\\\\"):
-            line = line[:-1] + (lines[number].strip() if number < len(lines) else "")
-            number += 1
-        if not line or line[0] in "#!":
+@dataclass(frozen=True)
+class PropertyEntry:
+    """One key of a properties file: its value (escapes decoded, trimmed as Spark trims it) and the
+    physical lines (1-based, first to last: a value continued with ``\\``) that set it."""
+
+    key: str
+    value: str
+    first: int
+    last: int
+
+
+def physical_lines(text: str) -> list[str]:
+    """``text``'s lines with their ends, split as Java splits a properties file: at ``\\n``,
+    ``\\r`` and ``\\r\\n`` only."""
+    return _LINE.findall(text)
+
+
+def property_entries(text: str, source: str) -> list[PropertyEntry]:
+    """Every key a Java properties file sets, in file order (a key may come twice: Java keeps the
+    last). As `java.util.Properties.load` reads it: ``#`` and ``!`` comment lines, a line ending
+    in an odd number of backslashes continues on the next (whose leading whitespace is dropped),
+    the key ends at the first unescaped ``=``, ``:`` or whitespace, then whitespace and one ``=``
+    or ``:`` are skipped; ``\\uXXXX``, ``\\t``, ``\\n``, ``\\r``, ``\\f`` escapes are decoded and
+    any other escaped character stands for itself. A malformed ``\\u`` escape is refused (Java
+    refuses it too)."""
+    lines = [line.rstrip("\r\n") for line in physical_lines(text)]
+    entries: list[PropertyEntry] = []
+    index = 0
+    while index < len(lines):
+        first = index + 1
+        logical = lines[index].lstrip(_SPACE)
+        index += 1
+        if not logical or logical[0] in "#!":
             continue
-        match = re.match(r"([^\s=:]+)\s*[=:\s]\s*(.*)$", line)
-        key, value = (match.group(1), match.group(2).strip()) if match else (line, "")
-        if key in found:
-            raise InvalidInput(f"line {first} ({key})", f"given twice (also line {found[key][1]})", source=source)
-        found[key] = (value, first)
-    return found
+        while line_continues(logical):
+            logical = logical[:-1]
+            if index >= len(lines):
+                break
+            logical += lines[index].lstrip(_SPACE)
+            index += 1
+        end = 0
+        while end < len(logical) and logical[end] not in _SEPARATORS:
+            end += 2 if logical[end] == "\\" else 1
+        end = min(end, len(logical))
+        rest = end
+        while rest < len(logical) and logical[rest] in _SPACE:
+            rest += 1
+        if rest < len(logical) and logical[rest] in "=:":
+            rest += 1
+        key = _unescape(logical[:end], f"line {first}", source)
+        value = _unescape(logical[rest:].lstrip(_SPACE), f"line {first} ({key})", source)
+        entries.append(PropertyEntry(key, value.strip(_TRIM), first, index))
+    return entries
+
+
+def read_properties(text: str, source: str) -> dict[str, tuple[str, int]]:
+    """A Java properties file (`property_entries`): key -> (value, line); a key given twice keeps
+    its last value, as Java's and so Spark's reader does."""
+    return {entry.key: (entry.value, entry.first) for entry in property_entries(text, source)}
+
+
+def line_continues(line: str) -> bool:
+    """Whether a properties line goes on: it ends in an odd number of backslashes."""
+    return (len(line) - len(line.rstrip("\\"))) % 2 == 1
+
+
+def _unescape(raw: str, field: str, source: str) -> str:
+    """A key or value with its backslash escapes decoded (`property_entries`)."""
+    if "\\" not in raw:
+        return raw
+    out: list[str] = []
+    index = 0
+    while index < len(raw):
+        character = raw[index]
+        index += 1
+        if character != "\\":
+            out.append(character)
+        elif index < len(raw) and raw[index] == "u":
+            digits = raw[index + 1:index + 5]
+            if not re.fullmatch(r"[0-9a-fA-F]{4}", digits):
+                raise InvalidInput(field, f"malformed \\uXXXX escape: {raw[index - 1:index + 5]!r}", source=source)
+            out.append(chr(int(digits, 16)))
+            index += 5
+        elif index < len(raw):
+            out.append(_ESCAPE_CHARACTERS.get(raw[index], raw[index]))
+            index += 1
+    try:  # \\uD83D\\uDE00: a surrogate pair escaped as Java writes it
+        return "".join(out).encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+    except UnicodeDecodeError:
+        raise InvalidInput(field, "a \\uXXXX escape is half a surrogate pair", source=source) from None
 
 
 def spark_seconds(text: str, field: str, source: str | None) -> float:
@@ -334,10 +439,11 @@ def read_allocations(text: str, source: str, ignored: list[str] | None = None) -
     if root.tag != "allocations":
         raise InvalidInput(root.tag, "must be <allocations> (Spark's fairscheduler.xml)", source=source)
     pools: dict[str, SparkPool] = {}
+    top: list[str] = []
     skipped: list[str] = []
     for position, element in enumerate(element for element in root if isinstance(element.tag, str)):
         if element.tag != "pool":
-            skipped.append(f"<{element.tag}>")
+            top.append(f"<{element.tag}>")
             continue
         name = (element.get("name") or "").strip()
         if not name:
@@ -353,11 +459,11 @@ def read_allocations(text: str, source: str, ignored: list[str] | None = None) -
             if not isinstance(child.tag, str):
                 continue
             if child.tag not in _POOL_FIELDS:
-                skipped.append(f"{where}: <{child.tag}>")
+                skipped.append(f"<{child.tag}> in {where}")
                 continue
             if child.tag in values:
                 raise InvalidInput(f"{where}.{child.tag}", "is given twice", source=source)
-            values[child.tag] = (child.text or "").strip()
+            values[child.tag] = "".join(child.itertext()).strip()  # all its text, as Spark's XML reader takes it
         mode = values.get("schedulingMode", "FIFO").upper()
         if mode not in SCHEDULER_MODES:
             raise InvalidInput(f"{where}.schedulingMode", f"must be FIFO or FAIR, got {values['schedulingMode']!r}",
@@ -365,6 +471,8 @@ def read_allocations(text: str, source: str, ignored: list[str] | None = None) -
         weight = _whole(values.get("weight", "1"), f"{where}.weight", source, 1)
         min_share = _whole(values.get("minShare", "0"), f"{where}.minShare", source, 0)
         pools[name] = SparkPool(name, mode, weight, min_share)
+    if top and ignored is not None:
+        ignored.append(f"{source}: {', '.join(top)} at the top level (Spark reads only <pool> elements there)")
     if skipped and ignored is not None:
         ignored.append(f"{source}: {', '.join(skipped)} (Spark reads a pool's schedulingMode, weight and minShare)")
     return tuple(pools.values())

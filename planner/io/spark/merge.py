@@ -28,7 +28,6 @@ it configures (`spark_merged_files`, `spark_deployed_run`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -50,6 +49,9 @@ from planner.io.spark.conf import (
     SPARK_DEFAULTS,
     SUBMISSIONS,
     SparkSetup,
+    line_continues,
+    physical_lines,
+    property_entries,
     setup_run,
     spark_files,
     spark_setup,
@@ -182,19 +184,19 @@ def spark_deployed_run(files: Mapping[str, str], workload: Workload, cluster: Cl
 
 
 def _set_property(text: str, key: str, value: str) -> str:
-    """``text`` (a properties file) with ``key`` set to ``value``: its line changed where it is
-    (a continued line replaced whole), else a line added at the end; every other line kept."""
-    lines = text.splitlines(keepends=True)
-    pattern = re.compile(rf"\s*{re.escape(key)}(\s*[=:\s]|$)")
-    for index, line in enumerate(lines):
-        if pattern.match(line):
-            end = index
-            while lines[end].rstrip("\r\n").endswith("\\") and end + 1 < len(lines):
-                end += 1
-            lines[index:end + 1] = [f"{key} {value}\n"]
-            return "".join(lines)
-    if lines and not lines[-1].endswith("\n"):
+    """``text`` (a properties file) with ``key`` set to ``value``: the lines of its last setting
+    (the one Java keeps; a continued value's lines replaced whole) changed where they are, else a
+    line added at the end; every other line kept."""
+    lines = physical_lines(text)
+    setting = next((entry for entry in reversed(property_entries(text, "")) if entry.key == key), None)
+    if setting is not None:
+        ending = lines[setting.last - 1][len(lines[setting.last - 1].rstrip("\r\n")):] or "\n"
+        lines[setting.first - 1:setting.last] = [f"{key} {value}{ending}"]
+        return "".join(lines)
+    if lines and not lines[-1].endswith(("\n", "\r")):
         lines[-1] += "\n"
+    if lines and line_continues(lines[-1].rstrip("\r\n")):
+        lines.append("\n")  # the last line would continue onto the new one: a blank line ends it
     return "".join([*lines, f"{key} {value}\n"])
 
 
