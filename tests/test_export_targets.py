@@ -161,3 +161,30 @@ def test_an_unknown_target_names_the_choices(demo):
         export_target("mesos")
     with pytest.raises(InvalidInput, match="target: must be one of mrv1"):
         plan_run(plan, workload, cluster, "mesos")
+
+
+@pytest.mark.parametrize(("name", "problem"), [("tab\there", "a tab"), ("line\nbreak", "a line break"),
+                                               ("bell\x07", r"a control character \(U\+0007\)"),
+                                               (" edge", "whitespace at its start or end")])
+def test_hadoop_schedules_refuse_names_a_cell_cannot_hold(name, problem):
+    """submit.sh reads submissions.tsv line by line, tab-separated: such a name is refused in one
+    line naming the job (Spark's schedule escapes them instead: tests/test_spark_target.py)."""
+    from planner.io.hadoop.export import schedule_files
+    from planner.io.hadoop.plan_files import Submission
+
+    with pytest.raises(InvalidInput, match=rf"^job '.*': its name '.*' has {problem}: submissions.tsv") as caught:
+        schedule_files([Submission("ok", 0.0, "q"), Submission(name, 1.0, "q")], "yarn-fair")
+    assert "\n" not in str(caught.value)
+    with pytest.raises(InvalidInput, match=rf"^job 'ok': its pool '.*' has {problem}"):
+        schedule_files([Submission("ok", 0.0, name)], "yarn-fair")
+
+
+def test_hadoop_schedules_keep_commas_and_pluses_in_names(tmp_path):
+    """The Hadoop schedule's ``after`` names rows by position, so ``,`` and ``+`` in a name read back."""
+    from planner.io.hadoop.export import schedule_files
+    from planner.io.hadoop.plan_files import Submission, read_submissions
+
+    schedule = [Submission("a,b", 0.0, "q+1", after=()), Submission("c+d", 1.0, "q", after=((0, 2.5),))]
+    path = tmp_path / "submissions.tsv"
+    path.write_text(schedule_files(schedule, "yarn-fair")["submissions.tsv"])
+    assert [(s.job, s.pool, s.after) for s in read_submissions(path)] == [("a,b", "q+1", ()), ("c+d", "q", ((0, 2.5),))]

@@ -282,3 +282,175 @@ def test_cli_errors_are_one_line_and_exit_2(tmp_path, args, message):
 def test_a_current_config_is_the_shared_dataclass(tmp_path):
     assert isinstance(read_spark_current([_conf(tmp_path)]), CurrentConfig)
     assert spark_default_config().default
+
+
+#: Job names submissions.tsv's cells and its ``after`` syntax (NAME or NAME+DELAY, comma-separated)
+#: could not hold as they are.
+ODD_NAMES = ("etl,clicks", "a+b", "tab\there", "line\nbreak", "50%", " edge ", "u\u2028v")
+
+
+def test_submissions_escape_any_name_and_read_it_back(tmp_path):
+    """Each odd name is written percent-escaped (``a+b`` -> ``a%2Bb``) and read back as it was,
+    pools and waits (``after``) too; the export runs as the workload says."""
+    from planner.io.spark.conf import read_spark_submissions
+
+    jobs = [Job(name=name, map_tasks=1, map_time=1.0, pool=f"pool {name}",
+                after=[{"job": ODD_NAMES[index - 1], "delay": 2.5}] if index else [])
+            for index, name in enumerate(ODD_NAMES)]
+    workload = Workload(jobs)
+    files = spark_merged_files(spark_default_config(), Levers(), workload)
+    text = files["submissions.tsv"]
+    assert "a%2Bb\tpool a%2Bb\t" in text and "\tetl%2Cclicks+2.5\n" in text and "%0A" in text
+    assert len(text.splitlines()) == len(ODD_NAMES) + 1  # one line per job: nothing broke a line
+    rows = read_spark_submissions(text, "submissions.tsv")
+    assert [row.job for row in rows] == list(ODD_NAMES)
+    assert [row.pool for row in rows] == [f"pool {name}" for name in ODD_NAMES]
+    assert [row.after for row in rows] == [(), *(((index, 2.5),) for index in range(len(ODD_NAMES) - 1))]
+    folder = _written(tmp_path / "out", files)
+    read = spark_run([folder], workload, _small_cluster(), warn=False)
+    assert [(job.name, job.pool) for job in read.workload] == [(name, f"pool {name}") for name in ODD_NAMES]
+
+
+def test_a_bad_escape_in_submissions_is_one_line(tmp_path):
+    from planner.io.spark.conf import read_spark_submissions
+
+    with pytest.raises(InvalidInput, match=r"^s.tsv: line 2.job: 'a%FF' has a %XX escape that is not UTF-8$"):
+        read_spark_submissions("job\tpool\tsubmit\tafter\na%FF\tdefault\t0\t\n", "s.tsv")
+    # a % that escapes nothing is kept, as a file written by hand may have it
+    assert read_spark_submissions("job\tpool\tsubmit\tafter\n5%\tdefault\t0\t\n", "s.tsv")[0].job == "5%"
+
+
+def test_spark_files_have_a_byte_limit_and_a_pool_limit(tmp_path):
+    """A 100 MB fairscheduler.xml (2.3 M pools) took 100 s and 2.8 GB: now refused before it is
+    parsed, and a file under the byte limit with more than `MAX_POOLS` pools is refused too."""
+    from planner.io.spark.conf import MAX_POOLS, MAX_SPARK_CONF_BYTES
+
+    folder = _conf(tmp_path, defaults=DEFAULTS + "#" * MAX_SPARK_CONF_BYTES + "\n")
+    with pytest.raises(InvalidInput, match=rf"spark-defaults.conf: .*may have at most {MAX_SPARK_CONF_BYTES:,}$"):
+        read_spark_conf([folder], warn=False)
+    pools = "".join(f'<pool name="p{index}"/>' for index in range(MAX_POOLS + 1))
+    assert len(pools) < MAX_SPARK_CONF_BYTES
+    folder = _conf(tmp_path, pools=f"<allocations>{pools}</allocations>")
+    with pytest.raises(InvalidInput, match=rf"fairscheduler.xml: pool 'p{MAX_POOLS}': is one pool more than "
+                                           rf"{MAX_POOLS:,}, the most an allocation file may have$"):
+        read_spark_conf([folder], warn=False)
+
+
+def test_keep_on_the_stock_fifo_configuration_ties_with_the_fifo_baseline():
+    """examples/nightly.yaml on Spark's stock configuration (FIFO, spark.locality.wait 3 s): the
+    plan keeps it (makespan 899 s), and "FIFO on spark", built as Spark runs it (the same schedule,
+    delay scheduling and offers), is that configuration: a tie in every run, not "the plan beats
+    FIFO on spark 20 of 20" as a baseline without delay scheduling had it."""
+    workload, cluster = Workload.from_file(NIGHTLY), Cluster.from_file(CLUSTER)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plan = plan_for_target(workload, cluster, "spark", runs=4)
+    assert plan.simulated["keep"] and plan.status == "keep"
+    against = {c["against"]: c for c in plan.simulated["comparisons"]}
+    fifo = against["FIFO on spark"]
+    assert fifo["ties"] == fifo["runs"] == 4 and fifo["mean_difference"] == 0.0 and fifo["plan_wins"] == 0
+    records = {r["setup"]: r for r in plan.simulated["candidates"]}
+    assert records["FIFO on spark"]["makespan"] == records["as configured"]["makespan"]
+
+
+def test_readme_and_comments_say_what_the_export_does():
+    workload = _workload()
+    kept = spark_merged_files(spark_default_config(), Levers(order=("c", "b", "a")), workload)
+    assert "keep your configuration" not in kept["README.md"]
+    assert "- No configuration file changes: the files here are Spark's stock ones. The plan is its submission " \
+           "schedule" in kept["README.md"]
+    assert "allocation.file" not in kept["submit.sh"]
+    fair = spark_merged_files(spark_default_config(), Levers(scheduler="fair"), workload)
+    conf = fair["spark-defaults.conf"]
+    assert "FIFO" not in conf and conf.startswith("# Spark's FAIR scheduler (set by planner export)")
+    assert "## The pools file" in fair["README.md"] and "fs.defaultFS" in fair["README.md"]
+
+
+@pytest.mark.skipif(__import__("shutil").which("sh") is None, reason="needs sh")
+def test_submit_sh_points_spark_at_its_own_pools_file(tmp_path):
+    """spark.scheduler.allocation.file is written relative (``fairscheduler.xml``), which Spark
+    would look up on Hadoop's default filesystem: submit.sh overrides it with the absolute
+    ``file://`` URI of its own folder's copy (a fake spark-submit records its arguments)."""
+    import os
+    import subprocess
+
+    files = spark_merged_files(spark_default_config(), Levers(scheduler="fair"), _workload())
+    folder = _written(tmp_path / "out", files)
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    fake = bin_folder / "spark-submit"
+    fake.write_text(f'#!/bin/sh\nfor a in "$@"; do echo "$a"; done > {tmp_path / "args"}\n')
+    fake.chmod(0o755)
+    done = subprocess.run(["sh", str(folder / "submit.sh")], capture_output=True, text=True, timeout=30,
+                          cwd=tmp_path, env={**os.environ, "JOBS": "m:JOBS",
+                                             "PATH": f"{bin_folder}{os.pathsep}{os.environ['PATH']}"})
+    assert done.returncode == 0, done.stderr
+    args = (tmp_path / "args").read_text().splitlines()
+    uri = args[args.index("--conf") + 1].removeprefix("spark.scheduler.allocation.file=")
+    assert uri == f"file://{folder.resolve()}/fairscheduler.xml"
+    assert Path(uri.removeprefix("file://")).read_text() == files["fairscheduler.xml"]
+    assert args[args.index("--properties-file") + 1] == "spark-defaults.conf"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("spark.scheduler.mode FAIR\nspark.scheduler.mode FIFO\n", {"spark.scheduler.mode": "FIFO"}),  # last wins
+    ("spark.scheduler.mode \\u0046AIR\n", {"spark.scheduler.mode": "FAIR"}),  # \uXXXX decoded
+    ("spark.scheduler.mode FA\\\n   IR\n", {"spark.scheduler.mode": "FAIR"}),  # continued, indent dropped
+    ("spark.scheduler.mode:FAIR\n", {"spark.scheduler.mode": "FAIR"}),
+    ("spark.scheduler.mode\tFAIR\n", {"spark.scheduler.mode": "FAIR"}),
+    ("  spark.scheduler.mode   FAIR   \n", {"spark.scheduler.mode": "FAIR"}),
+    ("spark.scheduler.mode FAIR\r\nspark.locality.wait 1s\r\n", {"spark.scheduler.mode": "FAIR",
+                                                                "spark.locality.wait": "1s"}),
+    ("spark.scheduler.mode FAIR\rspark.locality.wait 1s", {"spark.scheduler.mode": "FAIR",
+                                                          "spark.locality.wait": "1s"}),  # old Mac line ends
+    ("! c\n   # indented c \\\nspark.scheduler.mode = = FAIR\n", {"spark.scheduler.mode": "= FAIR"}),
+    ("spark\\ x\\=y\\:z v\\tw\\\\\n", {"spark x=y:z": "v\tw\\"}),  # escaped separators in a key
+])
+def test_properties_follow_java(text, expected):
+    """Cases Java's Properties.load (Spark's reader) accepts, checked against what it gives."""
+    assert {key: value for key, (value, _) in read_properties(text, "f").items()} == expected
+
+
+def test_properties_refuse_only_what_java_or_batchplan_cannot_use(tmp_path):
+    with pytest.raises(InvalidInput, match=r"^f: line 1 \(a\): malformed \\uXXXX escape: '\\\\u00G1'$"):
+        read_properties("a \\u00G1\n", "f")
+    folder = _conf(tmp_path, defaults="spark.scheduler.mode FAIR # fair\n")  # Java has no inline comment
+    with warnings.catch_warnings(), pytest.raises(InvalidInput, match="must be FIFO or FAIR, got 'FAIR # fair'"):
+        warnings.simplefilter("ignore")
+        read_spark_conf([folder])
+    folder = _conf(tmp_path, defaults="spark.scheduler.mode FAIR\nspark.scheduler.mode fair\n"
+                                      "spark.locality.wait.process 1s\nspark.executor.cores 4\n")
+    with pytest.warns(IgnoredSparkSetting) as caught:
+        setup = read_spark_conf([folder])
+    assert setup.mode == "FAIR"  # Spark upper-cases the mode
+    message = str(caught[0].message)
+    assert "line 1's spark.scheduler.mode (line 2 sets it again; Spark takes the last)" in message
+    assert "spark.locality.wait.process (Spark's process-local level: the run's delay scheduling has node and " \
+           "rack levels)" in message
+    assert "spark.executor.cores (the cluster file gives the executors and their cores)" in message
+
+
+def test_allocation_warnings_say_where_the_element_is(tmp_path):
+    pools = '<allocations><pool name="production"><maxShare>3</maxShare><weight><b>3</b></weight></pool>' \
+            '<user name="x"/></allocations>'
+    with pytest.warns(IgnoredSparkSetting) as caught:
+        setup = read_spark_conf([_conf(tmp_path, pools=pools)])
+    message = str(caught[0].message)
+    assert "fairscheduler.xml: <user> at the top level (Spark reads only <pool> elements there)" in message
+    assert "fairscheduler.xml: <maxShare> in pool 'production' (Spark reads a pool's" in message
+    assert setup.pools == (SparkPool("production", "FIFO", 3, 0),)  # all the text inside <weight>
+
+
+def test_a_merged_property_changes_the_setting_spark_keeps(tmp_path):
+    """The mode set twice (FAIR, then FIFO: Spark runs FIFO): a FAIR plan changes the last line;
+    a file ending in a continued line gets a blank line before the added one."""
+    defaults = "spark.scheduler.mode FAIR\nspark.master local\nspark.scheduler.mode \\\n  FIFO\n"
+    current = read_spark_current([_conf(tmp_path, defaults=defaults)])
+    files = spark_merged_files(current, Levers(scheduler="fair"), _workload())
+    conf = files["spark-defaults.conf"]
+    assert conf == "spark.scheduler.mode FAIR\nspark.master local\nspark.scheduler.mode FAIR\n"
+    assert read_properties(conf, "f")["spark.scheduler.mode"] == ("FAIR", 3)
+    current = read_spark_current([_conf(tmp_path, defaults="spark.master local \\")])
+    files = spark_merged_files(current, Levers(scheduler="fair"), _workload())
+    assert read_properties(files["spark-defaults.conf"], "f") == {"spark.master": ("local", 1),
+                                                                  "spark.scheduler.mode": ("FAIR", 3)}

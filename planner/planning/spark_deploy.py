@@ -11,7 +11,8 @@ fairscheduler.xml) or Spark's stock configuration (FIFO). Jobs go to their pools
 
 Candidates (`spark_proposals`), each exported (`planner.io.spark.merge.spark_merged_files`),
 read back (`spark_deployed_run`) and simulated ``runs`` times paired with the baselines (the
-configuration as it is, FIFO and Fair on the same cores):
+configuration as it is, and FIFO and Fair as Spark runs them on the same cores: the same
+submission schedule, delay scheduling and offers, `spark_baselines`):
 
 - FIFO in the orders the models propose (arrival, Johnson's, shortest and longest work first,
   weighted shortest work, with due dates EDD and least slack, with dependencies the critical
@@ -52,8 +53,8 @@ from planner.planning.decision import MIN_GAIN, UNITS, best_measured, decide, ga
 from planner.plans.files import TARGET_OBJECTIVES, TARGET_STRATEGY
 from planner.plans.levers import Levers
 from planner.plans.plan import Plan
-from planner.proof.deployed import check_objective, compare, deployed_setup, job_outcomes, measure, target_baselines
-from planner.proof.setups import all_ready
+from planner.proof.deployed import check_objective, compare, deployed_setup, job_outcomes, measure
+from planner.proof.setups import Setup, all_ready
 from planner.proof.sweep import ExecutorChoice, ProgressOption
 from planner.proof.validate import check_noise
 from planner.simulator.run import Run
@@ -108,8 +109,7 @@ def plan_for_spark(workload: Workload, cluster: Cluster, *, spark_conf: Sequence
     mode = config_setup(current.files).mode
     candidates = spark_proposals(night, as_configured, queues, mode, objective=objective, window=window, seed=seed)
     configured = deployed_setup("as configured", "baseline", as_configured, night, window=window, arrivals=arrived)
-    baselines = [configured, *target_baselines(night, as_configured, "spark", queues, window=window,
-                                               arrivals=arrived)]
+    baselines = [configured, *spark_baselines(night, as_configured, queues, window=window, arrivals=arrived)]
     first = [deployed_setup(c.name, "candidate", deployed(c.levers), night, window=window, arrivals=arrived)
              for c in candidates]
     measured = measure([*baselines, *first], runs=runs, noise=noise, seed=seed, executor=executor,
@@ -160,6 +160,26 @@ def plan_for_spark(workload: Workload, cluster: Cluster, *, spark_conf: Sequence
                    "comparisons": compare(best, [by_name[b.name] for b in baselines], objective, seed),
                    "jobs": job_outcomes(best, night, window)},
     )
+
+
+def spark_baselines(night: Workload, as_configured: Run, queues: Mapping[str, str], *, window: float | None,
+                    arrivals: dict[str, float]) -> list[Setup]:
+    """"FIFO on spark" and "Fair on spark" as Spark runs them: the configuration's run (its
+    submission schedule, each job in its pool at priority 0; its executors' cores as containers
+    offered as soon as they are free; its delay scheduling) under Spark's FIFO mode, and under
+    FAIR mode with one pool per job's pool, each weight 1 and fair inside. On a FIFO
+    configuration "FIFO on spark" is the configuration as it is, run for run."""
+    from dataclasses import replace
+
+    from planner.simulator.schedulers.fair import Fair
+    from planner.simulator.schedulers.fifo import Fifo
+    from planner.simulator.schedulers.pools import Pool
+
+    delay = as_configured.scheduler.delay if as_configured.scheduler is not None else None
+    pools = [Pool(pool, mode="fair") for pool in sorted(set(queues.values()))]
+    schedulers = (("FIFO on spark", Fifo(delay=delay)), ("Fair on spark", Fair(pools=pools, delay=delay)))
+    return [deployed_setup(name, "baseline", replace(as_configured, scheduler=scheduler), night, window=window,
+                           arrivals=arrivals) for name, scheduler in schedulers]
 
 
 def spark_proposals(night: Workload, as_configured: Run, queues: Mapping[str, str], mode: str, *,

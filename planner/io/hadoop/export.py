@@ -31,6 +31,7 @@ from planner.io.hadoop.plan_files import (
     SUBMISSIONS_COLUMNS_AFTER,
     Submission,
     after_cell,
+    check_schedule_names,
 )
 from planner.plans.plan import Plan
 from planner.simulator import SimOptions
@@ -173,6 +174,7 @@ MRV1_PRIORITIES = {2: "VERY_HIGH", 1: "HIGH", 0: "NORMAL", -1: "LOW", -2: "VERY_
 def schedule_files(schedule: Sequence[Submission], target: str) -> dict[str, str]:
     """``submissions.tsv`` (`SUBMISSIONS_COLUMNS`, with ``after`` when jobs wait for jobs:
     `SUBMISSIONS_COLUMNS_AFTER`) and the ``submit.sh`` that submits it."""
+    check_schedule_names(schedule)
     dependent = any(s.after is not None for s in schedule)
     rows = [f"{p}\t{s.job}\t{s.at!r}\t{s.pool}\t{s.priority}" + (f"\t{after_cell(s)}" if dependent else "")
             for p, s in enumerate(schedule)]

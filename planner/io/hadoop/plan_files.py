@@ -13,7 +13,9 @@ submission schedule and a VM plan's phases.
   the priority column, read as priority 0). A batch with dependencies adds the column ``after``:
   the rows whose jobs this one waits for, by position, comma-separated, each ``P`` or ``P+DELAY``
   (seconds); submit.sh submits the job once those submissions have returned, plus the delay. Read
-  back, it must say what the workload's ``after`` says.
+  back, it must say what the workload's ``after`` says. A job or pool name a cell cannot hold
+  (a tab, a line break, another control character, whitespace at either end: submit.sh reads the
+  file line by line, tab-separated) is refused at export, naming the job (`check_schedule_names`).
 - ``phases.tsv``: ``phase, job, vms, role``: a VM plan's phases, run one after another.
 
 A malformed line is one `InvalidInput` naming the file, the line and the column.
@@ -21,12 +23,13 @@ A malformed line is one `InvalidInput` naming the file, the line and the column.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from models import Workload
-from models.checks import as_int, as_str
+from models.checks import as_int, as_str, shown
 from models.errors import InvalidInput
 from models.fileio import read_text
 from models.limits import MAX_JOBS, MAX_PRIORITY, MAX_SECONDS
@@ -148,6 +151,34 @@ def _after(text: str, position: int, source: str) -> tuple[tuple[int, float], ..
 def after_cell(submission: Submission) -> str:
     """The ``after`` cell of ``submission`` (`_after` reads it)."""
     return ",".join(f"{row}" if not delay else f"{row}+{delay!r}" for row, delay in submission.after or ())
+
+
+def cell_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a cell of a tab-separated line read back as it was written, or None:
+    a tab, a line break (any `str.splitlines` splits at), another control character, or
+    whitespace at either end (cells are read stripped)."""
+    for character in name:
+        if character == "\t":
+            return "a tab"
+        if len(f"a{character}b".splitlines()) > 1:
+            return "a line break"
+        if unicodedata.category(character) == "Cc":
+            return f"a control character (U+{ord(character):04X})"
+    if name != name.strip():
+        return "whitespace at its start or end"
+    return None
+
+
+def check_schedule_names(schedule: Sequence[Submission]) -> None:
+    """Refuse a schedule whose job or pool name ``submissions.tsv`` cannot hold (`cell_problem`),
+    with one line naming the job."""
+    for submission in schedule:
+        for what, name in (("name", submission.job), ("pool", submission.pool)):
+            problem = cell_problem(name)
+            if problem is not None:
+                raise InvalidInput(f"job {shown(submission.job)}", f"its {what} {shown(name)} has {problem}: "
+                                                                   "submissions.tsv (tab-separated, read line by line "
+                                                                   "by submit.sh) cannot hold it; rename it")
 
 
 def schedule_after(workload: Workload, names: Sequence[str]) -> list[tuple[tuple[int, float], ...]]:

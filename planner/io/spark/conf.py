@@ -3,22 +3,30 @@ and the submission schedule an export writes (`read_spark_conf`, `spark_run`).
 
 What the files say (Spark 2.x to 4.x):
 
-- ``spark-defaults.conf`` (Java properties: ``key value``, ``key=value`` or ``key:value``; ``#``
-  and ``!`` comments; a line ending in ``\\`` continues on the next): ``spark.scheduler.mode``
-  (FIFO, Spark's default, or FAIR), ``spark.scheduler.allocation.file`` (the pools' file: matched
-  to a file given by its name), ``spark.locality.wait`` (3 s by default) and its ``.node`` and
-  ``.rack`` levels (Spark's time strings: ``3s``, ``500ms``, a bare number in milliseconds). Any
-  other property is named in an `IgnoredSparkSetting` warning (the cluster's cores come from the
-  cluster file).
+- ``spark-defaults.conf`` (Java properties, read as ``java.util.Properties.load`` reads them,
+  `property_entries`: ``key value``, ``key=value`` or ``key:value``; ``#`` and ``!`` comments; a
+  line ending in ``\\`` continues on the next; ``\\uXXXX`` and other escapes decoded; a key given
+  twice keeps its last value, the earlier named in a warning; values trimmed as Spark trims
+  them): ``spark.scheduler.mode`` (FIFO, Spark's default, or FAIR, any case),
+  ``spark.scheduler.allocation.file`` (the pools' file: matched to a file given by its name),
+  ``spark.locality.wait`` (3 s by default) and its ``.node`` and ``.rack`` levels (Spark's time
+  strings: ``3s``, ``500ms``, a bare number in milliseconds). Only a value batchplan cannot use
+  is refused (a mode other than FIFO or FAIR, a wait that is not a time). Any other property is
+  named in an `IgnoredSparkSetting` warning with why (the cluster file gives the executors and
+  their cores; ``spark.locality.wait.process`` is a level the run does not have; ...).
 - ``fairscheduler.xml``: ``<allocations>`` of ``<pool name="...">`` elements, each with
   ``schedulingMode`` (FIFO or FAIR, any case; Spark's default FIFO), ``weight`` (a whole number,
   default 1) and ``minShare`` (whole cores, default 0). Spark falls back to FIFO on an unknown
   mode; we refuse it, as we refuse a weight or minShare that is not a whole number (Spark fails
   to start on those), a pool without a name or given twice, with one line naming the file, the
-  pool and the field. Other elements are named in a warning.
+  pool and the field. A field's text is all the text inside it, as Spark's XML reader takes it.
+  Other elements are named in a warning, where they are (top level, or in which pool).
 - ``submissions.tsv`` (`SUBMISSIONS_COLUMNS`): each job, its pool, when the driver submits it
   (seconds from the batch's start) and the jobs it waits for (``NAME`` or ``NAME+DELAY``,
-  comma-separated).
+  comma-separated). Names are percent-escaped (`escape_name`, undone by the reader): ``%``,
+  ``,``, ``+``, a tab, a line break, any other control character and whitespace at either end
+  of a name are written ``%XX`` (the UTF-8 bytes of the character), so any job or pool name
+  reads back as it was (``a,b+c`` is written ``a%2Cb%2Bc``).
 
 Spark's scheduler as the simulator runs it (`spark_run`):
 
@@ -69,17 +77,19 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 import warnings
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 from models import Cluster, Workload
 from models.checks import as_instance
 from models.errors import InvalidInput
 from models.fileio import read_text
-from models.limits import MAX_JOBS, MAX_SECONDS
+from models.limits import MAX_FILE_BYTES, MAX_JOBS, MAX_SECONDS
 from planner.io.hadoop.conf import conf_files
 from planner.io.hadoop.parsing import number_text
 from planner.io.hadoop.plan_files import Submission, submitted
@@ -103,17 +113,34 @@ SPARK_EXPORT_NOTES = ("README.md", "submit.sh", "submit.py", "changes.diff")
 SCHEDULER_MODES = ("FIFO", "FAIR")
 #: The pool of jobs that name none.
 DEFAULT_POOL = "default"
+#: The most bytes of a properties file or an allocation file read (an operator's are a few KiB).
+MAX_SPARK_CONF_BYTES = 4 * 1024 * 1024
+#: The most pools of an allocation file (each is a pool Spark's scheduler sorts at every offer).
+MAX_POOLS = 10_000
 #: Spark's spark.locality.wait when no file sets it (seconds).
 LOCALITY_WAIT = 3.0
 _MODE = "spark.scheduler.mode"
 _ALLOCATION = "spark.scheduler.allocation.file"
 _WAIT = "spark.locality.wait"
+#: Properties that size the executors (the cluster file gives them).
+_EXECUTOR_KEYS = ("spark.executor.", "spark.cores.max", "spark.task.cpus", "spark.dynamicAllocation.",
+                  "spark.driver.", "spark.master", "spark.deploy.")
 #: The properties the run models.
 MODELLED = (_MODE, _ALLOCATION, _WAIT, f"{_WAIT}.node", f"{_WAIT}.rack")
 #: Spark's time suffixes, in seconds.
 _TIME_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
 _TIME = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*([a-z]*)")
 _POOL_FIELDS = ("schedulingMode", "weight", "minShare")
+#: Java properties files: line ends, whitespace, a key's separators, the escapes that are not the
+#: character itself.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_SPACE = " \t\f"
+_SEPARATORS = frozenset("=: \t\f")
+#: What Java's String.trim (Spark trims each value) takes off both ends: characters up to a space.
+_TRIM = "".join(map(chr, range(33)))
+_ESCAPE_CHARACTERS = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
+#: The characters `escape_name` always escapes (besides control characters and line breaks).
+_ESCAPED = frozenset("%,+")
 
 
 class IgnoredSparkSetting(UserWarning):
@@ -208,7 +235,8 @@ def spark_files(paths: Iterable[str | Path], field: str = "spark_conf") -> dict[
             continue
         if path.name in found:
             raise InvalidInput(field, f"two files named {path.name}: {found[path.name][1]} and {path}")
-        found[path.name] = (read_text(path), str(path))
+        limit = MAX_FILE_BYTES if path.name == SUBMISSIONS else MAX_SPARK_CONF_BYTES
+        found[path.name] = (read_text(path, limit=limit), str(path))
     return found
 
 
@@ -235,7 +263,13 @@ def spark_setup(files: Mapping[str, tuple[str, str]], *, warn: bool = True) -> S
     properties_source = None
     if confs:
         text, properties_source = files[confs[0]]
-        properties = {key: value for key, (value, _) in read_properties(text, properties_source).items()}
+        entries = property_entries(text, properties_source)
+        properties = {entry.key: entry.value for entry in entries}
+        last = {entry.key: entry.first for entry in entries}
+        repeated = [f"line {entry.first}'s {entry.key} (line {last[entry.key]} sets it again; Spark takes the last)"
+                    for entry in entries if last[entry.key] != entry.first]
+        if repeated:
+            ignored.append(f"{properties_source}: {', '.join(repeated)}")
     mode = properties.get(_MODE, "FIFO").strip().upper()
     if mode not in SCHEDULER_MODES:
         raise InvalidInput(_MODE, f"must be FIFO or FAIR, got {properties[_MODE]!r}", source=properties_source)
@@ -254,10 +288,11 @@ def spark_setup(files: Mapping[str, tuple[str, str]], *, warn: bool = True) -> S
         node_wait = spark_seconds(properties[f"{_WAIT}.node"], f"{_WAIT}.node", properties_source)
     if f"{_WAIT}.rack" in properties:
         rack_wait = spark_seconds(properties[f"{_WAIT}.rack"], f"{_WAIT}.rack", properties_source)
-    unmodelled = sorted(key for key in properties if key not in MODELLED)
-    if unmodelled:
-        ignored.append(f"{properties_source}: {', '.join(unmodelled)} (the cluster file gives the executors and "
-                       "their cores)")
+    unmodelled: dict[str, list[str]] = {}
+    for key in sorted(key for key in properties if key not in MODELLED):
+        unmodelled.setdefault(_why_ignored(key), []).append(key)
+    for why, keys in unmodelled.items():
+        ignored.append(f"{properties_source}: {', '.join(keys)} ({why})")
     submissions = None
     schedule_source = ""
     if SUBMISSIONS in files:
@@ -267,6 +302,19 @@ def spark_setup(files: Mapping[str, tuple[str, str]], *, warn: bool = True) -> S
         warnings.warn(f"not modelled, ignored: {'; '.join(ignored)}", IgnoredSparkSetting, stacklevel=2)
     return SparkSetup(mode, pools, node_wait, rack_wait, properties, submissions, schedule_source, allocation_source,
                       properties_source)
+
+
+def _why_ignored(key: str) -> str:
+    """Why the run does not model property ``key``, in words."""
+    if key == f"{_WAIT}.process":
+        return "Spark's process-local level: the run's delay scheduling has node and rack levels"
+    if key.startswith(_WAIT):
+        return "not one of Spark's locality levels"
+    if key.startswith(_EXECUTOR_KEYS):
+        return "the cluster file gives the executors and their cores"
+    if key.startswith("spark.speculation"):
+        return "speculative tasks are not modelled"
+    return "not a setting of the scheduler the run models"
 
 
 def _allocation_file(named: str | None, xmls: list[str], source: str | None) -> str | None:
@@ -284,27 +332,96 @@ def _allocation_file(named: str | None, xmls: list[str], source: str | None) -> 
     return xmls[0] if xmls else None
 
 
-def read_properties(text: str, source: str) -> dict[str, tuple[str, int]]:
-    """A Java properties file (module docstring): key -> (value, line). A key given twice is
-    refused (Spark takes the last; a copy-paste slip)."""
-    found: dict[str, tuple[str, int]] = {}
-    lines = text.splitlines()
-    number = 0
-    while number < len(lines):
-        first = number + 1
-        line = lines[number].strip()
-        number += 1
-        while line.endswith("\\") and not line.endswith("\\\\"):
-            line = line[:-1] + (lines[number].strip() if number < len(lines) else "")
-            number += 1
-        if not line or line[0] in "#!":
+@dataclass(frozen=True)
+class PropertyEntry:
+    """One key of a properties file: its value (escapes decoded, trimmed as Spark trims it) and the
+    physical lines (1-based, first to last: a value continued with ``\\``) that set it."""
+
+    key: str
+    value: str
+    first: int
+    last: int
+
+
+def physical_lines(text: str) -> list[str]:
+    """``text``'s lines with their ends, split as Java splits a properties file: at ``\\n``,
+    ``\\r`` and ``\\r\\n`` only."""
+    return _LINE.findall(text)
+
+
+def property_entries(text: str, source: str) -> list[PropertyEntry]:
+    """Every key a Java properties file sets, in file order (a key may come twice: Java keeps the
+    last). As `java.util.Properties.load` reads it: ``#`` and ``!`` comment lines, a line ending
+    in an odd number of backslashes continues on the next (whose leading whitespace is dropped),
+    the key ends at the first unescaped ``=``, ``:`` or whitespace, then whitespace and one ``=``
+    or ``:`` are skipped; ``\\uXXXX``, ``\\t``, ``\\n``, ``\\r``, ``\\f`` escapes are decoded and
+    any other escaped character stands for itself. A malformed ``\\u`` escape is refused (Java
+    refuses it too)."""
+    lines = [line.rstrip("\r\n") for line in physical_lines(text)]
+    entries: list[PropertyEntry] = []
+    index = 0
+    while index < len(lines):
+        first = index + 1
+        logical = lines[index].lstrip(_SPACE)
+        index += 1
+        if not logical or logical[0] in "#!":
             continue
-        match = re.match(r"([^\s=:]+)\s*[=:\s]\s*(.*)$", line)
-        key, value = (match.group(1), match.group(2).strip()) if match else (line, "")
-        if key in found:
-            raise InvalidInput(f"line {first} ({key})", f"given twice (also line {found[key][1]})", source=source)
-        found[key] = (value, first)
-    return found
+        while line_continues(logical):
+            logical = logical[:-1]
+            if index >= len(lines):
+                break
+            logical += lines[index].lstrip(_SPACE)
+            index += 1
+        end = 0
+        while end < len(logical) and logical[end] not in _SEPARATORS:
+            end += 2 if logical[end] == "\\" else 1
+        end = min(end, len(logical))
+        rest = end
+        while rest < len(logical) and logical[rest] in _SPACE:
+            rest += 1
+        if rest < len(logical) and logical[rest] in "=:":
+            rest += 1
+        key = _unescape(logical[:end], f"line {first}", source)
+        value = _unescape(logical[rest:].lstrip(_SPACE), f"line {first} ({key})", source)
+        entries.append(PropertyEntry(key, value.strip(_TRIM), first, index))
+    return entries
+
+
+def read_properties(text: str, source: str) -> dict[str, tuple[str, int]]:
+    """A Java properties file (`property_entries`): key -> (value, line); a key given twice keeps
+    its last value, as Java's and so Spark's reader does."""
+    return {entry.key: (entry.value, entry.first) for entry in property_entries(text, source)}
+
+
+def line_continues(line: str) -> bool:
+    """Whether a properties line goes on: it ends in an odd number of backslashes."""
+    return (len(line) - len(line.rstrip("\\"))) % 2 == 1
+
+
+def _unescape(raw: str, field: str, source: str) -> str:
+    """A key or value with its backslash escapes decoded (`property_entries`)."""
+    if "\\" not in raw:
+        return raw
+    out: list[str] = []
+    index = 0
+    while index < len(raw):
+        character = raw[index]
+        index += 1
+        if character != "\\":
+            out.append(character)
+        elif index < len(raw) and raw[index] == "u":
+            digits = raw[index + 1:index + 5]
+            if not re.fullmatch(r"[0-9a-fA-F]{4}", digits):
+                raise InvalidInput(field, f"malformed \\uXXXX escape: {raw[index - 1:index + 5]!r}", source=source)
+            out.append(chr(int(digits, 16)))
+            index += 5
+        elif index < len(raw):
+            out.append(_ESCAPE_CHARACTERS.get(raw[index], raw[index]))
+            index += 1
+    try:  # \\uD83D\\uDE00: a surrogate pair escaped as Java writes it
+        return "".join(out).encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+    except UnicodeDecodeError:
+        raise InvalidInput(field, "a \\uXXXX escape is half a surrogate pair", source=source) from None
 
 
 def spark_seconds(text: str, field: str, source: str | None) -> float:
@@ -327,10 +444,11 @@ def read_allocations(text: str, source: str, ignored: list[str] | None = None) -
     if root.tag != "allocations":
         raise InvalidInput(root.tag, "must be <allocations> (Spark's fairscheduler.xml)", source=source)
     pools: dict[str, SparkPool] = {}
+    top: list[str] = []
     skipped: list[str] = []
     for position, element in enumerate(element for element in root if isinstance(element.tag, str)):
         if element.tag != "pool":
-            skipped.append(f"<{element.tag}>")
+            top.append(f"<{element.tag}>")
             continue
         name = (element.get("name") or "").strip()
         if not name:
@@ -338,16 +456,19 @@ def read_allocations(text: str, source: str, ignored: list[str] | None = None) -
         where = f"pool {name!r}"
         if name in pools:
             raise InvalidInput(where, "is given twice", source=source)
+        if len(pools) == MAX_POOLS:
+            raise InvalidInput(where, f"is one pool more than {MAX_POOLS:,}, the most an allocation file may have",
+                               source=source)
         values: dict[str, str] = {}
         for child in element:
             if not isinstance(child.tag, str):
                 continue
             if child.tag not in _POOL_FIELDS:
-                skipped.append(f"{where}: <{child.tag}>")
+                skipped.append(f"<{child.tag}> in {where}")
                 continue
             if child.tag in values:
                 raise InvalidInput(f"{where}.{child.tag}", "is given twice", source=source)
-            values[child.tag] = (child.text or "").strip()
+            values[child.tag] = "".join(child.itertext()).strip()  # all its text, as Spark's XML reader takes it
         mode = values.get("schedulingMode", "FIFO").upper()
         if mode not in SCHEDULER_MODES:
             raise InvalidInput(f"{where}.schedulingMode", f"must be FIFO or FAIR, got {values['schedulingMode']!r}",
@@ -355,6 +476,8 @@ def read_allocations(text: str, source: str, ignored: list[str] | None = None) -
         weight = _whole(values.get("weight", "1"), f"{where}.weight", source, 1)
         min_share = _whole(values.get("minShare", "0"), f"{where}.minShare", source, 0)
         pools[name] = SparkPool(name, mode, weight, min_share)
+    if top and ignored is not None:
+        ignored.append(f"{source}: {', '.join(top)} at the top level (Spark reads only <pool> elements there)")
     if skipped and ignored is not None:
         ignored.append(f"{source}: {', '.join(skipped)} (Spark reads a pool's schedulingMode, weight and minShare)")
     return tuple(pools.values())
@@ -402,6 +525,7 @@ def read_spark_submissions(text: str, source: str) -> tuple[Submission, ...]:
             raise InvalidInput(f"line {number}", f"has {len(cells)} columns, expected {len(SUBMISSIONS_COLUMNS)}",
                                source=source)
         job, pool, at, after = (cell.strip() for cell in cells)
+        job, pool = unescape_name(job, f"line {number}.job", source), unescape_name(pool, f"line {number}.pool", source)
         if not job:
             raise InvalidInput(f"line {number}.job", "is empty", source=source)
         if job in position:
@@ -416,11 +540,12 @@ def read_spark_submissions(text: str, source: str) -> tuple[Submission, ...]:
         waits = []
         for item in filter(None, (part.strip() for part in after.split(","))):
             name, plus, delay = item.partition("+")
-            if name.strip() not in position:
-                raise InvalidInput(f"line {number}.after", f"{name.strip()!r} is not the job of an earlier row",
+            name = unescape_name(name.strip(), f"line {number}.after", source)
+            if name not in position:
+                raise InvalidInput(f"line {number}.after", f"{name!r} is not the job of an earlier row",
                                    source=source)
             pause = number_text(delay, f"line {number}.after", source, maximum=MAX_SECONDS) if plus else 0.0
-            waits.append((position[name.strip()], pause))
+            waits.append((position[name], pause))
         position[job] = len(rows)
         rows.append(Submission(job, seconds, pool, 0, number, tuple(waits)))
         if len(rows) > MAX_JOBS:
@@ -435,8 +560,8 @@ def submissions_text(rows: Iterable[Submission]) -> str:
     rows = list(rows)
     lines = ["\t".join(SUBMISSIONS_COLUMNS)]
     for row in rows:
-        after = ",".join(rows[r].job if not delay else f"{rows[r].job}+{delay!r}" for r, delay in row.after or ())
-        lines.append(f"{row.job}\t{row.pool}\t{row.at!r}\t{after}")
+        after = ",".join(escape_name(rows[r].job) + (f"+{delay!r}" if delay else "") for r, delay in row.after or ())
+        lines.append(f"{escape_name(row.job)}\t{escape_name(row.pool)}\t{row.at!r}\t{after}")
     return "\n".join([*lines, ""])
 
 
@@ -470,3 +595,30 @@ def spark_ties(stages: Mapping[str, tuple[int, int | None]]) -> dict[str, tuple[
         first = order[map_stage] / count
         ties[name] = (first, first if reduce_stage is None else order[reduce_stage] / count)
     return ties
+
+
+def escape_name(name: str) -> str:
+    """``name`` as a cell of ``submissions.tsv`` (module docstring): ``%``, ``,``, ``+``, tabs,
+    line breaks, other control characters and whitespace at either end written ``%XX``."""
+    last = len(name) - 1
+    return "".join(quote(character, safe="") if character in _ESCAPED or _breaks(character)
+                   or (character.isspace() and index in (0, last)) else character
+                   for index, character in enumerate(name))
+
+
+def unescape_name(cell: str, field: str, source: str) -> str:
+    """A name `escape_name` wrote, as it was: every ``%XX`` decoded (UTF-8); a ``%`` not followed
+    by two hex digits is kept as it is."""
+    if "%" not in cell:
+        return cell
+    try:
+        return unquote(cell, errors="strict")
+    except UnicodeDecodeError:
+        raise InvalidInput(field, f"{cell!r} has a %XX escape that is not UTF-8", source=source) from None
+
+
+def _breaks(character: str) -> bool:
+    """Whether ``character`` would break a tab-separated line: a control character (tab, CR, LF...)
+    or anything else `str.splitlines` splits at, or whitespace other than a space."""
+    return (unicodedata.category(character) == "Cc" or len(f"a{character}b".splitlines()) > 1
+            or (character.isspace() and character != " "))

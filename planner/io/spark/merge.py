@@ -28,7 +28,6 @@ it configures (`spark_merged_files`, `spark_deployed_run`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -50,6 +49,9 @@ from planner.io.spark.conf import (
     SPARK_DEFAULTS,
     SUBMISSIONS,
     SparkSetup,
+    line_continues,
+    physical_lines,
+    property_entries,
     setup_run,
     spark_files,
     spark_setup,
@@ -63,7 +65,22 @@ from planner.simulator.run import Run
 SPARK_SUBMIT_GAP = 0.001
 #: What an export writes beside the configuration (not configuration).
 NOT_SPARK_CONFIGURATION = ("README.md", "submit.sh", "submit.py", "changes.diff", SUBMISSIONS)
-_DEFAULT_TEXT = "# Spark's stock scheduler: FIFO, jobs in the order they are submitted\nspark.scheduler.mode FIFO\n"
+_DEFAULT_COMMENT = "# Spark's stock scheduler: FIFO, jobs in the order they are submitted\n"
+_DEFAULT_TEXT = f"{_DEFAULT_COMMENT}spark.scheduler.mode FIFO\n"
+#: The stock configuration's comment once an export switches it to FAIR.
+_FAIR_COMMENT = "# Spark's FAIR scheduler (set by planner export): the pools of fairscheduler.xml share the cores\n"
+#: spark.scheduler.allocation.file as spark-submit's option: the exported folder's own copy.
+_ALLOCATION_OPTION = 'spark.scheduler.allocation.file=file://$PWD/'
+_ALLOCATION_NOTE = (
+    "- spark.scheduler.allocation.file: Spark opens it through Hadoop's filesystem API, so a path "
+    "without a scheme (as `{name}`) is looked up on the default filesystem (fs.defaultFS: HDFS on a "
+    "YARN cluster), relative to the working directory there. submit.sh passes `--conf "
+    "spark.scheduler.allocation.file=file://$PWD/{name}` (this folder's copy; submit.sh runs from "
+    "its own folder) to a driver started on this machine (spark-submit's default client mode). "
+    "Applying the files some other way (merged into $SPARK_HOME/conf/spark-defaults.conf, or "
+    "--deploy-mode cluster), set the property to an absolute URI where the driver can read the "
+    "file: file:///etc/spark/conf/{name} on the driver's machine, or hdfs:///path/{name} after "
+    "uploading it.")
 _POOLS_TEXT = ('<?xml version="1.0"?>\n<!-- Spark\'s fair scheduler pools -->\n<allocations>\n'
                "</allocations>\n")
 #: The levers Spark does not have, with what to say.
@@ -137,12 +154,14 @@ def spark_merged_files(config: CurrentConfig, levers: Levers, workload: Workload
         texts[ALLOCATION_FILE] = _POOLS_TEXT
         conf = conf or SPARK_DEFAULTS
         texts[conf] = _set_property(texts.get(conf, ""), "spark.scheduler.allocation.file", ALLOCATION_FILE)
+    if config.default and mode == "FAIR" and conf is not None:
+        texts[conf] = texts[conf].replace(_DEFAULT_COMMENT, _FAIR_COMMENT, 1)
     if levers.policies or levers.weights or levers.min_shares:
         allocation = next(name for name in texts if name.endswith(".xml")
                           and (before.allocation_source is None or name == Path(before.allocation_source).name))
         texts[allocation] = _set_pools(texts[allocation], allocation, levers)
     files = dict(sorted(texts.items()))
-    config_setup(files)  # what is written reads back
+    allocation_file = config_setup(files).allocation_source  # what is written reads back
     rows = _schedule(levers, workload, queues if queues is not None else spark_queues(workload), ready_now)
     from planner.io.spark.submit import submission_script
 
@@ -150,9 +169,9 @@ def spark_merged_files(config: CurrentConfig, levers: Levers, workload: Workload
     plan_rows = [{"job": row.job, "pool": row.pool, "submit": row.at,
                   "after": [[names[r], delay] for r, delay in row.after or ()]} for row in rows]
     exported = {**files, SUBMISSIONS: submissions_text(rows), "submit.py": submission_script(plan_rows),
-                "submit.sh": _submit_sh(conf or SPARK_DEFAULTS)}
+                "submit.sh": _submit_sh(conf or SPARK_DEFAULTS, allocation_file)}
     exported["changes.diff"] = config_diff(config, files)
-    exported["README.md"] = _readme(config, files, levers)
+    exported["README.md"] = _readme(config, files, levers, allocation_file)
     return dict(sorted(exported.items()))
 
 
@@ -165,19 +184,19 @@ def spark_deployed_run(files: Mapping[str, str], workload: Workload, cluster: Cl
 
 
 def _set_property(text: str, key: str, value: str) -> str:
-    """``text`` (a properties file) with ``key`` set to ``value``: its line changed where it is
-    (a continued line replaced whole), else a line added at the end; every other line kept."""
-    lines = text.splitlines(keepends=True)
-    pattern = re.compile(rf"\s*{re.escape(key)}(\s*[=:\s]|$)")
-    for index, line in enumerate(lines):
-        if pattern.match(line):
-            end = index
-            while lines[end].rstrip("\r\n").endswith("\\") and end + 1 < len(lines):
-                end += 1
-            lines[index:end + 1] = [f"{key} {value}\n"]
-            return "".join(lines)
-    if lines and not lines[-1].endswith("\n"):
+    """``text`` (a properties file) with ``key`` set to ``value``: the lines of its last setting
+    (the one Java keeps; a continued value's lines replaced whole) changed where they are, else a
+    line added at the end; every other line kept."""
+    lines = physical_lines(text)
+    setting = next((entry for entry in reversed(property_entries(text, "")) if entry.key == key), None)
+    if setting is not None:
+        ending = lines[setting.last - 1][len(lines[setting.last - 1].rstrip("\r\n")):] or "\n"
+        lines[setting.first - 1:setting.last] = [f"{key} {value}{ending}"]
+        return "".join(lines)
+    if lines and not lines[-1].endswith(("\n", "\r")):
         lines[-1] += "\n"
+    if lines and line_continues(lines[-1].rstrip("\r\n")):
+        lines.append("\n")  # the last line would continue onto the new one: a blank line ends it
     return "".join([*lines, f"{key} {value}\n"])
 
 
@@ -237,30 +256,36 @@ def _schedule(levers: Levers, workload: Workload, queues: Mapping[str, str], rea
     return rows
 
 
-def _submit_sh(conf: str) -> str:
+def _submit_sh(conf: str, allocation: str | None) -> str:
+    """The script running the batch; with an allocation file, spark.scheduler.allocation.file
+    pointed at this folder's copy by an absolute file: URI (`_ALLOCATION_NOTE`)."""
+    pools = "" if allocation is None else f' --conf "{_ALLOCATION_OPTION}{allocation}"'
+    about = "" if allocation is None else (
+        f"# The pools are this folder's {allocation}, named by an absolute file: URI (a relative path\n"
+        "# would be looked up on Hadoop's default filesystem, HDFS on YARN): see README.md.\n")
     return f"""#!/bin/sh
 # Runs the plan's batch: spark-submit starts the driver with these properties, and submit.py
 # submits each job of submissions.tsv at its time into its pool (see README.md).
 # JOBS is your module:attribute, a mapping of job name -> a callable taking the SparkContext,
 # e.g. JOBS=mybatch:JOBS sh submit.sh; SPARK_SUBMIT_ARGS adds spark-submit options (--master ...).
-set -eu
+{about}set -eu
 : "${{JOBS:?set JOBS to module:attribute, a mapping of job name -> callable(sc)}}"
 cd "$(dirname "$0")"
-exec spark-submit ${{SPARK_SUBMIT_ARGS:-}} --properties-file {conf} submit.py --jobs "$JOBS" --report report.json
+exec spark-submit ${{SPARK_SUBMIT_ARGS:-}} --properties-file {conf}{pools} submit.py --jobs "$JOBS" --report report.json
 """
 
 
 #: Where each exported file goes.
 _PLACES = {SPARK_DEFAULTS: "merge into $SPARK_HOME/conf/spark-defaults.conf (or pass it with --properties-file, "
                            "as submit.sh does)",
-           ALLOCATION_FILE: "where spark.scheduler.allocation.file points (on the driver's machine)",
+           ALLOCATION_FILE: "submit.sh points spark.scheduler.allocation.file at this copy (see below)",
            SUBMISSIONS: "the schedule: job, pool, submit (s from the start), after (jobs it waits for)",
            "submit.py": "the driver: submits each job at its time into its pool (run by submit.sh)",
            "submit.sh": "run it when the batch starts: JOBS=module:attribute sh submit.sh",
            "changes.diff": "what this export changes of your configuration (a unified diff)"}
 
 
-def _readme(config: CurrentConfig, files: Mapping[str, str], levers: Levers) -> str:
+def _readme(config: CurrentConfig, files: Mapping[str, str], levers: Levers, allocation: str | None) -> str:
     source = ("Spark's stock configuration (FIFO; no files were given)" if config.default
               else f"your configuration ({len(config.files)} file(s), fingerprint {config.fingerprint})")
     changed = [name for name in files if files[name] != config.files.get(name)]
@@ -272,7 +297,11 @@ def _readme(config: CurrentConfig, files: Mapping[str, str], levers: Levers) -> 
         lines.append(f"| {name} | {_PLACES.get(name, 'where it was')} | {mark} |")
     lines += ["", "## What changes", ""]
     lines += [f"- {name}: {'changed' if name in config.files else 'added'}" for name in changed] or [
-        "- Nothing of the configuration: keep your configuration; only the submission schedule is new."]
+        f"- No configuration file changes: the files here are {'Spark' if config.default else 'your'}"
+        f"{chr(39) + 's stock ones' if config.default else 's as they were'}. The plan is its submission "
+        "schedule: submissions.tsv, which submit.sh and submit.py run (the jobs' order, times and pools)."]
+    if allocation is not None:
+        lines += ["", "## The pools file", "", _ALLOCATION_NOTE.format(name=allocation)]
     lines += ["", "## What this target cannot enforce", "",
               "- Spark orders FIFO jobs by job id, the order the driver submits them: submit.py submits them in the "
               "planned order at the planned times, each from its own thread; jobs submitted within a few "
