@@ -172,15 +172,18 @@ def test_cli_imports_several_logs(tmp_path, data_dir):
     left out, so the sample's job starts at the end of the first's (2.2 s) plus its own 1.636 s."""
     second = _two_stage_log(tmp_path)
     out, cluster = tmp_path / "batch.yaml", tmp_path / "cluster.yaml"
-    status, _, err = planner("import", "spark", data_dir / "spark-events" / "eventlog_v2_local-1766844910796",
-                             second, "-o", out, "--cluster-output", cluster)
+    status, shown, err = planner("import", "spark", data_dir / "spark-events" / "eventlog_v2_local-1766844910796",
+                                 second, "-o", out, "--cluster-output", cluster)
     assert status == 0, err
+    assert "imported eventlog_v2_local-1766844910796, app-two" in shown  # the header names both logs
+    assert "app-test+local-1766844910796" in shown  # the workload: both applications, in start order
     from models import Cluster, Workload
 
     batch = Workload.from_file(out)
     assert batch.names == ["app-test/job-0", "local-1766844910796/job-0"]
     assert batch.jobs[1].submit == pytest.approx(2.2 + 1.636)
-    assert Cluster.from_file(cluster).nodes == 3  # the driver of the first, two executors of the second
+    # the driver of the first (10 cores), two 2-core executors of the second: 14 containers, as 7 nodes of 2
+    assert (Cluster.from_file(cluster).nodes, Cluster.from_file(cluster).total_slots) == (7, 14)
     assert "SparkImportWarning" in err
 
 

@@ -796,8 +796,9 @@ def read_spark_batch(paths: str | Path | Sequence[str | Path]) -> SparkBatch:
     one clock (each application's times shifted by how much later than the first it started, less
     idle time over `MAX_IDLE_BETWEEN_APPS` between applications), the
     job names of an application prefixed with its id (``<app id>/<name>``) where two applications
-    use the same name, the executors of all as the cluster (the nodes add up; every node gets the
-    first application's cores), the first application's scheduler mode."""
+    use the same name, the executors of all as the cluster (the containers add up: the nodes, or,
+    where the applications' nodes differ in size, the total split as `_nodes` splits it), the
+    first application's scheduler mode; the workload is named after the applications' ids."""
     items = [paths] if isinstance(paths, str | Path) else list(paths) if isinstance(paths, Sequence) else None
     if not items:
         raise InvalidType("paths", f"must be an event log's path or a list of them, got {shown(paths)}")
@@ -850,17 +851,21 @@ def _merged(pairs: list[tuple[SparkApplication, SparkBatch]]) -> SparkBatch:
         pools.update((pool.name, pool) for pool in batch.pools)
     first = pairs[0][1]
     clusters = [batch.cluster for _, batch in pairs]
-    if len({(c.map_slots, c.reduce_slots) for c in clusters}) > 1:
-        notes.append("the applications' executors have different cores: every node gets the first's "
-                     f"({first.cluster.map_slots + first.cluster.reduce_slots})")
+    cluster = first.cluster
+    if len({(c.map_slots, c.reduce_slots) for c in clusters}) > 1:  # nodes of different sizes: re-split the total
+        nodes, per_node = _nodes([SparkExecutor(f"{n}.{k}", f"{n}.{k}", c.map_slots + c.reduce_slots, 0.0)
+                                  for n, c in enumerate(clusters) for k in range(c.nodes)], notes)
+        map_slots = max(1, math.ceil(per_node / 2))
+        cluster = cluster.with_changes(map_slots=map_slots, reduce_slots=max(1, per_node - map_slots))
+    else:
+        nodes = sum(c.nodes for c in clusters)
     modes = {batch.scheduler for _, batch in pairs}
     if len(modes) > 1:
         notes.append(f"the applications ran under different scheduler modes: the batch takes the first's "
                      f"({first.scheduler})")
-    nodes = sum(c.nodes for c in clusters)
-    cluster = first.cluster.with_changes(nodes=nodes, replication=min(3, nodes))
-    return SparkBatch(Workload(jobs), cluster, first.options, first.scheduler, tuple(pools.values()), task_times,
-                      tuple(recorded), tuple(notes))
+    cluster = cluster.with_changes(nodes=nodes, replication=min(3, nodes))
+    return SparkBatch(Workload(jobs, name="+".join(app.app_id for app, _ in pairs)), cluster, first.options,
+                      first.scheduler, tuple(pools.values()), task_times, tuple(recorded), tuple(notes))
 
 
 def read_spark(path: str | Path | Sequence[str | Path]) -> Workload:
