@@ -183,3 +183,85 @@ def test_a_named_pipe_is_refused_before_it_is_opened(tmp_path):
     os.mkfifo(pipe)
     with pytest.raises(InvalidInput, match=r"app-fifo: \(top level\): is not a regular file"):
         list(read_events(pipe))
+
+
+def _zstd_frames_per_lines(plain: bytes, lines_per_frame: int = 10) -> bytes:
+    """zstd as Spark writes it: a frame per flush (here every ``lines_per_frame`` lines)."""
+    lines = plain.splitlines(keepends=True)
+    return b"".join(bytes(cramjam.zstd.compress(b"".join(lines[at:at + lines_per_frame])))
+                    for at in range(0, len(lines), lines_per_frame))
+
+
+def _read_with_warnings(path):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        events = list(read_events(path))
+    return events, [str(w.message) for w in caught if issubclass(w.category, SparkLogWarning)]
+
+
+def test_zstd_cut_at_half_keeps_every_complete_frame(tmp_path, plain):
+    """Spark's zstd log, a frame per flush (10 lines each here), cut at half its bytes: every line of
+    the frames before the cut is read (10 per frame), and the cut is one warning."""
+    data = _zstd_frames_per_lines(plain)
+    cut = len(data) // 2
+    whole, at = 0, 0
+    while True:  # the frames entirely before the cut (each frame's bytes: compress its 10 lines)
+        frame = bytes(cramjam.zstd.compress(b"".join(plain.splitlines(keepends=True)[whole * 10:whole * 10 + 10])))
+        if at + len(frame) > cut:
+            break
+        at += len(frame)
+        whole += 1
+    path = tmp_path / "app.zstd"
+    path.write_bytes(data[:cut])
+    events, messages = _read_with_warnings(path)
+    assert whole >= 2 and len(events) == 10 * whole
+    assert len(messages) == 1 and "the compressed stream ends early" in messages[0]
+
+
+def test_zstd_one_frame_cut_keeps_its_complete_blocks(tmp_path, plain):
+    """One frame of several 128 KiB blocks (the zstd tool's way), cut at 80 %: the complete blocks
+    decode (a whole number of 128 KiB pieces, their complete lines kept); cut at half (inside the
+    first block, 24 KB of 33 KB here), nothing decodes: an error that says so."""
+    data = bytes(cramjam.zstd.compress(plain))
+    path = tmp_path / "app.zstd"
+    path.write_bytes(data[:len(data) * 8 // 10])
+    events, messages = _read_with_warnings(path)
+    assert len(events) in {plain[:blocks * 131072].count(b"\n") for blocks in (1, 2, 3)} and len(events) > 0
+    assert len(messages) == 1 and "cut short" in messages[0]
+    path.write_bytes(data[:len(data) // 2])
+    with pytest.raises(InvalidInput, match=r"app.zstd: \(top level\): ends \(cut short\) before its first complete"), \
+            pytest.warns(SparkLogWarning):
+        list(read_events(path))
+
+
+def _rle_frame(blocks: int) -> bytes:
+    """A zstd frame (no size, window 128 KiB) of ``blocks`` RLE blocks of 128 KiB of "a" each."""
+    header = (0xFD2FB528).to_bytes(4, "little") + bytes([0x00, 0x38])
+    body = b"".join(((131072 << 3) | (1 << 1) | (n == blocks - 1)).to_bytes(3, "little") + b"a"
+                    for n in range(blocks))
+    return header + body
+
+
+def test_zstd_bombs_are_refused_before_they_decode(tmp_path):
+    """A frame of 2,100 RLE blocks (8 KB) would decode to 275 MB, over the 256 MiB a frame may hold;
+    600 frames of one block (6 KB) to 78.6 MB, over 100 times 6 KB and over 64 MiB: both refused
+    in one line, nothing decoded."""
+    from planner.io.spark.events import MAX_ZSTD_FRAME_BYTES, MAX_ZSTD_RATIO
+
+    assert (MAX_ZSTD_FRAME_BYTES, MAX_ZSTD_RATIO) == (256 * 2**20, 100)
+    path = tmp_path / "bomb.zstd"
+    path.write_bytes(_rle_frame(2100))
+    with pytest.raises(InvalidInput, match=r"bomb.zstd: line 1: cannot be decompressed: decodes to more than "
+                                           r"275,251,200 bytes .*a frame of at most 268,435,456"):
+        list(read_events(path))
+    path.write_bytes(_rle_frame(1) * 600)
+    with pytest.raises(InvalidInput, match=r"decodes to more than 67,239,936 bytes .*at most 100 times the file's "
+                                           r"6,000 bytes"):
+        list(read_events(path))
+
+
+def test_deeply_nested_json_is_an_error_with_its_line(tmp_path, plain):
+    path = tmp_path / "deep"
+    path.write_bytes(b'{"Event":"SparkListenerLogStart","x":' + b"[" * 100000 + b"]" * 100000 + b"}\n" + plain)
+    with pytest.raises(InvalidInput, match=r"deep: line 1: nests JSON deeper than Python reads"):
+        list(read_events(path))

@@ -125,3 +125,37 @@ def test_cli_fit_spark(tmp_path):
     assert status == 0 and Workload.from_file(out)["sort"].reduce_time == 0.5
     status, _, err = planner("fit", tmp_path / "nominal.yaml", tmp_path / "nominal.yaml")
     assert status == 2 and "FILE: fits read one file unless they are Spark event logs" in err
+
+
+def _map_only_log(tmp_path):
+    """One stage of 2 result tasks, 1.0 s each with 0.8 s of run time (overhead 0.2 s); index 0 has a
+    second successful attempt (a speculative copy that finished too) of 3.0 s, 2.9 s of run."""
+    events = header({"1": 2})
+    s0 = stage_info(0, 2)
+    events += [job_start(0, 0, [s0]), stage_submitted(s0, 0),
+               task_end(0, 0, 0, 1000, run=800, kind="ResultTask"),
+               task_end(0, 1, 0, 1000, run=800, kind="ResultTask"),
+               task_end(0, 2, 0, 3000, run=2900, kind="ResultTask", index=0, attempt=1, speculative=True),
+               job_end(0, 3000)]
+    return write_log(tmp_path / "app-maps", events)
+
+
+def test_a_missing_kind_takes_the_other_kinds_overhead_and_says_so(tmp_path):
+    """The logs have result tasks only: a nominal job's maps (shuffle-map tasks, 1.0 s) take the
+    result tasks' median overhead (0.2, 0.2, 0.1 of the three attempts: 0.2) and a warning says so."""
+    from planner.io.spark.logs import SparkImportWarning
+
+    with pytest.warns(SparkImportWarning, match=r"no measured successful shuffle_map task: its overhead is the "
+                                                r"result tasks' \(0\.2 s, median\)"):
+        profile = fit_spark(_map_only_log(tmp_path))
+    assert profile.missing_kinds() == ("shuffle_map",)
+    with pytest.warns(SparkImportWarning, match="shuffle_map"):
+        calibrated = with_overheads(Workload([Job("mr", 4, 2, 1.0, 2.0)]), profile)
+    assert (calibrated["mr"].map_time, calibrated["mr"].reduce_time) == (1.2, 2.2)
+
+
+def test_profile_work_counts_one_success_per_task(tmp_path):
+    """The job's work is the mean of the attempts the batch keeps (index 0's first success, 0.8 s,
+    and index 1's, 0.8 s): 0.8, not (0.8 + 0.8 + 2.9) / 3 = 1.5 over every successful attempt."""
+    profile = _fit(_map_only_log(tmp_path))
+    assert profile.jobs[0]["map_work"] == 0.8 and profile.workload["job-0"].map_time == 1.0

@@ -3,6 +3,7 @@ logs written here whose numbers are worked out by hand."""
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import pytest
@@ -136,7 +137,7 @@ def test_fair_pools_names_and_chains(tmp_path):
     assert batch.scheduler == "fair"
     assert [(p.name, p.weight, p.min_map, p.mode) for p in batch.pools] == [("high", 1.0, 0, "fifo"),
                                                                            ("low", 1.0, 0, "fifo")]
-    assert batch.workload.names == ["etl/stage-0", "etl", "etl [job 1]"]
+    assert batch.workload.names == ["etl/stage-0", "etl", "etl_job-1"]
     first, etl = batch.workload["etl/stage-0"], batch.workload["etl"]
     assert (first.map_tasks, first.reduce_tasks, first.map_time) == (2, 0, 0.75)
     assert (etl.map_tasks, etl.reduce_tasks, etl.map_time, etl.reduce_time) == (2, 1, 0.3, 0.1)
@@ -171,15 +172,18 @@ def test_cli_imports_several_logs(tmp_path, data_dir):
     left out, so the sample's job starts at the end of the first's (2.2 s) plus its own 1.636 s."""
     second = _two_stage_log(tmp_path)
     out, cluster = tmp_path / "batch.yaml", tmp_path / "cluster.yaml"
-    status, _, err = planner("import", "spark", data_dir / "spark-events" / "eventlog_v2_local-1766844910796",
-                             second, "-o", out, "--cluster-output", cluster)
+    status, shown, err = planner("import", "spark", data_dir / "spark-events" / "eventlog_v2_local-1766844910796",
+                                 second, "-o", out, "--cluster-output", cluster)
     assert status == 0, err
+    assert "imported eventlog_v2_local-1766844910796, app-two" in shown  # the header names both logs
+    assert "app-test+local-1766844910796" in shown  # the workload: both applications, in start order
     from models import Cluster, Workload
 
     batch = Workload.from_file(out)
     assert batch.names == ["app-test/job-0", "local-1766844910796/job-0"]
     assert batch.jobs[1].submit == pytest.approx(2.2 + 1.636)
-    assert Cluster.from_file(cluster).nodes == 3  # the driver of the first, two executors of the second
+    # the driver of the first (10 cores), two 2-core executors of the second: 14 containers, as 7 nodes of 2
+    assert (Cluster.from_file(cluster).nodes, Cluster.from_file(cluster).total_slots) == (7, 14)
     assert "SparkImportWarning" in err
 
 
@@ -234,3 +238,127 @@ def test_notes_name_what_the_batch_leaves_out(tmp_path):
     app, _ = _quiet(read_spark_application, tmp_path / "notes")
     unfinished = next(t for t in app.tasks if t.finish is None)
     assert (unfinished.task, unfinished.status, unfinished.reason) == (3, "failed", "no SparkListenerTaskEnd in the log")
+
+
+def test_job_names_are_made_safe_and_the_text_kept(tmp_path):
+    """A description of SQL text ("count a, b+2", tabs and a newline, 100 characters) becomes a
+    name of letters, digits and -_.: (runs of anything else one "_"), at most 60 characters; the
+    full text is in the notes (and the warning): nothing a TSV row (submissions.tsv) splits on."""
+    long_text = "SELECT\tx,\ny FROM " + "t" * 90
+    events = header({"1": 2})
+    s0, s1 = stage_info(0, 1), stage_info(1, 1)
+    events += [job_start(0, 0, [s0], spark_job_description="count a, b+2"), stage_submitted(s0, 0),
+               task_end(0, 0, 0, 100, run=90, kind="ResultTask"), job_end(0, 100),
+               job_start(1, 200, [s1], spark_job_description=long_text), stage_submitted(s1, 200),
+               task_end(1, 1, 200, 300, run=90, kind="ResultTask"), job_end(1, 300)]
+    batch, messages = _quiet(read_spark_batch, write_log(tmp_path / "names", events))
+    assert batch.workload.names == ["count_a_b_2", "SELECT_x_y_FROM_" + "t" * 44]
+    note = next(n for n in batch.notes if n.startswith("job names made safe"))
+    assert "count_a_b_2 (Spark job 0): 'count a, b+2'" in note and repr(long_text) in note
+    assert any("count a, b+2" in m for m in messages)
+    assert all(re.fullmatch(r"[\w.:-]{1,60}", name) for name in batch.workload.names)
+    status, _, err = planner("import", "spark", tmp_path / "names", "-o", tmp_path / "w.yaml")
+    assert status == 0 and "count a, b+2" in err
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda e: e["Task Info"].__setitem__("Launch Time", -5),
+     r"line 7\.Task Info\.Launch Time: must be a time from 0 to .* got -5"),
+    (lambda e: e["Task Info"].__setitem__("Finish Time", 999_000),
+     r"line 7\.Task Info\.Finish Time: is before the Launch Time \(999,000 < 1,000,000 ms\)"),
+    (lambda e: e["Task Metrics"]["Input Metrics"].__setitem__("Bytes Read", -100),
+     r"line 7\.Task Metrics\.Input Metrics\.Bytes Read: must be 0 to 1e\+18, got -100"),
+    (lambda e: e["Task Metrics"]["Shuffle Write Metrics"].__setitem__("Shuffle Bytes Written", 10**25),
+     r"line 7\.Task Metrics\.Shuffle Write Metrics\.Shuffle Bytes Written: must be 0 to 1e\+18"),
+])
+def test_bad_task_times_and_bytes_name_file_and_line(tmp_path, change, message):
+    events = header({"1": 2})
+    s0 = stage_info(0, 1)
+    task = task_end(0, 0, 0, 100, run=90, kind="ResultTask")
+    change(task)
+    events += [job_start(0, 0, [s0]), task]
+    with pytest.raises(InvalidInput, match=r"bad-task: " + message):
+        read_spark_application(write_log(tmp_path / "bad-task", events))
+
+
+@pytest.mark.parametrize("cores", [0, -8, 10**9])
+def test_absurd_core_counts_name_file_and_line(tmp_path, cores):
+    with pytest.raises(InvalidInput, match=rf"cores: line 5\.Executor Info\.Total Cores: must be 1 to 1,000, "
+                                           rf"got {cores:,}"):
+        read_spark_application(write_log(tmp_path / "cores", header({"1": cores})))
+
+
+def test_unknown_stage_and_missing_application_start_are_named(tmp_path):
+    """A TaskEnd of stage 9 that no event describes: named with its line; without an
+    ApplicationStart the clock starts at the earliest timestamp (the executor's, 1,000,000 ms)."""
+    events = [e for e in header({"1": 2}) if e["Event"] != "SparkListenerApplicationStart"]
+    s0 = stage_info(0, 1)
+    events += [job_start(0, 0, [s0]), stage_submitted(s0, 0), task_end(0, 0, 0, 100, run=90, kind="ResultTask"),
+               task_end(9, 1, 0, 100, run=90, kind="ResultTask"), job_end(0, 100)]
+    app, messages = _quiet(read_spark_application, write_log(tmp_path / "odd", events))
+    assert any("stage 9 (first at line 8)" in m for m in messages)
+    assert any("no SparkListenerApplicationStart: times count from the earliest timestamp in the log "
+               "(1000000 ms" in m for m in messages)
+    assert app.epoch_ms == 1_000_000
+
+
+def _retried_stage_log(tmp_path, *, partitions: bool):
+    """Stage 0 (4 tasks) runs: indexes 0-3 succeed, then stage 1's fetch of partitions 2 and 3
+    fails, and stage 0 is resubmitted (attempt 1, 2 tasks): indexes 0 and 1 compute partitions 2
+    and 3 again, in 300 ms and 500 ms. With ``Partition ID`` (Spark 3.3+) the key is the partition."""
+    events = header({"1": 4})
+    s0, s1 = stage_info(0, 4), stage_info(1, 1, parents=(0,))
+    retry = {**s0, "Stage Attempt ID": 1, "Number of Tasks": 2}
+    first = [task_end(0, n, 0, 100 * (n + 1), run=50) for n in range(4)]
+    again = [task_end(0, 10 + n, 1000, 1300 + 200 * n, run=50, index=n) for n in range(2)]
+    for n, task in enumerate(again):
+        task["Stage Attempt ID"] = 1
+        if partitions:
+            task["Task Info"]["Partition ID"] = 2 + n
+    if partitions:
+        for n, task in enumerate(first):
+            task["Task Info"]["Partition ID"] = n
+    events += [job_start(0, 0, [s0, s1]), stage_submitted(s0, 0), *first, stage_submitted(s1, 500),
+               task_end(1, 5, 500, 600, run=50, kind="ResultTask", reason="FetchFailed"),
+               {"Event": "SparkListenerStageCompleted", "Stage Info": {**s1, "Failure Reason": "fetch"}},
+               stage_submitted(retry, 1000), *again, stage_submitted({**s1, "Stage Attempt ID": 1}, 1800),
+               task_end(1, 6, 1800, 1900, run=50, kind="ResultTask"), job_end(0, 1900)]
+    return write_log(tmp_path / "retried", events)
+
+
+@pytest.mark.parametrize("partitions, times", [
+    # Partition ID: partitions 0-3 first finish in attempt 0 (0.1 .. 0.4 s); the retries are later.
+    (True, (0.1, 0.2, 0.3, 0.4)),
+    # (attempt, index): 6 successes for 4 tasks; the 2 of attempt 1 (0.3 s, 0.5 s) are kept, then
+    # attempt 0's first 2 to finish (0.1 s, 0.2 s).
+    (False, (0.1, 0.2, 0.3, 0.5)),
+])
+def test_resubmitted_stage_keeps_one_success_per_partition(tmp_path, partitions, times):
+    batch, _ = _quiet(read_spark_batch, _retried_stage_log(tmp_path, partitions=partitions))
+    job = batch.workload["job-0"]
+    assert job.map_tasks == 4 and tuple(sorted(batch.task_times["job-0"]["map"])) == times
+    assert any("stage(s) 0, 1 ran more than one attempt; one success per partition" in n for n in batch.notes)
+
+
+@pytest.mark.parametrize("executors, hosts, nodes, per_node", [
+    ({"1": 1, "2": 1, "3": 1, "4": 1}, None, 1, 4),       # 4 x 1 core on one host: a node of 4
+    ({"1": 1, "2": 1, "3": 1, "4": 1}, "abcd", 2, 2),     # 4 x 1 core on 4 hosts: 2 nodes of 2
+    ({"1": 4, "2": 4}, None, 2, 4),                       # alike, 2 or more: a node per executor
+    ({"1": 1, "2": 2}, ("a", "b"), 1, 3),                 # 3 cores on hosts of 1 and 2: one node of 3
+    ({"1": 1, "2": 1}, ("a", "b"), 1, 2),                 # 2 cores on 2 hosts of 1: one node of 2
+    ({"1": 1}, None, 1, 2),                               # 1 core: the one inexact case, noted
+])
+def test_cluster_containers_are_the_executors_cores(tmp_path, executors, hosts, nodes, per_node):
+    events = header(executors)
+    if hosts:
+        added = [e for e in events if e["Event"] == "SparkListenerExecutorAdded"]
+        for event, host in zip(added, hosts, strict=True):
+            event["Executor Info"]["Host"] = host
+    s0 = stage_info(0, 1)
+    events += [job_start(0, 0, [s0]), stage_submitted(s0, 0), task_end(0, 0, 0, 100, run=90, kind="ResultTask"),
+               job_end(0, 100)]
+    batch, _ = _quiet(read_spark_batch, write_log(tmp_path / "cluster", events))
+    cluster = batch.cluster
+    assert (cluster.nodes, cluster.map_slots + cluster.reduce_slots) == (nodes, per_node)
+    if sum(executors.values()) > 1:
+        assert cluster.total_slots == sum(executors.values())

@@ -179,7 +179,7 @@ def import_trace(
         write_atomic(tasks_csv, csv_text(rumen_task_records(file), ("job", "kind", "start", "end")))
     if output is not None:
         workload.to_file(output)
-    emit([Section("workload", f"imported {file.name}", [workload_summary(workload)], one=True),
+    emit([Section("workload", f"imported {', '.join(f.name for f in files)}", [workload_summary(workload)], one=True),
           Section("outliers", "jobs to check (a task over an hour, or a map and a reduce over a day)",
                   outliers(workload))], as_json=json_output)
 

@@ -17,13 +17,12 @@ complete lines are kept. A log whose lines hold no Spark listener event is an er
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import os
 import re
 import stat
-import tempfile
+import sys
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -42,6 +41,15 @@ MAX_EVENT_LINE_BYTES = 64 * 1024 * 1024
 #: The largest compressed block or chunk read (lz4-java and xerial write 32-64 KiB blocks by default).
 MAX_BLOCK_BYTES = 64 * 1024 * 1024
 LZ4_MAGIC = b"LZ4Block"
+ZSTD_MAGIC = 0xFD2FB528
+#: A zstd block decodes to at most this (the format's block maximum).
+ZSTD_BLOCK_BYTES = 128 * 1024
+#: The largest zstd frame decoded (in memory, one at a time): Spark ends a frame at every flush
+#: (tens of kilobytes); a log compressed whole by the zstd tool is one frame, to decompress first.
+MAX_ZSTD_FRAME_BYTES = 256 * 1024 * 1024
+#: A zstd log may decode to at most this many times its size (or `MAX_EVENT_LINE_BYTES`, if more):
+#: Spark's logs decode to 5-15 times their size; a zstd bomb to thousands.
+MAX_ZSTD_RATIO = 100
 SNAPPY_MAGIC = b"\x82SNAPPY\x00"
 #: Suffixes of a log that is not compressed (``.inprogress``: a log Spark is still writing, after its codec).
 PLAIN_SUFFIXES = ("", ".json", ".log", ".txt")
@@ -248,43 +256,90 @@ def lzf_decode(data: bytes, size: int) -> bytes:
     return bytes(out)
 
 
-def _zstd_file(raw: IO[bytes], path: Path) -> tuple[Iterator[bytes], Callable[[], None]]:
-    """zstd frames, decoded by cramjam into a temporary file (cramjam decodes a frame in one call, but
-    from file to file without holding either whole), then read back in chunks; the temporary file
-    goes when the stream closes."""
+def _zstd_frames(raw: IO[bytes]) -> Iterator[bytes]:
+    """zstd frames, decoded one at a time in memory (no temporary file). Spark's writer ends a frame
+    at every flush (tens of kilobytes); a frame is read block by block from its headers first, so
+    that its decoded size is bounded before cramjam decodes it: a frame over `MAX_ZSTD_FRAME_BYTES`,
+    or a file decoding to more than `MAX_ZSTD_RATIO` times its size (and over `MAX_EVENT_LINE_BYTES`),
+    is refused. A frame cut short is decoded up to its last complete block (its header rewritten to
+    say no size and no checksum, that block marked the last), then `_CutShort`."""
     import cramjam
 
-    raw.close()
-    handle, name = tempfile.mkstemp(prefix="batchplan-spark-", suffix=".json")
-    os.close(handle)
-
-    def remove() -> None:
-        with contextlib.suppress(OSError):
-            os.unlink(name)
-
-    cut = False
-    try:
-        source, target = cramjam.File(str(path), read=True), cramjam.File(name, write=True, truncate=True)
-        try:
-            cramjam.zstd.decompress_into(source, target)
-        except cramjam.DecompressionError as error:
-            if "incomplete" not in str(error):
+    size = os.fstat(raw.fileno()).st_size
+    budget = max(MAX_EVENT_LINE_BYTES, MAX_ZSTD_RATIO * size)
+    decoded = 0
+    while True:
+        magic = raw.read(4)
+        if not magic:
+            return
+        if len(magic) < 4:
+            raise _CutShort
+        number = int.from_bytes(magic, "little")
+        if number & 0xFFFFFFF0 == 0x184D2A50:  # a skippable frame
+            raw.seek(int.from_bytes(_exactly(raw, 4), "little"), os.SEEK_CUR)
+            continue
+        if number != ZSTD_MAGIC:
+            raise ValueError(f"not a zstd frame (starts {magic!r})")
+        frame, bound, complete = _zstd_frame(raw)
+        if bound > MAX_ZSTD_FRAME_BYTES or decoded + bound > budget:
+            limit = (f"a frame of at most {MAX_ZSTD_FRAME_BYTES:,} bytes" if bound > MAX_ZSTD_FRAME_BYTES else
+                     f"at most {MAX_ZSTD_RATIO} times the file's {size:,} bytes")
+            raise ValueError(f"decodes to more than {decoded + bound:,} bytes (a zstd bomb? the limit is {limit}; "
+                             "decompress the log with `zstd -d` and import the plain file)")
+        if frame:
+            try:
+                out = bytes(cramjam.zstd.decompress(frame))
+            except cramjam.DecompressionError as error:
                 raise ValueError(str(error)) from None
-            cut = True
-        finally:
-            del source, target  # cramjam closes its files when they are collected
-    except BaseException:
-        remove()
-        raise
-
-    def chunks() -> Iterator[bytes]:
-        with open(name, "rb") as decoded:
-            while block := decoded.read(1 << 20):
-                yield block
-        if cut:
+            decoded += len(out)
+            yield out
+        if not complete:
             raise _CutShort
 
-    return chunks(), remove
+
+def _zstd_frame(raw: IO[bytes]) -> tuple[bytes, int, bool]:
+    """One zstd frame after its magic number: the frame's bytes (a cut frame rewritten to end at its
+    last complete block; b"" when it has none), its decoded size at most (raw and RLE blocks say
+    theirs, a compressed block holds at most 128 KiB), and whether it was complete."""
+    try:
+        descriptor = _exactly(raw, 1)[0]
+        single = descriptor >> 5 & 1
+        size_bytes = (1 if single else 0, 2, 4, 8)[descriptor >> 6]
+        head = _exactly(raw, (0 if single else 1) + (0, 1, 2, 4)[descriptor & 3] + size_bytes)
+    except _CutShort:
+        return b"", 0, False
+    blocks: list[bytes] = []
+    bound = 0
+    complete = False
+    try:
+        while True:
+            header = _exactly(raw, 3)
+            value = int.from_bytes(header, "little")
+            kind, length = value >> 1 & 3, value >> 3
+            if kind == 3:
+                raise ValueError("a zstd block of the reserved type 3")
+            blocks.append(header + _exactly(raw, 1 if kind == 1 else length))
+            bound += length if kind < 2 else ZSTD_BLOCK_BYTES
+            if value & 1:
+                blocks.append(_exactly(raw, 4 * (descriptor >> 2 & 1)))  # the checksum
+                complete = True
+                break
+    except _CutShort:
+        if not blocks:
+            return b"", 0, False
+    magic = ZSTD_MAGIC.to_bytes(4, "little")
+    if complete:
+        return magic + bytes([descriptor]) + head + b"".join(blocks), bound, True
+    if single:  # the window is the content's size: say it with a window descriptor instead
+        content = int.from_bytes(head[-size_bytes:], "little") + (256 if size_bytes == 2 else 0)
+        window = bytes([max(0, max(10, content.bit_length()) - 10) << 3])
+        head = window + head[:len(head) - size_bytes]
+    else:
+        head = head[:len(head) - size_bytes]
+    last = bytearray(blocks[-1])
+    last[0] |= 1
+    blocks[-1] = bytes(last)
+    return magic + bytes([descriptor & 0x03]) + head + b"".join(blocks), bound, False
 
 
 def cramjam_errors() -> type[Exception]:
@@ -307,21 +362,17 @@ def _opened(path: Path) -> IO[bytes]:
     if codec is None:
         return raw
     try:
-        if codec == "zstd":
-            chunks, closing = _zstd_file(raw, path)
-        else:
-            chunks = {"lz4": _lz4_blocks, "snappy": _snappy_chunks, "lzf": _lzf_chunks}[codec](raw)
-            closing = raw.close
+        chunks = {"zstd": _zstd_frames, "lz4": _lz4_blocks, "snappy": _snappy_chunks, "lzf": _lzf_chunks}[codec](raw)
     except ValueError as error:
         raw.close()
         raise InvalidInput("", f"cannot be decompressed as {codec}: {error}", source=str(path)) from None
-    return io.BufferedReader(_Decoded(chunks, closing), buffer_size=1 << 16)
+    return io.BufferedReader(_Decoded(chunks, raw.close), buffer_size=1 << 16)
 
 
 def read_events(path: str | Path) -> Iterator[SparkEvent]:
     """The listener events of the log at ``path`` (a file or a rolling folder), in order (module docstring)."""
     files = event_log_files(path)
-    seen_event = False
+    seen_event = cut = False
     for place, file in enumerate(files):
         last_file = place == len(files) - 1
         with _opened(file) as raw:
@@ -352,12 +403,17 @@ def read_events(path: str | Path) -> Iterator[SparkEvent]:
                 seen_event = seen_event or "SparkListener" in event.kind
                 yield event
             if getattr(getattr(raw, "raw", None), "cut", False):
+                cut = True
                 if not last_file:
                     raise InvalidInput(f"line {number + 1}", "the compressed stream ends early, and a later part "
                                                              "follows", source=str(file))
                 if not warned:
                     warnings.warn(f"{file}: line {number + 1}: the compressed stream ends early (a log still "
                                   "being written?); the lines before it are kept", SparkLogWarning, stacklevel=2)
+    if not seen_event and cut:
+        raise InvalidInput("", "ends (cut short) before its first complete listener event: a compressed log "
+                               "decodes block by block, and its stream stops inside the first block",
+                           source=str(path))
     if not seen_event:
         raise InvalidInput("", "holds no Spark listener events (lines with an \"Event\" field naming one)",
                            source=str(path))
@@ -366,6 +422,9 @@ def read_events(path: str | Path) -> Iterator[SparkEvent]:
 def _event(line: str, file: Path, number: int, *, cut: bool) -> SparkEvent | None:
     try:
         fields = json_decoder(strict_keys=False).decode(line)
+    except RecursionError:
+        raise InvalidInput(f"line {number}", f"nests JSON deeper than Python reads ({sys.getrecursionlimit():,} "
+                                             "levels): not a Spark listener event", source=str(file)) from None
     except (json.JSONDecodeError, InvalidInput) as error:
         if cut:
             warnings.warn(f"{file}: line {number}: cut short (a log still being written?); "

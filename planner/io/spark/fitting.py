@@ -19,7 +19,9 @@ mean spreads that over every job; ``statistic="mean"`` keeps the total slot time
 from it does not replay the recorded times, it runs each job's mean work. `with_overheads` adds the
 overheads to another workload whose task times are work alone (the jobs' nominal times): a map
 phase takes the ``shuffle_map`` overhead when the job has reduces and the ``result`` overhead when it
-is map-only; a reduce phase takes the ``result`` overhead.
+is map-only; a reduce phase takes the ``result`` overhead. A kind the logs have no measured
+successful task of takes the other kind's overhead, and a `SparkImportWarning` says so. The work
+is measured on the successful attempts the batch keeps (one per partition), not on every attempt.
 
 Percentiles are linear between the sorted values (NumPy's default): the p-th of ``v[0..n-1]`` is
 at position ``p/100 * (n - 1)``.
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import math
 import statistics
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +41,7 @@ from models.checks import as_instance, as_str, shown
 from models.errors import InvalidInput, InvalidType
 from models.limits import MAX_SECONDS, MIN_TASK_SECONDS
 from models.workload import Workload
+from planner.io.spark.logs import SparkImportWarning
 from planner.io.spark.records import SparkApplication, SparkTask
 
 __all__ = ["OVERHEAD_FIELDS", "OVERHEAD_PARTS", "PROFILE_JOB_FIELDS", "SparkProfile", "fit_spark", "percentile",
@@ -115,9 +119,15 @@ class SparkProfile:
     workload: Workload
 
     def overhead(self, kind: str) -> float:
-        """The overhead per task of Spark task kind ``kind`` (0 when the logs had none of that kind)."""
-        found = next((r for r in self.overheads if r["kind"] == kind), None)
+        """The overhead per task of Spark task kind ``kind``; when the logs had no successful task of
+        that kind, the other kind's (0 when they had neither)."""
+        found = next((r for r in self.overheads if r["kind"] == kind), None) or next(iter(self.overheads), None)
         return 0.0 if found is None else found[f"overhead_{self.statistic}"]
+
+    def missing_kinds(self) -> tuple[str, ...]:
+        """The Spark task kinds the logs had no measured successful task of (their overhead is the other kind's)."""
+        measured = {r["kind"] for r in self.overheads}
+        return tuple(kind for kind in ("shuffle_map", "result") if kind not in measured)
 
     def to_dict(self) -> dict[str, Any]:
         """The profile's file form (the workload is written on its own)."""
@@ -138,12 +148,30 @@ def fit_spark(paths: str | Path | Sequence[str | Path], *, statistic: str = "med
     batch = spark_batch_of(apps)
     tasks = [task for app in apps for task in app.tasks]
     overheads = task_overheads(tasks)
-    return _profile(apps, batch.workload, batch.recorded, overheads, statistic)
+    profile = _profile(apps, batch.workload, batch.recorded, overheads, statistic)
+    _warn_missing(profile, stacklevel=3)
+    return profile
+
+
+def _warn_missing(profile: SparkProfile, stacklevel: int) -> None:
+    missing = profile.missing_kinds()
+    if missing and len(missing) < 2:
+        other = next(r["kind"] for r in profile.overheads)
+        warnings.warn(f"the logs have no measured successful {missing[0]} task: its overhead is the {other} "
+                      f"tasks' ({profile.overhead(other)} s, {profile.statistic})", SparkImportWarning,
+                      stacklevel=stacklevel)
+    elif missing:
+        warnings.warn("the logs have no measured successful task: the overhead is 0", SparkImportWarning,
+                      stacklevel=stacklevel)
 
 
 def _profile(apps: list[SparkApplication], workload: Workload, recorded: Sequence[Mapping[str, Any]],
              overheads: list[dict[str, Any]], statistic: str) -> SparkProfile:
-    by_kind = {r["kind"]: r[f"overhead_{statistic}"] for r in overheads}
+    """Per batch job and phase: the mean work of the successful attempts the batch keeps (one per
+    partition: `planner.io.spark.logs._successes`), plus the overhead of the phase's task kind."""
+    from planner.io.spark.logs import _successes
+
+    profile = SparkProfile(tuple(overheads), (), statistic, workload)
     jobs, rows = [], []
     for job, row in zip(workload.jobs, recorded, strict=True):
         app = next(a for a in apps if row["app"] == a.app_id)
@@ -152,11 +180,13 @@ def _profile(apps: list[SparkApplication], workload: Workload, recorded: Sequenc
         record: dict[str, Any] = {"job": job.name}
         changes: dict[str, float] = {}
         for phase, stage in zip(("map", "reduce"), phases, strict=False):
-            measured = [p for p in (_parts(t) for t in app.tasks if t.stage == stage) if p is not None]
+            planned = next((s.tasks for s in app.stages if s.stage == stage), None)
+            chosen = _successes([t for t in app.tasks if t.stage == stage], planned)
+            measured = [p for p in (_parts(t) for t in chosen) if p is not None]
             kind = next((t.kind for t in app.tasks if t.stage == stage), "result")
             count = job.map_tasks if phase == "map" else job.reduce_tasks
             work = statistics.fmean(p["work"] for p in measured) if measured else getattr(job, f"{phase}_time")
-            overhead = by_kind.get(kind, 0.0) if measured else 0.0
+            overhead = profile.overhead(kind) if measured else 0.0
             record.update({f"{phase}_tasks": count, f"{phase}_work": round(work, 6), f"{phase}_overhead": overhead})
             changes[f"{phase}_time"] = _task_time(work + overhead)
         if not job.reduce_tasks:
@@ -176,6 +206,7 @@ def with_overheads(workload: Workload, profile: SparkProfile) -> Workload:
     reduce phase the ``result`` one (module docstring)."""
     as_instance(workload, Workload, "workload")
     as_instance(profile, SparkProfile, "profile")
+    _warn_missing(profile, stacklevel=3)
     shuffle_map, result = profile.overhead("shuffle_map"), profile.overhead("result")
     jobs = []
     for job in workload:

@@ -29,6 +29,7 @@ task metrics that are not used are named in one `SparkImportWarning`.
 from __future__ import annotations
 
 import math
+import re
 import statistics
 import warnings
 from collections import Counter
@@ -39,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from models.checks import as_path, shown
 from models.errors import InvalidInput, InvalidType
-from models.limits import MAX_SECONDS, MIN_TASK_SECONDS
+from models.limits import MAX_NODES, MAX_SECONDS, MIN_TASK_SECONDS
 from planner.io.spark.events import SparkEvent, SparkLogWarning, read_events
 from planner.io.spark.records import (
     SparkApplication,
@@ -75,6 +76,15 @@ USED_TASK_METRICS = frozenset({
 #: Applications of one batch keep their recorded offsets, except that idle time longer than this
 #: between the end of the earlier ones and a later one's start is left out (logs of other days).
 MAX_IDLE_BETWEEN_APPS = 3600.0
+#: The largest byte count a task metric may hold (1 EB): more is a broken log, not a measurement.
+MAX_METRIC_BYTES = 10**18
+#: The most cores an executor of a log may have (`models.limits.MAX_SLOTS_PER_NODE`).
+MAX_LOG_EXECUTOR_CORES = 1_000
+#: The latest timestamp a log may hold (ms since 1970: the year 2500); times are not negative.
+MAX_EPOCH_MS = 16_725_225_600_000
+#: The longest job name made from ``spark.job.description``/``spark.jobGroup.id`` (characters).
+MAX_JOB_NAME = 60
+_UNSAFE_NAME = re.compile(r"[^\w.:-]+")
 _TASK_KINDS = {"ShuffleMapTask": "shuffle_map", "ResultTask": "result"}
 _KILLED_REASONS = ("TaskKilled", "TaskKilledException")
 
@@ -205,10 +215,10 @@ def _read_event(state: _LogState, event: SparkEvent) -> None:
         state.app_id = _value(event, fields, "App ID", "str") or state.app_id
         state.name = _value(event, fields, "App Name", "str")
         state.user = _value(event, fields, "User", "str")
-        state.start_ms = _value(event, fields, "Timestamp", "int", required=True)
+        state.start_ms = _time(event, fields, "Timestamp", required=True)
         state.saw(state.start_ms)
     elif kind == "SparkListenerApplicationEnd":
-        state.end_ms = _value(event, fields, "Timestamp", "int", required=True)
+        state.end_ms = _time(event, fields, "Timestamp", required=True)
     elif kind == "SparkListenerEnvironmentUpdate":
         state.properties.update(_properties(event, fields.get("Spark Properties"), "Spark Properties"))
     elif kind == "SparkListenerExecutorAdded":
@@ -244,9 +254,9 @@ def _executor_added(state: _LogState, event: SparkEvent) -> None:
     executor = _value(event, fields, "Executor ID", "str", required=True)
     info = _value(event, fields, "Executor Info", "map", required=True)
     cores = _value(event, info, "Total Cores", "int", required=True, where="Executor Info.")
-    if cores < 1:
-        raise _fail(event, "Executor Info.Total Cores", f"must be at least 1, got {cores}")
-    added = _value(event, fields, "Timestamp", "int", required=True)
+    if not 1 <= cores <= MAX_LOG_EXECUTOR_CORES:
+        raise _fail(event, "Executor Info.Total Cores", f"must be 1 to {MAX_LOG_EXECUTOR_CORES:,}, got {cores:,}")
+    added = _time(event, fields, "Timestamp", required=True)
     state.saw(added)
     state.executors[executor] = [executor, _value(event, info, "Host", "str", where="Executor Info.") or "",
                                  cores, added, None, None]
@@ -282,7 +292,7 @@ def _job_start(state: _LogState, event: SparkEvent) -> None:
     job = _value(event, fields, "Job ID", "int", required=True)
     if job in state.jobs:
         raise _fail(event, "Job ID", f"job {job} starts twice")
-    submit = _value(event, fields, "Submission Time", "int", required=True)
+    submit = _time(event, fields, "Submission Time", required=True)
     state.saw(submit)
     infos = _value(event, fields, "Stage Infos", "list") or []
     ids = _value(event, fields, "Stage IDs", "list")
@@ -336,10 +346,17 @@ def _ms(value: int | None) -> float | None:
 def _task_fields(state: _LogState, event: SparkEvent, info: Mapping[str, Any], stage: int, kind: str, status: str,
                  reason: str | None, metrics: Mapping[str, Any]) -> dict[str, Any]:
     def metric(mapping: Mapping[str, Any], key: str, where: str = "Task Metrics.") -> int | None:
-        return _value(event, mapping, key, "int", where=where)
+        value = _value(event, mapping, key, "int", where=where)
+        if value is not None and not 0 <= value <= MAX_METRIC_BYTES and (
+                "Bytes" in key or key.endswith("Time")):
+            raise _fail(event, f"{where}{key}", f"must be 0 to {MAX_METRIC_BYTES:.0e}, got {value:,}")
+        return value
 
-    launch = _value(event, info, "Launch Time", "int", required=True, where="Task Info.")
-    finish = _value(event, info, "Finish Time", "int", where="Task Info.")
+    launch = _time(event, info, "Launch Time", required=True, where="Task Info.")
+    finish = _time(event, info, "Finish Time", where="Task Info.")
+    if finish and finish < launch:
+        raise _fail(event, "Task Info.Finish Time", f"is before the Launch Time ({finish:,} < {launch:,} ms)")
+    partition = _value(event, info, "Partition ID", "int", where="Task Info.")
     state.saw(launch)
     shuffle_read = _value(event, metrics, "Shuffle Read Metrics", "map", where="Task Metrics.")
     shuffle_write = _value(event, metrics, "Shuffle Write Metrics", "map", where="Task Metrics.")
@@ -374,7 +391,18 @@ def _task_fields(state: _LogState, event: SparkEvent, info: Mapping[str, Any], s
         "shuffle_write_bytes": None if shuffle_write is None else metric(
             shuffle_write, "Shuffle Bytes Written", "Task Metrics.Shuffle Write Metrics."),
         "output_bytes": None if outputs is None else metric(outputs, "Bytes Written", "Task Metrics.Output Metrics."),
+        "partition": partition if partition is not None and partition >= 0 else None, "line": event.line,
     }
+
+
+def _time(event: SparkEvent, mapping: Mapping[str, Any], key: str, *, required: bool = False,
+          where: str = "") -> int | None:
+    """A timestamp (ms since 1970): an integer from 0 to `MAX_EPOCH_MS`."""
+    value = _value(event, mapping, key, "int", required=required, where=where)
+    if value is not None and not 0 <= value <= MAX_EPOCH_MS:
+        raise _fail(event, f"{where}{key}", f"must be a time from 0 to {MAX_EPOCH_MS:,} ms (the year 2500), "
+                                            f"got {value:,}")
+    return value
 
 
 def _application(state: _LogState) -> SparkApplication:
@@ -389,6 +417,20 @@ def _application(state: _LogState) -> SparkApplication:
         fields.update(task=task_id, finish_ms=None, stage_attempt=start["stage_attempt"])
         state.tasks.append(fields)
     epoch = state.start_ms if state.start_ms is not None else state.earliest_ms or 0
+    if state.start_ms is None:
+        warnings.warn(f"{state.source}: no SparkListenerApplicationStart: times count from the earliest timestamp "
+                      f"in the log ({epoch} ms since 1970: a job's submission, a stage's, an executor's or a task's "
+                      "launch)", SparkImportWarning, stacklevel=3)
+    known = {stage for stage, _ in state.stages}
+    unknown: dict[int, int] = {}
+    for raw in state.tasks:
+        if raw["stage"] not in known:
+            unknown.setdefault(raw["stage"], raw.pop("line", 0))
+        raw.pop("line", None)
+    if unknown:
+        warnings.warn(f"{state.source}: task attempts of stage(s) no stage event or job describes, left out of the "
+                      "batch: " + ", ".join(f"stage {stage} (first at line {line})" for stage, line in unknown.items()),
+                      SparkImportWarning, stacklevel=3)
 
     def seconds(ms: int | None) -> float | None:
         return None if ms is None else (ms - epoch) / 1000.0
@@ -461,13 +503,23 @@ class _Step:
     after: list[str] = field(default_factory=list)
 
 
-def _successes(tasks: Sequence[SparkTask]) -> list[SparkTask]:
-    """One successful attempt per task index (the first to finish), in launch order."""
-    chosen: dict[int, SparkTask] = {}
-    for task in sorted((t for t in tasks if t.status == "success" and t.finish is not None),
-                       key=lambda t: (t.finish, t.task)):
-        chosen.setdefault(task.index, task)
-    return sorted(chosen.values(), key=lambda t: (t.launch, t.task))
+def _successes(tasks: Sequence[SparkTask], count: int | None = None) -> list[SparkTask]:
+    """One successful attempt per partition (the first to finish), in launch order. The partition is
+    the attempt's ``Partition ID`` (Spark 3.3 and later). An older log has only the ``Index``, a
+    task's place in its stage attempt: a resubmitted stage runs the missing partitions again, indexed
+    from 0, so the key is (stage attempt, index), and where that gives more than the stage's
+    ``count`` tasks, the later attempts' successes are kept first (they are the partitions run
+    again), then the earlier ones' in the order they finished, up to ``count``."""
+    chosen: dict[tuple[int, int], SparkTask] = {}
+    done = sorted((t for t in tasks if t.status == "success" and t.finish is not None),
+                  key=lambda t: (t.finish, t.task))
+    for task in done:
+        chosen.setdefault((-1, task.partition) if task.partition is not None else (task.stage_attempt, task.index),
+                          task)
+    kept = list(chosen.values())
+    if count is not None and len(kept) > count and any(t.partition is None for t in kept):
+        kept = sorted(kept, key=lambda t: (-t.stage_attempt, t.finish, t.task))[:count]
+    return sorted(kept, key=lambda t: (t.launch, t.task))
 
 
 def _seconds(value: float) -> float:
@@ -511,22 +563,25 @@ def spark_batch(app: SparkApplication) -> SparkBatch:
         tasks_of.setdefault(task.stage, []).append(task)
     _attempt_notes(app, notes)
 
+    def successes(stage: int) -> list[SparkTask]:
+        return _successes(tasks_of.get(stage, ()), first_attempt[stage].tasks)
+
     steps: list[_Step] = []
     step_of_stage: dict[int, str] = {}
     writer_by_rdds: dict[tuple[int, ...], int] = {}
     names: set[str] = set()
+    renamed: list[str] = []
     skipped = 0
     for job in app.jobs:
         own = [s for s in job.stages if s in ran and (first_attempt[s].jobs or (job.job,))[0] == job.job]
         skipped += len(job.stages) - len(own)
-        empty = [s for s in own if not _successes(tasks_of.get(s, ()))]
+        empty = [s for s in own if not successes(s)]
         if not own or empty:
             why = "ran no stage" if not own else f"stage {empty[0]} has no successful task"
             notes.append(f"Spark job {job.job} left out: it {why}" if not own else f"Spark job {job.job} left out: {why}"
                          f" ({job.result or 'no end in the log'})")
             continue
-        base = job.description or job.group or f"job-{job.job}"
-        name = base if base not in names else f"{base} [job {job.job}]"
+        name = _job_name(job, names, renamed)
         names.add(name)
         job_steps = _job_steps(job, name, _order(own, parents), parents)
         for step in job_steps:
@@ -547,6 +602,9 @@ def spark_batch(app: SparkApplication) -> SparkBatch:
                     if writer is not None and writer != step.name and writer not in step.after:
                         step.after.append(writer)
         steps.extend(job_steps)
+    if renamed:
+        notes.append("job names made safe (letters, digits, -_.: and at most "
+                      f"{MAX_JOB_NAME} characters) from their description or group: " + "; ".join(renamed))
     if skipped:
         notes.append(f"{skipped} stage(s) skipped by Spark (their shuffle was written by an earlier job): not run")
     if not steps:
@@ -556,8 +614,8 @@ def spark_batch(app: SparkApplication) -> SparkBatch:
     task_times: dict[str, Mapping[str, tuple[float, ...]]] = {}
     recorded: list[dict[str, Any]] = []
     for step in steps:
-        maps = _successes(tasks_of[step.map_stage])
-        reduces = _successes(tasks_of[step.reduce_stage]) if step.reduce_stage is not None else []
+        maps = successes(step.map_stage)
+        reduces = successes(step.reduce_stage) if step.reduce_stage is not None else []
         map_count = max(first_attempt[step.map_stage].tasks, len(maps))
         reduce_count = max(first_attempt[step.reduce_stage].tasks, len(reduces)) if (
             step.reduce_stage is not None and reduces) else 0
@@ -573,7 +631,7 @@ def spark_batch(app: SparkApplication) -> SparkBatch:
                         shuffle_bytes=_total(maps, "shuffle_write_bytes") if reduces else None,
                         output_bytes=_total(reduces or maps, "output_bytes"), after=tuple(Dependency(name) for name in step.after)))
         attempts = [t for s in step.stages for t in tasks_of.get(s, ())]
-        end = max(t.finish or 0.0 for t in _successes(tasks_of[step.stages[-1]]))
+        end = max(t.finish or 0.0 for t in successes(step.stages[-1]))
         recorded.append({"job": step.name, "spark_jobs": str(step.spark_job.job),
                          "stages": ",".join(str(s) for s in step.stages), "pool": step.spark_job.pool,
                          "submit": step.spark_job.submit, "first_launch": min(t.launch for t in attempts),
@@ -588,6 +646,23 @@ def spark_batch(app: SparkApplication) -> SparkBatch:
     return SparkBatch(Workload(jobs, name=app.app_id), cluster, options,
                       "fair" if app.scheduler_mode == "FAIR" else "fifo", pools, task_times, tuple(recorded),
                       tuple(notes))
+
+
+def _job_name(job: SparkJob, taken: set[str], renamed: list[str]) -> str:
+    """The job's name: its ``spark.job.description``, else ``spark.jobGroup.id``, else ``job-<id>``,
+    made safe (runs of anything but letters, digits and ``-_.:`` become one ``_``, at most
+    `MAX_JOB_NAME` characters) and unique (``_job-<id>``, then a number, added); a name changed from
+    the text is listed in ``renamed`` with the full text."""
+    text = job.description or job.group
+    base = _UNSAFE_NAME.sub("_", text).strip("_")[:MAX_JOB_NAME].rstrip("_") if text else ""
+    base = base or f"job-{job.job}"
+    name, extra = base, 0
+    while name in taken:
+        suffix = f"_job-{job.job}" + (f"_{extra}" if extra else "")
+        name, extra = base[:MAX_JOB_NAME - len(suffix)] + suffix, extra + 1
+    if text and name != text:
+        renamed.append(f"{name} (Spark job {job.job}): {text!r}")
+    return name
 
 
 def _job_steps(job: SparkJob, name: str, stages: list[int], parents: Mapping[int, tuple[int, ...]]) -> list[_Step]:
@@ -636,8 +711,8 @@ def _attempt_notes(app: SparkApplication, notes: list[str]) -> None:
         notes.append(f"{unfinished} task attempt(s) with no end in the log (cut short?) left out")
     retried = sorted({s.stage for s in app.stages if s.attempt > 0})
     if retried:
-        notes.append(f"stage(s) {', '.join(map(str, retried))} ran more than one attempt; tasks of all attempts "
-                     "are pooled")
+        notes.append(f"stage(s) {', '.join(map(str, retried))} ran more than one attempt; one success per "
+                     "partition is kept, from any attempt")
     failed = [j.job for j in app.jobs if j.result not in (None, "JobSucceeded")]
     if failed:
         notes.append(f"Spark job(s) {', '.join(map(str, failed))} did not succeed")
@@ -654,13 +729,7 @@ def _cluster(app: SparkApplication, notes: list[str], cluster_type: type) -> Clu
         notes.append(f"the log adds no executor: {len(seen)} executor(s) taken from the tasks, with as many cores "
                      "as tasks they ran at once")
         executors = [SparkExecutor(e, "", _peak([t for t in app.tasks if t.executor == e]), 0.0) for e in seen]
-    cores = Counter(e.cores for e in executors)
-    per_node = cores.most_common(1)[0][0]
-    if len(cores) > 1:
-        notes.append(f"executors have different core counts ({', '.join(f'{c} x {n}' for n, c in sorted(cores.items()))}"
-                     f"); every node gets {per_node}")
-    if per_node == 1:
-        notes.append("1-core executors are nodes of 2 containers (a node has at least one of each kind)")
+    nodes, per_node = _nodes(executors, notes)
     first_submit = min((j.submit for j in app.jobs), default=0.0)
     late = [e.executor for e in executors if e.added > first_submit]
     gone = [e for e in executors if e.removed is not None]
@@ -671,8 +740,42 @@ def _cluster(app: SparkApplication, notes: list[str], cluster_type: type) -> Clu
         notes.append("executor(s) " + ", ".join(f"{e.executor} (at {e.removed:.3f} s: {e.reason or 'no reason'})"
                                                 for e in gone) + " removed: the cluster keeps them to the end")
     map_slots = max(1, math.ceil(per_node / 2))
-    return cluster_type(nodes=len(executors), map_slots=map_slots, reduce_slots=max(1, per_node - map_slots),
-                        racks=1, heartbeat=0.0, replication=min(3, len(executors)))
+    return cluster_type(nodes=nodes, map_slots=map_slots, reduce_slots=max(1, per_node - map_slots),
+                        racks=1, heartbeat=0.0, replication=min(3, nodes))
+
+
+def _nodes(executors: Sequence[SparkExecutor], notes: list[str]) -> tuple[int, int]:
+    """Nodes and containers per node holding exactly the executors' cores (a node has at least 2
+    containers, one of each kind, all alike): a node per executor when they all have the same
+    cores, 2 or more; else a node per host when the hosts' summed cores are alike, 2 or more; else
+    the total cores split into the fewest nodes of equal size under `MAX_LOG_EXECUTOR_CORES` (the
+    smallest divisor of the total from 2 up; a prime total is one node). One core in all is the one
+    case that cannot be exact: a node of 2 containers, noted."""
+    cores = Counter(e.cores for e in executors)
+    if len(cores) == 1 and next(iter(cores)) >= 2:
+        return len(executors), next(iter(cores))
+    total = sum(e.cores for e in executors)
+    hosts: Counter = Counter()
+    for executor in executors:
+        hosts[executor.host or executor.executor] += executor.cores
+    if len(set(hosts.values())) == 1 and next(iter(hosts.values())) >= 2:
+        per_node = next(iter(hosts.values()))
+        notes.append(f"executors of {', '.join(f'{c} x {n}' for n, c in sorted(cores.items()))} core(s): a node per "
+                     f"host ({len(hosts)} of {per_node} cores), {total} containers in all as the executors' cores")
+        return len(hosts), per_node
+    if total == 1:
+        notes.append("one executor of 1 core: a node of 2 containers (a node has at least one of each kind), "
+                     "twice the recorded cores")
+        return 1, 2
+    per_node = next((d for d in range(2, MAX_LOG_EXECUTOR_CORES + 1) if total % d == 0 and total // d <= MAX_NODES),
+                    None)
+    if per_node is None:
+        per_node = min(MAX_LOG_EXECUTOR_CORES, max(2, math.ceil(total / MAX_NODES)))
+    nodes = math.ceil(total / per_node)
+    notes.append(f"executors of {', '.join(f'{c} x {n}' for n, c in sorted(cores.items()))} core(s) on hosts of "
+                 f"different cores: {nodes} node(s) of {per_node} containers, {nodes * per_node} in all "
+                 f"(the executors have {total} cores)")
+    return nodes, per_node
 
 
 def _peak(tasks: list[SparkTask]) -> int:
@@ -693,8 +796,9 @@ def read_spark_batch(paths: str | Path | Sequence[str | Path]) -> SparkBatch:
     one clock (each application's times shifted by how much later than the first it started, less
     idle time over `MAX_IDLE_BETWEEN_APPS` between applications), the
     job names of an application prefixed with its id (``<app id>/<name>``) where two applications
-    use the same name, the executors of all as the cluster (the nodes add up; every node gets the
-    first application's cores), the first application's scheduler mode."""
+    use the same name, the executors of all as the cluster (the containers add up: the nodes, or,
+    where the applications' nodes differ in size, the total split as `_nodes` splits it), the
+    first application's scheduler mode; the workload is named after the applications' ids."""
     items = [paths] if isinstance(paths, str | Path) else list(paths) if isinstance(paths, Sequence) else None
     if not items:
         raise InvalidType("paths", f"must be an event log's path or a list of them, got {shown(paths)}")
@@ -747,17 +851,21 @@ def _merged(pairs: list[tuple[SparkApplication, SparkBatch]]) -> SparkBatch:
         pools.update((pool.name, pool) for pool in batch.pools)
     first = pairs[0][1]
     clusters = [batch.cluster for _, batch in pairs]
-    if len({(c.map_slots, c.reduce_slots) for c in clusters}) > 1:
-        notes.append("the applications' executors have different cores: every node gets the first's "
-                     f"({first.cluster.map_slots + first.cluster.reduce_slots})")
+    cluster = first.cluster
+    if len({(c.map_slots, c.reduce_slots) for c in clusters}) > 1:  # nodes of different sizes: re-split the total
+        nodes, per_node = _nodes([SparkExecutor(f"{n}.{k}", f"{n}.{k}", c.map_slots + c.reduce_slots, 0.0)
+                                  for n, c in enumerate(clusters) for k in range(c.nodes)], notes)
+        map_slots = max(1, math.ceil(per_node / 2))
+        cluster = cluster.with_changes(map_slots=map_slots, reduce_slots=max(1, per_node - map_slots))
+    else:
+        nodes = sum(c.nodes for c in clusters)
     modes = {batch.scheduler for _, batch in pairs}
     if len(modes) > 1:
         notes.append(f"the applications ran under different scheduler modes: the batch takes the first's "
                      f"({first.scheduler})")
-    nodes = sum(c.nodes for c in clusters)
-    cluster = first.cluster.with_changes(nodes=nodes, replication=min(3, nodes))
-    return SparkBatch(Workload(jobs), cluster, first.options, first.scheduler, tuple(pools.values()), task_times,
-                      tuple(recorded), tuple(notes))
+    cluster = cluster.with_changes(nodes=nodes, replication=min(3, nodes))
+    return SparkBatch(Workload(jobs, name="+".join(app.app_id for app, _ in pairs)), cluster, first.options,
+                      first.scheduler, tuple(pools.values()), task_times, tuple(recorded), tuple(notes))
 
 
 def read_spark(path: str | Path | Sequence[str | Path]) -> Workload:

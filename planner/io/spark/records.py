@@ -53,7 +53,10 @@ class SparkTask:
       metrics (a failed attempt often has none);
     - ``input_bytes`` (``Input Metrics``), ``shuffle_read_bytes`` (local plus remote) and
       ``shuffle_write_bytes``; None where the log does not say; ``output_bytes``: ``Output
-      Metrics``'s ``Bytes Written`` (added at the end: None where the log does not say).
+      Metrics``'s ``Bytes Written`` (added at the end: None where the log does not say);
+    - ``partition`` (added at the end): ``Partition ID``, the partition the attempt computes
+      (Spark 3.3 and later; None in older logs, where ``index`` is the task's place in its stage
+      attempt: a resubmitted stage runs only the missing partitions, indexed from 0 again).
     """
 
     stage: int
@@ -80,6 +83,7 @@ class SparkTask:
     shuffle_read_bytes: int | None = None
     shuffle_write_bytes: int | None = None
     output_bytes: int | None = None
+    partition: int | None = None
 
     @property
     def duration(self) -> float | None:
