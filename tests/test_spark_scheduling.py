@@ -23,11 +23,11 @@ def test_stages_tie_by_their_task_set_names_compared_as_strings():
 
 
 def test_predicted_stages_number_jobs_in_submission_order():
-    """Jobs by submission then name: y (at 0, map and result: stages 0, 1), x (at 0, map only: 2),
+    """Jobs by submission then name: x (at 0, map only: stage 0), y (at 0, map and result: 1, 2),
     z (at 5: 3, 4)."""
     jobs = [Job("z", 2, 1, 1, 1, submit=5), Job("x", 2, 0, 1), Job("y", 2, 1, 1, 1)]
-    assert predicted_stages(jobs) == {"x": (2, None), "y": (0, 1), "z": (3, 4)}
-    assert predicted_stages(jobs, first=10)["y"] == (10, 11)
+    assert predicted_stages(jobs) == {"x": (0, None), "y": (1, 2), "z": (3, 4)}
+    assert predicted_stages(jobs, first=10)["y"] == (11, 12)
 
 
 def test_inside_a_fair_pool_ties_go_to_the_stage_whose_name_sorts_first():
@@ -46,8 +46,9 @@ def test_a_fifo_pool_ranks_by_the_given_order_first():
     at 10 b and c wait: by submission b runs 10-20 and c 20-30; ranked c, b, a (Spark's job ids)
     c runs 10-20 and b 20-30."""
     jobs = [Job(name, 1, 0, 10.0, submit=float(i), pool="p") for i, name in enumerate("abc")]
-    assert finishes(simulate(jobs, flat(1), Fair())) == {"a": 10.0, "b": 20.0, "c": 30.0}
-    ordered = Fair(order=["c", "b", "a"])
+    fifo = [Pool("p", mode="fifo")]
+    assert finishes(simulate(jobs, flat(1), Fair(pools=fifo))) == {"a": 10.0, "b": 20.0, "c": 30.0}
+    ordered = Fair(pools=fifo, order=["c", "b", "a"])
     assert finishes(simulate(jobs, flat(1), ordered)) == {"a": 10.0, "b": 30.0, "c": 20.0}
 
 
