@@ -173,7 +173,7 @@ def _pools(log: Path) -> Any:
 def _batch_only(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     from planner.proof.spark_engine import WARMUP_GROUP
 
-    return [record for record in records if record["job"] != WARMUP_GROUP]
+    return [record for record in records if not record["job"].startswith(WARMUP_GROUP)]
 
 
 def _errors(pairs: Sequence[tuple[str, float]]) -> dict[str, Any]:
@@ -256,7 +256,7 @@ def plan_export(fitted_log: Path, folder: Path, *, objective: str = "mean_respon
         warnings.simplefilter("ignore")
         profile = fit_spark(fitted_log, statistic="mean")
         cluster = spark_batch(_application(fitted_log)).cluster
-        jobs = [job for job in profile.workload if job.name != WARMUP_GROUP]
+        jobs = [job for job in profile.workload if not job.name.startswith(WARMUP_GROUP)]
         first = min(job.submit for job in jobs)
         workload = type(profile.workload)([job.with_changes(submit=round(job.submit - first, 3))
                                            for job in jobs], name=profile.workload.name)

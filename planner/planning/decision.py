@@ -77,3 +77,26 @@ def rank(measured: Measured, objective: str, position: int) -> tuple[float, floa
 def best_measured(measured: Sequence[Measured], objective: str) -> Measured:
     """The best by `rank`."""
     return min(enumerate(measured), key=lambda item: rank(item[1], objective, item[0]))[1]
+
+
+def settle(best: Measured, configured: Measured, others: Sequence[Measured], chosen_name: str, objective: str,
+           scale: float, seed: int) -> tuple[bool, str]:
+    """The decision on ``best`` (the candidate ``chosen_name``, measured) against the configuration
+    as it is (`decide`), in words: whether to keep the configuration, and the sentence that says
+    why."""
+    against = compare(best, [configured], objective, seed)[0]
+    keep_it, beaten_by = decide(best, configured, others, objective, scale, seed)
+    if keep_it:
+        short = against["verdict"] == "plan better" and against["mean_difference"] < MIN_GAIN * scale
+        because = (f"better run for run, but by less than the {MIN_GAIN:.0%} ({MIN_GAIN * scale:,.1f}"
+                   f"{UNITS[objective]}) a change must gain" if short else "not better run for run")
+        reason = (f"no candidate gains enough over the configuration as it is on {objective}: the best, "
+                  f"{chosen_name}, is {because} ({verdict_words(against)}): keep your configuration")
+    elif beaten_by:
+        reason = (f"{chosen_name} beats the configuration as it is run for run on {objective}, by less than the "
+                  f"{MIN_GAIN:.0%} a change must gain; but {' and '.join(beaten_by)} "
+                  f"beat{'s' if len(beaten_by) == 1 else ''} the configuration as it is run for run, so keeping "
+                  f"it would be beaten, and no baseline beats {chosen_name}: {verdict_words(against)}")
+    else:
+        reason = f"{chosen_name} beats the configuration as it is run for run on {objective}: {verdict_words(against)}"
+    return keep_it, reason

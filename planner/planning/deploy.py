@@ -91,14 +91,12 @@ from planner.planning.candidates import (
     small_queue_candidates,
 )
 from planner.planning.decision import (
-    MIN_GAIN,
-    UNITS,
     best_measured,
     decide,
     gain_scale,
     pays,
     rank,
-    verdict_words,
+    settle,
 )
 from planner.planning.spark_deploy import plan_for_spark
 from planner.plans.files import TARGET_OBJECTIVES, TARGET_STRATEGY
@@ -258,25 +256,10 @@ def plan_for_target(
             best = challenger
             chosen = next(c for c in variants if c.name == challenger.name)
     configured_runs = by_name[configured.name]
-    against_configured = compare(best, [configured_runs], objective, seed)[0]
     others = [by_name[b.name] for b in baselines if b.name != configured.name]
-    keep_it, beaten_by = decide(best, configured_runs, others, objective, scale, seed)
+    keep_it, reason = settle(best, configured_runs, others, chosen.name, objective, scale, seed)
     if keep_it:
-        short = (against_configured["verdict"] == "plan better"
-                 and against_configured["mean_difference"] < MIN_GAIN * scale)
-        because = (f"better run for run, but by less than the {MIN_GAIN:.0%} ({MIN_GAIN * scale:,.1f}"
-                   f"{UNITS[objective]}) a change must gain" if short else "not better run for run")
-        reason = (f"no candidate gains enough over the configuration as it is on {objective}: the best, "
-                  f"{chosen.name}, is {because} ({verdict_words(against_configured)}): keep your configuration")
         chosen, best = Candidate("as configured", "the configuration as it is", keep), configured_runs
-    elif beaten_by:
-        reason = (f"{chosen.name} beats the configuration as it is run for run on {objective}, by less than the "
-                  f"{MIN_GAIN:.0%} a change must gain; but {' and '.join(beaten_by)} "
-                  f"beat{'s' if len(beaten_by) == 1 else ''} the configuration as it is run for run, so keeping "
-                  f"it would be beaten, and no baseline beats {chosen.name}: {verdict_words(against_configured)}")
-    else:
-        reason = (f"{chosen.name} beats the configuration as it is run for run on {objective}: "
-                  f"{verdict_words(against_configured)}")
     records = [by_name[m].record(objective) | {"proposer": proposer_of(m, pool)} for m in by_name]
     for record in records:
         model = next((c.model_makespan for c in pool if c.name == record["setup"]), None)

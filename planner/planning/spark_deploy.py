@@ -49,7 +49,7 @@ from planner.io.spark.merge import (
 from planner.limits import MAX_RUNS, MAX_SEED
 from planner.planning import arrivals
 from planner.planning.candidates import Candidate, arrival_order, proposals, proposer_of
-from planner.planning.decision import MIN_GAIN, UNITS, best_measured, decide, gain_scale, verdict_words
+from planner.planning.decision import best_measured, gain_scale, settle
 from planner.plans.files import TARGET_OBJECTIVES, TARGET_STRATEGY
 from planner.plans.levers import Levers
 from planner.plans.plan import Plan
@@ -119,24 +119,10 @@ def plan_for_spark(workload: Workload, cluster: Cluster, *, spark_conf: Sequence
     best = best_measured([by_name[c.name] for c in candidates], objective)
     chosen = next(c for c in candidates if c.name == best.name)
     configured_runs = by_name[configured.name]
-    against_configured = compare(best, [configured_runs], objective, seed)[0]
     others = [by_name[b.name] for b in baselines if b.name != configured.name]
-    keep_it, beaten_by = decide(best, configured_runs, others, objective, scale, seed)
+    keep_it, reason = settle(best, configured_runs, others, chosen.name, objective, scale, seed)
     if keep_it:
-        short = (against_configured["verdict"] == "plan better"
-                 and against_configured["mean_difference"] < MIN_GAIN * scale)
-        because = (f"better run for run, but by less than the {MIN_GAIN:.0%} ({MIN_GAIN * scale:,.1f}"
-                   f"{UNITS[objective]}) a change must gain" if short else "not better run for run")
-        reason = (f"no candidate gains enough over the configuration as it is on {objective}: the best, "
-                  f"{chosen.name}, is {because} ({verdict_words(against_configured)}): keep your configuration")
         chosen, best = Candidate("as configured", "the configuration as it is", keep), configured_runs
-    elif beaten_by:
-        reason = (f"{chosen.name} beats the configuration as it is run for run on {objective}, by less than the "
-                  f"{MIN_GAIN:.0%} a change must gain; but {' and '.join(beaten_by)} beat the configuration as it "
-                  f"is run for run, and no baseline beats {chosen.name}: {verdict_words(against_configured)}")
-    else:
-        reason = (f"{chosen.name} beats the configuration as it is run for run on {objective}: "
-                  f"{verdict_words(against_configured)}")
     records = [by_name[m].record(objective) | {"proposer": proposer_of(m, candidates), "model_makespan": None}
                for m in by_name]
     summary = best.record(objective)

@@ -121,15 +121,23 @@ def sleep_job(job: dict):
 
 #: The job builders by kind.
 KINDS = {"sort": sort_job, "wordcount": wordcount_job, "sleep": sleep_job}
+#: Records per map task of the warm-up's job of each kind.
+WARMUP_RECORDS = 2_000
 
 
-def warm_up(sc, group: str, cores: int) -> None:
-    """One job of two stages, two tasks per core, in its own job group: every core starts its
-    Python worker and runs a shuffle before the batch does."""
+def warm_up(sc, group: str, cores: int, kinds: list[str]) -> None:
+    """Jobs in their own job group before the batch: one of two stages, two tasks per core, so that
+    every core starts its Python worker and runs a shuffle; then a small job of each kind of the
+    batch (a task per core in each stage), so that each kind's code is loaded and compiled before
+    the batch's first job of that kind runs (on this machine the first word counts of a run took
+    twice as long per task as the later ones)."""
     sc.setJobGroup(group, group)
     tasks = max(2 * cores, 2)
     sc.parallelize(range(tasks * 100), tasks).map(lambda x: (x % tasks, x)).reduceByKey(lambda a, b: a + b,
                                                                                         tasks).count()
+    for kind in kinds:
+        if kind != "sleep":
+            KINDS[kind]({"maps": cores, "reduces": cores, "records": WARMUP_RECORDS, "seed": 0})(sc)
     sc.setLocalProperty("spark.jobGroup.id", None)
     sc.setLocalProperty("spark.job.description", None)
 
@@ -180,7 +188,8 @@ def main(argv: list[str]) -> int:
                                    f"after {EXECUTOR_WAIT_SECONDS:.0f} s")
             time.sleep(0.1)
         if spec.get("warmup"):
-            warm_up(sc, spec["warmup_group"], spec["executors"] * int(spec["conf"].get("spark.executor.cores", 1)))
+            warm_up(sc, spec["warmup_group"], spec["executors"] * int(spec["conf"].get("spark.executor.cores", 1)),
+                    sorted({job["kind"] for job in spec["jobs"]}))
         ready_seconds = time.monotonic() - launched
         epoch = time.time()
         begin = time.monotonic()

@@ -391,10 +391,11 @@ def run_engine_batch(
     ``submission_script(schedule_rows)``. ``conf`` adds Spark properties (an exported
     spark-defaults.conf: `read_spark_defaults`); the engine's own (`ENGINE_PROPERTIES`) win, with a
     warning. The event log is written to ``log_dir`` (created if missing): plain by default, or
-    ``compression`` ("zstd", "lz4", "snappy", "lzf"), one file or ``rolling``. ``warmup`` runs a
-    job of `WARMUP_GROUP` before the batch, two tasks per core in two stages, so that every core
-    has its Python worker and the shuffle code is loaded (a batch on cold executors pays some 5 to
-    25 s on its first tasks, more under load); the job is in the event log, in its group.
+    ``compression`` ("zstd", "lz4", "snappy", "lzf"), one file or ``rolling``. ``warmup`` runs
+    jobs of `WARMUP_GROUP` before the batch: one of two tasks per core in two stages, so that every
+    core has its Python worker and the shuffle code is loaded (a batch on cold executors pays some
+    5 to 25 s on its first tasks, more under load), then a small one of each kind the batch has
+    (sleeps aside), so that each kind's code is compiled; they are in the event log, in their group.
 
     Raises `SparkEngineError` when Java or pyspark is missing, the driver fails, or the run takes
     more than ``timeout`` seconds (everything it started is stopped first), and `InvalidInput` for
