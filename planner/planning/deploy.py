@@ -60,11 +60,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from models import Cluster, InvalidInput, Workload
-from models.checks import as_bool, as_instance, as_int, as_paths, as_str, as_str_mapping
+from models.checks import as_instance, as_str
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
 from planner.defaults import DEFAULT_NOISE, DEFAULT_TARGET_RUNS
 from planner.io.hadoop.applied import HADOOP_TARGETS
-from planner.io.hadoop.conf import conf_files
 from planner.io.hadoop.merge import (
     CurrentConfig,
     config_queues,
@@ -75,7 +74,7 @@ from planner.io.hadoop.merge import (
     read_current,
 )
 from planner.io.hadoop.queue_map import scheduler_kind
-from planner.limits import MAX_RUNS, MAX_SEED
+from planner.limits import MAX_SEED
 from planner.planning import arrivals
 from planner.planning.candidates import (
     PRIORITY_LEVELS,
@@ -98,21 +97,20 @@ from planner.planning.decision import (
     rank,
     settle,
 )
+from planner.planning.request import target_request
 from planner.planning.spark_deploy import plan_for_spark
-from planner.plans.files import TARGET_OBJECTIVES, TARGET_STRATEGY
+from planner.plans.files import TARGET_STRATEGY
 from planner.plans.levers import Levers
 from planner.plans.plan import Plan
 from planner.proof.deployed import (
-    check_objective,
     compare,
     deployed_setup,
     job_outcomes,
     measure,
     target_baselines,
 )
-from planner.proof.setups import Setup, all_ready
+from planner.proof.setups import Setup
 from planner.proof.sweep import ExecutorChoice, ProgressOption
-from planner.proof.validate import check_noise
 from planner.simulator import Capacity, Fair, Fifo, SimOptions
 from planner.simulator.run import Run
 from solvers.base import Stopwatch
@@ -167,22 +165,10 @@ def plan_for_target(
     if spark_conf:
         raise InvalidInput("spark_conf", f"applies to a plan for spark, not {target}: give Hadoop's files as "
                                          "hadoop_conf")
-    if hadoop_conf is not None:
-        hadoop_conf = as_paths(hadoop_conf, "hadoop_conf")
-        if hadoop_conf:
-            conf_files(hadoop_conf, "hadoop_conf")  # an empty folder is no configuration: named here
-    if queue_map is not None:
-        queue_map = as_str_mapping(queue_map, "queue_map")
-    objective = as_str(objective, "objective", choices=TARGET_OBJECTIVES)
-    window = arrivals.check_window(window)
-    runs = as_int(runs, "runs", minimum=2, maximum=MAX_RUNS)
-    noise = check_noise(noise)
-    seed = as_int(seed, "seed", minimum=0, maximum=MAX_SEED)
-    ready_now = as_bool(ready_now, "ready_now")
-    if not len(workload):
-        raise InvalidInput("jobs", "need at least one job")
-    night = all_ready(workload) if ready_now else workload
-    check_objective(objective, night, window)
+    asked = target_request(workload, cluster, hadoop_conf, "hadoop_conf", queue_map, objective, window, runs, noise,
+                           seed, ready_now)
+    hadoop_conf, queue_map, objective, window = list(asked.conf), asked.queue_map, asked.objective, asked.window
+    runs, noise, seed, ready_now, night = asked.runs, asked.noise, asked.seed, asked.ready_now, asked.night
     current = read_current(hadoop_conf) if hadoop_conf else default_config(target, cluster)
     if current.default and queue_map is None:  # the stock configuration's queue takes every job
         queue_map = {"*": "default"}

@@ -34,10 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-from models import Cluster, InvalidInput, Workload
-from models.checks import as_bool, as_instance, as_int, as_paths, as_str_mapping
+from models import Cluster, Workload
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
-from planner.io.hadoop.conf import conf_files
 from planner.io.spark.merge import (
     config_setup,
     read_spark_current,
@@ -46,17 +44,16 @@ from planner.io.spark.merge import (
     spark_merged_files,
     spark_queues,
 )
-from planner.limits import MAX_RUNS, MAX_SEED
 from planner.planning import arrivals
 from planner.planning.candidates import Candidate, arrival_order, proposals, proposer_of
 from planner.planning.decision import best_measured, gain_scale, settle
-from planner.plans.files import TARGET_OBJECTIVES, TARGET_STRATEGY
+from planner.planning.request import target_request
+from planner.plans.files import TARGET_STRATEGY
 from planner.plans.levers import Levers
 from planner.plans.plan import Plan
-from planner.proof.deployed import check_objective, compare, deployed_setup, job_outcomes, measure
-from planner.proof.setups import Setup, all_ready
+from planner.proof.deployed import compare, deployed_setup, job_outcomes, measure
+from planner.proof.setups import Setup
 from planner.proof.sweep import ExecutorChoice, ProgressOption
-from planner.proof.validate import check_noise
 from planner.simulator.run import Run
 from solvers.base import Stopwatch
 from solvers.bounds import alone
@@ -74,26 +71,10 @@ def plan_for_spark(workload: Workload, cluster: Cluster, *, spark_conf: Sequence
     """The plan for Spark (module docstring); arguments as `planner.planning.deploy.plan_for_target`'s,
     ``spark_conf`` being the operator's Spark files (None: Spark's stock configuration)."""
     clock = Stopwatch()
-    as_instance(workload, Workload, "workload")
-    as_instance(cluster, Cluster, "cluster")
-    if spark_conf is not None:
-        spark_conf = as_paths(spark_conf, "spark_conf")
-        if spark_conf:
-            conf_files(spark_conf, "spark_conf")
-    if queue_map is not None:
-        queue_map = as_str_mapping(queue_map, "queue_map")
-    from models.checks import as_str
-
-    objective = as_str(objective, "objective", choices=TARGET_OBJECTIVES)
-    window = arrivals.check_window(window)
-    runs = as_int(runs, "runs", minimum=2, maximum=MAX_RUNS)
-    noise = check_noise(noise)
-    seed = as_int(seed, "seed", minimum=0, maximum=MAX_SEED)
-    ready_now = as_bool(ready_now, "ready_now")
-    if not len(workload):
-        raise InvalidInput("jobs", "need at least one job")
-    night = all_ready(workload) if ready_now else workload
-    check_objective(objective, night, window)
+    asked = target_request(workload, cluster, spark_conf, "spark_conf", queue_map, objective, window, runs, noise,
+                           seed, ready_now)
+    spark_conf, queue_map, objective, window = list(asked.conf), asked.queue_map, asked.objective, asked.window
+    runs, noise, seed, ready_now, night = asked.runs, asked.noise, asked.seed, asked.ready_now, asked.night
     current = read_spark_current(spark_conf) if spark_conf else spark_default_config()
     queues = spark_queues(workload, queue_map)
     arrived = {job.name: job.submit for job in night}

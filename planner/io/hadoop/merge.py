@@ -87,7 +87,7 @@ from planner.io.hadoop.export import (
     yarn_site,
 )
 from planner.io.hadoop.parsing import read_sls_nodes, site_properties
-from planner.io.hadoop.plan_files import Submission, arrival_floors, schedule_after
+from planner.io.hadoop.plan_files import Submission, schedule_after, submission_order
 from planner.io.hadoop.queue_map import queues_of, scheduler_kind, scheduler_queues
 from planner.plans.levers import Levers
 from planner.simulator.options import SimOptions
@@ -510,16 +510,7 @@ def _schedule(levers: Levers, workload: Workload, queues: Mapping[str, str], fam
               ready_now: bool) -> tuple[Submission, ...]:
     """The submission schedule (module docstring): rows in the levers' order, else by arrival."""
     jobs = {job.name: job for job in workload}
-    for name, given in (("order", levers.order), ("submits", levers.submits), ("queues", levers.queues),
-                        ("priorities", levers.priorities)):
-        unknown = next((job for job in given if job not in jobs), None)
-        if unknown is not None:
-            raise InvalidInput(f"levers.{name}", f"names {unknown!r}, which is not a job of the workload")
-    floors = arrival_floors(workload, SUBMIT_GAP, ready_now)  # with dependencies, after the jobs waited for
-    order = list(levers.order) or [job.name for job in sorted(workload, key=lambda job: (floors[job.name], job.name))]
-    if len(order) != len(jobs):
-        missing = next(name for name in jobs if name not in levers.order)
-        raise InvalidInput("levers.order", f"leaves out {len(jobs) - len(order)} job(s), e.g. {missing!r}")
+    order = submission_order(levers, workload, SUBMIT_GAP, ready_now)
     schedule: list[Submission] = []
     placed: dict[str, float] = {}
     for name in order:

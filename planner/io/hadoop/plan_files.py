@@ -27,6 +27,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from models import Workload
 from models.checks import as_int, as_str, shown
@@ -34,6 +35,9 @@ from models.errors import InvalidInput
 from models.fileio import read_text
 from models.limits import MAX_JOBS, MAX_PRIORITY, MAX_SECONDS
 from planner.io.hadoop.parsing import Topology, number_text
+
+if TYPE_CHECKING:
+    from planner.plans.levers import Levers
 from planner.simulator.layout import node_slots
 
 SUBMISSIONS_COLUMNS = ("position", "job", "submit_at", "pool", "priority")
@@ -291,6 +295,25 @@ def arrival_floors(workload: Workload, gap: float, ready_now: bool = False) -> d
         floors[job.name] = max([0.0 if ready_now else job.submit, *(floors[d.job] + gap for d in job.after)])
     return floors
 
+
+
+def submission_order(levers: Levers, workload: Workload, gap: float, ready_now: bool) -> list[str]:
+    """The jobs in the order a submission schedule lists them: the levers' order, else by
+    `arrival_floors` (then name). The levers' order, submits, queues and priorities must name jobs
+    of ``workload``, and an order every job (`InvalidInput` naming the lever)."""
+    jobs = [job.name for job in workload]  # in workload order: the job an error names
+    known = set(jobs)
+    for name, given in (("order", levers.order), ("submits", levers.submits), ("queues", levers.queues),
+                        ("priorities", levers.priorities)):
+        unknown = next((job for job in given if job not in known), None)
+        if unknown is not None:
+            raise InvalidInput(f"levers.{name}", f"names {unknown!r}, which is not a job of the workload")
+    floors = arrival_floors(workload, gap, ready_now)  # with dependencies, after the jobs waited for
+    order = list(levers.order) or sorted(jobs, key=lambda name: (floors[name], name))
+    if len(order) != len(jobs):
+        missing = next(name for name in jobs if name not in order)
+        raise InvalidInput("levers.order", f"leaves out {len(jobs) - len(order)} job(s), e.g. {missing!r}")
+    return order
 
 def _check_after(workload: Workload, submissions: Sequence[Submission], source: str) -> None:
     """A schedule read from a file says what the workload's dependencies are, so that submit.sh

@@ -42,7 +42,7 @@ from planner.io.hadoop.merge import (
     _Xml,
     config_diff,
 )
-from planner.io.hadoop.plan_files import Submission, arrival_floors
+from planner.io.hadoop.plan_files import Submission, submission_order
 from planner.io.spark.conf import (
     ALLOCATION_FILE,
     DEFAULT_POOL,
@@ -223,15 +223,7 @@ def _schedule(levers: Levers, workload: Workload, queues: Mapping[str, str], rea
     `SPARK_SUBMIT_GAP` after the jobs it waits for, and a gap after the row before when it would
     tie with it (Spark numbers jobs in submission order)."""
     jobs = {job.name: job for job in workload}
-    for field, given in (("order", levers.order), ("submits", levers.submits), ("queues", levers.queues)):
-        unknown = next((name for name in given if name not in jobs), None)
-        if unknown is not None:
-            raise InvalidInput(f"levers.{field}", f"names {unknown!r}, which is not a job of the workload")
-    floors = arrival_floors(workload, SPARK_SUBMIT_GAP, ready_now)
-    order = list(levers.order) or sorted(jobs, key=lambda name: (floors[name], name))
-    if len(order) != len(jobs):
-        missing = next(name for name in jobs if name not in order)
-        raise InvalidInput("levers.order", f"leaves out {len(jobs) - len(order)} job(s), e.g. {missing!r}")
+    order = submission_order(levers, workload, SPARK_SUBMIT_GAP, ready_now)
     rows: list[Submission] = []
     row_of: dict[str, int] = {}
     for name in order:
