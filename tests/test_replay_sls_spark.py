@@ -208,7 +208,7 @@ def spark_app(mode: str = "FIFO") -> SparkApplication:
     Job 0 submitted at 0, first task at 0.2 with cores free all along: ready 0.2 (startup 0.2, the
     driver's, unexplained); recorded 5.3 - 0.2 = 5.1 s. Job 1 submitted at 1.0, first task at 1.2
     with both cores busy until then: the wait is the scheduler's, so ready is the submission, 1.0
-    (startup 0); recorded 4.3 - 1.0 = 3.3 s.
+    (startup 0.2, all of it busy, replayed); recorded 4.3 - 1.0 = 3.3 s.
 
     Replay (origin 0.2, heartbeat 0, FIFO by job id, each result stage a step that waits for its
     map stage's last task plus the recorded wait until Spark submitted it: job 0's 3.25 - 3.2 =
@@ -249,7 +249,8 @@ def test_a_spark_application_replays_as_worked_by_hand():
     assert job0["recorded"] == pytest.approx(5.1) and job0["simulated"] == pytest.approx(5.05)
     assert job0["error"] == pytest.approx(5.05 / 5.1 - 1)
     assert job0["unexplained_wait"] == pytest.approx(0.05) and job0["note"] == ""
-    assert job1["startup"] == 0.0 and job1["startup_busy"] == 0.0
+    assert job1["startup"] == pytest.approx(0.2) and job1["startup_busy"] == pytest.approx(0.2)
+    assert job1["startup_unexplained"] == 0.0 and job1["note"] == ""
     assert job1["recorded"] == pytest.approx(3.3) and job1["simulated"] == pytest.approx(3.22)
     assert job1["unexplained_wait"] == pytest.approx(0.08) and NOTED_WAIT > 0.08
     assert job1["adjusted_error"] == job1["error"] == pytest.approx(3.22 / 3.3 - 1)

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from models import InvalidInput
+from planner.io.spark.conf import read_spark_defaults
 from planner.proof.spark_engine import (
     WARMUP_GROUP,
     EngineJob,
@@ -29,7 +30,6 @@ from planner.proof.spark_engine import (
     fair_scheduler_xml,
     java_problem,
     pyspark_problem,
-    read_spark_defaults,
     run_engine_batch,
     spark_available,
 )
@@ -77,7 +77,7 @@ def test_a_batch_on_a_real_engine(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(tempfile, "tempdir", str(scratch))
         run = run_engine_batch(JOBS, ROWS, log_dir=logs, mode="FAIR", pools=POOLS, executors=2, cores=2,
-                               memory_mb=512, timeout=240, warmup=True)
+                               memory_mb=512, timeout=240, warmup=True, warmup_seconds=0.5)
     check_the_event_log_has_one_job_start_per_planned_job_in_its_pool(run)
     check_every_job_ran_and_the_waits_were_kept(run)
     check_nothing_is_left_running_or_on_disk(run, scratch)
@@ -101,14 +101,21 @@ def check_the_event_log_has_one_job_start_per_planned_job_in_its_pool(run) -> No
     starts = [event for event in events if event["Event"] == "SparkListenerJobStart"]
     # the warm-up first, in its group: a job of two tasks per core in each of its two stages, then
     # one of each kind the batch has but sleeps (sort, wordcount), a task per core in each stage,
-    # all ended before the batch's first job was submitted
+    # then rounds (warmup_seconds 0.5: at least two, and none begun after 1 s) of a job of each
+    # shape of the batch but sleeps (4), all ended before the batch's first job was submitted
     warmups = [event for event in starts if event["Properties"].get("spark.jobGroup.id") == WARMUP_GROUP]
-    assert [event["Job ID"] for event in warmups] == sorted(event["Job ID"] for event in starts)[:3]
+    rounds = len(run.warmup_rounds)
+    assert rounds == 2 or (rounds > 2 and sum(run.warmup_rounds[:-1]) < 1.0)
+    assert all(seconds > 0 for seconds in run.warmup_rounds)
+    assert [event["Job ID"] for event in warmups] == sorted(event["Job ID"] for event in starts)[:3 + 4 * rounds]
+    tasks_by_stage = Counter(event["Stage ID"] for event in events if event["Event"] == "SparkListenerTaskEnd")
+    shapes = Counter(tuple(tasks_by_stage[stage] for stage in event["Stage IDs"]) for event in warmups[3:])
+    assert shapes == {(4, 2): 2 * rounds, (2, 2): rounds, (2, 1): rounds}  # (maps, reduces) of the 4 shapes
     ended = [event for event in events if event["Event"] == "SparkListenerJobEnd"
              and event["Job ID"] in {warmup["Job ID"] for warmup in warmups}]
     starts = [event for event in starts if event not in warmups]
-    assert len(ended) == 3 and max(e["Completion Time"] for e in ended) <= min(e["Submission Time"] for e in starts)
-    tasks_by_stage = Counter(event["Stage ID"] for event in events if event["Event"] == "SparkListenerTaskEnd")
+    assert len(ended) == len(warmups)
+    assert max(e["Completion Time"] for e in ended) <= min(e["Submission Time"] for e in starts)
     assert [tasks_by_stage[stage] for stage in warmups[0]["Stage IDs"]] == [8, 8]  # 2 x 2 executors x 2 cores
     assert [tasks_by_stage[stage] for stage in warmups[1]["Stage IDs"]] == [4, 4]
     planned = {row["job"]: row["pool"] for row in ROWS}
@@ -176,12 +183,16 @@ def test_fair_scheduler_xml_writes_every_pool_with_sparks_defaults() -> None:
         fair_scheduler_xml({"etl": {"share": 1}})
 
 
-def test_spark_defaults_are_read_and_a_bad_line_named(tmp_path: Path) -> None:
+def test_spark_defaults_are_read_as_java_reads_them(tmp_path: Path) -> None:
+    """`read_spark_defaults` (planner.io.spark.conf): Java's properties rules, a key without a
+    value is set to ""; a bad escape is one error naming the file and line."""
     conf = tmp_path / "spark-defaults.conf"
-    conf.write_text("# planned\nspark.scheduler.mode  FAIR\n\nspark.scheduler.allocation.file=pools.xml\n")
-    assert read_spark_defaults(conf) == {"spark.scheduler.mode": "FAIR", "spark.scheduler.allocation.file": "pools.xml"}
-    conf.write_text("spark.scheduler.mode FAIR\nspark.lonely\n")
-    with pytest.raises(InvalidInput, match=r"spark-defaults.conf: line 2: must be 'key value'"):
+    conf.write_text("# planned\nspark.scheduler.mode  FAIR\n\nspark.scheduler.allocation.file=pools.xml\n"
+                    "! old\nspark.app.name: night\\\n  ly\nspark.lonely\n")
+    assert read_spark_defaults(conf) == {"spark.scheduler.mode": "FAIR", "spark.scheduler.allocation.file": "pools.xml",
+                                         "spark.app.name": "nightly", "spark.lonely": ""}
+    conf.write_text("spark.scheduler.mode FAIR\nspark.x \\u12\n")
+    with pytest.raises(InvalidInput, match=r"spark-defaults.conf"):
         read_spark_defaults(conf)
 
 
@@ -201,6 +212,19 @@ def test_the_engine_refuses_a_cluster_beyond_its_limits(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput, match="memory_mb: must be >= 256, got 128"):
         run_engine_batch(JOBS, ROWS, log_dir=tmp_path, memory_mb=128)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_engine_refuses_a_conf_whose_mode_is_not_the_runs(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInput, match=r"conf: spark\.scheduler\.mode is FAIR, mode is FIFO"):
+        run_engine_batch(JOBS, ROWS, log_dir=tmp_path, mode="FIFO", conf={"spark.scheduler.mode": "FAIR"})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_steady_warm_up_needs_the_warm_up(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInput, match="warmup_seconds: needs warmup=True"):
+        run_engine_batch(JOBS, ROWS, log_dir=tmp_path, warmup_seconds=5)
+    with pytest.raises(InvalidInput, match="warmup_seconds: must be >= 0"):
+        run_engine_batch(JOBS, ROWS, log_dir=tmp_path, warmup=True, warmup_seconds=-1)
 
 
 def test_the_engine_refuses_a_planned_job_it_has_no_job_for(tmp_path: Path) -> None:

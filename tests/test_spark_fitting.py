@@ -26,15 +26,20 @@ def _log(tmp_path):
     ========  ========  ===  ===========  =========  ==========  ====  ========  ======
 
     work = run - fetch wait; overhead = duration - work; launch = overhead - the other parts."""
-    events = header({"1": 2})
-    s0, s1 = stage_info(0, 2), stage_info(1, 1, parents=(0,))
-    events += [job_start(0, 0, [s0, s1], spark_job_description="sort"), stage_submitted(s0, 0),
-               task_end(0, 0, 0, 1000, run=900, deserialize=60, serialize=10),
-               task_end(0, 1, 0, 2000, run=1700, deserialize=200, serialize=20),
-               stage_submitted(s1, 2050),
-               task_end(1, 2, 2100, 2600, run=400, deserialize=30, fetch_wait=100, kind="ResultTask"),
-               job_end(0, 2600)]
-    return write_log(tmp_path / "app-fit", events)
+    return write_log(tmp_path / "app-fit", header({"1": 2}) + _sort_job(0, 0, 0))
+
+
+def _sort_job(job: int, stage: int, start: int) -> list[dict]:
+    """`_log`'s job "sort" as Spark job ``job`` of stages ``stage`` and ``stage + 1``, from ``start`` ms."""
+    maps, result = stage_info(stage, 2), stage_info(stage + 1, 1, parents=(stage,))
+    task = 3 * job
+    return [job_start(job, start, [maps, result], spark_job_description="sort"), stage_submitted(maps, start),
+            task_end(stage, task, start, start + 1000, run=900, deserialize=60, serialize=10),
+            task_end(stage, task + 1, start, start + 2000, run=1700, deserialize=200, serialize=20),
+            stage_submitted(result, start + 2050),
+            task_end(stage + 1, task + 2, start + 2100, start + 2600, run=400, deserialize=30, fetch_wait=100,
+                     kind="ResultTask"),
+            job_end(job, start + 2600)]
 
 
 def _fit(*args, **kwargs):
@@ -95,6 +100,34 @@ def test_mean_statistic(tmp_path):
         _fit(_log(tmp_path), statistic="p95")
 
 
+def _warm_log(tmp_path):
+    """A warm-up job (one map-only task of 3.0 s, 0.5 s of it work: overhead 2.5) before the
+    batch's job "sort" (`_log`'s, 5 s later)."""
+    events = header({"1": 2})
+    w0 = stage_info(0, 1)
+    events += [job_start(0, 0, [w0], spark_job_description="warm"), stage_submitted(w0, 0),
+               task_end(0, 0, 0, 3000, run=500, kind="ResultTask"), job_end(0, 3000)]
+    return write_log(tmp_path / "app-warm", events + _sort_job(1, 1, 5000))
+
+
+def test_jobs_leave_other_work_out_of_the_workload_and_the_overheads(tmp_path):
+    """`_warm_log`. Fitting every job: the result kind's overhead median is (2.5 + 0.2) / 2 = 1.35.
+    Fitting ["sort"] alone: the workload is sort and the overheads its tasks' (0.2 each kind), as
+    in `test_overheads_by_hand`."""
+    log = _warm_log(tmp_path)
+    every = _fit(log)
+    assert [job.name for job in every.workload] == ["warm", "sort"]
+    assert every.overhead("result") == pytest.approx(1.35)
+    batch = _fit(log, jobs=["sort"])
+    assert [job.name for job in batch.workload] == ["sort"] and [r["job"] for r in batch.jobs] == ["sort"]
+    assert (batch.overhead("shuffle_map"), batch.overhead("result")) == (pytest.approx(0.2), pytest.approx(0.2))
+    assert (batch.workload["sort"].map_time, batch.workload["sort"].reduce_time) == (1.5, 0.5)
+    with pytest.raises(InvalidInput, match=r"^jobs: 'nope' is not a job of the logs"):
+        _fit(log, jobs=["nope"])
+    with pytest.raises(InvalidInput, match=r"^jobs: must be a list of job names"):
+        _fit(log, jobs="sort")
+
+
 @pytest.mark.parametrize("name, kinds, tasks", [
     ("app-20161115172038-0000", ("result",), (16,)),
     ("local-1642039451826", ("shuffle_map", "result"), (33, 2)),
@@ -110,6 +143,26 @@ def test_samples_fit(data_dir, name, kinds, tasks):
         assert job.map_time == pytest.approx(max(0.001, row["map_work"] + row["map_overhead"]), abs=1e-6)
     if name.startswith("app-"):
         assert profile.overheads[0]["deserialize_median"] == 0.2535
+
+
+def test_cli_fit_spark_jobs(tmp_path):
+    """`planner fit LOG --job sort`: the overheads of sort's tasks alone (`_warm_log`); a job that
+    is not in the log is one error line naming --job; --job on a CSV is refused."""
+    import json
+
+    log = _warm_log(tmp_path)
+    status, out, err = planner("fit", log, "--job", "sort", "--json")
+    assert status == 0, err
+    found = json.loads(out)
+    assert [row["job"] for row in found["jobs"]] == ["sort"]
+    assert [row["overhead_median"] for row in found["overheads"]] == [pytest.approx(0.2), pytest.approx(0.2)]
+    status, out, err = planner("fit", log, "--job", "nope")
+    assert status == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "--job: 'nope' is not a job of the logs" in err
+    runtimes = tmp_path / "runtimes.csv"
+    runtimes.write_text("job,nodes,runtime\na,1,10\na,2,6\n")
+    status, _, err = planner("fit", runtimes, "--job", "a")
+    assert status == 2 and "--job: applies to Spark event logs only" in err
 
 
 def test_cli_fit_spark(tmp_path):

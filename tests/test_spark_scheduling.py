@@ -102,3 +102,23 @@ def test_ties_and_order_name_jobs_of_the_workload():
         simulate(jobs, flat(1), Fair(ties={"zz": [0.1, 0.2]}))
     with pytest.raises(InvalidInput, match=r"^order\[0\]: 'zz' is not a job"):
         simulate(jobs, flat(1), Fair(order=["zz"]))
+
+
+def test_a_stage_delay_lets_the_freed_core_go_to_another_job_first():
+    """Two containers; A (2 maps, 1 reduce, 1 s each) at 0, B (the same) at 0.5, FIFO. Without a
+    stage delay A's reduce opens at 1, when its maps end, and takes a core at once: A's reduce runs
+    1-2 beside B's first map (1-2), B's second map 2-3, B's reduce 3-4. With Spark's delay (0.01 s)
+    A's reduce opens at 1.01: both cores freed at 1 go to B's maps (1-2); A's reduce runs 2-3 and
+    B's, opened at 2.01, 2.01-3.01."""
+    from models import Cluster
+    from planner.simulator import Fifo, SimOptions
+
+    jobs = [Job("A", 2, 1, 1.0, 1.0), Job("B", 2, 1, 1.0, 1.0, submit=0.5)]
+    cluster = Cluster(nodes=1, map_slots=1, reduce_slots=1, heartbeat=0, replication=1)
+    at_once = simulate(jobs, cluster, Fifo(), options=SimOptions(containers=True, reduce_slowstart=1.0))
+    assert finishes(at_once) == {"A": 2.0, "B": 4.0}
+    delayed = simulate(jobs, cluster, Fifo(), options=SimOptions(containers=True, reduce_slowstart=1.0,
+                                                                    stage_delay=0.01))
+    assert finishes(delayed) == pytest.approx({"A": 3.0, "B": 3.01})
+    with pytest.raises(InvalidInput, match=r"^stage_delay: "):
+        SimOptions(stage_delay=-1)

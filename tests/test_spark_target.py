@@ -27,6 +27,7 @@ from planner.io.spark.merge import (
     spark_default_config,
     spark_deployed_run,
     spark_merged_files,
+    spark_queues,
 )
 from planner.io.spark.target import spark_plan_run
 from planner.planning.deploy import plan_for_target
@@ -253,6 +254,15 @@ def test_cli_export_then_simulate_gives_the_plans_run(tmp_path):
     from_plan = _cli("simulate", NIGHTLY, "-c", CLUSTER, "--plan", plan, "--json")
     assert from_files.exit_code == from_plan.exit_code == 0, from_files.output + from_plan.output
     assert json.loads(from_files.stdout)["result"] == json.loads(from_plan.stdout)["result"]
+    # submit.py runs its own copy of the schedule: an edit of submissions.tsv alone is refused
+    table = out / "submissions.tsv"
+    header, first, *rest = table.read_text().splitlines()
+    cells = first.split("\t")
+    table.write_text("\n".join([header, "\t".join([cells[0], "elsewhere", *cells[2:]]), *rest]) + "\n")
+    edited = _cli("simulate", NIGHTLY, "-c", CLUSTER, "--spark-conf", out)
+    assert edited.exit_code == 2 and edited.stdout == ""
+    assert edited.stderr.strip() == (f"error: {out / 'submit.py'}: SCHEDULE[0]: is not line 2 of submissions.tsv "
+                                     f"('{cells[0]}'): edit both or export again")
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -454,3 +464,27 @@ def test_a_merged_property_changes_the_setting_spark_keeps(tmp_path):
     files = spark_merged_files(current, Levers(scheduler="fair"), _workload())
     assert read_properties(files["spark-defaults.conf"], "f") == {"spark.master": ("local", 1),
                                                                   "spark.scheduler.mode": ("FAIR", 3)}
+
+
+def test_the_star_of_a_queue_map_takes_the_jobs_whose_pool_the_configuration_lacks():
+    """Pools configured: etl. a (pool etl) stays in etl, b (default) in default, c (pool x, not
+    configured) goes where "*" says, d goes where its own name says; without "*", c stays in x
+    (Spark makes the pool)."""
+    jobs = Workload([Job("a", 1, 1, 1.0, 1.0, pool="etl"), Job("b", 1, 1, 1.0, 1.0),
+                     Job("c", 1, 1, 1.0, 1.0, pool="x"), Job("d", 1, 1, 1.0, 1.0, pool="x")])
+    assert spark_queues(jobs, {"*": "adhoc", "d": "etl"}, ["etl"]) == {"a": "etl", "b": "default", "c": "adhoc",
+                                                                       "d": "etl"}
+    assert spark_queues(jobs, {"x": "etl"}, ["etl"])["c"] == "etl"
+    assert spark_queues(jobs, None, ["etl"])["c"] == "x"
+    with pytest.raises(InvalidInput, match=r"^queue_map\.y: is neither a job, a pool of the workload nor \*"):
+        spark_queues(jobs, {"y": "etl"})
+
+
+def test_two_exported_folders_are_refused(tmp_path):
+    """A plan's run is read back from one export: two folders with a submissions.tsv are one error."""
+    folders = [tmp_path / "night-1", tmp_path / "night-2"]
+    for folder in folders:
+        folder.mkdir()
+        (folder / "submissions.tsv").write_text("job\tpool\tsubmit\tafter\n")
+    with pytest.raises(InvalidInput, match=r"^spark_conf: 2 exported folders .*: give one"):
+        spark_plan_run(None, Workload([Job("a", 1, 1, 1.0, 1.0)]), Cluster(nodes=1), folders)

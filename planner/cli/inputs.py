@@ -282,6 +282,11 @@ def fit(
         Path | None, typer.Option("--profile-output", help="Spark: also write the profile (work and overheads, "
                                                            ".yaml or .json).")
     ] = None,
+    only: Annotated[
+        list[str] | None, typer.Option("--job", help="Spark: fit only this job of the logs, as the import names "
+                                                      "it (repeat the option; the others are left out of the "
+                                                      "workload and of the overheads).")
+    ] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Fit power-law runtime profiles, map/reduce phase profiles, or Spark work and overheads.
@@ -299,10 +304,12 @@ def fit(
     if output is not None:
         _check_output(output)
     if kind == CsvKind.spark or (kind is None and not wave and _is_event_log(files[0])):
-        _fit_spark(files, workload, output, overhead.value, profile_output, json_output)
+        _fit_spark(files, workload, output, overhead.value, profile_output, only, json_output)
         return
     if profile_output is not None:
         raise InvalidInput("--profile-output", "applies to Spark event logs only")
+    if only:
+        raise InvalidInput("--job", "applies to Spark event logs only")
     if len(files) > 1:
         raise InvalidInput("FILE", f"fits read one file unless they are Spark event logs, got {len(files)} files")
     file = files[0]
@@ -349,14 +356,19 @@ def _is_event_log(path: Path) -> bool:
 
 
 def _fit_spark(files: list[Path], workload: Path | None, output: Path | None, statistic: str,
-               profile_output: Path | None, json_output: bool) -> None:
+               profile_output: Path | None, only: list[str] | None, json_output: bool) -> None:
     from models.fileio import dump_mapping
     from models.workload import Workload
     from planner.io.spark.fitting import fit_spark, with_overheads
 
     if profile_output is not None:
         _check_output(profile_output)
-    profile = fit_spark(files, statistic=statistic)
+    try:
+        profile = fit_spark(files, statistic=statistic, jobs=only or None)
+    except InvalidInput as error:
+        if error.field != "jobs":
+            raise
+        raise InvalidInput("--job", error.problem) from None
     result = profile.workload if workload is None else with_overheads(Workload.from_file(workload), profile)
     title = files[0].name + (f" and {len(files) - 1} more" if len(files) > 1 else "")
     emit([Section("overheads", f"per-task overhead by Spark task kind in {title} (s)", list(profile.overheads)),

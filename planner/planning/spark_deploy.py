@@ -76,7 +76,7 @@ def plan_for_spark(workload: Workload, cluster: Cluster, *, spark_conf: Sequence
     spark_conf, queue_map, objective, window = list(asked.conf), asked.queue_map, asked.objective, asked.window
     runs, noise, seed, ready_now, night = asked.runs, asked.noise, asked.seed, asked.ready_now, asked.night
     current = read_spark_current(spark_conf) if spark_conf else spark_default_config()
-    queues = spark_queues(workload, queue_map)
+    queues = spark_queues(workload, queue_map, [pool.name for pool in config_setup(current.files).pools])
     arrived = {job.name: job.submit for job in night}
 
     def deployed(levers: Levers) -> Run:

@@ -27,11 +27,13 @@ FULL_REPLICATION_NODES = 32
 @dataclass(frozen=True)
 class ComparedJob:
     """A recorded job as the replay compares it: ``name``; ``maps`` and ``reduces`` (for Spark,
-    the tasks of the batch job's map and result stages); ``submit``, ``ready`` (its first task's
-    start; for Spark, its Spark job's) and ``finish`` (its last successful task's end), seconds
-    on the trace's clock; ``members``, the simulated jobs whose latest finish is its finish;
-    ``first_kind``, the kind of slot its first task needed; ``waits``, its tasks as (kind,
-    eligible, start): when each could have run and when it did (`waits`)."""
+    the tasks of the batch job's map and result stages); ``submit``, ``ready`` (when the replay
+    submits it and compares it from: its first task's start; for Spark, its Spark job's submission
+    plus the part of the wait for its first task with a core free) and ``finish`` (its last
+    successful task's end), seconds on the trace's clock; ``members``, the simulated jobs whose
+    latest finish is its finish; ``first_kind``, the kind of slot its first task needed;
+    ``waits``, its tasks as (kind, eligible, start): when each could have run and when it did
+    (`waits`); ``first_start``, its first task's start when that is not ``ready`` (Spark)."""
 
     name: str
     maps: int
@@ -42,6 +44,7 @@ class ComparedJob:
     members: tuple[str, ...]
     first_kind: str
     waits: tuple[tuple[str, float, float], ...]
+    first_start: float | None = None
 
 
 @dataclass(frozen=True)

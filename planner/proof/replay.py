@@ -242,8 +242,9 @@ def replay_recording(recording: Recording, scheduler: str | Scheduler | None = N
     for job in recording.compared:
         recorded_seconds = max(job.finish - job.ready, MIN_TASK_SECONDS)
         simulated_seconds = max(finishes[name] for name in job.members) - min(job.ready - origin, MAX_SECONDS)
-        startup = job.ready - job.submit
-        busy = seconds_free(steps.get(job.first_kind), job.submit, job.ready, full=True) if startup > 0 else 0.0
+        first = job.ready if job.first_start is None else job.first_start
+        startup = first - job.submit
+        busy = seconds_free(steps.get(job.first_kind), job.submit, first, full=True) if startup > 0 else 0.0
         waited = waits(job.waits, steps, job.ready, job.finish, recording.grace)
         adjusted = max(recorded_seconds - (waited if waited >= NOTED_WAIT else 0.0), MIN_TASK_SECONDS)
         records.append({

@@ -123,23 +123,47 @@ def sleep_job(job: dict):
 KINDS = {"sort": sort_job, "wordcount": wordcount_job, "sleep": sleep_job}
 #: Records per map task of the warm-up's job of each kind.
 WARMUP_RECORDS = 2_000
+#: A warm-up round is steady when its time is within this fraction of the round before.
+WARMUP_STEADY = 0.10
+#: The most rounds of a warm-up, however unsteady.
+WARMUP_MAX_ROUNDS = 40
 
 
-def warm_up(sc, group: str, cores: int, kinds: list[str]) -> None:
-    """Jobs in their own job group before the batch: one of two stages, two tasks per core, so that
-    every core starts its Python worker and runs a shuffle; then a small job of each kind of the
-    batch (a task per core in each stage), so that each kind's code is loaded and compiled before
-    the batch's first job of that kind runs (on this machine the first word counts of a run took
-    twice as long per task as the later ones)."""
+def warm_up(sc, group: str, cores: int, jobs: list[dict], seconds: float = 0.0) -> list[float]:
+    """Jobs in their own job group before the batch; the seconds of each steady-state round.
+
+    First a job of two stages, two tasks per core, so that every core starts its Python worker
+    and runs a shuffle; then a small job of each kind of the batch (a task per core in each
+    stage), so that each kind's code is loaded. Then, when ``seconds`` > 0, rounds of one job of
+    each kind and size of the batch (sleeps aside; seed 0), at least two, until ``seconds`` have
+    passed and a round took within `WARMUP_STEADY` of the round before, or twice ``seconds`` have
+    passed, or `WARMUP_MAX_ROUNDS` rounds: the executors' JVMs compile their shuffle and serialization code
+    over the first tens of seconds of work (on this machine a round of the benchmark's shapes took
+    7.7 s cold and 4.0 s after some 20 s)."""
     sc.setJobGroup(group, group)
     tasks = max(2 * cores, 2)
     sc.parallelize(range(tasks * 100), tasks).map(lambda x: (x % tasks, x)).reduceByKey(lambda a, b: a + b,
                                                                                         tasks).count()
-    for kind in kinds:
+    for kind in sorted({job["kind"] for job in jobs}):
         if kind != "sleep":
             KINDS[kind]({"maps": cores, "reduces": cores, "records": WARMUP_RECORDS, "seed": 0})(sc)
+    shapes = sorted({(job["kind"], job["maps"], job["reduces"], job["records"]) for job in jobs
+                     if job["kind"] != "sleep"})
+    rounds: list[float] = []
+    began = time.monotonic()
+    while shapes and seconds > 0 and len(rounds) < WARMUP_MAX_ROUNDS:
+        started = time.monotonic()
+        for kind, maps, reduces, records in shapes:
+            KINDS[kind]({"name": f"{group}-{kind}", "maps": maps, "reduces": reduces, "records": records,
+                         "seed": 0})(sc)
+        rounds.append(time.monotonic() - started)
+        spent = time.monotonic() - began
+        steady = len(rounds) >= 2 and abs(rounds[-1] - rounds[-2]) <= WARMUP_STEADY * rounds[-2]
+        if len(rounds) >= 2 and (spent >= 2 * seconds or (spent >= seconds and steady)):
+            break
     sc.setLocalProperty("spark.jobGroup.id", None)
     sc.setLocalProperty("spark.job.description", None)
+    return rounds
 
 
 def load_script(path: str):
@@ -187,9 +211,11 @@ def main(argv: list[str]) -> int:
                 raise RuntimeError(f"{registered_executors(sc)} of {spec['executors']} executors registered "
                                    f"after {EXECUTOR_WAIT_SECONDS:.0f} s")
             time.sleep(0.1)
+        rounds: list[float] = []
         if spec.get("warmup"):
-            warm_up(sc, spec["warmup_group"], spec["executors"] * int(spec["conf"].get("spark.executor.cores", 1)),
-                    sorted({job["kind"] for job in spec["jobs"]}))
+            rounds = warm_up(sc, spec["warmup_group"],
+                             spec["executors"] * int(spec["conf"].get("spark.executor.cores", 1)), spec["jobs"],
+                             float(spec.get("warmup_seconds", 0.0)))
         ready_seconds = time.monotonic() - launched
         epoch = time.time()
         begin = time.monotonic()
@@ -203,6 +229,7 @@ def main(argv: list[str]) -> int:
         "format": REPORT_FORMAT, "version": REPORT_VERSION, "application_id": application_id,
         "context_seconds": context_seconds, "ready_seconds": ready_seconds, "batch_start_epoch": epoch,
         "batch_seconds": batch_seconds, "stop_seconds": time.monotonic() - stopping, "jobs": records,
+        "warmup_rounds": rounds,
     })
     return 0
 

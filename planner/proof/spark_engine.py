@@ -71,6 +71,8 @@ MAX_EXECUTORS, MAX_EXECUTOR_CORES, MIN_EXECUTOR_MB, MAX_EXECUTOR_MB = 16, 64, 25
 STOP_GRACE_SECONDS = 5.0
 #: How often the run samples the memory of its processes (seconds).
 MEMORY_SAMPLE_SECONDS = 1.0
+#: The most seconds of a steady warm-up (`run_engine_batch`'s ``warmup_seconds``).
+MAX_WARMUP_SECONDS = 600.0
 
 
 class SparkEngineError(PlannerError):
@@ -184,11 +186,12 @@ class EngineJobRun:
 @dataclass(frozen=True)
 class EngineRun:
     """A batch run on the real engine: the event log, the jobs (in the schedule's order) and the
-    run's times in seconds: ``context_seconds`` to a SparkContext, ``ready_seconds`` to every
-    executor registered, ``batch_seconds`` the batch itself (from its start to the last job's end),
+    run's times in seconds: ``context_seconds`` to a SparkContext, ``ready_seconds`` until the
+    batch could start (every executor registered and the warm-up done), ``batch_seconds`` the batch itself (from its start to the last job's end),
     ``wall_seconds`` the whole run (start-up, batch, stop); ``peak_rss_mb`` the largest sampled
     resident memory of all the engine's processes together; ``allocation_file`` the
-    fairscheduler.xml the run used (written next to the event log when ``pools`` were given)."""
+    fairscheduler.xml the run used (written next to the event log when ``pools`` were given);
+    ``warmup_rounds`` the seconds of each round of a steady warm-up (``warmup_seconds``)."""
 
     event_log: Path
     application_id: str
@@ -201,6 +204,7 @@ class EngineRun:
     wall_seconds: float
     peak_rss_mb: float
     allocation_file: Path | None = None
+    warmup_rounds: tuple[float, ...] = ()
 
     @property
     def makespan(self) -> float:
@@ -237,23 +241,6 @@ def fair_scheduler_xml(pools: Mapping[str, Mapping[str, object]]) -> str:
                   f"    <weight>{weight}</weight>", f"    <minShare>{share}</minShare>", "  </pool>"]
     lines += ["</allocations>", ""]
     return "\n".join(lines)
-
-
-def read_spark_defaults(path: str | os.PathLike) -> dict[str, str]:
-    """The properties of a spark-defaults.conf (``key value`` or ``key=value`` lines; ``#``
-    comments and blank lines skipped). A line without a value is an error naming the line."""
-    as_path(path, "path")
-    properties: dict[str, str] = {}
-    with open(path, encoding="utf-8") as stream:
-        for number, raw in enumerate(stream, 1):
-            line = raw.strip()
-            if not line or line.startswith("#"):
-                continue
-            found = re.match(r"^(\S+?)(?:\s*=\s*|\s+)(.*)$", line)
-            if not found or not found.group(2):
-                raise InvalidInput(f"line {number}", f"must be 'key value', got {line[:80]!r}", source=str(path))
-            properties[found.group(1)] = found.group(2).strip()
-    return properties
 
 
 def _engine_home(scratch: Path) -> Path:
@@ -381,6 +368,7 @@ def run_engine_batch(
     app_name: str = "batchplan-engine",
     timeout: float = 900.0,
     warmup: bool = False,
+    warmup_seconds: float = 0.0,
 ) -> EngineRun:
     """Run ``jobs`` on a fresh local-cluster of ``executors`` x ``cores`` cores (``memory_mb`` MB
     each, and the driver's) as ``schedule_rows`` plan them (`planner.io.spark.submit` rows: job,
@@ -389,13 +377,19 @@ def run_engine_batch(
     into ``log_dir`` as ``fairscheduler-*.xml``, where the event log's properties name it).
     ``script`` is the text of the submission script to run (an exported ``submit.py``); by default
     ``submission_script(schedule_rows)``. ``conf`` adds Spark properties (an exported
-    spark-defaults.conf: `read_spark_defaults`); the engine's own (`ENGINE_PROPERTIES`) win, with a
+    spark-defaults.conf: `planner.io.spark.conf.read_spark_defaults`); the engine's own (`ENGINE_PROPERTIES`) win, with a
     warning. The event log is written to ``log_dir`` (created if missing): plain by default, or
     ``compression`` ("zstd", "lz4", "snappy", "lzf"), one file or ``rolling``. ``warmup`` runs
     jobs of `WARMUP_GROUP` before the batch: one of two tasks per core in two stages, so that every
     core has its Python worker and the shuffle code is loaded (a batch on cold executors pays some
     5 to 25 s on its first tasks, more under load), then a small one of each kind the batch has
-    (sleeps aside), so that each kind's code is compiled; they are in the event log, in their group.
+    (sleeps aside), so that each kind's code is loaded; they are in the event log, in their group.
+    ``warmup_seconds`` (with ``warmup``) then runs rounds of one job of each kind and size of the
+    batch, at least two, until that many seconds have passed and a round's time is within 10% of the round
+    before, or twice that many have passed (`planner.proof.spark_driver.warm_up`; at most 40
+    rounds): the executors' JVMs compile
+    their shuffle code over the first tens of seconds of work, and a batch measured before that
+    runs its first tasks up to twice as slow as its last.
 
     Raises `SparkEngineError` when Java or pyspark is missing, the driver fails, or the run takes
     more than ``timeout`` seconds (everything it started is stopped first), and `InvalidInput` for
@@ -421,7 +415,13 @@ def run_engine_batch(
         as_str(compression, "compression", choices=EVENT_LOG_CODECS)
     timeout = as_float(timeout, "timeout", above=0.0)
     warmup = as_bool(warmup, "warmup")
+    warmup_seconds = as_float(warmup_seconds, "warmup_seconds", minimum=0.0, maximum=MAX_WARMUP_SECONDS)
+    if warmup_seconds and not warmup:
+        raise InvalidInput("warmup_seconds", "needs warmup=True")
     extra = as_str_mapping(conf, "conf") if conf is not None else {}
+    if extra.get("spark.scheduler.mode", mode) != mode:
+        raise InvalidInput("conf", f"spark.scheduler.mode is {extra['spark.scheduler.mode']}, mode is {mode}: "
+                                   "give one or make them agree")
     if pools is not None and allocation_file is not None:
         raise InvalidInput("pools", "give pools or allocation_file, not both")
     why_not = spark_available()
@@ -452,7 +452,8 @@ def run_engine_batch(
             compression=compression, rolling=rolling, app_name=app_name, conf=extra)
         spec = {"conf": properties, "executors": executors, "jobs": [job.spec() for job in checked],
                 "script": str(scratch / "submit.py"), "report": str(scratch / "report.json"),
-                "batch_timeout": timeout, "warmup": bool(warmup), "warmup_group": WARMUP_GROUP}
+                "batch_timeout": timeout, "warmup": bool(warmup), "warmup_group": WARMUP_GROUP,
+                "warmup_seconds": warmup_seconds}
         (scratch / "spec.json").write_text(json.dumps(spec, indent=1), encoding="utf-8")
         root = str(Path(__file__).resolve().parents[2])
         environment = dict(os.environ)
@@ -487,7 +488,8 @@ def run_engine_batch(
                      mode=properties["spark.scheduler.mode"], master=master, jobs=runs,
                      context_seconds=report["context_seconds"], ready_seconds=report["ready_seconds"],
                      batch_seconds=report["batch_seconds"], wall_seconds=wall, peak_rss_mb=peak,
-                     allocation_file=None if allocation_file is None else Path(allocation_file))
+                     allocation_file=None if allocation_file is None else Path(allocation_file),
+                     warmup_rounds=tuple(report.get("warmup_rounds", ())))
 
 
 def _not_a_job(index: int, value: object) -> EngineJob:

@@ -127,7 +127,7 @@ def spark_recording(app: SparkApplication, cluster: Cluster | None = None, *, he
         attempts = [t for stage in stages for t in tasks_of.get(stage, [])]
         compared.append(ComparedJob(job.name, job.map_tasks, job.reduce_tasks, spark_jobs[spark_job].submit,
                                     ready[spark_job], float(row["end"]), members, "core",
-                                    _eligible(attempts, submits)))
+                                    _eligible(attempts, submits), first_launch[spark_job]))
     try:
         workload = Workload(jobs, name=batch.workload.name)
     except InvalidInput as error:

@@ -45,7 +45,7 @@ from models import Cluster, Job, Workload
 from models.checks import as_int
 from models.errors import InvalidInput, PlannerError
 from planner.simulator.attempt_log import CHUNK, MAX_CHUNK, AttemptLog
-from planner.simulator.engine import ARRIVAL, ARRIVE, ENDS, FINISH, NETWORK, WAKE, WAKE_UP, EventQueue
+from planner.simulator.engine import ARRIVAL, ARRIVE, ENDS, FINISH, NETWORK, STAGE, WAKE, WAKE_UP, EventQueue
 from planner.simulator.jobs import DONE, PENDING, RACK_LOCAL, JobRun, ReducerCopy, ShuffleState, SlotRun
 from planner.simulator.layout import ANY, MAP, REDUCE, build_layout
 from planner.simulator.network import Links, Network, link_capacities, node_bytes_per_second, slack_links
@@ -206,6 +206,10 @@ class Simulation:
         self.computing = [0] * nodes
         self.compute_queue: list[list[int]] = [[] for _ in range(nodes)]
         self.heartbeat = cluster.heartbeat
+        # `SimOptions.stage_delay`: a job's reduces open this long after the map that opens them
+        # (the jobs whose opening is scheduled, by workload index, in ``stage_due``).
+        self.stage_delay = float(options.stage_delay)
+        self.stage_due: set[int] = set()
         self.awake = bytearray(nodes)
         self.node_tick = [0] * nodes  # the number of each node's last scheduled report
         # With a heartbeat: per slot kind, flags of the nodes with a free slot of that kind
@@ -317,6 +321,12 @@ class Simulation:
                     self._arrive(subject, now)
                 elif tag == NETWORK:
                     self._network_event(subject, now)
+                elif tag == STAGE:
+                    self.stage_due.discard(subject)
+                    staged = self._runs[subject]
+                    if staged is not None and not staged.reduces_open:
+                        self._open_reduces(staged)
+                        self.dispatch_due = True
                 else:
                     if now == self.wake_at:
                         self.wake_at = math.inf
@@ -772,13 +782,14 @@ class Simulation:
             self._maybe_done(job, now)
 
     def _after_map(self, job: JobRun, done: int, now: float) -> None:
-        """A map completed that opens the job's reduces or was its last."""
+        """A map completed that opens the job's reduces (at once, or after the stage delay) or was
+        its last."""
         if not job.reduces_open:
-            job.reduces_open = True
-            if job.pending_reduces:
-                self.pending[REDUCE] = self.pending[REDUCE] + job.pending_reduces
-                self.scheduler.job_has_work(job)
-                self._work_appeared(REDUCE)
+            if self.stage_delay <= 0.0:
+                self._open_reduces(job)
+            elif job.index not in self.stage_due:
+                self.stage_due.add(job.index)
+                self.events.push(now + self.stage_delay, FINISH, job.index, STAGE)
         if done == job.maps:
             job.map_done = now
             if self.max_computing and job.pending_reduces:
@@ -789,6 +800,16 @@ class Simulation:
                 for reducer in copying:
                     self._compute(reducer, self.slot_node[reducer], now)
         self._maybe_done(job, now)
+
+    def _open_reduces(self, job: JobRun) -> None:
+        """The job's reduces may launch from now on."""
+        job.reduces_open = True
+        if job.pending_reduces:
+            self.pending[REDUCE] = self.pending[REDUCE] + job.pending_reduces
+            if self.changed is not None:  # its pending tasks changed (at the end of a map, that end told it)
+                self.changed.append(job)
+            self.scheduler.job_has_work(job)
+            self._work_appeared(REDUCE)
 
     def _maybe_done(self, job: JobRun, now: float) -> None:
         if job.maps_done == job.maps and job.reduces_done == job.reduces:

@@ -43,6 +43,7 @@ class EventKind(IntEnum):
     WAKE_UP = -3  # a scheduler's wake-up (subject 0)
     ENDS = -4  # an end group: attempts ending at one time; the subject numbers the group
     NETWORK = -5  # the network's next completion; the subject is the network's generation
+    STAGE = -6  # a job's reduces open after the stage delay; the subject is its position in the workload
 
 
 # `EventKind`'s values as the compiled loop compares them: mypyc makes an IntEnum member an object
@@ -52,6 +53,7 @@ ARRIVAL: Final = -1
 WAKE_UP: Final = -3
 ENDS: Final = -4
 NETWORK: Final = -5
+STAGE: Final = -6
 
 _SHIFT: Final = 1 << 44
 

@@ -46,6 +46,10 @@ class SimOptions:
       block over the network, a reducer copies its share of the map outputs
       before it computes (see the Simulator page, "The network"). Jobs without
       bytes keep the locality factors and a copy that ends with their last map.
+    - ``stage_delay``: a job's reduces open this many seconds after the map that
+      opens them (0: at once). Spark's driver submits a job's next stage a few
+      milliseconds after its map stage's last task ends, and hands that task's
+      core to another stage meanwhile (`planner.io.spark.conf.SPARK_STAGE_DELAY`).
     """
 
     reduce_slowstart: float = 1.0
@@ -57,6 +61,7 @@ class SimOptions:
     copy_compute: tuple[int, int] | None = None
     task_times: Mapping[str, Mapping[str, Sequence[float]]] | None = None
     network: bool = False
+    stage_delay: float = 0.0
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -72,6 +77,7 @@ class SimOptions:
                 raise InvalidInput(name, f"must be true or false, got {shown(getattr(self, name))}")
         if self.task_times is not None:
             put(self, "task_times", _task_times(self.task_times))
+        put(self, "stage_delay", as_float(self.stage_delay, "stage_delay", minimum=0.0, maximum=MAX_SECONDS))
         if self.copy_compute is not None:
             put(self, "copy_compute", _copy_compute(self.copy_compute))
             if self.containers:
@@ -89,7 +95,7 @@ class SimOptions:
         return cls(**data)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "reduce_slowstart": self.reduce_slowstart,
             "task_time_cv": self.task_time_cv,
             "rack_factor": dict(self.rack_factor),
@@ -102,6 +108,9 @@ class SimOptions:
                 name: {kind: list(times) for kind, times in kinds.items()} for name, kinds in self.task_times.items()
             },
         }
+        if self.stage_delay:  # written when set: results of runs without it read as before
+            data["stage_delay"] = self.stage_delay
+        return data
 
 
 def _factors(value: object, name: str, defaults: Mapping[str, float]) -> MappingProxyType:

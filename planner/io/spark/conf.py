@@ -86,7 +86,7 @@ from pathlib import Path
 from urllib.parse import quote, unquote
 
 from models import Cluster, Workload
-from models.checks import as_instance
+from models.checks import as_instance, as_int, shown
 from models.errors import InvalidInput
 from models.fileio import read_text
 from models.limits import MAX_FILE_BYTES, MAX_JOBS, MAX_SECONDS
@@ -109,6 +109,8 @@ SUBMISSIONS = "submissions.tsv"
 SUBMISSIONS_COLUMNS = ("job", "pool", "submit", "after")
 #: What an export writes for the operator, not read back.
 SPARK_EXPORT_NOTES = ("README.md", "submit.sh", "submit.py", "changes.diff")
+#: The export's submission script, which holds its own copy of submissions.tsv (`check_script_schedule`).
+SUBMIT_SCRIPT = "submit.py"
 #: Spark's scheduler modes, as spark.scheduler.mode and schedulingMode write them.
 SCHEDULER_MODES = ("FIFO", "FAIR")
 #: The pool of jobs that name none.
@@ -119,6 +121,11 @@ MAX_SPARK_CONF_BYTES = 4 * 1024 * 1024
 MAX_POOLS = 10_000
 #: Spark's spark.locality.wait when no file sets it (seconds).
 LOCALITY_WAIT = 3.0
+#: Seconds between a map stage's last task and its job's next stage in a Spark run
+#: (`SimOptions.stage_delay`): the driver submits the stage after the task's end, and the core the
+#: task freed goes to another stage meanwhile. The benchmark's logs: 2 to 20 ms (median), up to
+#: 0.3 s; what matters is that it is not 0 (benchmarks/results/spark/).
+SPARK_STAGE_DELAY = 0.01
 _MODE = "spark.scheduler.mode"
 _ALLOCATION = "spark.scheduler.allocation.file"
 _WAIT = "spark.locality.wait"
@@ -204,8 +211,10 @@ class SparkSetup:
 
 def spark_options(base: SimOptions | None = None) -> SimOptions:
     """The simulation options of a Spark run: ``base`` on executors' cores as containers, a stage
-    starting when its parents have finished."""
-    return replace(base or SimOptions(), containers=True, reduce_slowstart=1.0)
+    starting when its parents have finished, `SPARK_STAGE_DELAY` later unless ``base`` sets a
+    stage delay."""
+    base = base or SimOptions()
+    return replace(base, containers=True, reduce_slowstart=1.0, stage_delay=base.stage_delay or SPARK_STAGE_DELAY)
 
 
 def spark_run(paths: Iterable[str | Path], workload: Workload, cluster: Cluster, *, base: SimOptions | None = None,
@@ -218,12 +227,17 @@ def spark_run(paths: Iterable[str | Path], workload: Workload, cluster: Cluster,
     return setup_run(setup, workload, cluster, base=base)
 
 
-def setup_run(setup: SparkSetup, workload: Workload, cluster: Cluster, *, base: SimOptions | None = None) -> Run:
+def setup_run(setup: SparkSetup, workload: Workload, cluster: Cluster, *, base: SimOptions | None = None,
+              first_stage: int = 0) -> Run:
     """The `Run` of ``workload`` on ``cluster`` under ``setup``: the cluster's nodes and slots as the
     executors and their cores, offered as soon as they are free (no heartbeat: Spark's backend
-    offers an executor's cores when one of its tasks ends)."""
+    offers an executor's cores when one of its tasks ends). ``first_stage``: the application's next
+    stage id when the batch starts (0 in a new application; the stages an application ran before
+    move Spark's ties inside FAIR pools: `spark_ties`)."""
+    first_stage = as_int(first_stage, "first_stage", minimum=0)
     batch = setup.submit(workload)
-    return Run(batch, cluster.with_changes(heartbeat=0.0), setup.scheduler(batch), None, spark_options(base))
+    stages = predicted_stages(batch, first_stage) if first_stage else None
+    return Run(batch, cluster.with_changes(heartbeat=0.0), setup.scheduler(batch, stages), None, spark_options(base))
 
 
 def spark_files(paths: Iterable[str | Path], field: str = "spark_conf") -> dict[str, tuple[str, str]]:
@@ -237,7 +251,50 @@ def spark_files(paths: Iterable[str | Path], field: str = "spark_conf") -> dict[
             raise InvalidInput(field, f"two files named {path.name}: {found[path.name][1]} and {path}")
         limit = MAX_FILE_BYTES if path.name == SUBMISSIONS else MAX_SPARK_CONF_BYTES
         found[path.name] = (read_text(path, limit=limit), str(path))
+    if SUBMISSIONS in found:
+        script = Path(found[SUBMISSIONS][1]).with_name(SUBMIT_SCRIPT)
+        if script.is_file():
+            check_script_schedule(found[SUBMISSIONS][0], found[SUBMISSIONS][1], script)
     return found
+
+
+def check_script_schedule(text: str, source: str, script: Path) -> None:
+    """An export's ``submit.py`` (beside its ``submissions.tsv``) runs its own copy of the schedule,
+    ``SCHEDULE``: the two must agree, so that the schedule simulated is the one run. A row that
+    differs (an operator edited one file) is one `InvalidInput` naming the script and the row."""
+    import ast
+
+    rows = read_spark_submissions(text, source)
+    where = str(script)
+    try:
+        tree = ast.parse(read_text(script, limit=MAX_FILE_BYTES), filename=where)
+        value = next(node.value for node in tree.body if isinstance(node, ast.Assign)
+                     and any(isinstance(target, ast.Name) and target.id == "SCHEDULE" for target in node.targets))
+        schedule = ast.literal_eval(value)
+    except (SyntaxError, ValueError, TypeError, StopIteration, RecursionError, MemoryError):
+        raise InvalidInput("SCHEDULE", "is not a literal list of rows: export again", source=where) from None
+    if not isinstance(schedule, list) or len(schedule) != len(rows):
+        count = len(schedule) if isinstance(schedule, list) else "no"
+        raise InvalidInput("SCHEDULE", f"has {count} rows, {Path(source).name} {len(rows)}: edit both or export again",
+                           source=where)
+    for index, (row, planned) in enumerate(zip(rows, schedule, strict=True)):
+        waits = [(rows[position].job, delay) for position, delay in row.after or ()]
+        if not _same_row(planned, row.job, row.pool, row.at, waits):
+            raise InvalidInput(f"SCHEDULE[{index}]", f"is not line {row.line} of {Path(source).name} "
+                                                     f"({shown(row.job)}): edit both or export again", source=where)
+
+
+def _same_row(planned: object, job: str, pool: str, at: float, waits: list[tuple[str, float]]) -> bool:
+    """Whether a row of a script's SCHEDULE is the submission ``job`` in ``pool`` at ``at`` after ``waits``."""
+    if not isinstance(planned, dict) or planned.get("job") != job or planned.get("pool") != pool:
+        return False
+    submit, after = planned.get("submit"), planned.get("after") or []
+    if isinstance(submit, bool) or not isinstance(submit, int | float) or abs(submit - at) > 1e-6:
+        return False
+    try:
+        return [(str(name), float(delay)) for name, delay in after] == waits
+    except (TypeError, ValueError):
+        return False
 
 
 def read_spark_conf(paths: Iterable[str | Path], *, warn: bool = True) -> SparkSetup:
@@ -385,6 +442,14 @@ def property_entries(text: str, source: str) -> list[PropertyEntry]:
         value = _unescape(logical[rest:].lstrip(_SPACE), f"line {first} ({key})", source)
         entries.append(PropertyEntry(key, value.strip(_TRIM), first, index))
     return entries
+
+
+def read_spark_defaults(path: str | Path) -> dict[str, str]:
+    """The properties a spark-defaults.conf sets (`read_properties`), key -> value: what
+    ``spark-submit --properties-file`` passes on (an exported one, to run it on the engine)."""
+    source = str(path)
+    return {key: value for key, (value, _line) in
+            read_properties(read_text(Path(path), limit=MAX_SPARK_CONF_BYTES), source).items()}
 
 
 def read_properties(text: str, source: str) -> dict[str, tuple[str, int]]:

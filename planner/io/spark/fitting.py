@@ -135,9 +135,15 @@ class SparkProfile:
                 "jobs": [dict(r) for r in self.jobs]}
 
 
-def fit_spark(paths: str | Path | Sequence[str | Path], *, statistic: str = "median") -> SparkProfile:
+def fit_spark(paths: str | Path | Sequence[str | Path], *, statistic: str = "median",
+              jobs: Iterable[str] | None = None) -> SparkProfile:
     """The work and overheads of the applications whose event logs are at ``paths`` (one log or
-    several: one batch, as `planner.io.spark.logs.read_spark_batch` makes it; module docstring)."""
+    several: one batch, as `planner.io.spark.logs.read_spark_batch` makes it; module docstring).
+
+    ``jobs``: the batch's jobs (names, as the import gives them) to fit, the others left out of the
+    workload and of the overheads: an application that ran other work before or beside the batch
+    (a warm-up, an interactive query) would lend the batch its tasks' overheads. Every name must be
+    a job of the logs, and a job kept must not wait for one left out."""
     from planner.io.spark.logs import read_spark_application, spark_batch_of
 
     as_str(statistic, "statistic", choices=STATISTICS)
@@ -146,11 +152,34 @@ def fit_spark(paths: str | Path | Sequence[str | Path], *, statistic: str = "med
         raise InvalidType("paths", f"must be an event log's path or a list of them, got {shown(paths)}")
     apps = [read_spark_application(path) for path in items]
     batch = spark_batch_of(apps)
-    tasks = [task for app in apps for task in app.tasks]
+    workload, recorded = batch.workload, batch.recorded
+    if jobs is not None:
+        workload, recorded = _kept(workload, recorded, jobs)
+    stages = {(row["app"], int(stage)) for row in recorded for stage in row["stages"].split(",")}
+    tasks = [task for app in apps for task in app.tasks if jobs is None or (app.app_id, task.stage) in stages]
     overheads = task_overheads(tasks)
-    profile = _profile(apps, batch.workload, batch.recorded, overheads, statistic)
+    profile = _profile(apps, workload, recorded, overheads, statistic)
     _warn_missing(profile, stacklevel=3)
     return profile
+
+
+def _kept(workload: Workload, recorded: Sequence[Mapping[str, Any]],
+          jobs: Iterable[str]) -> tuple[Workload, list[Mapping[str, Any]]]:
+    """The workload's jobs named in ``jobs`` and their recorded rows, in the workload's order."""
+    if isinstance(jobs, str) or not isinstance(jobs, Iterable):
+        raise InvalidType("jobs", f"must be a list of job names, got {shown(jobs)}")
+    wanted = [as_str(name, f"jobs[{index}]") for index, name in enumerate(jobs)]
+    names = {job.name for job in workload}
+    missing = [name for name in wanted if name not in names]
+    if missing:
+        raise InvalidInput("jobs", f"{shown(missing[0])} is not a job of the logs")
+    kept = set(wanted)
+    for job in workload:
+        left = next((need.job for need in job.after if job.name in kept and need.job not in kept), None)
+        if left is not None:
+            raise InvalidInput("jobs", f"{shown(job.name)} waits for {shown(left)}, which is left out")
+    pairs = [(job, row) for job, row in zip(workload.jobs, recorded, strict=True) if job.name in kept]
+    return Workload([job for job, _ in pairs], name=workload.name), [row for _, row in pairs]
 
 
 def _warn_missing(profile: SparkProfile, stacklevel: int) -> None:

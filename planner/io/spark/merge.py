@@ -5,8 +5,8 @@ it configures (`spark_merged_files`, `spark_deployed_run`).
   gives none; `read_spark_current`: the operator's spark-defaults.conf and fairscheduler.xml as
   they are (`planner.io.hadoop.merge.CurrentConfig`).
 - `spark_queues`: which pool each job goes to: ``queue_map[job]``, else ``queue_map[its pool]``,
-  else its pool (Spark makes a pool it does not know, FIFO, weight 1, minShare 0), else
-  ``queue_map["*"]``.
+  else its pool when the configuration has it (or it is "default"), else ``queue_map["*"]``,
+  else its pool (Spark makes a pool it does not know, FIFO, weight 1, minShare 0).
 - `spark_merged_files`: the operator's files with the levers written in, and the schedule:
 
   - ``scheduler`` ("fifo" or "fair"): ``spark.scheduler.mode`` in spark-defaults.conf (changed
@@ -110,15 +110,20 @@ def config_setup(files: Mapping[str, str], *, warn: bool = False) -> SparkSetup:
     return spark_setup({name: (text, name) for name, text in files.items()}, warn=warn)
 
 
-def spark_queues(workload: Workload, queue_map: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Job name -> the pool it is submitted to (module docstring). A ``queue_map`` key that is
+def spark_queues(workload: Workload, queue_map: Mapping[str, str] | None = None,
+                 pools: Iterable[str] = ()) -> dict[str, str]:
+    """Job name -> the pool it is submitted to (module docstring): ``queue_map[job]``, else
+    ``queue_map[its pool]``, else its pool when it is one of ``pools`` (the configuration's) or
+    "default", else ``queue_map["*"]``, else its pool (Spark makes it). A ``queue_map`` key that is
     neither a job, a pool of the workload nor "*" is refused (a typo)."""
     mapping = dict(queue_map or {})
     known = {job.name for job in workload} | {job.pool for job in workload} | {"*"}
     typo = next((key for key in mapping if key not in known), None)
     if typo is not None:
         raise InvalidInput(f"queue_map.{typo}", "is neither a job, a pool of the workload nor *")
-    return {job.name: mapping.get(job.name, mapping.get(job.pool, job.pool)) for job in workload}
+    configured = {DEFAULT_POOL, *pools}
+    return {job.name: mapping.get(job.name) or mapping.get(job.pool)
+            or (job.pool if job.pool in configured else None) or mapping.get("*") or job.pool for job in workload}
 
 
 def _check_levers(levers: Levers, mode: str) -> None:

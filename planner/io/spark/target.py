@@ -102,8 +102,10 @@ def spark_plan_run(plan: Plan, workload: Workload, cluster: Cluster,
     from (``spark_conf``; Spark's stock configuration when it was made without) and read back."""
     paths = [Path(path) for path in spark_conf or ()]
     exports = [path for path in paths if path.is_dir() and (path / SUBMISSIONS).is_file()]
+    if len(exports) > 1:
+        raise InvalidInput("spark_conf", f"{len(exports)} exported folders ({exports[0]}, {exports[1]}): give one")
     if exports:
-        return spark_run(exports[:1], workload, cluster)
+        return spark_run(exports, workload, cluster)
     made_from = (plan.simulated or {}).get("configuration")
     if not paths and plan.target == "spark" and made_from != "default":
         raise InvalidInput("spark_conf", f"the plan was made from {', '.join(made_from or [])}: give those files "
