@@ -16,7 +16,7 @@ from planner.cli.main import app, run
 from planner.io.json_traces import TraceWarning
 from planner.io.sls_jobs import read_sls_jobs
 from planner.io.spark.records import SparkApplication, SparkExecutor, SparkJob, SparkStage, SparkTask
-from planner.proof.replay import NOTED_WAIT, free_steps, replay, waits
+from planner.proof.replay import NOTED_WAIT, free_steps, longest_free_wait, replay
 
 DATA = Path(__file__).resolve().parent / "data"
 SLS = DATA / "inputsls.json"
@@ -177,10 +177,10 @@ def test_waits_by_hand():
     The longest, 6 s, less a 1 s heartbeat: 5 s."""
     steps = {"map": free_steps([(-float("inf"), 2)], [(0.0, 4.0), (0.0, 10.0)])}
     tasks = [("map", 0.0, 6.0), ("map", 0.0, 12.0)]
-    assert waits(tasks, steps, 0.0, 20.0, 1.0) == pytest.approx(5.0)
-    assert waits(tasks, steps, 0.0, 20.0, 0.0) == pytest.approx(6.0)
-    assert waits(tasks, steps, 0.0, 20.0, 7.0) == 0.0
-    assert waits([("reduce", 0.0, 6.0)], steps, 0.0, 20.0, 0.0) == 0.0  # no reduce slot recorded
+    assert longest_free_wait(tasks, steps, 0.0, 20.0, 1.0) == pytest.approx(5.0)
+    assert longest_free_wait(tasks, steps, 0.0, 20.0, 0.0) == pytest.approx(6.0)
+    assert longest_free_wait(tasks, steps, 0.0, 20.0, 7.0) == 0.0
+    assert longest_free_wait([("reduce", 0.0, 6.0)], steps, 0.0, 20.0, 0.0) == 0.0  # no reduce slot recorded
 
 
 def test_bad_sls_input_names_the_file_and_field(tmp_path):

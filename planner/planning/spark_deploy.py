@@ -60,7 +60,7 @@ from solvers.bounds import alone
 
 #: The small jobs' pool: thresholds (quantiles of the jobs' times alone) and its minShare (a
 #: fraction of the cores).
-SMALL_QUANTILES = (0.5, 0.8)
+SPARK_SMALL_QUANTILES = (0.5, 0.8)
 SMALL_MIN_SHARE = 0.3
 
 
@@ -179,7 +179,7 @@ def spark_proposals(night: Workload, as_configured: Run, queues: Mapping[str, st
     name = _free_pool("small", used)
     reserve = max(1, round(SMALL_MIN_SHARE * cores))
     for threshold in sorted({math.ceil(float(np.quantile(times, q, method="lower")) * 10.0) / 10.0
-                             for q in SMALL_QUANTILES}):
+                             for q in SPARK_SMALL_QUANTILES}):
         small = {job.name for job, time in zip(jobs, times, strict=True) if time <= threshold}
         if not small or len(small) == len(jobs):
             continue

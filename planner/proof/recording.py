@@ -33,7 +33,7 @@ class ComparedJob:
     successful task's end), seconds on the trace's clock; ``members``, the simulated jobs whose
     latest finish is its finish; ``first_kind``, the kind of slot its first task needed;
     ``waits``, its tasks as (kind, eligible, start): when each could have run and when it did
-    (`waits`); ``first_start``, its first task's start when that is not ``ready`` (Spark)."""
+    (`planner.proof.replay.longest_free_wait`); ``first_start``, its first task's start when that is not ``ready`` (Spark)."""
 
     name: str
     maps: int

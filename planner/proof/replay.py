@@ -10,7 +10,7 @@ read trace files themselves.) Every format becomes a `planner.proof.recording.Re
 and SLS: `mapreduce_recording`; Spark: `planner.proof.spark_replay.spark_recording`) and
 `replay_recording` replays it, and reports per job what the trace does not explain: the
 start-up's part with free slots, a negative start-up (a clock effect), and the longest wait of
-a task with a recorded slot free (`waits`).
+a task with a recorded slot free (`longest_free_wait`).
 
 What is replayed (see docs/proving-plans.md, "Replay of recorded runs"):
 
@@ -95,8 +95,9 @@ class ReplayReport:
       first task needed was busy (waiting for the recording's other jobs), ``startup_unexplained``:
       the rest (the ApplicationMaster or driver starting, other applications);
     - ``unexplained_wait``: seconds of the job's run in which a task of it was waiting while the
-      recording shows a slot of its kind free, less a heartbeat per such stretch (`waits`): time
-      the trace does not explain (other applications on the cluster, the ApplicationMaster);
+      recording shows a slot of its kind free, less a heartbeat per such stretch
+      (`longest_free_wait`): time the trace does not explain (other applications on the cluster,
+      the ApplicationMaster);
     - ``recorded``, ``simulated``, ``error`` = simulated / recorded - 1, and ``adjusted_error`` =
       simulated / (recorded - unexplained_wait) - 1, the error once that wait is taken out (waits
       under `NOTED_WAIT` are not taken out);
@@ -245,7 +246,7 @@ def replay_recording(recording: Recording, scheduler: str | Scheduler | None = N
         first = job.ready if job.first_start is None else job.first_start
         startup = first - job.submit
         busy = seconds_free(steps.get(job.first_kind), job.submit, first, full=True) if startup > 0 else 0.0
-        waited = waits(job.waits, steps, job.ready, job.finish, recording.grace)
+        waited = longest_free_wait(job.waits, steps, job.ready, job.finish, recording.grace)
         adjusted = max(recorded_seconds - (waited if waited >= NOTED_WAIT else 0.0), MIN_TASK_SECONDS)
         records.append({
             "job": job.name, "maps": job.maps, "reduces": job.reduces, "submit": job.submit, "startup": startup,
@@ -315,8 +316,8 @@ def mapreduce_recording(recorded: Sequence[RecordedJob], cluster: Cluster | None
         cluster.heartbeat)
 
 
-def waits(tasks: Sequence[tuple[str, float, float]], steps: Mapping[str, tuple[list[float], list[int]]],
-          begin: float, end: float, grace: float) -> float:
+def longest_free_wait(tasks: Sequence[tuple[str, float, float]], steps: Mapping[str, tuple[list[float], list[int]]],
+                      begin: float, end: float, grace: float) -> float:
     """The longest a task of a job waited for a slot that the recording shows free, less ``grace``
     (a heartbeat: the wait a freed slot takes before it is offered), within ``[begin, end]``.
 

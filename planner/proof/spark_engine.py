@@ -396,8 +396,10 @@ def run_engine_batch(
     bad arguments."""
     from planner.io.spark.submit import submission_script
 
-    checked = [job if isinstance(job, EngineJob) else _not_a_job(index, job) for index, job in
-               enumerate(as_items(jobs, "jobs"))]
+    checked = list(as_items(jobs, "jobs"))
+    for index, job in enumerate(checked):
+        if not isinstance(job, EngineJob):
+            raise InvalidInput(f"jobs[{index}]", f"must be an EngineJob, got {type(job).__name__}")
     names = [job.name for job in checked]
     if len(set(names)) != len(names):
         raise InvalidInput("jobs", "job names must be unique")
@@ -490,10 +492,6 @@ def run_engine_batch(
                      batch_seconds=report["batch_seconds"], wall_seconds=wall, peak_rss_mb=peak,
                      allocation_file=None if allocation_file is None else Path(allocation_file),
                      warmup_rounds=tuple(report.get("warmup_rounds", ())))
-
-
-def _not_a_job(index: int, value: object) -> EngineJob:
-    raise InvalidInput(f"jobs[{index}]", f"must be an EngineJob, got {type(value).__name__}")
 
 
 def _watch(process: subprocess.Popen, timeout: float, begin: float) -> float:

@@ -165,15 +165,18 @@ def spark_recording(app: SparkApplication, cluster: Cluster | None = None, *, he
 
 
 def _task_times(tasks: list[SparkTask]) -> list[float]:
-    """Per partition (`_part`), in order of its successful attempt's launch: that attempt's finish -
-    launch plus the time of the failed attempts of the partition that ended before it launched."""
+    """Per partition (`planner.io.spark.records.partition_key`), in order of its successful
+    attempt's launch: that attempt's finish - launch plus the time of the failed attempts of the
+    partition that ended before it launched."""
+    from planner.io.spark.records import partition_key
+
     chosen: dict[tuple[int, int], SparkTask] = {}
     for task in sorted((t for t in tasks if t.status == "success"), key=lambda t: (t.finish or 0.0, t.task)):
-        chosen.setdefault(_part(task), task)
+        chosen.setdefault(partition_key(task), task)
     found = []
     for index, success in chosen.items():
-        failed = math.fsum((t.finish or t.launch) - t.launch for t in tasks
-                           if _part(t) == index and t.status == "failed" and (t.finish or t.launch) <= success.launch)
+        failed = math.fsum((t.finish or t.launch) - t.launch for t in tasks if partition_key(t) == index
+                           and t.status == "failed" and (t.finish or t.launch) <= success.launch)
         found.append((success.launch, success.task,
                       min(max((success.finish or success.launch) - success.launch + failed, MIN_TASK_SECONDS),
                           MAX_SECONDS)))
@@ -183,10 +186,12 @@ def _task_times(tasks: list[SparkTask]) -> list[float]:
 def _eligible(tasks: list[SparkTask], submits: dict[int, float]) -> tuple[tuple[str, float, float], ...]:
     """Each attempt as (kind, eligible, start): from its stage's submission; a retry from the end of
     the attempt of its task before it."""
+    from planner.io.spark.records import partition_key
+
     found = []
     previous: dict[tuple[int, int], float] = {}
-    for task in sorted(tasks, key=lambda t: (t.stage, _part(t), t.launch)):
-        key = (task.stage, _part(task))
+    for task in sorted(tasks, key=lambda t: (t.stage, partition_key(t), t.launch)):
+        key = (task.stage, partition_key(task))
         eligible = previous.get(key, submits.get(task.stage, task.launch))
         found.append(("core", min(eligible, task.launch), task.launch))
         previous[key] = task.finish if task.finish is not None else task.launch
@@ -210,9 +215,3 @@ def _free_name(name: str, taken: set[str]) -> str:
         found = f"{name}-{number}"
     taken.add(found)
     return found
-
-
-def _part(task: SparkTask) -> tuple[int, int]:
-    """What a task computes: its partition where the log says (Spark 3.3 and later), else its index
-    within its stage attempt (a resubmitted stage indexes its missing partitions from 0 again)."""
-    return (-1, task.partition) if task.partition is not None else (task.stage_attempt, task.index)

@@ -197,8 +197,8 @@ def _warn_missing(profile: SparkProfile, stacklevel: int) -> None:
 def _profile(apps: list[SparkApplication], workload: Workload, recorded: Sequence[Mapping[str, Any]],
              overheads: list[dict[str, Any]], statistic: str) -> SparkProfile:
     """Per batch job and phase: the mean work of the successful attempts the batch keeps (one per
-    partition: `planner.io.spark.logs._successes`), plus the overhead of the phase's task kind."""
-    from planner.io.spark.logs import _successes
+    partition: `planner.io.spark.logs.successful_attempts`), plus the overhead of the phase's task kind."""
+    from planner.io.spark.logs import successful_attempts
 
     profile = SparkProfile(tuple(overheads), (), statistic, workload)
     jobs, rows = [], []
@@ -210,7 +210,7 @@ def _profile(apps: list[SparkApplication], workload: Workload, recorded: Sequenc
         changes: dict[str, float] = {}
         for phase, stage in zip(("map", "reduce"), phases, strict=False):
             planned = next((s.tasks for s in app.stages if s.stage == stage), None)
-            chosen = _successes([t for t in app.tasks if t.stage == stage], planned)
+            chosen = successful_attempts([t for t in app.tasks if t.stage == stage], planned)
             measured = [p for p in (_parts(t) for t in chosen) if p is not None]
             kind = next((t.kind for t in app.tasks if t.stage == stage), "result")
             count = job.map_tasks if phase == "map" else job.reduce_tasks

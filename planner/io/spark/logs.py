@@ -48,6 +48,7 @@ from planner.io.spark.records import (
     SparkJob,
     SparkStage,
     SparkTask,
+    partition_key,
 )
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ if TYPE_CHECKING:
     from planner.simulator.schedulers.pools import Pool
 
 __all__ = ["RECORDED_FIELDS", "SparkBatch", "SparkImportWarning", "read_spark", "read_spark_application",
-           "read_spark_batch", "spark_batch", "spark_batch_of"]
+           "read_spark_batch", "spark_batch", "spark_batch_of", "successful_attempts"]
 
 #: The fields of a `SparkBatch.recorded` row.
 RECORDED_FIELDS = ("job", "spark_jobs", "stages", "pool", "submit", "first_launch", "end", "runtime", "app")
@@ -503,7 +504,7 @@ class _Step:
     after: list[str] = field(default_factory=list)
 
 
-def _successes(tasks: Sequence[SparkTask], count: int | None = None) -> list[SparkTask]:
+def successful_attempts(tasks: Sequence[SparkTask], count: int | None = None) -> list[SparkTask]:
     """One successful attempt per partition (the first to finish), in launch order. The partition is
     the attempt's ``Partition ID`` (Spark 3.3 and later). An older log has only the ``Index``, a
     task's place in its stage attempt: a resubmitted stage runs the missing partitions again, indexed
@@ -514,8 +515,7 @@ def _successes(tasks: Sequence[SparkTask], count: int | None = None) -> list[Spa
     done = sorted((t for t in tasks if t.status == "success" and t.finish is not None),
                   key=lambda t: (t.finish, t.task))
     for task in done:
-        chosen.setdefault((-1, task.partition) if task.partition is not None else (task.stage_attempt, task.index),
-                          task)
+        chosen.setdefault(partition_key(task), task)
     kept = list(chosen.values())
     if count is not None and len(kept) > count and any(t.partition is None for t in kept):
         kept = sorted(kept, key=lambda t: (-t.stage_attempt, t.finish, t.task))[:count]
@@ -564,7 +564,7 @@ def spark_batch(app: SparkApplication) -> SparkBatch:
     _attempt_notes(app, notes)
 
     def successes(stage: int) -> list[SparkTask]:
-        return _successes(tasks_of.get(stage, ()), first_attempt[stage].tasks)
+        return successful_attempts(tasks_of.get(stage, ()), first_attempt[stage].tasks)
 
     steps: list[_Step] = []
     step_of_stage: dict[int, str] = {}

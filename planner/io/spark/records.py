@@ -160,3 +160,10 @@ class SparkApplication:
     stages: tuple[SparkStage, ...]
     tasks: tuple[SparkTask, ...]
     user: str | None = None
+
+
+def partition_key(task: SparkTask) -> tuple[int, int]:
+    """What a task attempt computes: ``(-1, partition)`` where the log says (Spark 3.3 and later),
+    else ``(stage attempt, index)``: a resubmitted stage indexes its missing partitions from 0
+    again."""
+    return (-1, task.partition) if task.partition is not None else (task.stage_attempt, task.index)
