@@ -266,13 +266,19 @@ def predicted_run(profile: Any, checked_log: Path) -> dict[str, float]:
     return {job["name"]: job["response"] for job in result.jobs}
 
 
-def prediction_errors(fitted_log: Path, checked_log: Path) -> dict[str, Any]:
-    """Profiles fitted on ``fitted_log``'s run (`planner.io.spark.fitting.fit_spark`) predict
-    ``checked_log``'s (`predicted_run`); per-job error = predicted / recorded response - 1 over the
-    batch's jobs; ``mean_predicted`` and ``mean_recorded`` response (s)."""
+def prediction_errors(fitted_log: Path, checked_log: Path, *, scale: float = 1.0) -> dict[str, Any]:
+    """Profiles fitted on ``fitted_log``'s run (`fitted_profile`; task times times ``scale``)
+    predict ``checked_log``'s (`predicted_run`); per-job error = predicted / recorded response - 1
+    over the batch's jobs; ``mean_predicted`` and ``mean_recorded`` response (s)."""
+    from dataclasses import replace
+
     from planner.io.spark.logs import spark_batch
 
     profile = fitted_profile(fitted_log)
+    if scale != 1.0:
+        profile = replace(profile, workload=type(profile.workload)(
+            [job.with_changes(map_time=job.map_time * scale, reduce_time=job.reduce_time * scale)
+             for job in profile.workload], name=profile.workload.name))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         checked = spark_batch(_application(checked_log))
@@ -289,20 +295,8 @@ def speed_scaled_errors(fitted_log: Path, checked_log: Path) -> dict[str, Any]:
     work (`task_overheads`'s ``work`` of ``checked_log`` over ``fitted_log``'s; ``ratio``): how
     much of the error is the second run being faster or slower as a whole, which a prediction
     cannot know. A diagnosis, not a prediction."""
-    from planner.io.spark.logs import spark_batch
-
     ratio = task_overheads(checked_log)["work"] / task_overheads(fitted_log)["work"]
-    profile = fitted_profile(fitted_log)
-    workload = type(profile.workload)([job.with_changes(map_time=job.map_time * ratio,
-                                                        reduce_time=job.reduce_time * ratio)
-                                       for job in profile.workload], name=profile.workload.name)
-    predicted = predicted_run(type(profile)(profile.overheads, profile.jobs, profile.statistic, workload), checked_log)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        rows = _batch_only(spark_batch(_application(checked_log)).recorded)
-    found = _errors([(row["job"], predicted[row["job"]] / row["runtime"] - 1) for row in rows])
-    found["ratio"] = ratio
-    return found
+    return {**prediction_errors(fitted_log, checked_log, scale=ratio), "ratio": ratio}
 
 
 def plan_export(fitted_log: Path, folder: Path, *, objective: str = "mean_response") -> dict[str, Any]:

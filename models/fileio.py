@@ -13,9 +13,9 @@ import errno
 import io
 import json
 import os
+import secrets
 import shutil
 import stat
-import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -300,13 +300,11 @@ def write_atomic(path: str | Path, content: str | bytes | Callable[[TextIO], Non
     source = str(path)
     target = output_file(path)
     directory = target.parent if str(target.parent) else Path(".")
+    made: list[Path] = []  # the temporary file, named here before it exists (`_temporary`)
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        handle, temp_name = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".tmp", dir=directory)
-    except OSError as error:  # a file where a folder should be, no permission, read-only file system
-        raise InvalidInput("(output)", f"cannot write here: {_write_problem(error)}", source=source) from None
-    mode = "wb" if isinstance(content, bytes) else "w"
-    try:
+        handle = _temporary(directory, target.name, made, _new_file)
+        mode = "wb" if isinstance(content, bytes) else "w"
         with os.fdopen(handle, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as stream:
             if callable(content):
                 content(stream)
@@ -314,13 +312,38 @@ def write_atomic(path: str | Path, content: str | bytes | Callable[[TextIO], Non
                 stream.write(content)
             stream.flush()
             os.fsync(stream.fileno())
-        os.chmod(temp_name, 0o644)
-        os.replace(temp_name, target)
+        os.chmod(made[0], 0o644)
+        os.replace(made[0], target)
     except BaseException as error:  # SIGINT and SIGTERM too (`planner.cli.startup`): no temporary left
-        Path(temp_name).unlink(missing_ok=True)
-        if isinstance(error, OSError):  # e.g. a folder appeared there, the disk is full
+        for name in made:
+            name.unlink(missing_ok=True)
+        if isinstance(error, OSError):  # a file where a folder should be, no permission, a full disk
             raise InvalidInput("(output)", f"cannot write here: {_write_problem(error)}", source=source) from None
         raise
+
+
+#: How `_new_file` opens a temporary file: new, for writing, not inherited by child processes.
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+
+
+def _new_file(name: Path) -> int:
+    """A new file, readable and writable by its owner alone (as ``tempfile.mkstemp`` makes it)."""
+    return os.open(name, _NEW_FILE, 0o600)
+
+
+def _temporary(directory: Path, name: str, made: list[Path], create: Callable[[Path], Any]) -> Any:
+    """A new temporary beside ``name`` in ``directory`` (``.<name>.<random>.tmp``), made by
+    ``create`` (which refuses a name already there); its path is appended to ``made`` before it is
+    created, so that a signal at any moment after can be cleaned up by the caller (with
+    ``tempfile.mkstemp`` a Ctrl-C between the file's creation and the caller's ``try`` left it)."""
+    for _ in range(100):
+        candidate = directory / f".{name[:100]}.{secrets.token_hex(4)}.tmp"
+        made.append(candidate)
+        try:
+            return create(candidate)
+        except FileExistsError:  # someone else's: not ours to remove
+            made.remove(candidate)
+    raise FileExistsError(errno.EEXIST, f"no free temporary name in {directory}")
 
 
 def write_folder(files: Mapping[str, str], folder: str | Path, *, executable: Sequence[str] = ()) -> list[str]:
@@ -330,12 +353,11 @@ def write_folder(files: Mapping[str, str], folder: str | Path, *, executable: Se
     folder is written through, as `write_atomic` does (`output_folder`)."""
     source = str(folder)
     folder = output_folder(folder, empty=True)
+    made: list[Path] = []  # the staging folder, named before it exists (`_temporary`)
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name[:100]}.", dir=folder.parent))
-    except OSError as error:
-        raise InvalidInput("(output)", f"cannot write here: {_write_problem(error)}", source=source) from None
-    try:
+        _temporary(folder.parent, folder.name, made, lambda name: os.mkdir(name, 0o700))
+        staging = made[0]
         for name, content in files.items():
             (staging / name).write_text(content, encoding="utf-8")
         for name in executable:
@@ -344,7 +366,8 @@ def write_folder(files: Mapping[str, str], folder: str | Path, *, executable: Se
             folder.rmdir()  # empty (checked above)
         os.replace(staging, folder)
     except BaseException as error:
-        shutil.rmtree(staging, ignore_errors=True)
+        for name in made:
+            shutil.rmtree(name, ignore_errors=True)
         if isinstance(error, OSError):
             raise InvalidInput("(output)", f"cannot write here: {_write_problem(error)}", source=source) from None
         raise

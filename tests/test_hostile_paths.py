@@ -190,7 +190,7 @@ def test_a_folder_that_takes_no_file_is_one_line(tmp_path, monkeypatch, number, 
     def refused(*args: object, **kwargs: object) -> None:
         raise OSError(number, os.strerror(number))
 
-    monkeypatch.setattr("models.fileio.tempfile.mkstemp", refused)
+    monkeypatch.setattr("models.fileio._new_file", refused)
     assert error_line("simulate", NIGHTLY, "-c", CLUSTER, "-o", tmp_path / "r.json") == (
         f"error: {tmp_path / 'r.json'}: (output): cannot write here: {words}")
 

@@ -76,7 +76,8 @@ def plan_for_spark(workload: Workload, cluster: Cluster, *, spark_conf: Sequence
     spark_conf, queue_map, objective, window = list(asked.conf), asked.queue_map, asked.objective, asked.window
     runs, noise, seed, ready_now, night = asked.runs, asked.noise, asked.seed, asked.ready_now, asked.night
     current = read_spark_current(spark_conf) if spark_conf else spark_default_config()
-    queues = spark_queues(workload, queue_map, [pool.name for pool in config_setup(current.files).pools])
+    configured = config_setup(current.files)
+    queues = spark_queues(workload, queue_map, [pool.name for pool in configured.pools])
     arrived = {job.name: job.submit for job in night}
 
     def deployed(levers: Levers) -> Run:
@@ -87,7 +88,7 @@ def plan_for_spark(workload: Workload, cluster: Cluster, *, spark_conf: Sequence
     as_configured = deployed(keep)
     bounds = arrivals.batch_bounds(night, as_configured.total_slots, window)
     arrivals.check_window_reachable(window, bounds)
-    mode = config_setup(current.files).mode
+    mode = configured.mode
     candidates = spark_proposals(night, as_configured, queues, mode, objective=objective, window=window, seed=seed)
     configured = deployed_setup("as configured", "baseline", as_configured, night, window=window, arrivals=arrived)
     baselines = [configured, *spark_baselines(night, as_configured, queues, window=window, arrivals=arrived)]

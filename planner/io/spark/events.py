@@ -156,6 +156,16 @@ def _exactly(raw: IO[bytes], size: int) -> bytes:
     return data
 
 
+def _header(raw: IO[bytes], size: int) -> bytes | None:
+    """The next ``size`` bytes of a chunk's header; None at the very end, `_CutShort` when fewer."""
+    data = raw.read(size)
+    if not data:
+        return None
+    if len(data) != size:
+        raise _CutShort
+    return data
+
+
 def _lz4_blocks(raw: IO[bytes]) -> Iterator[bytes]:
     """lz4-java's LZ4BlockOutputStream (Spark's lz4 codec): per block ``LZ4Block`` | a token (0x10:
     stored, 0x20: lz4; low nibble: the block size's level) | compressed length | decoded length |
@@ -163,11 +173,11 @@ def _lz4_blocks(raw: IO[bytes]) -> Iterator[bytes]:
     import cramjam
 
     while True:
-        magic = raw.read(8)
-        if not magic:
+        magic = _header(raw, 8)
+        if magic is None:
             return
         if magic != LZ4_MAGIC:
-            raise ValueError(f"not an lz4-java block (starts {magic[:8]!r})") if len(magic) == 8 else _CutShort
+            raise ValueError(f"not an lz4-java block (starts {magic!r})")
         head = _exactly(raw, 13)
         method, stored, size = head[0] & 0xF0, int.from_bytes(head[1:5], "little"), int.from_bytes(head[5:9], "little")
         if size > MAX_BLOCK_BYTES or stored > MAX_BLOCK_BYTES:
@@ -189,11 +199,9 @@ def _snappy_chunks(raw: IO[bytes]) -> Iterator[bytes]:
 
     first = True
     while True:
-        size_bytes = raw.read(4)
-        if not size_bytes:
+        size_bytes = _header(raw, 4)
+        if size_bytes is None:
             return
-        if len(size_bytes) < 4:
-            raise _CutShort
         if size_bytes == SNAPPY_MAGIC[:4]:
             rest = _exactly(raw, 12)
             if rest[:4] != SNAPPY_MAGIC[4:]:
@@ -212,11 +220,11 @@ def _lzf_chunks(raw: IO[bytes]) -> Iterator[bytes]:
     """ning compress-lzf's chunks (Spark's lzf codec): ``ZV``, a type (0: stored, 1: LZF), a big-endian
     16-bit length (and, for LZF, the decoded length), the data."""
     while True:
-        magic = raw.read(2)
-        if not magic:
+        magic = _header(raw, 2)
+        if magic is None:
             return
         if magic != b"ZV":
-            raise ValueError(f"not an LZF chunk (starts {magic!r})") if len(magic) == 2 else _CutShort
+            raise ValueError(f"not an LZF chunk (starts {magic!r})")
         kind = _exactly(raw, 1)[0]
         if kind == 0:
             yield _exactly(raw, int.from_bytes(_exactly(raw, 2), "big"))
@@ -269,11 +277,9 @@ def _zstd_frames(raw: IO[bytes]) -> Iterator[bytes]:
     budget = max(MAX_EVENT_LINE_BYTES, MAX_ZSTD_RATIO * size)
     decoded = 0
     while True:
-        magic = raw.read(4)
-        if not magic:
+        magic = _header(raw, 4)
+        if magic is None:
             return
-        if len(magic) < 4:
-            raise _CutShort
         number = int.from_bytes(magic, "little")
         if number & 0xFFFFFFF0 == 0x184D2A50:  # a skippable frame
             raw.seek(int.from_bytes(_exactly(raw, 4), "little"), os.SEEK_CUR)
