@@ -166,6 +166,37 @@ def warm_up(sc, group: str, cores: int, jobs: list[dict], seconds: float = 0.0) 
     return rounds
 
 
+#: How long the driver waits for a gate's tasks to be running (seconds).
+GATE_START_SECONDS = 60.0
+
+
+def start_gate(sc, group: str, cores: int, seconds: float):
+    """A job of ``group`` holding every core for ``seconds`` (a sleeping task per core), run in a
+    thread of its own; returns once all its tasks run, with the thread and where it records the
+    job's end (time.monotonic). The batch's submissions then happen while no task computes: on a
+    machine whose CPUs the driver shares with the executors, the driver's work to submit 24 jobs
+    slowed the tasks of a batch's first 3 s about twofold."""
+    import threading
+
+    ended: dict[str, float] = {}
+
+    def hold() -> None:
+        sc.setJobGroup(group, group)
+        sc.parallelize(range(cores), cores).foreach(lambda _: time.sleep(seconds))
+        ended["at"] = time.monotonic()
+
+    thread = threading.Thread(target=hold, name="batchplan-gate", daemon=True)
+    thread.start()
+    tracker = sc.statusTracker()
+    deadline = time.monotonic() + min(GATE_START_SECONDS, seconds / 3)
+    while time.monotonic() < deadline and thread.is_alive():
+        stages = [tracker.getStageInfo(stage) for stage in tracker.getActiveStageIds()]
+        if sum(info.numActiveTasks for info in stages if info is not None) >= cores:
+            break
+        time.sleep(0.01)
+    return thread, ended
+
+
 def load_script(path: str):
     """The submission script at ``path``, imported as a module."""
     spec = importlib.util.spec_from_file_location("batchplan_submit", path)
@@ -216,11 +247,19 @@ def main(argv: list[str]) -> int:
             rounds = warm_up(sc, spec["warmup_group"],
                              spec["executors"] * int(spec["conf"].get("spark.executor.cores", 1)), spec["jobs"],
                              float(spec.get("warmup_seconds", 0.0)))
+        gate = None
+        if spec.get("gate_seconds"):
+            gate = start_gate(sc, spec["gate_group"], spec["executors"] * int(spec["conf"].get("spark.executor.cores", 1)),
+                              float(spec["gate_seconds"]))
         ready_seconds = time.monotonic() - launched
         epoch = time.time()
         begin = time.monotonic()
         records = script.run_batch(sc, jobs, script.SCHEDULE, timeout=spec.get("batch_timeout"))
         batch_seconds = time.monotonic() - begin
+        gate_end = None
+        if gate is not None:
+            gate[0].join()
+            gate_end = gate[1].get("at", begin) - begin
         application_id = sc.applicationId
     finally:
         stopping = time.monotonic()
@@ -229,7 +268,7 @@ def main(argv: list[str]) -> int:
         "format": REPORT_FORMAT, "version": REPORT_VERSION, "application_id": application_id,
         "context_seconds": context_seconds, "ready_seconds": ready_seconds, "batch_start_epoch": epoch,
         "batch_seconds": batch_seconds, "stop_seconds": time.monotonic() - stopping, "jobs": records,
-        "warmup_rounds": rounds,
+        "warmup_rounds": rounds, "gate_end": gate_end,
     })
     return 0
 

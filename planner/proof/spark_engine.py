@@ -205,6 +205,7 @@ class EngineRun:
     peak_rss_mb: float
     allocation_file: Path | None = None
     warmup_rounds: tuple[float, ...] = ()
+    gate_end: float | None = None
 
     @property
     def makespan(self) -> float:
@@ -348,6 +349,8 @@ def _event_log(log_dir: Path, application_id: str) -> Path:
 
 #: The job group of the engine's warm-up job (`run_engine_batch`'s ``warmup``).
 WARMUP_GROUP = "batchplan-warmup"
+#: The job group of the gate that holds every core while the batch is submitted (``gate_seconds``).
+GATE_GROUP = "batchplan-gate"
 
 
 def run_engine_batch(
@@ -369,6 +372,7 @@ def run_engine_batch(
     timeout: float = 900.0,
     warmup: bool = False,
     warmup_seconds: float = 0.0,
+    gate_seconds: float = 0.0,
 ) -> EngineRun:
     """Run ``jobs`` on a fresh local-cluster of ``executors`` x ``cores`` cores (``memory_mb`` MB
     each, and the driver's) as ``schedule_rows`` plan them (`planner.io.spark.submit` rows: job,
@@ -420,6 +424,7 @@ def run_engine_batch(
     warmup_seconds = as_float(warmup_seconds, "warmup_seconds", minimum=0.0, maximum=MAX_WARMUP_SECONDS)
     if warmup_seconds and not warmup:
         raise InvalidInput("warmup_seconds", "needs warmup=True")
+    gate_seconds = as_float(gate_seconds, "gate_seconds", minimum=0.0, maximum=MAX_WARMUP_SECONDS)
     extra = as_str_mapping(conf, "conf") if conf is not None else {}
     if extra.get("spark.scheduler.mode", mode) != mode:
         raise InvalidInput("conf", f"spark.scheduler.mode is {extra['spark.scheduler.mode']}, mode is {mode}: "
@@ -455,7 +460,7 @@ def run_engine_batch(
         spec = {"conf": properties, "executors": executors, "jobs": [job.spec() for job in checked],
                 "script": str(scratch / "submit.py"), "report": str(scratch / "report.json"),
                 "batch_timeout": timeout, "warmup": bool(warmup), "warmup_group": WARMUP_GROUP,
-                "warmup_seconds": warmup_seconds}
+                "warmup_seconds": warmup_seconds, "gate_seconds": gate_seconds, "gate_group": GATE_GROUP}
         (scratch / "spec.json").write_text(json.dumps(spec, indent=1), encoding="utf-8")
         root = str(Path(__file__).resolve().parents[2])
         environment = dict(os.environ)
@@ -491,7 +496,7 @@ def run_engine_batch(
                      context_seconds=report["context_seconds"], ready_seconds=report["ready_seconds"],
                      batch_seconds=report["batch_seconds"], wall_seconds=wall, peak_rss_mb=peak,
                      allocation_file=None if allocation_file is None else Path(allocation_file),
-                     warmup_rounds=tuple(report.get("warmup_rounds", ())))
+                     warmup_rounds=tuple(report.get("warmup_rounds", ())), gate_end=report.get("gate_end"))
 
 
 def _watch(process: subprocess.Popen, timeout: float, begin: float) -> float:
