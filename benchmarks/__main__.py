@@ -14,7 +14,7 @@ from models.fileio import csv_text, write_atomic
 
 RESULTS = Path(__file__).resolve().parent / "results"
 COLUMNS = ("instance", "method", "objective", "bound", "gap", "seconds", "status", "floor_seconds", "floor_gap",
-           "floor_objective", "meets_floor")
+           "floor_objective", "floor_least", "meets_floor")
 
 
 def load_all() -> None:
@@ -29,6 +29,20 @@ def _cell(value: object) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
     return str(value)
+
+
+def _missed(row: Row) -> str:
+    """What a row missed: each floor it has, with its value."""
+    parts = []
+    if row.floor_seconds is not None:
+        parts.append(f"{row.seconds:.3g} s (floor {row.floor_seconds:g} s)")
+    if row.floor_gap is not None:
+        parts.append(f"gap {row.gap} (floor {row.floor_gap:g})")
+    if row.floor_objective is not None:
+        parts.append(f"objective {row.objective} (at most {row.floor_objective:g})")
+    if row.floor_least is not None:
+        parts.append(f"objective {row.objective} (at least {row.floor_least:g})")
+    return ", ".join(parts)
 
 
 def markdown(name: str, description: str, suite: str, rows: list[Row]) -> str:
@@ -62,8 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         if bench.figure is not None:
             bench.figure(rows, args.results)
         print(markdown(name, bench.description, args.suite, rows))
-        missed += [f"{name}: {r.instance} / {r.method}: {r.seconds:.3g} s (floor {r.floor_seconds}), "
-                   f"gap {r.gap} (floor {r.floor_gap})" for r in rows if not r.meets_floor]
+        missed += [f"{name}: {r.instance} / {r.method}: {_missed(r)}" for r in rows if not r.meets_floor]
     for line in missed:
         print(f"FLOOR MISSED {line}", file=sys.stderr)
     return 1 if missed else 0

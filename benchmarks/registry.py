@@ -27,8 +27,9 @@ class Row:
 
     ``seconds`` is the median wall time over the repeats; ``floor_seconds`` is the
     limit an issue sets (None when there is none); ``floor_gap`` the largest
-    relative gap it allows (0 means proven optimal); ``meets_floor`` says whether
-    the median stayed within the time and the gap within its floor.
+    relative gap it allows (0 means proven optimal); ``floor_objective`` and
+    ``floor_least`` the most and the least the objective may be; ``meets_floor`` says
+    whether the median stayed within the time, the gap and the objective within theirs.
     """
 
     benchmark: str
@@ -45,6 +46,8 @@ class Row:
     floor_gap: float | None = None
     #: The most the objective may be (a floor on something other than time, e.g. peak memory).
     floor_objective: float | None = None
+    #: The least the objective may be (a floor from below, e.g. a share of a predicted gain).
+    floor_least: float | None = None
 
     @property
     def meets_floor(self) -> bool:
@@ -52,7 +55,8 @@ class Row:
         close_enough = self.floor_gap is None or (self.gap is not None and self.gap <= self.floor_gap + 1e-12)
         small_enough = self.floor_objective is None or (
             self.objective is not None and self.objective <= self.floor_objective)
-        return in_time and close_enough and small_enough
+        large_enough = self.floor_least is None or (self.objective is not None and self.objective >= self.floor_least)
+        return in_time and close_enough and small_enough and large_enough
 
     def record(self) -> dict[str, Any]:
         return {**asdict(self), "meets_floor": self.meets_floor}

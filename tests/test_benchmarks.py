@@ -7,7 +7,7 @@ import csv
 import pytest
 
 from benchmarks import BENCHMARKS, Row, register
-from benchmarks.__main__ import load_all, main, markdown
+from benchmarks.__main__ import _missed, load_all, main, markdown
 
 
 def test_runner_writes_csv_and_markdown(tmp_path):
@@ -24,7 +24,7 @@ def test_floor_is_judged_on_the_median():
     missed = Row("b", "i", "m", 1.0, None, None, 2.5, "ok", 3, floor_seconds=2.0)
     free = Row("b", "i", "m", 1.0, None, None, 99.0, "ok", 3)
     assert (met.meets_floor, missed.meets_floor, free.meets_floor) == (True, False, True)
-    assert "| i | m | 1 | - | - | 2.5 | ok | 2 | - | - | False |" in markdown("b", "d", "quick", [missed])
+    assert "| i | m | 1 | - | - | 2.5 | ok | 2 | - | - | - | False |" in markdown("b", "d", "quick", [missed])
 
 
 def test_an_objective_floor_caps_the_objective():
@@ -32,6 +32,22 @@ def test_an_objective_floor_caps_the_objective():
     under = Row("b", "i", "m", 900.0, None, None, 50.0, "ok", 1, floor_seconds=120.0, floor_objective=1024.0)
     over = Row("b", "i", "m", 1100.0, None, None, 50.0, "ok", 1, floor_seconds=120.0, floor_objective=1024.0)
     assert (under.meets_floor, over.meets_floor) == (True, False)
+
+
+def test_a_least_floor_bounds_the_objective_from_below():
+    """A share of a predicted gain that must reach 0.5: 0.48 misses it, 0.5 meets it, and no
+    objective at all cannot meet it."""
+    short = Row("b", "i", "m", 0.48, None, None, 0.0, "below", 1, floor_least=0.5)
+    enough = Row("b", "i", "m", 0.5, None, None, 0.0, "ok", 1, floor_least=0.5)
+    none = Row("b", "i", "m", None, None, None, 0.0, "ok", 1, floor_least=0.5)
+    assert (short.meets_floor, enough.meets_floor, none.meets_floor) == (False, True, False)
+
+
+def test_a_missed_floor_names_each_floor_with_its_value():
+    short = Row("b", "i", "m", 0.41, None, None, 0.0, "below", 1, floor_least=0.5)
+    slow = Row("b", "i", "m", 1100.0, None, None, 150.0, "ok", 1, floor_seconds=120.0, floor_objective=1024.0)
+    assert _missed(short) == "objective 0.41 (at least 0.5)"
+    assert _missed(slow) == "150 s (floor 120 s), objective 1100.0 (at most 1024)"
 
 
 def test_gap_floor_needs_a_gap_within_it():

@@ -4,7 +4,9 @@ generated data, one sleep) under FAIR pools, with the submission script an expor
 on the event log Spark wrote: its lines are listener events, one JobStart per planned job with the
 job's group, description and planned pool, the tasks of each job's two stages, the FAIR mode; on
 the script's report: every job done, and the waits ("after" plus its delay) kept, in the report
-and in Spark's own job times; and afterwards no scratch folder and no process is left.
+and in Spark's own job times; the gate (a job of sleeping tasks on every core) ran between the
+warm-up and the batch, and responses count from its end; and afterwards no scratch folder and no
+process is left.
 
 The engine part is skipped only when Java is missing (pyspark is in the test extra: without it the
 test fails). The whole file takes about a minute here (start-up ~20 s, the batch ~15 s).
@@ -24,6 +26,7 @@ import pytest
 from models import InvalidInput
 from planner.io.spark.conf import read_spark_defaults
 from planner.proof.spark_engine import (
+    GATE_GROUP,
     WARMUP_GROUP,
     EngineJob,
     SparkEngineError,
@@ -77,9 +80,10 @@ def test_a_batch_on_a_real_engine(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(tempfile, "tempdir", str(scratch))
         run = run_engine_batch(JOBS, ROWS, log_dir=logs, mode="FAIR", pools=POOLS, executors=2, cores=2,
-                               memory_mb=512, timeout=240, warmup=True, warmup_seconds=0.5)
+                               memory_mb=512, timeout=240, warmup=True, warmup_seconds=0.5, gate_seconds=1.5)
     check_the_event_log_has_one_job_start_per_planned_job_in_its_pool(run)
     check_every_job_ran_and_the_waits_were_kept(run)
+    check_the_gate_held_every_core_while_the_batch_was_submitted(run)
     check_nothing_is_left_running_or_on_disk(run, scratch)
 
 
@@ -113,7 +117,8 @@ def check_the_event_log_has_one_job_start_per_planned_job_in_its_pool(run) -> No
     assert shapes == {(4, 2): 2 * rounds, (2, 2): rounds, (2, 1): rounds}  # (maps, reduces) of the 4 shapes
     ended = [event for event in events if event["Event"] == "SparkListenerJobEnd"
              and event["Job ID"] in {warmup["Job ID"] for warmup in warmups}]
-    starts = [event for event in starts if event not in warmups]
+    starts = [event for event in starts if event not in warmups
+              and event["Properties"].get("spark.jobGroup.id") != GATE_GROUP]
     assert len(ended) == len(warmups)
     assert max(e["Completion Time"] for e in ended) <= min(e["Submission Time"] for e in starts)
     assert [tasks_by_stage[stage] for stage in warmups[0]["Stage IDs"]] == [8, 8]  # 2 x 2 executors x 2 cores
@@ -151,6 +156,34 @@ def check_every_job_ran_and_the_waits_were_kept(run) -> None:
     assert run.makespan == max(job.finished for job in run.jobs)
     assert run.batch_seconds >= run.makespan and run.wall_seconds > run.ready_seconds > run.context_seconds
     assert run.peak_rss_mb > 0
+
+
+def check_the_gate_held_every_core_while_the_batch_was_submitted(run) -> None:
+    """The gate: one job of GATE_GROUP, one sleeping task per core (2 executors x 2 cores) in one
+    stage, submitted after the warm-up's last job ended and before the batch's first job; every
+    core held (the driver saw its four tasks running) before the batch began, and the batch's jobs
+    due at 0 s (extract, words) count their response from its end."""
+    events = _events(run.event_log)
+    starts = [event for event in events if event["Event"] == "SparkListenerJobStart"]
+    gates = [event for event in starts if event["Properties"].get("spark.jobGroup.id") == GATE_GROUP]
+    assert len(gates) == 1 and len(gates[0]["Stage IDs"]) == 1
+    gate = gates[0]
+    tasks = [event for event in events if event["Event"] == "SparkListenerTaskEnd"
+             and event["Stage ID"] == gate["Stage IDs"][0]]
+    assert len(tasks) == 4 and all(event["Task Info"]["Finish Time"] - event["Task Info"]["Launch Time"] >= 1500
+                                   for event in tasks)
+    groups = [event["Properties"].get("spark.jobGroup.id") for event in sorted(starts, key=lambda e: e["Job ID"])]
+    first_batch = next(index for index, group in enumerate(groups) if group not in (WARMUP_GROUP, GATE_GROUP))
+    assert groups.index(GATE_GROUP) == first_batch - 1 and WARMUP_GROUP not in groups[first_batch:]
+    # the driver saw the tasks start (each writes a file) and began the batch at once: most of the
+    # 1.5 s is left when the batch starts (its end as the driver learns it, a little after 1.5 s)
+    assert run.gate_held is True and run.gate_end is not None and 1.0 < run.gate_end < 2.5
+    by_name = {job.job: job for job in run.jobs}
+    assert by_name["extract"].submitted < run.gate_end  # due while the gate held every core
+    assert run.released(by_name["extract"]) == run.gate_end
+    assert run.responses["extract"] == pytest.approx(by_name["extract"].finished - run.gate_end)
+    assert run.responses["load"] == pytest.approx(by_name["load"].finished - by_name["load"].submitted)
+    assert run.mean_response == pytest.approx(sum(run.responses.values()) / 5)
 
 
 def check_nothing_is_left_running_or_on_disk(run, scratch: Path) -> None:
@@ -225,6 +258,13 @@ def test_a_steady_warm_up_needs_the_warm_up(tmp_path: Path) -> None:
         run_engine_batch(JOBS, ROWS, log_dir=tmp_path, warmup_seconds=5)
     with pytest.raises(InvalidInput, match="warmup_seconds: must be >= 0"):
         run_engine_batch(JOBS, ROWS, log_dir=tmp_path, warmup=True, warmup_seconds=-1)
+
+
+def test_a_gate_has_limits(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInput, match="gate_seconds: must be >= 0"):
+        run_engine_batch(JOBS, ROWS, log_dir=tmp_path, gate_seconds=-1)
+    with pytest.raises(InvalidInput, match="gate_seconds: must be <= 600"):
+        run_engine_batch(JOBS, ROWS, log_dir=tmp_path, gate_seconds=601)
 
 
 def test_the_engine_refuses_a_planned_job_it_has_no_job_for(tmp_path: Path) -> None:

@@ -488,3 +488,22 @@ def test_two_exported_folders_are_refused(tmp_path):
         (folder / "submissions.tsv").write_text("job\tpool\tsubmit\tafter\n")
     with pytest.raises(InvalidInput, match=r"^spark_conf: 2 exported folders .*: give one"):
         spark_plan_run(None, Workload([Job("a", 1, 1, 1.0, 1.0)]), Cluster(nodes=1), folders)
+
+
+def test_an_order_on_spark_is_submitted_a_tenth_of_a_second_apart():
+    """Three jobs all there at 0 s on 2 cores, planned for the mean response: shortest work first
+    (c: 1 task x 1 s, b: 2 x 2 s, a: 4 x 4 s; SPT is the best order here, and the arrival order
+    a, b, c the worst) is deployed as submissions 0.0, 0.1 and 0.2 s in that order (Spark's job
+    ids then follow it), not 1 s apart as a command-line submission needs; no float noise."""
+    workload = Workload([Job(name="a", map_tasks=4, reduce_tasks=0, map_time=4.0),
+                         Job(name="b", map_tasks=2, reduce_tasks=0, map_time=2.0),
+                         Job(name="c", map_tasks=1, reduce_tasks=0, map_time=1.0)])
+    cluster = Cluster(nodes=1, racks=1, map_slots=2, reduce_slots=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plan = plan_for_target(workload, cluster, "spark", objective="mean_response", runs=2)
+    assert plan.levers.order == ("c", "b", "a")
+    assert plan.levers.submits == {"c": 0.0, "b": 0.1, "a": 0.2}
+    from planner.planning.candidates import ORDER_GAP, ORDER_GAPS
+
+    assert ORDER_GAPS["spark"] == 0.1 and ORDER_GAP == 1.0  # the Hadoop targets keep a second

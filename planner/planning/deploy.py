@@ -24,8 +24,8 @@ How the plan is chosen:
    reserve screened with `SCREEN_RUNS` runs of another seed and the `SCREEN_KEEP` best kept. An
    order is deployed as priorities (higher first in a FIFO queue: `PRIORITY_LEVELS` levels per
    target; none on yarn-fair, whose scheduler ignores them) and submission times (each job at its
-   arrival; jobs arriving together at one priority level `ORDER_GAP` apart in the order, which
-   the simulation pays for).
+   arrival; jobs arriving together at one priority level `ORDER_GAP` apart in the order, 0.1 s on
+   Spark, `ORDER_GAPS`, which the simulation pays for).
 2. **The simulator decides.** Each candidate is exported into the operator's files, read back
    (`planner.io.hadoop.merge.deployed_run`) and simulated ``runs`` times under profile noise,
    paired run for run with the baselines (`planner.proof.deployed`): the configuration as it is,

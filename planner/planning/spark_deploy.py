@@ -16,7 +16,8 @@ submission schedule, delay scheduling and offers, `spark_baselines`):
 
 - FIFO in the orders the models propose (arrival, Johnson's, shortest and longest work first,
   weighted shortest work, with due dates EDD and least slack, with dependencies the critical
-  path: `planner.planning.deploy.proposals`), jobs arriving together `ORDER_GAP` apart;
+  path: `planner.planning.deploy.proposals`), jobs arriving together 0.1 s apart
+  (`planner.planning.candidates.ORDER_GAPS`: Spark's job ids then follow the order);
 - FAIR with the jobs' pools, fair inside, and FIFO inside; with several pools, weights by work;
 - FAIR with a pool per job class: the small jobs (time alone at most the 50th or 80th
   percentile) in a pool of their own, fair inside, owed `SMALL_MIN_SHARE` of the cores (minShare),

@@ -191,7 +191,11 @@ class EngineRun:
     ``wall_seconds`` the whole run (start-up, batch, stop); ``peak_rss_mb`` the largest sampled
     resident memory of all the engine's processes together; ``allocation_file`` the
     fairscheduler.xml the run used (written next to the event log when ``pools`` were given);
-    ``warmup_rounds`` the seconds of each round of a steady warm-up (``warmup_seconds``)."""
+    ``warmup_rounds`` the seconds of each round of a steady warm-up (``warmup_seconds``);
+    ``gate_end`` the end of the gate (``gate_seconds``), in seconds from the batch's start, and
+    ``gate_held`` whether its tasks held every core before the first submission. With a gate the
+    batch is released at once: a job's response counts from when it was due or the gate's end,
+    whichever is later (`released`)."""
 
     event_log: Path
     application_id: str
@@ -206,6 +210,24 @@ class EngineRun:
     allocation_file: Path | None = None
     warmup_rounds: tuple[float, ...] = ()
     gate_end: float | None = None
+    gate_held: bool | None = None
+
+    def released(self, job: EngineJobRun) -> float | None:
+        """When ``job`` could first run (seconds from the batch's start): when it was due, or the
+        gate's end when that is later; None when it was never due."""
+        if job.submitted is None:
+            return None
+        return job.submitted if self.gate_end is None else max(job.submitted, self.gate_end)
+
+    @property
+    def responses(self) -> dict[str, float]:
+        """Each finished job's response: finished - `released` (seconds)."""
+        found = {}
+        for job in self.jobs:
+            start = self.released(job)
+            if job.status == "done" and job.finished is not None and start is not None:
+                found[job.job] = job.finished - start
+        return found
 
     @property
     def makespan(self) -> float:
@@ -215,8 +237,8 @@ class EngineRun:
 
     @property
     def mean_response(self) -> float:
-        """The mean over the jobs that finished of finished - submitted (seconds)."""
-        responses = [job.response for job in self.jobs if job.status == "done" and job.response is not None]
+        """The mean of `responses` (seconds; NaN when no job finished)."""
+        responses = list(self.responses.values())
         return sum(responses) / len(responses) if responses else math.nan
 
     @property
@@ -394,6 +416,12 @@ def run_engine_batch(
     rounds): the executors' JVMs compile
     their shuffle code over the first tens of seconds of work, and a batch measured before that
     runs its first tasks up to twice as slow as its last.
+    ``gate_seconds`` (after the warm-up) starts a job of `GATE_GROUP` whose sleeping tasks hold every
+    core for that long, and submits the batch behind it
+    (`planner.proof.spark_driver.start_gate`): the driver's work to submit the jobs then happens
+    while no task computes (on this machine it slowed a batch's first tasks about twofold), and the
+    batch is released at once when the gate ends. It should outlast the submissions: a job due
+    after the gate's end counts from when it was due (`EngineRun.released`).
 
     Raises `SparkEngineError` when Java or pyspark is missing, the driver fails, or the run takes
     more than ``timeout`` seconds (everything it started is stopped first), and `InvalidInput` for
@@ -496,7 +524,8 @@ def run_engine_batch(
                      context_seconds=report["context_seconds"], ready_seconds=report["ready_seconds"],
                      batch_seconds=report["batch_seconds"], wall_seconds=wall, peak_rss_mb=peak,
                      allocation_file=None if allocation_file is None else Path(allocation_file),
-                     warmup_rounds=tuple(report.get("warmup_rounds", ())), gate_end=report.get("gate_end"))
+                     warmup_rounds=tuple(report.get("warmup_rounds", ())), gate_end=report.get("gate_end"),
+                     gate_held=report.get("gate_held"))
 
 
 def _watch(process: subprocess.Popen, timeout: float, begin: float) -> float:
