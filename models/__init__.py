@@ -13,7 +13,7 @@ from models.lazy import lazy_names
 
 if TYPE_CHECKING:  # the names for the type checker: one served by __getattr__ is Any to it, and mypyc
     # compiles from its types (the simulator's reads of a Job's fields would be untyped Python reads)
-    from models.cluster import Cluster  # noqa: F401
+    from models.cluster import Cluster, Node  # noqa: F401
     from models.errors import InvalidInput, InvalidType, PlannerError  # noqa: F401
     from models.job import Job  # noqa: F401
     from models.workload import Workload  # noqa: F401
@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # the names for the type checker: one served by __getattr__ i
 #: Public name -> the module that defines it.
 _PUBLIC = {
     "Cluster": "models.cluster",
+    "Node": "models.cluster",
     "Workload": "models.workload",
     "Job": "models.job",
     "INTENSITIES": "models.job",

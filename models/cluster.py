@@ -140,3 +140,61 @@ class Cluster:
 
 
 _FIELDS = tuple(Cluster.__dataclass_fields__)
+
+
+#: Nodes per rack when a node file does not say (`Node.nodes_per_rack`): a rack of 40 machines.
+DEFAULT_NODES_PER_RACK = 40
+
+
+@dataclass(frozen=True)
+class Node:
+    """One machine of a cluster whose size is to be decided (``planner size --node NODE.yaml``):
+    every field of a `Cluster` but ``nodes`` and ``racks``, which the size gives, and
+    ``nodes_per_rack`` (racks are filled in turn: n nodes make ceil(n / nodes_per_rack) racks).
+    ``template`` is the one-node cluster that holds the machine's fields."""
+
+    template: Cluster
+    nodes_per_rack: int = DEFAULT_NODES_PER_RACK
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.template, Cluster):
+            raise InvalidInput("template", f"must be a Cluster, got {type(self.template).__name__}")
+        put = object.__setattr__
+        put(self, "template", self.template.with_changes(nodes=1, racks=1))
+        put(self, "nodes_per_rack", as_int(self.nodes_per_rack, "nodes_per_rack", minimum=1, maximum=MAX_NODES))
+
+    def cluster(self, nodes: int) -> Cluster:
+        """The cluster of ``nodes`` such machines."""
+        nodes = as_int(nodes, "nodes", minimum=1, maximum=MAX_NODES)
+        return self.template.with_changes(nodes=nodes, racks=-(-nodes // self.nodes_per_rack))
+
+    @classmethod
+    def of(cls, cluster: Cluster) -> Node:
+        """A cluster's machine, with the cluster's nodes per rack (rounded up)."""
+        return cls(cluster, -(-cluster.nodes // cluster.racks))
+
+    def to_dict(self) -> dict[str, Any]:
+        fields = {k: v for k, v in self.template.to_dict().items() if k not in ("nodes", "racks")}
+        return {**fields, "nodes_per_rack": self.nodes_per_rack}
+
+    @classmethod
+    def from_dict(cls, data: object) -> Node:
+        """A node from a mapping of a cluster's fields but ``nodes`` and ``racks``, and
+        ``nodes_per_rack``; unknown keys are rejected."""
+        mapping = dict(as_mapping(data, ""))
+        for key in ("nodes", "racks"):
+            if key in mapping:
+                raise InvalidInput(key, "a node file describes one machine; the size gives the nodes and racks "
+                                        "(racks: nodes_per_rack): remove it")
+        check_keys(mapping, (*(f for f in _FIELDS if f not in ("nodes", "racks")), "nodes_per_rack"), "")
+        per_rack = mapping.pop("nodes_per_rack", DEFAULT_NODES_PER_RACK)
+        return cls(Cluster(nodes=1, **mapping), per_rack)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> Node:
+        """Load a YAML or JSON node file."""
+        data = read_mapping(path)
+        try:
+            return cls.from_dict(data)
+        except InvalidInput as error:
+            raise error.in_file(str(path)) from None

@@ -60,6 +60,10 @@ _PUBLIC = {
     "make_plan": "planner.planning.make",
     "plan_for_target": "planner.planning.deploy",
     "Levers": "planner.plans.levers",
+    "size_cluster": "planner.planning.sizing",
+    "size_machines": "planner.planning.sizing",
+    "SizingResult": "planner.planning.sizing",
+    "write_sizing_report": "planner.planning.sizing",
     # proof
     "validate": "planner.proof.validate",
     "ValidationReport": "planner.proof.validate",
@@ -73,6 +77,8 @@ _PUBLIC = {
     "plot_predicted_vs_simulated": "planner.plots",
     "plot_gantt": "planner.plots",
     "plot_fairness_over_time": "planner.plots",
+    "plot_sizing": "planner.plots",
+    "plot_machine_count": "planner.plots",
     # the simulator
     "simulate": "planner.simulator",
     "simulate_vms": "planner.simulator",

@@ -68,6 +68,29 @@ class ValidationFigures(Protocol):
     def table(self) -> list[dict[str, Any]]: ...
 
 
+@runtime_checkable
+class SizingFigures(Protocol):
+    """What the sizing figure reads (`planner.planning.sizing.SizingResult` has it)."""
+
+    answer: int
+    confidence: float
+    price: float | None
+    runs: int
+
+    def records(self) -> list[dict[str, Any]]: ...
+
+
+@runtime_checkable
+class MachineCountFigures(Protocol):
+    """What the machine-count figure reads (`solvers.machine_count.MachineCount` has it)."""
+
+    problem: str
+    machines: int | None
+    price: float | None
+
+    def records(self) -> list[dict[str, Any]]: ...
+
+
 #: Colours (matplotlib's tab10): predictions, simulated baselines and points, the plan.
 PREDICTED = "tab:blue"
 SIMULATED = "tab:grey"
@@ -187,6 +210,87 @@ def plot_predicted_vs_simulated(report: ValidationFigures, ax: Axes | None = Non
     # Below the axes: inside, it would cover the error labels at the bars' ends.
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize="small",
               frameon=False)
+    return ax
+
+
+def plot_sizing(result: SizingFigures, ax: Axes | None = None) -> Axes:
+    """P(finish by the window) against the cluster's size (`planner.planning.sizing`): the
+    simulated sizes as points, the sizes the bounds decide (P = 0) as crosses, the confidence asked
+    as a dashed line and the answer as a star; with a price, each simulated size's cost (and the
+    bound's cost of the others) on a second axis."""
+    if not isinstance(result, SizingFigures):
+        raise InvalidType("result", f"must be a SizingResult (size_cluster's), got {shown(result)} "
+                                    f"({type(result).__name__})")
+    from matplotlib.ticker import MaxNLocator
+
+    ax = _axes(ax, (8, 5))
+    records = result.records()
+    simulated = [r for r in records if r["decided_by"] == "simulation"]
+    bounded = [r for r in records if r["decided_by"] == "bound"]
+    ax.plot([r["nodes"] for r in simulated], [r["p_meet"] for r in simulated], "o-", color=SIMULATED,
+            label=f"P(meet), simulated ({result.runs} runs)", zorder=3)
+    if bounded:
+        ax.plot([r["nodes"] for r in bounded], [0.0] * len(bounded), "x", color=PREDICTED,
+                label="P(meet) = 0 by the bounds (no simulation)")
+    ax.axhline(result.confidence, color="black", linestyle="--", linewidth=0.8, label=f"confidence {result.confidence:g}")
+    answer = next(r for r in records if r["nodes"] == result.answer)
+    ax.plot([answer["nodes"]], [answer["p_meet"]], "*", color=PLAN, markersize=15, zorder=4,
+            label=f"answer: {answer['nodes']} nodes")
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_xlabel("nodes")
+    ax.set_ylabel("P(finish by the window)")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(True, alpha=0.3)
+    handles, labels = ax.get_legend_handles_labels()
+    if result.price is not None:
+        costs = ax.twinx()
+        costs.plot([r["nodes"] for r in simulated], [r["cost"] for r in simulated], "s:", color=JOBS,
+                   label="cost, simulated mean makespan billed")
+        others = [r for r in records if r["decided_by"] != "simulation" and r["cost_bound"] is not None]
+        if others:
+            costs.plot([r["nodes"] for r in others], [r["cost_bound"] for r in others], ".", color=JOBS, alpha=0.4,
+                       label="cost's lower bound (the bounds' makespan)")
+        costs.set_ylabel("cost")
+        more_handles, more_labels = costs.get_legend_handles_labels()
+        handles, labels = handles + more_handles, labels + more_labels
+    ax.legend(handles, labels, loc="center right", fontsize="small")
+    ax.set_title("How many nodes: P(finish by the window) by size")
+    return ax
+
+
+def plot_machine_count(result: MachineCountFigures, ax: Axes | None = None) -> Axes:
+    """A VM plan's cost against its number of machines P (`solvers.machine_count`): the solved
+    counts' cost (P x the optimal time, billed), the bounds' cost of every count (the pruned ones
+    were not solved), and the answer as a star; the optimal time on a second axis."""
+    if not isinstance(result, MachineCountFigures):
+        raise InvalidType("result", f"must be a MachineCount (cheapest_machine_count's), got {shown(result)} "
+                                    f"({type(result).__name__})")
+    from matplotlib.ticker import MaxNLocator
+
+    ax = _axes(ax, (8, 5))
+    records = result.records()
+    solved = [r for r in records if r["cost"] is not None]
+    unit = "cost" if result.price is not None else "machine-seconds"
+    ax.plot([r["machines"] for r in records], [r["cost_bound"] for r in records], ".", color=PREDICTED,
+            label=f"{unit}: the bound (profiles, no solver)")
+    ax.plot([r["machines"] for r in solved], [r["cost"] for r in solved], "o-", color=SIMULATED,
+            label=f"{unit}: solved ({result.problem})")
+    if result.machines is not None:
+        best = next(r for r in records if r["machines"] == result.machines)
+        ax.plot([best["machines"]], [best["cost"]], "*", color=PLAN, markersize=15, zorder=4,
+                label=f"answer: {best['machines']} machines")
+    ax.set_xlabel("machines P")
+    ax.set_ylabel(unit)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(True, alpha=0.3)
+    times = ax.twinx()
+    times.plot([r["machines"] for r in solved], [r["makespan"] for r in solved], "s:", color=JOBS,
+               label="the schedule's time T*(P)")
+    times.set_ylabel("time (s)")
+    handles, labels = ax.get_legend_handles_labels()
+    more_handles, more_labels = times.get_legend_handles_labels()
+    ax.legend(handles + more_handles, labels + more_labels, loc="upper center", fontsize="small")
+    ax.set_title(f"How many machines for the {result.problem} plan: cost by P")
     return ax
 
 

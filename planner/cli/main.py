@@ -17,7 +17,7 @@ from typer._click import exceptions as click_errors  # typer's own click; the na
 
 # Only light modules here: `planner --help` must not import NumPy, scikit-learn, pyomo or the
 # simulator (tests/test_layout.py); each command imports what it runs.
-from planner.cli import inputs, planning, proofs, replay
+from planner.cli import inputs, planning, proofs, replay, sizing
 from planner.cli.choices import version
 from planner.cli.console import EXIT_BAD_INPUT, exits_cleanly, interrupt_behind, one_line
 from planner.cli.startup import (
@@ -53,7 +53,7 @@ def _options(
 
 
 for _name, _function in (("import", inputs.import_trace), ("fit", inputs.fit), ("plan", planning.plan),
-                         ("export", planning.export), ("replay", replay.replay_command)):
+                         ("export", planning.export), ("replay", replay.replay_command), ("size", sizing.size)):
     app.command(_name)(exits_cleanly(_function))
 proofs.register(app)
 

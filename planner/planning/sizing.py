@@ -1,0 +1,674 @@
+"""How many machines tonight: the cheapest cluster that meets the window with a stated
+probability, proven (`size_cluster`, ``planner size``).
+
+The sizes are ``min_nodes`` to ``max_nodes`` machines of one kind (a `models.Node`). Each size
+that is simulated is *planned and proven* as `planner.planning.deploy.plan_for_target` plans a
+fixed cluster (the target's levers, candidates simulated as exported, paired with the cluster as
+configured): its P(meet) is the share of the plan's runs whose last job ended by the window. The
+search does not simulate every size:
+
+1. **Bounds bracket the answer** (`planner.planning.arrivals.batch_bounds`: total work over the
+   slots, and the critical path). A window before the critical path on unlimited machines (every
+   job one wave) is refused: no size meets it. A size whose bound ends after the window has
+   P(meet) = 0 without a simulation ("decided by the bound").
+2. **The largest size is simulated first**: if even it misses the confidence, the request is
+   refused in one line naming its P(meet).
+3. **Bisection** between the smallest size the bounds allow and the largest, on P(meet) >=
+   confidence. Every size uses the same seed, so its runs are the same biased copies of the batch
+   (common random numbers: `planner.proof.setups.biased` depends on the seed and the run only).
+4. **Monotonicity is checked, not assumed**: P(meet) of the simulated sizes must not fall by more
+   than one run's share as the size grows (a planner that picks other levers at another size, or
+   list-scheduling anomalies, can make it fall). Where it does, the result says so and every size
+   of the bracket below the answer is simulated.
+5. **Cost** (with ``price``, per node and hour): a size costs ``price x nodes x billed(makespan) /
+   3600`` for its simulated mean makespan (from the batch's first arrival), ``billed(t) = ceil(t /
+   billing) x billing``. With coarse billing a larger cluster can be cheaper (it may drop a billed
+   hour): sizes above the smallest one that meets the confidence are simulated, in the order of
+   their cost's lower bound (the bound's makespan billed), while that bound is below the best
+   cost found and the budget (a third of the sizes, `BUDGET_SHARE`) lasts; the others are
+   reported as not examined, with the reason.
+6. **The proof** (`SizingResult.proof`): the answer's plan and the next smaller size's plan run
+   again, paired run for run, on ``validation_runs`` fresh runs (another seed:
+   `FRESH_SEED_OFFSET`): the answer must reach the confidence and the smaller size fall short (or
+   be decided by the bound). The paired difference of their misses, with its 95% interval, and
+   the jobs that decide the end (most often last on the critical chain) come with it.
+
+The figures are the simulator's (every P(meet), makespan and cost), except the bounds, which are
+labelled as such. `SizingResult.records` is one flat record per size, for a DataFrame.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models import Cluster, InvalidInput, Workload
+from models.checks import as_float, as_instance, as_int, as_str
+from models.cluster import Node
+from planner.defaults import DEFAULT_NOISE, DEFAULT_TARGET_RUNS
+from planner.limits import MAX_RUNS, MAX_SEED
+from planner.planning import arrivals
+from planner.plans.plan import Plan
+from planner.proof.sweep import ExecutorChoice, ProgressOption
+
+#: The confidence asked by default: P(finish by the window) at least 0.95.
+DEFAULT_CONFIDENCE = 0.95
+#: Billing granularity by default (seconds): per second.
+DEFAULT_BILLING = 1.0
+#: The most sizes one request may span (``max_nodes - min_nodes + 1``).
+MAX_SIZES = 10_000
+#: The most a node may cost per hour.
+MAX_PRICE = 1e6
+#: The longest billing granularity (seconds): a day.
+MAX_BILLING = 86_400.0
+#: The proof's runs are made with ``seed + FRESH_SEED_OFFSET``: seed + 1 already screens the
+#: small-jobs queue candidates (`planner.planning.deploy`), so the proof's runs are none of the
+#: runs that chose a plan.
+FRESH_SEED_OFFSET = 1_000
+#: The share of the sizes the search may simulate once the bisection is done (cheaper larger
+#: sizes, with ``price``): a third.
+BUDGET_SHARE = 1 / 3
+#: By default the largest size is this many times the smallest size the bounds allow.
+DEFAULT_MAX_FACTOR = 4
+#: Sizing plans for these targets: Spark executors are not machines of one kind here.
+SIZING_TARGETS = ("mrv1", "yarn-fair", "yarn-capacity", "spark")
+
+
+@dataclass(frozen=True)
+class SizeRecord:
+    """One size: ``nodes``, its ``slots`` (containers, cores), ``bound_end`` (the earliest any
+    schedule ends, absolute s: `batch_bounds`), ``decided_by`` ("bound": P(meet) = 0 without a
+    simulation; "simulation": planned and proven; "not examined"), and for a simulated size
+    ``p_meet``, the plan's ``makespan`` (mean, s) and ``makespan_p95``, ``chosen`` (the plan's
+    setup) and ``keep``; ``cost`` (with a price) and ``cost_bound`` (its lower bound);
+    ``note`` (why a size was not examined)."""
+
+    nodes: int
+    slots: int
+    bound_end: float
+    decided_by: str
+    p_meet: float | None = None
+    makespan: float | None = None
+    makespan_p95: float | None = None
+    chosen: str | None = None
+    keep: bool | None = None
+    cost: float | None = None
+    cost_bound: float | None = None
+    note: str = ""
+
+    def record(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class SizingResult:
+    """The answer (`size_cluster`): ``answer`` (nodes), its ``cluster`` and ``plan``, every size's
+    record (`SizeRecord`, ``sizes``), the ``proof`` (module docstring, 6), whether P(meet) was
+    ``monotone`` over the simulated sizes, ``notes``, and the request: ``target``, ``window``,
+    ``confidence``, ``price``, ``billing``, ``runs``, ``validation_runs``, ``noise``, ``seed``, the
+    ``node``, ``ready_now`` and the ``configuration`` files; ``plans`` holds each simulated size's plan."""
+
+    answer: int
+    cluster: Cluster
+    plan: Plan
+    sizes: tuple[SizeRecord, ...]
+    proof: dict[str, Any]
+    monotone: bool
+    notes: tuple[str, ...]
+    target: str
+    objective: str
+    window: float
+    confidence: float
+    price: float | None
+    billing: float
+    runs: int
+    validation_runs: int
+    noise: float
+    seed: int
+    node: Node | None = None
+    ready_now: bool = False
+    configuration: tuple[str, ...] = ()
+    plans: Mapping[int, Plan] = field(default_factory=dict, repr=False)
+
+    def records(self) -> list[dict[str, Any]]:
+        """One flat record per size, smallest first."""
+        return [size.record() for size in self.sizes]
+
+    @property
+    def simulated(self) -> int:
+        """How many sizes the search simulated (planned and proven)."""
+        return sum(1 for size in self.sizes if size.decided_by == "simulation")
+
+    def size(self, nodes: int) -> SizeRecord:
+        return next(size for size in self.sizes if size.nodes == nodes)
+
+    def summary(self) -> dict[str, Any]:
+        """The answer in one flat record: the request, the answer, its P(meet) and cost, the next
+        smaller size and why it fails, the fresh proof's figures and the search's effort."""
+        answer = self.size(self.answer)
+        proof = self.proof
+        return {"target": self.target, "window": self.window, "confidence": self.confidence,
+                "answer": self.answer, "slots": answer.slots, "p_meet": answer.p_meet, "cost": answer.cost,
+                "makespan": answer.makespan, "chosen": answer.chosen,
+                "smaller": proof.get("smaller"), "smaller_p_meet": proof.get("smaller_p_meet"),
+                "smaller_decided_by": proof.get("smaller_decided_by"),
+                "fresh_p_meet": proof.get("p_meet"), "fresh_smaller_p_meet": proof.get("smaller_fresh_p_meet"),
+                "proven": proof.get("proven"), "sizes": len(self.sizes), "simulated": self.simulated,
+                "monotone": self.monotone}
+
+
+def billed(seconds: float, billing: float) -> float:
+    """``seconds`` rounded up to whole units of ``billing`` seconds."""
+    return math.ceil(seconds / billing - 1e-9) * billing
+
+
+def node_cost(price: float | None, nodes: int, seconds: float | None, billing: float) -> float | None:
+    """``price`` (per node and hour) x ``nodes`` x ``seconds`` billed (`billed`), or None."""
+    if price is None or seconds is None:
+        return None
+    return price * nodes * billed(seconds, billing) / 3600.0
+
+
+def _checked(node: Node | Cluster, window: object, confidence: object, price: object, billing: object,
+             min_nodes: object, max_nodes: object) -> tuple[Node, float, float, float | None, float, int, int | None]:
+    if isinstance(node, Cluster):
+        node = Node.of(node)
+    as_instance(node, Node, "node")
+    window = arrivals.check_window(window)
+    if window is None:
+        raise InvalidInput("window", "sizing needs a window: the time (absolute seconds, as submit times) the batch "
+                                     "must be done by")
+    confidence = as_float(confidence, "confidence", minimum=0.0, maximum=1.0)
+    if not 0.0 < confidence < 1.0:
+        raise InvalidInput("confidence", f"must be strictly between 0 and 1, got {confidence:g}")
+    price = None if price is None else as_float(price, "price", minimum=0.0, maximum=MAX_PRICE)
+    billing = as_float(billing, "billing", above=0.0, maximum=MAX_BILLING)
+    low = as_int(min_nodes, "min_nodes", minimum=1, maximum=node_limit(node))
+    high = None if max_nodes is None else as_int(max_nodes, "max_nodes", minimum=1, maximum=node_limit(node))
+    if high is not None and high < low:
+        raise InvalidInput("max_nodes", f"must be >= min_nodes ({low}), got {high}")
+    if high is not None and high - low + 1 > MAX_SIZES:
+        raise InvalidInput("max_nodes", f"{high - low + 1:,} sizes; at most {MAX_SIZES:,} per request")
+    return node, window, confidence, price, billing, low, high
+
+
+def node_limit(node: Node) -> int:
+    """The most nodes of this kind a cluster may have (`models.limits`: nodes, slots, VMs)."""
+    from models.limits import MAX_NODES, MAX_TOTAL_SLOTS, MAX_VMS
+
+    per_node = node.template.map_slots + node.template.reduce_slots
+    return min(MAX_NODES, MAX_TOTAL_SLOTS // max(per_node, 1), MAX_VMS // max(node.template.disks, 1))
+
+
+def size_cluster(
+    workload: Workload,
+    node: Node | Cluster,
+    target: str,
+    *,
+    window: float,
+    confidence: float = DEFAULT_CONFIDENCE,
+    price: float | None = None,
+    billing: float = DEFAULT_BILLING,
+    min_nodes: int = 1,
+    max_nodes: int | None = None,
+    objective: str = "window",
+    runs: int = DEFAULT_TARGET_RUNS,
+    validation_runs: int | None = None,
+    noise: float = DEFAULT_NOISE,
+    seed: int = 0,
+    ready_now: bool = False,
+    hadoop_conf: Sequence[str | Path] | None = None,
+    spark_conf: Sequence[str | Path] | None = None,
+    queue_map: Mapping[str, str] | None = None,
+    executor: ExecutorChoice = None,
+    progress: ProgressOption = False,
+) -> SizingResult:
+    """The cheapest number of ``node`` machines on which ``target``'s plan finishes ``workload``
+    by ``window`` (absolute seconds) with probability at least ``confidence`` (module docstring).
+    ``node`` is a `models.Node` (or a `Cluster`, whose machine and nodes per rack are used);
+    ``price`` is per node and hour, ``billing`` the billing granularity (s); ``min_nodes`` and
+    ``max_nodes`` the sizes to consider (default largest: `DEFAULT_MAX_FACTOR` times the smallest
+    size the bounds allow). Each simulated size is planned by `plan_for_target` with ``objective``
+    (default "window": the least chance to miss it), ``runs`` runs, ``noise`` and ``seed`` (the
+    same at every size); the proof uses ``validation_runs`` (default ``runs``) fresh runs.
+    Configuration files (``hadoop_conf``, ``spark_conf``) must not fix the number of nodes."""
+    from planner.planning.deploy import plan_for_target
+    from planner.planning.request import target_request
+
+    as_instance(workload, Workload, "workload")
+    target = as_str(target, "target", choices=SIZING_TARGETS)
+    node, window, confidence, price, billing, low, high = _checked(node, window, confidence, price, billing,
+                                                                   min_nodes, max_nodes)
+    conf = spark_conf if target == "spark" else hadoop_conf
+    asked = target_request(workload, node.cluster(low), conf, "spark_conf" if target == "spark" else "hadoop_conf",
+                           queue_map, objective, window, runs, noise, seed, ready_now)
+    runs, noise, seed, night = asked.runs, asked.noise, asked.seed, asked.night
+    validation_runs = runs if validation_runs is None else as_int(validation_runs, "validation_runs", minimum=2,
+                                                                   maximum=MAX_RUNS)
+    _refuse_fixed_sizes(conf, target)
+    first = min((job.submit for job in night), default=0.0)
+    unlimited = _unlimited_slots(night)
+    reach = arrivals.batch_bounds(night, unlimited, window)
+    if window < first + reach["critical_path"]:
+        raise InvalidInput("window", f"{window:,.0f} s is before {first + reach['critical_path']:,.0f} s, the critical "
+                                     "path with every job in one wave (its longest job, or chain of jobs that wait for "
+                                     "jobs, from its arrival): no size meets it")
+
+    def bound_end(nodes: int) -> float:
+        bounds = arrivals.batch_bounds(night, node.cluster(nodes).total_slots, window)
+        return first + bounds["makespan"]
+
+    smallest = _first_within(low, node_limit(node), lambda n: bound_end(n) <= window)
+    if high is None:
+        high = max(low, min(node_limit(node), DEFAULT_MAX_FACTOR * (smallest or low)))
+        if high - low + 1 > MAX_SIZES:
+            high = low + MAX_SIZES - 1
+    if smallest is None or smallest > high:
+        needed = "" if smallest is None else f": the bounds need at least {smallest:,} nodes"
+        raise InvalidInput("max_nodes", f"even {high:,} nodes cannot end by {window:,.0f} s, the work bound ends at "
+                                        f"{bound_end(high):,.0f} s{needed}")
+    count = high - low + 1
+    budget = max(2, math.ceil(BUDGET_SHARE * count))
+    plans: dict[int, Plan] = {}
+    notes: list[str] = []
+
+    def simulate(nodes: int) -> Plan:
+        if nodes not in plans:
+            plans[nodes] = plan_for_target(workload, node.cluster(nodes), target, objective=objective, window=window,
+                                           ready_now=ready_now, runs=runs, noise=noise, seed=seed,
+                                           executor=executor, progress=progress, queue_map=queue_map,
+                                           **({"spark_conf": spark_conf} if target == "spark"
+                                              else {"hadoop_conf": hadoop_conf}))
+        return plans[nodes]
+
+    def p_meet(nodes: int) -> float:
+        value = simulate(nodes).simulated["p_window"]
+        return 0.0 if value is None else float(value)
+
+    if p_meet(high) < confidence:
+        raise InvalidInput("max_nodes", f"even {high:,} nodes meet the window with P = {p_meet(high):.2f} "
+                                        f"(< {confidence:g}, {runs} runs): a larger cluster is needed (raise max_nodes)")
+    lowest, top = smallest, high
+    while lowest < top:  # P(meet) >= confidence holds at top
+        middle = (lowest + top) // 2
+        if p_meet(middle) >= confidence:
+            top = middle
+        else:
+            lowest = middle + 1
+    answer = top
+    monotone, fall = _monotone(plans, p_meet, runs)
+    if not monotone:
+        notes.append(f"P(meet) is not monotone in the size: {fall}; every size from {smallest} to {answer - 1} "
+                     "was simulated")
+        met = [n for n in range(smallest, answer) if p_meet(n) >= confidence]
+        answer = min(met, default=answer)
+    if price is not None:
+        answer = _cheapest(answer, high, plans, p_meet, bound_end, node, price, billing, confidence, budget, notes,
+                           window, first, night)
+    if smallest <= answer - 1:  # the proof runs the next smaller size's plan: plan it if the search did not
+        p_meet(answer - 1)
+    sizes = tuple(_record(n, node, bound_end(n), window, plans, price, billing, first) for n in range(low, high + 1))
+    result = SizingResult(answer, node.cluster(answer), plans[answer], sizes, {}, monotone, tuple(notes), target,
+                          objective, window, confidence, price, billing, runs, validation_runs, noise, seed, node,
+                          bool(ready_now), tuple(str(path) for path in conf or ()), dict(plans))
+    fresh = (seed + FRESH_SEED_OFFSET) % (MAX_SEED + 1)
+    return replace(result, proof=prove_size(result, workload, runs=validation_runs, seed=fresh, executor=executor,
+                                            progress=progress))
+
+
+def _unlimited_slots(night: Workload) -> int:
+    """Enough slots for every job to run each stage in one wave: the critical path's floor."""
+    return max([1, *(max(job.map_tasks, job.reduce_tasks) for job in night)])
+
+
+def _first_within(low: int, high: int, ok: Any) -> int | None:
+    """The smallest n in [low, high] with ok(n), for ok monotone (False then True); None if none."""
+    if low > high or not ok(high):
+        return None
+    while low < high:
+        middle = (low + high) // 2
+        if ok(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def _monotone(plans: Mapping[int, Plan], p_meet: Any, runs: int) -> tuple[bool, str]:
+    """Whether P(meet) never falls by more than one run's share from a simulated size to a larger
+    one; else the first such fall, in words."""
+    sizes = sorted(plans)
+    tolerance = 1.0 / runs + 1e-9
+    for index, smaller in enumerate(sizes):
+        for larger in sizes[index + 1:]:
+            if p_meet(smaller) - p_meet(larger) > tolerance:
+                return False, (f"{p_meet(smaller):.2f} at {smaller} nodes, {p_meet(larger):.2f} at {larger}")
+    return True, ""
+
+
+def _cheapest(answer: int, high: int, plans: dict[int, Plan], p_meet: Any, bound_end: Any, node: Node, price: float,
+              billing: float, confidence: float, budget: int, notes: list[str], window: float, first: float,
+              night: Workload) -> int:
+    """The cheapest size meeting the confidence (module docstring, 5)."""
+    def cost(nodes: int) -> float:
+        return node_cost(price, nodes, plans[nodes].simulated["makespan"], billing) or 0.0
+
+    def cost_bound(nodes: int) -> float:
+        return node_cost(price, nodes, bound_end(nodes) - first, billing) or 0.0
+
+    best = min((n for n in plans if n >= answer and p_meet(n) >= confidence), key=lambda n: (cost(n), n))
+    waiting = sorted((n for n in range(answer + 1, high + 1) if n not in plans), key=lambda n: (cost_bound(n), n))
+    skipped_budget = 0
+    for nodes in waiting:
+        if cost_bound(nodes) >= cost(best):
+            break
+        if len(plans) >= budget:
+            skipped_budget += 1
+            continue
+        if p_meet(nodes) >= confidence and (cost(nodes), nodes) < (cost(best), best):
+            best = nodes
+    if skipped_budget:
+        notes.append(f"{skipped_budget} larger size(s) whose cost's lower bound is below the best cost were not "
+                     f"examined: the search's budget ({budget} simulated sizes) was spent")
+    return best
+
+
+def _record(nodes: int, node: Node, end: float, window: float, plans: Mapping[int, Plan], price: float | None,
+            billing: float, first: float) -> SizeRecord:
+    slots = node.cluster(nodes).total_slots
+    bound_cost = node_cost(price, nodes, end - first, billing)
+    if nodes in plans:
+        simulated = plans[nodes].simulated
+        return SizeRecord(nodes, slots, end, "simulation", p_meet=float(simulated["p_window"] or 0.0),
+                          makespan=simulated["makespan"], makespan_p95=simulated["makespan_p95"],
+                          chosen=simulated["chosen"], keep=bool(simulated["keep"]),
+                          cost=node_cost(price, nodes, simulated["makespan"], billing), cost_bound=bound_cost)
+    if end > window:
+        return SizeRecord(nodes, slots, end, "bound", p_meet=0.0, cost_bound=bound_cost,
+                          note=f"no schedule ends before {end:,.0f} s")
+    return SizeRecord(nodes, slots, end, "not examined", cost_bound=bound_cost,
+                      note="between sizes the search simulated" if nodes < max(plans) else "larger than needed")
+
+
+def _refuse_fixed_sizes(conf: Sequence[str | Path] | None, target: str) -> None:
+    """Hadoop's files that fix the machines (an SLS nodes file, a slot group's hosts file) cannot be
+    sized: the size is the decision."""
+    if target == "spark" or not conf:
+        return
+    from planner.io.hadoop.conf import read_hadoop_conf
+
+    paths = [Path(path) for path in conf]
+    hosts = next((path for path in paths if path.suffix.lower() == ".hosts"), None)
+    if hosts is not None:
+        raise InvalidInput("hadoop_conf", "a hosts file names the cluster's machines; sizing decides them: leave it "
+                                          "out", source=str(hosts))
+    files = [path for path in paths if not path.is_dir()]
+    if files and "nodes" in read_hadoop_conf(files, warn=False).cluster:
+        source = next((str(path) for path in files if path.suffix.lower() == ".json"), str(files[0]))
+        raise InvalidInput("hadoop_conf", "an SLS nodes file fixes the cluster's machines; sizing decides them: leave "
+                                          "it out", source=source)
+
+
+def _deployed(plan: Plan, workload: Workload, cluster: Cluster, target: str,
+              conf: Sequence[str | Path] | None) -> Any:
+    """The plan as it runs once applied on ``cluster``."""
+    if target == "spark":
+        from planner.io.spark.target import spark_plan_run
+
+        return spark_plan_run(plan, workload, cluster, conf)
+    from planner.proof.validate import target_run
+
+    return target_run(plan, workload, cluster, conf)
+
+
+def prove_size(result: SizingResult, workload: Workload, *, runs: int, seed: int, executor: ExecutorChoice = None,
+               progress: ProgressOption = False) -> dict[str, Any]:
+    """The answer's plan and the next smaller size's plan (module docstring, 6) run again on
+    ``runs`` runs of ``seed``, paired run for run: ``p_meet`` and ``smaller_fresh_p_meet``,
+    ``smaller_decided_by`` ("simulation" or "bound"), ``paired`` (`planner.proof.paired.paired_mean`
+    of the misses: the smaller size's extra misses), ``critical_jobs`` (the answer's runs' critical
+    chains, `planner.proof.validate.critical_jobs`) and ``proven``: the answer reaches the
+    confidence, and the smaller size falls short, or (with a price) costs more. `size_cluster`
+    runs it with ``validation_runs`` and seed + `FRESH_SEED_OFFSET`; a benchmark can run it again
+    with other seeds."""
+    from planner.proof.deployed import deployed_setup, measure
+    from planner.proof.paired import paired_mean
+    from planner.proof.validate import critical_jobs
+
+    as_instance(result, SizingResult, "result")
+    runs = as_int(runs, "runs", minimum=2, maximum=MAX_RUNS)
+    seed = as_int(seed, "seed", minimum=0, maximum=MAX_SEED)
+    if result.node is None:
+        raise InvalidInput("result", "has no node: make it with size_cluster")
+    from planner.proof.setups import all_ready
+
+    node, answer, smaller = result.node, result.answer, result.answer - 1
+    night = all_ready(workload) if result.ready_now else workload
+    arrived = {job.name: job.submit for job in night}
+    conf = list(result.configuration) or None
+    setups = [deployed_setup(f"{answer} nodes", "plan",
+                             _deployed(result.plans[answer], workload, node.cluster(answer), result.target, conf),
+                             night, window=result.window, arrivals=arrived)]
+    below = result.size(smaller) if any(size.nodes == smaller for size in result.sizes) else None
+    if below is not None and smaller in result.plans:
+        setups.append(deployed_setup(f"{smaller} nodes", "baseline",
+                                     _deployed(result.plans[smaller], workload, node.cluster(smaller), result.target,
+                                               conf), night, window=result.window, arrivals=arrived))
+    measured = measure(setups, runs=runs, noise=result.noise, seed=seed, executor=executor, progress=progress,
+                       description="proving the size", chains=True)
+    missed = measured[0].values("window")
+    proof: dict[str, Any] = {"runs": runs, "seed": seed, "p_meet": float(1.0 - np.mean(missed)),
+                             "smaller": smaller if below is not None else None,
+                             "critical_jobs": critical_jobs(measured[0])[:5]}
+    if len(measured) > 1:
+        other = measured[1].values("window")
+        proof.update(smaller_fresh_p_meet=float(1.0 - np.mean(other)), smaller_decided_by="simulation",
+                     smaller_p_meet=below.p_meet if below is not None else None,
+                     paired=paired_mean(missed, other, seed))  # other - answer: the smaller size's extra misses
+    elif below is not None:  # ruled out by the bounds: no schedule ends by the window on it
+        proof.update(smaller_fresh_p_meet=0.0, smaller_decided_by="bound", smaller_p_meet=0.0)
+    short = proof.get("smaller_fresh_p_meet") is None or proof["smaller_fresh_p_meet"] < result.confidence
+    if result.price is not None and below is not None and proof.get("smaller_decided_by") == "simulation":
+        # with a price the answer may be larger than the smallest size that meets the window: the
+        # next smaller size then meets it too, and costs more
+        proof["cost"], proof["smaller_cost"] = result.size(answer).cost, below.cost
+        short = short or (below.cost or 0.0) > (proof["cost"] or 0.0)
+    proof["proven"] = bool(proof["p_meet"] >= result.confidence and short)
+    return proof
+
+
+def sizing_markdown(result: SizingResult, figure: str | None = None) -> str:
+    """The answer in words an operator can hand on (module docstring): the recommended size, its
+    cost and P(meet), the next smaller size and why it fails, the jobs that decide the end, the
+    search's effort, and every size's record."""
+    answer, proof = result.size(result.answer), result.proof
+    cost = "" if answer.cost is None else f", at a cost of {answer.cost:,.2f} (its mean makespan billed)"
+    lines = [f"# How many nodes: {result.target}, done by {result.window:,.0f} s", "",
+             f"**{answer.nodes} nodes** ({answer.slots:,} slots) finish the batch by {result.window:,.0f} s with "
+             f"P = {answer.p_meet:.2f} (simulated, {result.runs} runs; {proof['p_meet']:.2f} on {proof['runs']} fresh "
+             f"runs){cost}, at least the {result.confidence:g} asked. The plan there: {answer.chosen}"
+             f"{' (keep the configuration)' if answer.keep else ''}.", ""]
+    smaller = proof.get("smaller")
+    if smaller is None:
+        lines.append("It is the smallest size considered.")
+    elif proof.get("smaller_decided_by") == "bound":
+        lines.append(f"{smaller} nodes cannot: no schedule ends before {result.size(smaller).bound_end:,.0f} s on "
+                     f"them (the bounds: total work over the slots, the critical path), after the window.")
+    else:
+        why = (f"meet it with P = {proof['smaller_p_meet']:.2f} (simulated; {proof['smaller_fresh_p_meet']:.2f} on "
+               "the fresh runs)")
+        paired = proof.get("paired")
+        if paired:
+            why += (f"; run for run they miss the window {paired['mean_difference']:+.2f} more often (95% interval "
+                    f"{paired['ci_low']:+.2f} to {paired['ci_high']:+.2f})")
+        if "smaller_cost" in proof and proof["smaller_fresh_p_meet"] >= result.confidence:
+            why += f", but cost more ({proof['smaller_cost']:,.2f})"
+        lines.append(f"{smaller} nodes {why}.")
+    lines += ["", f"Proven: {'yes' if proof['proven'] else 'NO'} (fresh runs, seed {proof['seed']})."]
+    if proof.get("critical_jobs"):
+        jobs = ", ".join(f"{job['job']} (on the chain in {job['on_chain_share']:.0%} of the runs, last in "
+                         f"{job['last_share']:.0%})" for job in proof["critical_jobs"])
+        lines += ["", f"The jobs that decide the end (on the runs' critical chain most often): {jobs}."]
+    lines += ["", f"Search: {result.simulated} of {len(result.sizes)} sizes simulated (each planned and proven); "
+                  f"P(meet) {'monotone' if result.monotone else 'NOT monotone'} over them.", *result.notes]
+    if figure:
+        lines += ["", f"![P(finish by the window) by size]({figure})"]
+    columns = ("nodes", "slots", "decided_by", "p_meet", "makespan", "cost", "bound_end", "chosen", "note")
+    lines += ["", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for record in result.records():
+        lines.append("| " + " | ".join(_cell(record[c]) for c in columns) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:,.2f}"
+    return str(value).replace("|", "/")
+
+
+def write_sizing_report(result: SizingResult, directory: str | Path) -> dict[str, Path]:
+    """Write the answer into ``directory`` (created if needed), each file atomically: sizing.png
+    (`planner.plots.plot_sizing`), report.md (`sizing_markdown`), sizing.json (the summary, the
+    proof and every size's record), cluster.yaml (the answer's cluster) and plan.json (its plan)."""
+    import json
+
+    from matplotlib.figure import Figure
+
+    from models.checks import as_path
+    from models.fileio import write_atomic
+    from planner import plots
+    from planner.proof.report import png
+
+    as_instance(result, SizingResult, "result")
+    folder = Path(as_path(directory, "directory"))
+    figure = Figure(figsize=(8, 5), layout="constrained")
+    plots.plot_sizing(result, figure.add_subplot())
+    paths = {"figure": folder / "sizing.png", "markdown": folder / "report.md", "json": folder / "sizing.json",
+             "cluster": folder / "cluster.yaml", "plan": folder / "plan.json"}
+    write_atomic(paths["figure"], png(figure))
+    write_atomic(paths["markdown"], sizing_markdown(result, "sizing.png"))
+    data = {"summary": result.summary(), "proof": result.proof, "sizes": result.records(), "notes": list(result.notes)}
+    write_atomic(paths["json"], json.dumps(data, indent=1, default=str) + "\n")
+    result.cluster.to_file(paths["cluster"])
+    result.plan.to_file(paths["plan"])
+    return paths
+
+
+def size_machines(
+    workload: Workload,
+    node: Node | Cluster,
+    strategy: str,
+    *,
+    min_nodes: int = 1,
+    max_nodes: int,
+    price: float | None = None,
+    billing: float = DEFAULT_BILLING,
+    window: float | None = None,
+    solver: str | None = None,
+    time_limit: float = 60.0,
+    seed: int = 0,
+) -> Any:
+    """A VM plan's number of machines as a decision (`solvers.machine_count.cheapest_machine_count`):
+    ``strategy`` "pairs" or "packing", every P from ``min_nodes`` to ``max_nodes`` machines of
+    ``node``'s kind (its disks, primaries per extra VM and overcommit penalty), solved exactly
+    (``solver``, default "milp") or pruned by the profiles' bound; ``window`` (s, from the start)
+    keeps the P whose schedule ends in time. Jobs without a runtime profile get one derived from
+    their tasks once, on the largest cluster (`planner.planning.vm.derived_profiles`), so that every
+    P prices the same profiles."""
+    from planner.planning.vm import check_solver, derived_profiles
+    from solvers.machine_count import MACHINE_PROBLEMS, cheapest_machine_count
+
+    as_instance(workload, Workload, "workload")
+    strategy = as_str(strategy, "strategy", choices=MACHINE_PROBLEMS)
+    if isinstance(node, Cluster):
+        node = Node.of(node)
+    as_instance(node, Node, "node")
+    low = as_int(min_nodes, "min_nodes", minimum=1, maximum=node_limit(node))
+    high = as_int(max_nodes, "max_nodes", minimum=1, maximum=node_limit(node))
+    if high < low:
+        raise InvalidInput("max_nodes", f"must be >= min_nodes ({low}), got {high}")
+    if high - low + 1 > MAX_SIZES:
+        raise InvalidInput("max_nodes", f"{high - low + 1:,} sizes; at most {MAX_SIZES:,} per request")
+    price = None if price is None else as_float(price, "price", minimum=0.0, maximum=MAX_PRICE)
+    billing = as_float(billing, "billing", above=0.0, maximum=MAX_BILLING)
+    method = check_solver(strategy, solver)
+    profiled = derived_profiles(workload, node.cluster(high))
+    found = cheapest_machine_count(list(profiled), node.template, range(low, high + 1), problem=strategy,
+                                   method=method, price=price, billing=billing, window=window, time_limit=time_limit,
+                                   seed=seed)
+    if found.machines is not None:
+        _warn_outside_fits(profiled, node.cluster(found.machines).vms)
+    return found
+
+
+def _warn_outside_fits(workload: Workload, vms: int) -> None:
+    """One warning naming the jobs whose fitted profile the answer's VMs (1 to ``vms``) leave."""
+    import warnings
+
+    from models import ExtrapolationWarning
+
+    outside = []
+    for job in workload:
+        fitted = getattr(job.profile, "n_range_", None)
+        if fitted is not None and (vms > fitted[1] or fitted[0] > 1):
+            outside.append(f"{job.name} (fitted on {fitted[0]:g}..{fitted[1]:g})")
+    if outside:
+        warnings.warn(f"the answer's schedule may run jobs on 1 to {vms} VMs, outside the range their profiles were "
+                      f"fitted on: {', '.join(outside[:10])}{', ...' if len(outside) > 10 else ''}",
+                      ExtrapolationWarning, stacklevel=3)
+
+
+def machine_count_markdown(result: Any, figure: str | None = None) -> str:
+    """A VM plan's number of machines in words (`size_machines`): the answer, its cost and time,
+    whether it is proven over the range, and every P's record."""
+    unit = "machine-seconds" if result.price is None else "cost"
+    lines = [f"# How many machines: the {result.problem} plan", ""]
+    if result.machines is None:
+        lines.append("No number of machines in the range ends the schedule by the window.")
+    else:
+        cost = f"{result.cost:,.0f} machine-seconds" if result.price is None else f"a cost of {result.cost:,.2f}"
+        lines.append(f"**{result.machines} machines**: the {result.problem} schedule takes {result.makespan:,.0f} s, "
+                     f"{cost} ({result.method}; billed in units of {result.billing:g} s).")
+        lines.append("")
+        lines.append("Proven optimal over the range: every count was solved to optimality or its bound was no cheaper."
+                     if result.proven else "NOT proven over the range: some count was not solved to optimality.")
+    records = result.records()
+    lines += ["", f"Solved {result.solved} of {len(records)} counts; the others were pruned by their bound."]
+    if figure:
+        lines += ["", f"![{unit} by the number of machines]({figure})"]
+    columns = ("machines", "vms", "status", "makespan", "bound", "cost", "cost_bound")
+    lines += ["", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(_cell(record.get(c)) for c in columns) + " |" for record in records]
+    return "\n".join(lines) + "\n"
+
+
+def write_machine_count_report(result: Any, directory: str | Path) -> dict[str, Path]:
+    """Write a `size_machines` answer into ``directory``, each file atomically: machines.png
+    (`planner.plots.plot_machine_count`), report.md (`machine_count_markdown`) and machines.json."""
+    import json
+
+    from matplotlib.figure import Figure
+
+    from models.checks import as_path
+    from models.fileio import write_atomic
+    from planner import plots
+    from planner.proof.report import png
+
+    folder = Path(as_path(directory, "directory"))
+    figure = Figure(figsize=(8, 5), layout="constrained")
+    plots.plot_machine_count(result, figure.add_subplot())
+    paths = {"figure": folder / "machines.png", "markdown": folder / "report.md", "json": folder / "machines.json"}
+    write_atomic(paths["figure"], png(figure))
+    write_atomic(paths["markdown"], machine_count_markdown(result, "machines.png"))
+    data = {"problem": result.problem, "method": result.method, "machines": result.machines, "cost": result.cost,
+            "makespan": result.makespan, "proven": result.proven, "price": result.price, "billing": result.billing,
+            "window": result.window, "solved": result.solved, "counts": result.records()}
+    write_atomic(paths["json"], json.dumps(data, indent=1) + "\n")
+    return paths

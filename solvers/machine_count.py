@@ -1,0 +1,167 @@
+"""How many machines for a VM plan: the number of physical machines P as a decision
+(`cheapest_machine_count`).
+
+The Packing paper plans a batch on a fixed cluster of P machines (k primary VMs each, N = k P).
+On a rented cluster P is the first lever, and what is paid is the machines for as long as the
+schedule runs: cost(P) = P x billed(T*(P)), where T*(P) is the least total time of the problem's
+schedule on P machines (pairs: `solvers.pairs.problem.schedule_pairs`; packing:
+`solvers.packing.problem.pack_phases`) and billed(t) rounds t up to whole units of the billing
+granularity (machine-seconds; times a price per machine and hour, when given). "P x makespan" is
+this toolkit's cost, not the paper's: the paper minimizes the time at a fixed P.
+
+Exact over a range of P: each P is solved with an exact method, whose status must be
+"optimal" (certified by the method itself, `solvers.certify`), or pruned by a lower bound: the
+runtime profiles F_j(n) give, without a solver, a bound LB(P) <= T*(P) (packing:
+`solvers.packing.problem.simple_bound`, the longest fastest run and the VM-seconds over N;
+pairs: half the sum of each job's fastest run on at most N VMs, since a pair's time is at
+least each of its jobs' fastest run). billed() is monotone, so P x billed(LB(P)) bounds cost(P)
+from below: the sizes are visited in the order of that bound, and once it reaches the best cost
+found the rest cannot be cheaper. The answer is proven optimal over the range when every P was
+solved to optimality or pruned so. ``prune=False`` solves every P (the brute force the
+benchmark checks the pruned search against). An optional ``window`` keeps only the P whose
+T*(P) ends by it (the cheapest P that finishes in time).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from models import Cluster, ExtrapolationWarning, InvalidInput, Job
+from models.checks import as_float, as_int, as_str
+from models.limits import MAX_SECONDS
+
+__all__ = ["MACHINE_PROBLEMS", "MachineCount", "cheapest_machine_count", "machine_bound"]
+
+#: The VM problems P can be a decision of.
+MACHINE_PROBLEMS = ("pairs", "packing")
+#: The most machine counts one call may try.
+MAX_MACHINE_COUNTS = 1_000
+
+
+@dataclass(frozen=True)
+class MachineCount:
+    """The answer: ``machines`` (None when no P in the range ends by the window), its ``cost`` and
+    ``makespan``, ``proven`` (every P solved to optimality or pruned by its bound), and one flat
+    record per P (`records`): machines, vms, status ("optimal", another solver status, "pruned"
+    or "over the window"), makespan T*(P), bound LB(P), cost, cost_bound, seconds."""
+
+    problem: str
+    method: str
+    machines: int | None
+    cost: float | None
+    makespan: float | None
+    proven: bool
+    price: float | None
+    billing: float
+    window: float | None
+    solved: int
+    per_machine: tuple[dict[str, Any], ...]
+
+    def records(self) -> list[dict[str, Any]]:
+        return [dict(record) for record in self.per_machine]
+
+
+def _billed(seconds: float, billing: float) -> float:
+    return math.ceil(seconds / billing - 1e-9) * billing
+
+
+def machine_bound(problem: str, jobs: Sequence[Job], cluster: Cluster) -> float:
+    """A lower bound on the problem's total time on ``cluster`` from the profiles alone (module
+    docstring)."""
+    if problem == "packing":
+        from solvers.packing.problem import packing_instance, simple_bound
+
+        return simple_bound(packing_instance(jobs, cluster))
+    from solvers.pairs.problem import profile_times
+
+    counts = np.arange(1, cluster.vms + 1)
+    return float(sum(float(np.min(profile_times(job, counts))) for job in jobs)) / 2.0
+
+
+def _solve(problem: str, jobs: Sequence[Job], cluster: Cluster, method: str, time_limit: float, seed: int) -> Any:
+    if problem == "packing":
+        from solvers.packing.problem import pack_phases
+
+        return pack_phases(jobs, cluster, method=method, time_limit=time_limit, seed=seed)
+    from solvers.pairs.problem import schedule_pairs
+
+    return schedule_pairs(jobs, cluster, method=method, time_limit=time_limit, seed=seed)
+
+
+def cheapest_machine_count(
+    jobs: Sequence[Job],
+    machine: Cluster,
+    machines: Sequence[int] | range,
+    *,
+    problem: str = "packing",
+    method: str = "milp",
+    price: float | None = None,
+    billing: float = 1.0,
+    window: float | None = None,
+    time_limit: float = 60.0,
+    seed: int = 0,
+    prune: bool = True,
+) -> MachineCount:
+    """The P in ``machines`` (counts of ``machine``'s kind: its disks, r and alpha) of least cost
+    (module docstring); ``price`` per machine and hour (None: machine-seconds), ``billing`` the
+    granularity (s), ``window`` the longest the schedule may take (s), ``time_limit`` per P."""
+    problem = as_str(problem, "problem", choices=MACHINE_PROBLEMS)
+    method = as_str(method, "method")
+    counts = sorted({as_int(p, f"machines[{i}]", minimum=1) for i, p in enumerate(machines)})
+    if not counts:
+        raise InvalidInput("machines", "give at least one number of machines")
+    if len(counts) > MAX_MACHINE_COUNTS:
+        raise InvalidInput("machines", f"{len(counts):,} counts; at most {MAX_MACHINE_COUNTS:,}")
+    price = None if price is None else as_float(price, "price", minimum=0.0)
+    billing = as_float(billing, "billing", above=0.0, maximum=MAX_SECONDS)
+    window = None if window is None else as_float(window, "window", above=0.0, maximum=MAX_SECONDS)
+    scale = 1.0 if price is None else price / 3600.0
+
+    def cost(p: int, seconds: float) -> float:
+        return scale * p * _billed(seconds, billing)
+
+    with warnings.catch_warnings():  # the methods evaluate F_j at every n in 1..N: the caller warns once
+        warnings.simplefilter("ignore", ExtrapolationWarning)
+        return _search(problem, jobs, machine, counts, method, billing, window, time_limit, seed, prune, price, cost)
+
+
+def _search(problem: str, jobs: Sequence[Job], machine: Cluster, counts: list[int], method: str, billing: float,
+            window: float | None, time_limit: float, seed: int, prune: bool, price: float | None,
+            cost: Any) -> MachineCount:
+    bounds = {p: machine_bound(problem, jobs, machine.with_changes(nodes=p, racks=1)) for p in counts}
+    records: dict[int, dict[str, Any]] = {}
+    best: tuple[float, int] | None = None
+    proven = True
+    for p in sorted(counts, key=lambda p: (cost(p, bounds[p]), p)) if prune else counts:
+        cluster = machine.with_changes(nodes=p, racks=1)
+        record: dict[str, Any] = {"machines": p, "vms": cluster.vms, "bound": bounds[p],
+                                  "cost_bound": cost(p, bounds[p]), "makespan": None, "cost": None, "seconds": 0.0}
+        if window is not None and bounds[p] > window:
+            records[p] = {**record, "status": "over the window"}  # its bound already ends after it
+            continue
+        if prune and best is not None and cost(p, bounds[p]) >= best[0]:
+            records[p] = {**record, "status": "pruned"}
+            continue
+        solution = _solve(problem, jobs, cluster, method, time_limit, seed)
+        status = str(solution.status)
+        record.update(status=status, makespan=solution.objective, cost=cost(p, solution.objective),
+                      seconds=solution.seconds, solver_bound=solution.bound)
+        if status != "optimal":
+            proven = False
+        records[p] = record
+        fits = window is None or solution.objective <= window
+        if not fits:
+            record["status"] = f"{status}, over the window"
+        elif best is None or (record["cost"], p) < best:
+            best = (record["cost"], p)
+    chosen = None if best is None else best[1]
+    return MachineCount(problem, method, chosen, None if best is None else best[0],
+                        None if chosen is None else records[chosen]["makespan"], proven and best is not None, price,
+                        billing, window, sum(1 for r in records.values() if r["makespan"] is not None),
+                        tuple(records[p] for p in counts))

@@ -1,0 +1,205 @@
+"""How many machines (`planner.planning.sizing.size_cluster`, ``planner size``): node files, the
+cost model worked by hand, the search's bracket, bisection and proof on a batch whose bounds are
+worked by hand, the refusals in one line, the report and the command line."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from models import Cluster, InvalidInput, Job, Node, Workload
+from planner.cli.main import app
+from planner.planning.sizing import billed, node_cost, size_cluster, sizing_markdown, write_sizing_report
+
+NIGHTLY = Path(__file__).resolve().parent.parent / "examples" / "nightly.yaml"
+#: One machine: 1 map and 1 reduce slot (2 containers on YARN), offered at once (heartbeat 0).
+MACHINE = Node(Cluster(nodes=1, map_slots=1, reduce_slots=1, heartbeat=0.0), nodes_per_rack=4)
+
+
+def _batch() -> Workload:
+    """Four map-only jobs of 8 tasks x 10 s, all there at 0 s: 320 container-seconds of work."""
+    return Workload([Job(name=f"j{i}", map_tasks=8, reduce_tasks=0, map_time=10.0) for i in range(4)])
+
+
+def test_a_node_file_is_a_clusters_machine(tmp_path):
+    """nodes_per_rack 4: 1-4 nodes are one rack, 5 nodes two, 9 nodes three."""
+    assert [MACHINE.cluster(n).racks for n in (1, 4, 5, 9)] == [1, 1, 2, 3]
+    assert MACHINE.cluster(9).total_slots == 18 and MACHINE.cluster(9).heartbeat == 0.0
+    assert Node.of(Cluster(nodes=20, racks=3)).nodes_per_rack == 7  # 20 nodes in 3 racks: 7 per rack at most
+    path = tmp_path / "node.yaml"
+    path.write_text("map_slots: 3\nreduce_slots: 1\nnodes_per_rack: 2\n")
+    read = Node.from_file(path)
+    assert (read.template.map_slots, read.nodes_per_rack, read.cluster(3).racks) == (3, 2, 2)
+    assert Node.from_dict(read.to_dict()) == read
+    path.write_text("nodes: 20\nmap_slots: 2\n")
+    with pytest.raises(InvalidInput, match=r"node.yaml: nodes: a node file describes one machine"):
+        Node.from_file(path)
+    with pytest.raises(InvalidInput, match="unknown"):
+        Node.from_dict({"map_slot": 2})
+
+
+def test_cost_is_the_makespan_billed_times_nodes_and_price():
+    """10 nodes at 2.0 per hour for 3,601 s: per second 10 x 2 x 3,601 / 3,600 = 20.0056; billed by
+    the hour 2 hours, 40.0; by the minute 61 minutes, 10 x 2 x 3,660 / 3,600 = 20.333."""
+    assert billed(3601.0, 3600.0) == 7200.0 and billed(3600.0, 3600.0) == 3600.0
+    assert node_cost(2.0, 10, 3601.0, 1.0) == pytest.approx(20.00556, abs=1e-5)
+    assert node_cost(2.0, 10, 3601.0, 3600.0) == pytest.approx(40.0)
+    assert node_cost(2.0, 10, 3601.0, 60.0) == pytest.approx(20.3333, abs=1e-4)
+    assert node_cost(None, 10, 3601.0, 1.0) is None
+
+
+@pytest.fixture(scope="module")
+def sized():
+    """Window 55 s, 2 containers a node: the work bound 320 / (2n) ends by 55 s from n = 3 (53.3 s;
+    n = 2 gives 80 s), so 1 and 2 nodes are decided by the bound. Eight nodes (16 containers: two
+    waves, 20 s) meet it in every run, so the answer is between 3 and 8."""
+    return size_cluster(_batch(), MACHINE, "yarn-fair", window=55.0, confidence=0.9, min_nodes=1, max_nodes=8,
+                        runs=6, validation_runs=6, noise=0.3, seed=3, executor="serial")
+
+
+def test_the_bounds_decide_the_small_sizes_and_the_search_the_rest(sized):
+    records = {r["nodes"]: r for r in sized.records()}
+    assert sorted(records) == list(range(1, 9))
+    assert [records[n]["decided_by"] for n in (1, 2)] == ["bound", "bound"]
+    assert records[2]["bound_end"] == pytest.approx(80.0) and records[3]["bound_end"] == pytest.approx(320 / 6)
+    assert records[1]["p_meet"] == records[2]["p_meet"] == 0.0
+    assert records[8]["decided_by"] == "simulation" and records[8]["p_meet"] == 1.0
+    answer = records[sized.answer]
+    assert answer["decided_by"] == "simulation" and answer["p_meet"] >= 0.9
+    below = records.get(sized.answer - 1)
+    assert below is not None and (below["decided_by"] == "bound" or below["p_meet"] < 0.9)
+    # bisection: at most the largest size plus log2 of the bracket (3..8), and the next smaller size
+    assert sized.simulated <= 1 + math.ceil(math.log2(6)) + 1
+    assert sized.monotone and sized.cluster == MACHINE.cluster(sized.answer)
+    assert sized.plan.simulated["p_window"] == answer["p_meet"]
+
+
+def test_the_proof_runs_the_answer_and_the_next_smaller_size_on_fresh_runs(sized):
+    proof = sized.proof
+    assert proof["seed"] == 1003 and proof["runs"] == 6
+    assert proof["p_meet"] >= 0.9 and proof["proven"]
+    if proof["smaller_decided_by"] == "simulation":
+        assert proof["smaller_fresh_p_meet"] < 0.9
+        assert proof["paired"]["runs"] == 6 and proof["paired"]["mean_difference"] > 0  # the smaller misses more
+    assert proof["critical_jobs"] and {"job", "on_chain_share", "last_share"} <= set(proof["critical_jobs"][0])
+
+
+def test_the_same_request_gives_the_same_answer(sized):
+    again = size_cluster(_batch(), MACHINE, "yarn-fair", window=55.0, confidence=0.9, min_nodes=1, max_nodes=8,
+                         runs=6, validation_runs=6, noise=0.3, seed=3, executor="serial")
+    assert again.records() == sized.records() and again.proof == sized.proof
+
+
+def test_a_price_gives_each_simulated_size_its_cost(sized):
+    priced = size_cluster(_batch(), MACHINE, "yarn-fair", window=55.0, confidence=0.9, min_nodes=1, max_nodes=8,
+                          runs=6, validation_runs=6, noise=0.3, seed=3, executor="serial", price=3.6, billing=10.0)
+    for record in priced.records():
+        if record["decided_by"] == "simulation":
+            # 3.6 per hour = 0.001 per node-second: nodes x the mean makespan rounded up to 10 s
+            assert record["cost"] == pytest.approx(0.001 * record["nodes"] * billed(record["makespan"], 10.0))
+        assert record["cost_bound"] == pytest.approx(0.001 * record["nodes"] * billed(record["bound_end"], 10.0))
+    met = [r for r in priced.records() if r["decided_by"] == "simulation" and r["p_meet"] >= 0.9]
+    assert priced.size(priced.answer).cost == min(r["cost"] for r in met)
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    ({"window": 9.0}, "window: 9 s is before 10 s, the critical path with every job in one wave .*no size meets it"),
+    ({"confidence": 1.0}, "confidence: must be strictly between 0 and 1"),
+    ({"price": -1.0}, "price: must be >= 0"),
+    ({"billing": 0.0}, "billing: must be > 0"),
+    ({"min_nodes": 5, "max_nodes": 4}, r"max_nodes: must be >= min_nodes \(5\)"),
+    ({"max_nodes": 2}, "max_nodes: even 2 nodes cannot end by 55 s, the work bound ends at 80 s: the bounds need at "
+                       "least 3 nodes"),
+    ({"target": "kubernetes"}, "target: must be one of"),
+])
+def test_impossible_requests_are_refused_in_one_line(arguments, message):
+    request = {"window": 55.0, "target": "yarn-fair", "runs": 2, "executor": "serial", **arguments}
+    target = request.pop("target")
+    with pytest.raises(InvalidInput, match=message) as caught:
+        size_cluster(_batch(), MACHINE, target, **request)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_range_whose_largest_size_misses_names_its_chance():
+    """Window 21 s: 16 containers (8 nodes) need two waves of 10 s each, biased up to 1.3: most runs
+    miss, so 8 nodes cannot reach 0.99."""
+    with pytest.raises(InvalidInput, match=r"max_nodes: even 8 nodes meet the window with P = 0\.\d\d \(< 0\.99"):
+        size_cluster(_batch(), MACHINE, "yarn-fair", window=21.0, confidence=0.99, max_nodes=8, runs=4,
+                     executor="serial")
+
+
+def test_the_report_holds_the_answer_the_figure_and_the_files(sized, tmp_path):
+    paths = write_sizing_report(sized, tmp_path / "report")
+    assert {path.name for path in paths.values()} == {"sizing.png", "report.md", "sizing.json", "cluster.yaml",
+                                                      "plan.json"}
+    text = (tmp_path / "report" / "report.md").read_text()
+    assert f"**{sized.answer} nodes**" in text and "![P(finish by the window) by size](sizing.png)" in text
+    assert "Proven: yes" in text and "| nodes | slots | decided_by |" in text
+    assert text == sizing_markdown(sized, "sizing.png")
+    data = json.loads((tmp_path / "report" / "sizing.json").read_text())
+    assert data["summary"]["answer"] == sized.answer and len(data["sizes"]) == 8
+    assert Cluster.from_file(tmp_path / "report" / "cluster.yaml") == sized.cluster
+    assert (tmp_path / "report" / "sizing.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_command_line_sizes_and_reports(tmp_path):
+    workload = tmp_path / "batch.yaml"
+    _batch().to_file(workload)
+    node = tmp_path / "node.yaml"
+    node.write_text("map_slots: 1\nreduce_slots: 1\nheartbeat: 0\nnodes_per_rack: 4\n")
+    runner = CliRunner()
+    result = runner.invoke(app, ["size", str(workload), "--node", str(node), "--target", "yarn-fair", "--window", "55",
+                                 "--confidence", "0.9", "--max", "8", "--runs", "6", "--seed", "3", "--executor",
+                                 "serial", "--report", str(tmp_path / "out"), "--json"])
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.stdout)
+    assert shown["answer"]["answer"] >= 3 and len(shown["sizes"]) == 8 and shown["proof"]["proven"]
+    assert (tmp_path / "out" / "report.md").is_file()
+    bad = runner.invoke(app, ["size", str(workload), "--node", str(node), "--target", "yarn-fair", "--window", "55",
+                              "--confidence", "1.5"])
+    assert bad.exit_code == 2 and bad.stderr.strip().count("\n") == 0
+    assert "--confidence: must be" in bad.stderr
+
+
+def test_monotonicity_is_checked_not_assumed():
+    """P(meet) 0.0, 1.0, 0.8 at 3, 5 and 8 nodes over 10 runs: from 5 to 8 it falls by 0.2, more
+    than one run's share (0.1), so not monotone; 0.95 at 8 falls by 0.05, within one run."""
+    from planner.planning.sizing import _monotone
+
+    plans = {3: None, 5: None, 8: None}
+    falls = {3: 0.0, 5: 1.0, 8: 0.8}
+    assert _monotone(plans, falls.__getitem__, 10) == (False, "1.00 at 5 nodes, 0.80 at 8")
+    assert _monotone(plans, {3: 0.0, 5: 1.0, 8: 0.95}.__getitem__, 10) == (True, "")
+
+
+def test_a_spark_cluster_is_sized_by_its_cores():
+    """The same batch for Spark: executors' cores are the slots, so the same bounds (2 cores a
+    node: 1 and 2 nodes ruled out) and an answer proven on fresh runs."""
+    found = size_cluster(_batch(), MACHINE, "spark", window=55.0, confidence=0.9, max_nodes=8, runs=4,
+                         executor="serial")
+    records = {r["nodes"]: r for r in found.records()}
+    assert [records[n]["decided_by"] for n in (1, 2)] == ["bound", "bound"]
+    assert found.target == "spark" and found.plan.target == "spark"
+    assert found.size(found.answer).p_meet >= 0.9 and found.proof["p_meet"] >= 0.9
+
+
+def test_a_vm_plans_machines_from_the_command_line(tmp_path):
+    node = tmp_path / "node.yaml"
+    node.write_text("disks: 2\nprimaries_per_extra: 2\novercommit_penalty: 1.3\n")
+    runner = CliRunner()
+    result = runner.invoke(app, ["size", str(NIGHTLY), "--node", str(node), "--strategy", "packing",
+                                 "--min", "4", "--max", "8", "--billing", "60", "--report", str(tmp_path / "out"),
+                                 "--json"])
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.stdout)
+    assert shown["answer"]["proven"] and 4 <= shown["answer"]["machines"] <= 8 and len(shown["machines"]) == 5
+    assert {p.name for p in (tmp_path / "out").iterdir()} == {"report.md", "machines.png", "machines.json"}
+    both = runner.invoke(app, ["size", str(NIGHTLY), "--node", str(node), "--strategy", "packing",
+                               "--target", "yarn-fair", "--max", "8"])
+    assert both.exit_code == 2 and "one of them" in both.stderr
+    no_max = runner.invoke(app, ["size", str(NIGHTLY), "--node", str(node), "--strategy", "pairs"])
+    assert no_max.exit_code == 2 and "--max: give the most machines" in no_max.stderr
