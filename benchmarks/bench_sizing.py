@@ -125,7 +125,7 @@ def packing_rows() -> list[Row]:
                         "proven" if ok else "not proven", 1, floor_gap=0.0,
                         detail=f"P = {pruned.machines}: {pruned.makespan:,.0f} s, {pruned.cost:,.0f} machine-seconds "
                                f"(billed by the minute); solved {pruned.solved} of {len(pruned.records())} counts, "
-                               f"the rest pruned by the profiles' bound; brute force (every P solved): P = "
+                               f"{len(pruned.records()) - pruned.solved} pruned by the profiles' bound; brute force (every P solved): P = "
                                f"{brute.machines}, {brute.cost:,.0f}; both proven: {pruned.proven and brute.proven}"))
     return rows
 

@@ -125,11 +125,7 @@ class Cluster:
     @classmethod
     def from_file(cls, path: str | Path) -> Cluster:
         """Load a YAML or JSON cluster file (see README, "Cluster files")."""
-        data = read_mapping(path)
-        try:
-            return cls.from_dict(data)
-        except InvalidInput as error:
-            raise error.in_file(str(path)) from None
+        return _from_file(path, cls.from_dict)
 
     def to_file(self, path: str | Path) -> None:
         """Write the cluster as YAML or JSON (by suffix), atomically."""
@@ -193,8 +189,13 @@ class Node:
     @classmethod
     def from_file(cls, path: str | Path) -> Node:
         """Load a YAML or JSON node file."""
-        data = read_mapping(path)
-        try:
-            return cls.from_dict(data)
-        except InvalidInput as error:
-            raise error.in_file(str(path)) from None
+        return _from_file(path, cls.from_dict)
+
+
+def _from_file(path: str | Path, make: Any) -> Any:
+    """``make`` (a ``from_dict``) of the mapping in ``path``; its errors name the file."""
+    data = read_mapping(path)
+    try:
+        return make(data)
+    except InvalidInput as error:
+        raise error.in_file(str(path)) from None

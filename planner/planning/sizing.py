@@ -239,6 +239,7 @@ def size_cluster(
     Configuration files (``hadoop_conf``, ``spark_conf``) must not fix the number of nodes."""
     from planner.planning.deploy import plan_for_target
     from planner.planning.request import target_request
+    from solvers.bounds import critical_path_bound, work_bound
 
     as_instance(workload, Workload, "workload")
     target = as_str(target, "target", choices=SIZING_TARGETS)
@@ -259,9 +260,11 @@ def size_cluster(
                                      "path with every job in one wave (its longest job, or chain of jobs that wait for "
                                      "jobs, from its arrival): no size meets it")
 
-    def bound_end(nodes: int) -> float:
-        bounds = arrivals.batch_bounds(night, node.cluster(nodes).total_slots, window)
-        return first + bounds["makespan"]
+    jobs, releases = list(night), [job.submit for job in night]
+
+    def bound_end(nodes: int) -> float:  # the makespan's bounds of `arrivals.batch_bounds`, alone: cheaper
+        slots = node.cluster(nodes).total_slots
+        return first + max(work_bound(jobs, slots, releases), critical_path_bound(jobs, slots, releases))
 
     smallest = _first_within(low, node_limit(node), lambda n: bound_end(n) <= window)
     if high is None:
@@ -312,7 +315,8 @@ def size_cluster(
                            window, first, night)
     if smallest <= answer - 1:  # the proof runs the next smaller size's plan: plan it if the search did not
         p_meet(answer - 1)
-    sizes = tuple(_record(n, node, bound_end(n), window, plans, price, billing, first) for n in range(low, high + 1))
+    sizes = tuple(_record(n, node, bound_end(n), window, plans, price, billing, first, answer, confidence)
+                  for n in range(low, high + 1))
     result = SizingResult(answer, node.cluster(answer), plans[answer], sizes, {}, monotone, tuple(notes), target,
                           objective, window, confidence, price, billing, runs, validation_runs, noise, seed, node,
                           bool(ready_now), tuple(str(path) for path in conf or ()), dict(plans))
@@ -379,7 +383,7 @@ def _cheapest(answer: int, high: int, plans: dict[int, Plan], p_meet: Any, bound
 
 
 def _record(nodes: int, node: Node, end: float, window: float, plans: Mapping[int, Plan], price: float | None,
-            billing: float, first: float) -> SizeRecord:
+            billing: float, first: float, answer: int, confidence: float) -> SizeRecord:
     slots = node.cluster(nodes).total_slots
     bound_cost = node_cost(price, nodes, end - first, billing)
     if nodes in plans:
@@ -391,8 +395,17 @@ def _record(nodes: int, node: Node, end: float, window: float, plans: Mapping[in
     if end > window:
         return SizeRecord(nodes, slots, end, "bound", p_meet=0.0, cost_bound=bound_cost,
                           note=f"no schedule ends before {end:,.0f} s")
-    return SizeRecord(nodes, slots, end, "not examined", cost_bound=bound_cost,
-                      note="between sizes the search simulated" if nodes < max(plans) else "larger than needed")
+    first_met = min((n for n, plan in plans.items() if (plan.simulated["p_window"] or 0.0) >= confidence),
+                    default=answer)
+    if nodes < first_met:
+        note = "below the smallest simulated size that meets the confidence (P(meet) monotone over the simulated sizes)"
+    elif price is None:
+        note = "larger than the answer"
+    else:
+        best = node_cost(price, answer, plans[answer].simulated["makespan"], billing) or 0.0
+        note = ("larger than the answer, and its cost's lower bound is not below the answer's cost"
+                if (bound_cost or 0.0) >= best else "larger than the answer; not examined: the search's budget")
+    return SizeRecord(nodes, slots, end, "not examined", cost_bound=bound_cost, note=note)
 
 
 def _refuse_fixed_sizes(conf: Sequence[str | Path] | None, target: str) -> None:
