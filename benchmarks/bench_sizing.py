@@ -3,7 +3,8 @@ simulating every size and proven on fresh runs; and the number of machines of a 
 a decision, proven optimal over a range.
 
 Sizing (`planner.planning.sizing.size_cluster`, target yarn-fair, 20 runs a size, noise 0.3,
-seed 0, confidence 0.95): the demo batch on the demo cluster's machine (2 + 2 slots), and two
+seed 0, confidence 0.95): the demo batch on the demo cluster's machine (2 + 2 slots), priced
+(`PRICE` a node-hour, billed by the hour, so that the cost search runs), and two
 FB-2009 windows of the plans benchmark (`benchmarks.bench_plans`: 10:00-12:00 and 01:00-03:00,
 all ready at 0 s) on its machine (4 + 2 slots). Each case's window is `WINDOW_SLACK` times the
 makespan bound on the case's reference cluster (20 and 10 nodes), and its sizes run from a quarter
@@ -16,8 +17,9 @@ per case:
   `VALIDATION_RUNS` runs of another seed (`VALIDATION_SEED`, none of the search's or the
   proof's), paired (`planner.planning.sizing.prove_size`): objective = the answer's P(meet),
   floor: at least the confidence;
-- "smaller misses": objective = the next smaller size's P(meet) on those runs (0 when the bounds
-  rule it out), floor: below the confidence;
+- "smaller misses": objective = the next smaller size's P(meet) on those runs (its own plan, or,
+  where the bounds rule a plan out, the answer's plan on it), floor: below the confidence;
+- "the answer is inside the range": floor: neither the smallest nor the largest size;
 - "sizes simulated": objective = simulated sizes / sizes, floor: at most a third.
 
 Packing with P as a decision (`solvers.machine_count.cheapest_machine_count`, the Packing paper's
@@ -47,15 +49,18 @@ RUNS = 20
 VALIDATION_RUNS, VALIDATION_SEED = 40, 424_242
 #: The window: this many times the makespan bound on the case's reference cluster.
 WINDOW_SLACK = 1.3
+#: The demo's price per node and hour, billed by the hour (the cost search runs on it).
+PRICE, HOURLY = 2.0, 3600.0
 #: Packing: the machine counts P and the billing granularity (s).
 MACHINES, BILLING = range(4, 17), 60.0
 
 
-def cases(suite: str) -> list[tuple[str, Workload, Cluster]]:
-    chosen = [("demo", nightly_batch(), DEMO_CLUSTER)]
+def cases(suite: str) -> list[tuple[str, Workload, Cluster, float | None]]:
+    """(name, batch, reference cluster, price per node-hour or None)."""
+    chosen: list[tuple[str, Workload, Cluster, float | None]] = [("demo", nightly_batch(), DEMO_CLUSTER, PRICE)]
     if suite == "full":
-        chosen += [("fb09-10h-12h", _window("fb09-10h-12h", 36_000, 43_200), FB_NODES),
-                   ("fb09-1h-3h", _window("fb09-1h-3h", 3_600, 10_800), FB_NODES)]
+        chosen += [("fb09-10h-12h", _window("fb09-10h-12h", 36_000, 43_200), FB_NODES, None),
+                   ("fb09-1h-3h", _window("fb09-1h-3h", 3_600, 10_800), FB_NODES, None)]
     return chosen
 
 
@@ -65,25 +70,29 @@ def window_for(workload: Workload, reference: Cluster) -> float:
     return round(WINDOW_SLACK * bounds["makespan"], 0)
 
 
-def sizing_rows(name: str, workload: Workload, reference: Cluster) -> list[Row]:
+def sizing_rows(name: str, workload: Workload, reference: Cluster, price: float | None = None) -> list[Row]:
     from planner.planning.sizing import prove_size, size_cluster
 
     window = window_for(workload, reference)
     low, high = max(1, reference.nodes // 4), 2 * reference.nodes
-    instance = f"{name} ({len(workload)} jobs), window {window:,.0f} s, {low}-{high} nodes"
+    priced = "" if price is None else f", {price:g} a node-hour billed hourly"
+    instance = f"{name} ({len(workload)} jobs), window {window:,.0f} s, {low}-{high} nodes{priced}"
     clock = time.perf_counter()
     result = size_cluster(workload, Node.of(reference), TARGET, window=window, confidence=CONFIDENCE,
-                          min_nodes=low, max_nodes=high, runs=RUNS, ready_now=True, seed=0)
+                          min_nodes=low, max_nodes=high, runs=RUNS, ready_now=True, seed=0, price=price,
+                          billing=HOURLY if price is not None else 1.0)
     seconds = time.perf_counter() - clock
     answer, smaller = result.size(result.answer), result.proof.get("smaller")
     clock = time.perf_counter()
     fresh = prove_size(result, workload, runs=VALIDATION_RUNS, seed=VALIDATION_SEED)
     proving = time.perf_counter() - clock
     below = "none in the range" if smaller is None else (
-        f"{smaller} nodes: P(meet) {result.size(smaller).p_meet:.2f} ({result.size(smaller).decided_by})")
+        f"{smaller} nodes ({result.size(smaller).decided_by})" + (
+            "" if result.size(smaller).p_meet is None else f": P(meet) {result.size(smaller).p_meet:.2f}"))
+    cost = "" if answer.cost is None else f", cost {answer.cost:,.2f} (mean makespan {answer.makespan:,.0f} s billed)"
     rows = [Row(NAME, instance, "answer", float(result.answer), None, None, round(seconds, 2), "ok", 1,
                 detail=f"{result.answer} nodes ({answer.slots} slots): P(meet) {answer.p_meet:.2f} (simulated, {RUNS} "
-                       f"runs), plan {answer.chosen}; next smaller {below}; {result.simulated} of "
+                       f"runs){cost}, plan {answer.chosen}; next smaller {below}; {result.simulated} of "
                        f"{len(result.sizes)} sizes simulated; monotone {result.monotone}; the proof's fresh runs "
                        f"(seed {result.proof['seed']}): {result.proof['p_meet']:.2f}, proven {result.proof['proven']}")]
     rows.append(Row(NAME, instance, "fresh validation: the answer", round(fresh["p_meet"], 4), None, None,
@@ -100,6 +109,11 @@ def sizing_rows(name: str, workload: Workload, reference: Cluster) -> list[Row]:
                     "ok" if missed is not None and missed < CONFIDENCE else "does not miss", 1,
                     detail=f"{smaller} nodes ({how}) on the same runs{more}; floor: P(meet) below {CONFIDENCE}",
                     floor_objective=CONFIDENCE - 1e-9))
+    inside = low < result.answer < high
+    rows.append(Row(NAME, instance, "the answer is inside the range", 1.0 if inside else 0.0, None, None, 0.0,
+                    "ok" if inside else "at an end of the range", 1,
+                    detail=f"{result.answer} nodes in {low}-{high}; notes: {'; '.join(result.notes) or 'none'}",
+                    floor_least=1.0))
     share = result.simulated / len(result.sizes)
     rows.append(Row(NAME, instance, "sizes simulated", round(share, 4), None, None, 0.0,
                     "ok" if share <= 1 / 3 else "above a third", 1,
@@ -134,6 +148,6 @@ def packing_rows() -> list[Row]:
 def run(suite: str) -> list[Row]:
     """How many machines: the cheapest cluster meeting a window (demo, FB-2009 windows) and packing's P as a decision (W1-W6)."""
     rows = []
-    for name, workload, reference in cases(suite):
-        rows += sizing_rows(name, workload, reference)
+    for name, workload, reference, price in cases(suite):
+        rows += sizing_rows(name, workload, reference, price)
     return rows + packing_rows()

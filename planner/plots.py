@@ -215,7 +215,7 @@ def plot_predicted_vs_simulated(report: ValidationFigures, ax: Axes | None = Non
 
 def plot_sizing(result: SizingFigures, ax: Axes | None = None) -> Axes:
     """P(finish by the window) against the cluster's size (`planner.planning.sizing`): the
-    simulated sizes as points, the sizes the bounds decide (P = 0) as crosses, the confidence asked
+    simulated sizes as points, the sizes the bounds rule out (not planned) as crosses on the axis, the confidence asked
     as a dashed line and the answer as a star; with a price, each simulated size's cost (and the
     bound's cost of the others) on a second axis."""
     if not isinstance(result, SizingFigures):
@@ -231,7 +231,7 @@ def plot_sizing(result: SizingFigures, ax: Axes | None = None) -> Axes:
             label=f"P(meet), simulated ({result.runs} runs)", zorder=3)
     if bounded:
         ax.plot([r["nodes"] for r in bounded], [0.0] * len(bounded), "x", color=PREDICTED,
-                label="P(meet) = 0 by the bounds (no simulation)")
+                label="not planned: the bounds end after the window")
     ax.axhline(result.confidence, color="black", linestyle="--", linewidth=0.8, label=f"confidence {result.confidence:g}")
     answer = next(r for r in records if r["nodes"] == result.answer)
     ax.plot([answer["nodes"]], [answer["p_meet"]], "*", color=PLAN, markersize=15, zorder=4,

@@ -36,12 +36,15 @@ from models import Cluster, ExtrapolationWarning, InvalidInput, Job
 from models.checks import as_float, as_int, as_str
 from models.limits import MAX_SECONDS
 
-__all__ = ["MACHINE_PROBLEMS", "MachineCount", "cheapest_machine_count", "machine_bound"]
+__all__ = ["MACHINE_PROBLEMS", "MAX_MACHINE_COUNTS", "MachineCount", "billed", "cheapest_machine_count",
+           "machine_bound"]
 
 #: The VM problems P can be a decision of.
 MACHINE_PROBLEMS = ("pairs", "packing")
 #: The most machine counts one call may try.
 MAX_MACHINE_COUNTS = 1_000
+#: Solver statuses that come with a schedule (its time is what is paid for); "optimal" alone proves.
+SCHEDULED = ("optimal", "feasible", "time_limit")
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,8 @@ class MachineCount:
         return [dict(record) for record in self.per_machine]
 
 
-def _billed(seconds: float, billing: float) -> float:
+def billed(seconds: float, billing: float) -> float:
+    """``seconds`` rounded up to whole units of ``billing`` seconds."""
     return math.ceil(seconds / billing - 1e-9) * billing
 
 
@@ -124,7 +128,7 @@ def cheapest_machine_count(
     scale = 1.0 if price is None else price / 3600.0
 
     def cost(p: int, seconds: float) -> float:
-        return scale * p * _billed(seconds, billing)
+        return scale * p * billed(seconds, billing)
 
     with warnings.catch_warnings():  # the methods evaluate F_j at every n in 1..N: the caller warns once
         warnings.simplefilter("ignore", ExtrapolationWarning)
@@ -141,19 +145,23 @@ def _search(problem: str, jobs: Sequence[Job], machine: Cluster, counts: list[in
     for p in sorted(counts, key=lambda p: (cost(p, bounds[p]), p)) if prune else counts:
         cluster = machine.with_changes(nodes=p, racks=1)
         record: dict[str, Any] = {"machines": p, "vms": cluster.vms, "bound": bounds[p],
-                                  "cost_bound": cost(p, bounds[p]), "makespan": None, "cost": None, "seconds": 0.0}
+                                  "cost_bound": cost(p, bounds[p]), "makespan": None, "cost": None, "seconds": 0.0,
+                                  "solver_bound": None}
         if window is not None and bounds[p] > window:
             records[p] = {**record, "status": "over the window"}  # its bound already ends after it
             continue
-        if prune and best is not None and cost(p, bounds[p]) >= best[0]:
+        if prune and best is not None and (cost(p, bounds[p]), p) > best:  # neither cheaper nor, as cheap, fewer
             records[p] = {**record, "status": "pruned"}
             continue
         solution = _solve(problem, jobs, cluster, method, time_limit, seed)
         status = str(solution.status)
-        record.update(status=status, makespan=solution.objective, cost=cost(p, solution.objective),
-                      seconds=solution.seconds, solver_bound=solution.bound)
+        record["seconds"], record["solver_bound"] = solution.seconds, solution.bound
         if status != "optimal":
             proven = False
+        if status not in SCHEDULED:  # no schedule to pay for
+            records[p] = {**record, "status": status}
+            continue
+        record.update(status=status, makespan=solution.objective, cost=cost(p, solution.objective))
         records[p] = record
         fits = window is None or solution.objective <= window
         if not fits:

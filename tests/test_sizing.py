@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 
 from models import Cluster, InvalidInput, Job, Node, Workload
 from planner.cli.main import app
-from planner.planning.sizing import billed, node_cost, size_cluster, sizing_markdown, write_sizing_report
+from planner.planning.sizing import node_cost, size_cluster, sizing_markdown, write_sizing_report
+from solvers.machine_count import billed
 
 NIGHTLY = Path(__file__).resolve().parent.parent / "examples" / "nightly.yaml"
 #: One machine: 1 map and 1 reduce slot (2 containers on YARN), offered at once (heartbeat 0).
@@ -66,7 +67,7 @@ def test_the_bounds_decide_the_small_sizes_and_the_search_the_rest(sized):
     assert sorted(records) == list(range(1, 9))
     assert [records[n]["decided_by"] for n in (1, 2)] == ["bound", "bound"]
     assert records[2]["bound_end"] == pytest.approx(80.0) and records[3]["bound_end"] == pytest.approx(320 / 6)
-    assert records[1]["p_meet"] == records[2]["p_meet"] == 0.0
+    assert records[1]["p_meet"] is None and records[2]["p_meet"] is None  # not planned: no P is claimed
     assert records[8]["decided_by"] == "simulation" and records[8]["p_meet"] == 1.0
     answer = records[sized.answer]
     assert answer["decided_by"] == "simulation" and answer["p_meet"] >= 0.9
@@ -112,8 +113,10 @@ def test_a_price_gives_each_simulated_size_its_cost(sized):
     ({"price": -1.0}, "price: must be >= 0"),
     ({"billing": 0.0}, "billing: must be > 0"),
     ({"min_nodes": 5, "max_nodes": 4}, r"max_nodes: must be >= min_nodes \(5\)"),
-    ({"max_nodes": 2}, "max_nodes: even 2 nodes cannot end by 55 s, the work bound ends at 80 s: the bounds need at "
-                       "least 3 nodes"),
+    ({"max_nodes": 2}, "max_nodes: even 2 nodes cannot end by 55 s: no schedule ends before 80 s on them with the "
+                       "profiles' times: the bounds need at least 3 nodes"),
+    ({"hadoop_conf": ["x.xml"], "target": "spark"}, "hadoop_conf: a Spark cluster is sized from Spark's files"),
+    ({"spark_conf": ["x.conf"]}, "spark_conf: applies to sizing for spark, not yarn-fair"),
     ({"target": "kubernetes"}, "target: must be one of"),
 ])
 def test_impossible_requests_are_refused_in_one_line(arguments, message):
@@ -146,6 +149,13 @@ def test_the_report_holds_the_answer_the_figure_and_the_files(sized, tmp_path):
     assert (tmp_path / "report" / "sizing.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_the_command_lines_defaults_are_the_librarys():
+    from planner.cli import sizing as command
+    from planner.planning import sizing
+
+    assert (command.DEFAULT_CONFIDENCE, command.DEFAULT_BILLING) == (sizing.DEFAULT_CONFIDENCE, sizing.DEFAULT_BILLING)
+
+
 def test_the_command_line_sizes_and_reports(tmp_path):
     workload = tmp_path / "batch.yaml"
     _batch().to_file(workload)
@@ -163,6 +173,45 @@ def test_the_command_line_sizes_and_reports(tmp_path):
                               "--confidence", "1.5"])
     assert bad.exit_code == 2 and bad.stderr.strip().count("\n") == 0
     assert "--confidence: must be" in bad.stderr
+
+
+def test_a_size_the_bounds_rule_out_is_measured_not_said_to_miss():
+    """Window 75 s: 2 nodes end at 80 s at best with the profiles' times, so no plan is made for
+    them and their record holds no P(meet); runs whose jobs are faster than their profiles can
+    still end by 75 s, so the proof runs the answer's plan (3 nodes) on 2 nodes and measures it."""
+    found = size_cluster(_batch(), MACHINE, "yarn-fair", window=75.0, confidence=0.2, max_nodes=4, runs=10,
+                         validation_runs=20, executor="serial")
+    two = found.size(2)
+    assert two.decided_by == "bound" and two.bound_end == pytest.approx(80.0) and two.p_meet is None
+    assert found.answer == 3 and found.proof["smaller_decided_by"] == "bound"
+    assert 0.0 <= found.proof["smaller_fresh_p_meet"] < 1.0 and found.proof["paired"]["runs"] == 20
+
+
+def test_files_that_fix_the_machines_are_refused(tmp_path):
+    """A slot group's hosts file names the machines: sizing decides them."""
+    hosts = tmp_path / "tasktracker-big.hosts"
+    hosts.write_text("node1\n")
+    (tmp_path / "tasktracker-big.xml").write_text("<configuration/>")
+    with pytest.raises(InvalidInput, match=r"tasktracker-big.hosts: hadoop_conf: tasktracker-big.hosts names the "
+                                           r"cluster's machines"):
+        size_cluster(_batch(), MACHINE, "yarn-fair", window=55.0, max_nodes=4, hadoop_conf=[tmp_path], runs=2,
+                     executor="serial")
+
+
+def test_the_configurations_slots_are_the_bounds_slots(tmp_path):
+    """A yarn-site.xml giving each node 8 GB for containers of 1 GB: 8 containers a node, not the
+    node file's 2, so one node's bound is 320 / 8 = 40 s, and 55 s may be met from 1 node on."""
+    (tmp_path / "yarn-site.xml").write_text(
+        '<configuration><property><name>yarn.nodemanager.resource.memory-mb</name><value>8192</value></property>'
+        '<property><name>yarn.nodemanager.resource.cpu-vcores</name><value>8</value></property>'
+        '<property><name>yarn.scheduler.minimum-allocation-mb</name><value>1024</value></property>'
+        '<property><name>yarn.resourcemanager.scheduler.class</name><value>org.apache.hadoop.yarn.server.'
+        'resourcemanager.scheduler.fair.FairScheduler</value></property></configuration>')
+    (tmp_path / "fair-scheduler.xml").write_text('<allocations><queue name="default"/></allocations>')
+    found = size_cluster(_batch(), MACHINE, "yarn-fair", window=55.0, confidence=0.9, max_nodes=3, runs=4,
+                         validation_runs=4, hadoop_conf=[tmp_path], executor="serial")
+    assert found.size(1).slots == 8 and found.size(1).bound_end == pytest.approx(320 / 8)
+    assert found.size(1).decided_by == "simulation"
 
 
 def test_monotonicity_is_checked_not_assumed():

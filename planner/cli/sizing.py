@@ -26,11 +26,15 @@ from planner.cli.options import (
 from planner.cli.planning import Objective, PlanTarget, Strategy
 from planner.defaults import DEFAULT_NOISE, DEFAULT_TARGET_RUNS
 
+#: `planner.planning.sizing`'s defaults, repeated here so that `planner --help` imports no NumPy
+#: (tests/test_sizing.py checks that they agree).
+DEFAULT_CONFIDENCE, DEFAULT_BILLING = 0.95, 1.0
+
 #: `planner size --strategy`: the VM plans whose number of machines can be a decision.
 VmStrategy = StrEnum("VmStrategy", [(name, name) for name in (Strategy.pairs.value, Strategy.packing.value)])
 
 #: The columns of the sizes' table (``--json`` has every field).
-_SIZE_COLUMNS = ("nodes", "slots", "decided_by", "p_meet", "makespan", "cost", "bound_end", "chosen")
+_SIZE_COLUMNS = ("nodes", "slots", "decided_by", "p_meet", "makespan", "cost", "chosen", "note")
 
 #: size_cluster's fields as the command line spells them.
 _SIZE_OPTIONS = {"window": "--window", "confidence": "--confidence", "price": "--price", "billing": "--billing",
@@ -50,18 +54,20 @@ def size(
                                                              "machines P as a decision, solved exactly.")] = None,
     window: Annotated[float | None, typer.Option(help="When the batch must be done (s, like submit times; with "
                                                       "--strategy, from the start).")] = None,
-    confidence: Annotated[float, typer.Option(help="The probability of finishing by --window asked for.")] = 0.95,
+    confidence: Annotated[float | None, typer.Option(help="The probability of finishing by --window asked for "
+                                                             "(default 0.95).")] = None,
     price: Annotated[float | None, typer.Option(help="Price of a node per hour: the cheapest size that meets "
                                                      "the window is the answer.")] = None,
-    billing: Annotated[float, typer.Option(help="Billing granularity (s): a run's time is billed in whole "
-                                                "units of it.")] = 1.0,
+    billing: Annotated[float | None, typer.Option(help="Billing granularity (s): a run's time is billed in whole "
+                                                       "units of it (default 1).")] = None,
     min_nodes: Annotated[int, typer.Option("--min", help="The fewest nodes to consider.")] = 1,
     max_nodes: Annotated[int | None, typer.Option("--max", help="The most nodes to consider (default: four "
                                                                 "times the fewest the bounds allow).")] = None,
     objective: Annotated[Objective, typer.Option(help="What each size's plan minimizes (default window: the "
                                                       "chance of missing it).")] = Objective.window,
     runs: Annotated[int, typer.Option(help="Simulated runs per candidate at each size.")] = DEFAULT_TARGET_RUNS,
-    validation_runs: Annotated[int | None, typer.Option(help="Fresh runs of the proof (default --runs).")] = None,
+    validation_runs: Annotated[int | None, typer.Option(help="Fresh runs of the proof (default: --runs, at least "
+                                                                  "40).")] = None,
     noise: Annotated[float, typer.Option(help="Bias bound of each job's times (1 + U[-noise, noise]).")] = DEFAULT_NOISE,
     seed: Annotated[int, typer.Option(help="Seed of the runs (the same at every size); the proof's is seed + 1000.")] = 0,
     executor: ExecutorOption = "local",
@@ -73,8 +79,8 @@ def size(
     ] = None,
     ready_now: ReadyNowOption = False,
     solver: Annotated[str | None, typer.Option(help="--strategy: the exact method (default milp).")] = None,
-    time_limit: Annotated[float, typer.Option(help="--strategy: the solver's time limit per machine count (s).")
-                          ] = 60.0,
+    time_limit: Annotated[float | None, typer.Option(help="--strategy: the solver's time limit per machine count "
+                                                          "(s; default 60).")] = None,
     report: Annotated[Path | None, typer.Option("--report", help="Folder to write the answer into: report.md, a "
                                                                  "figure, the records as JSON (and the answer's "
                                                                  "cluster.yaml and plan.json with --target).")
@@ -98,16 +104,17 @@ def size(
         raise InvalidInput("--target", "give --target (a cluster for a target) or --strategy (a VM plan), one of them")
     if strategy is not None:
         _size_machines(workload, node, strategy.value, min_nodes=min_nodes, max_nodes=max_nodes, price=price,
-                       billing=billing, window=window, solver=solver, time_limit=time_limit, seed=seed, report=report,
+                       billing=DEFAULT_BILLING if billing is None else billing, window=window, solver=solver,
+                       time_limit=60.0 if time_limit is None else time_limit, seed=seed, report=report,
                        json_output=json_output,
-                       others={"--confidence": confidence != 0.95, "--objective": objective != Objective.window,
+                       others={"--confidence": confidence is not None, "--objective": objective != Objective.window,
                                "--runs": runs != DEFAULT_TARGET_RUNS, "--validation-runs": validation_runs is not None,
                                "--noise": noise != DEFAULT_NOISE, "--hadoop-conf": bool(hadoop_conf),
                                "--spark-conf": bool(spark_conf), "--queue-map": bool(queue_map),
                                "--ready-now": ready_now, "--executor": executor != "local"})
         return
     target = cast(PlanTarget, target)  # given: one of the two is (checked above)
-    for flag, given in (("--solver", solver is not None), ("--time-limit", time_limit != 60.0)):
+    for flag, given in (("--solver", solver is not None), ("--time-limit", time_limit is not None)):
         if given:
             raise InvalidInput(flag, "applies with --strategy only")
     if window is None:
@@ -122,8 +129,9 @@ def size(
     batch, machine = Workload.from_file(workload), Node.from_file(node)
     try:
         mapping = parse_queue_map(queue_map) if queue_map else None
-        result = size_cluster(batch, machine, target.value, window=window, confidence=confidence, price=price,
-                              billing=billing, min_nodes=min_nodes, max_nodes=max_nodes, objective=objective.value,
+        result = size_cluster(batch, machine, target.value, window=window,
+                              confidence=DEFAULT_CONFIDENCE if confidence is None else confidence, price=price,
+                              billing=DEFAULT_BILLING if billing is None else billing, min_nodes=min_nodes, max_nodes=max_nodes, objective=objective.value,
                               runs=runs, validation_runs=validation_runs, noise=noise, seed=seed, ready_now=ready_now,
                               hadoop_conf=hadoop_conf, spark_conf=spark_conf, queue_map=mapping,
                               executor=executor_of(executor), progress=True)

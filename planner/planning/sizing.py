@@ -55,6 +55,7 @@ from planner.limits import MAX_RUNS, MAX_SEED
 from planner.planning import arrivals
 from planner.plans.plan import Plan
 from planner.proof.sweep import ExecutorChoice, ProgressOption
+from solvers.machine_count import MACHINE_PROBLEMS, MAX_MACHINE_COUNTS, MachineCount, billed
 
 #: The confidence asked by default: P(finish by the window) at least 0.95.
 DEFAULT_CONFIDENCE = 0.95
@@ -66,6 +67,8 @@ MAX_SIZES = 10_000
 MAX_PRICE = 1e6
 #: The longest billing granularity (seconds): a day.
 MAX_BILLING = 86_400.0
+#: The proof's runs by default: at least this many (and at least the search's runs).
+VALIDATION_RUNS_FLOOR = 40
 #: The proof's runs are made with ``seed + FRESH_SEED_OFFSET``: seed + 1 already screens the
 #: small-jobs queue candidates (`planner.planning.deploy`), so the proof's runs are none of the
 #: runs that chose a plan.
@@ -75,7 +78,7 @@ FRESH_SEED_OFFSET = 1_000
 BUDGET_SHARE = 1 / 3
 #: By default the largest size is this many times the smallest size the bounds allow.
 DEFAULT_MAX_FACTOR = 4
-#: Sizing plans for these targets: Spark executors are not machines of one kind here.
+#: The targets a size is planned for (Spark: a node's slots are its executors' cores).
 SIZING_TARGETS = ("mrv1", "yarn-fair", "yarn-capacity", "spark")
 
 
@@ -145,7 +148,12 @@ class SizingResult:
         return sum(1 for size in self.sizes if size.decided_by == "simulation")
 
     def size(self, nodes: int) -> SizeRecord:
-        return next(size for size in self.sizes if size.nodes == nodes)
+        """The record of ``nodes`` (`InvalidInput` for a size outside the request's range)."""
+        found = next((size for size in self.sizes if size.nodes == nodes), None)
+        if found is None:
+            raise InvalidInput("nodes", f"{nodes} is not a size of this answer ({self.sizes[0].nodes}-"
+                                        f"{self.sizes[-1].nodes})")
+        return found
 
     def summary(self) -> dict[str, Any]:
         """The answer in one flat record: the request, the answer, its P(meet) and cost, the next
@@ -157,14 +165,9 @@ class SizingResult:
                 "makespan": answer.makespan, "chosen": answer.chosen,
                 "smaller": proof.get("smaller"), "smaller_p_meet": proof.get("smaller_p_meet"),
                 "smaller_decided_by": proof.get("smaller_decided_by"),
-                "fresh_p_meet": proof.get("p_meet"), "fresh_smaller_p_meet": proof.get("smaller_fresh_p_meet"),
+                "fresh_p_meet": proof.get("p_meet"), "smaller_fresh_p_meet": proof.get("smaller_fresh_p_meet"),
                 "proven": proof.get("proven"), "sizes": len(self.sizes), "simulated": self.simulated,
                 "monotone": self.monotone}
-
-
-def billed(seconds: float, billing: float) -> float:
-    """``seconds`` rounded up to whole units of ``billing`` seconds."""
-    return math.ceil(seconds / billing - 1e-9) * billing
 
 
 def node_cost(price: float | None, nodes: int, seconds: float | None, billing: float) -> float | None:
@@ -245,36 +248,44 @@ def size_cluster(
     target = as_str(target, "target", choices=SIZING_TARGETS)
     node, window, confidence, price, billing, low, high = _checked(node, window, confidence, price, billing,
                                                                    min_nodes, max_nodes)
+    if target == "spark" and hadoop_conf:
+        raise InvalidInput("hadoop_conf", "a Spark cluster is sized from Spark's files: give them as spark_conf")
+    if target != "spark" and spark_conf:
+        raise InvalidInput("spark_conf", f"applies to sizing for spark, not {target}: give Hadoop's files as "
+                                         "hadoop_conf")
     conf = spark_conf if target == "spark" else hadoop_conf
+    on_conf = _configured_slots(conf, target)
     asked = target_request(workload, node.cluster(low), conf, "spark_conf" if target == "spark" else "hadoop_conf",
                            queue_map, objective, window, runs, noise, seed, ready_now)
     runs, noise, seed, night = asked.runs, asked.noise, asked.seed, asked.night
-    validation_runs = runs if validation_runs is None else as_int(validation_runs, "validation_runs", minimum=2,
-                                                                   maximum=MAX_RUNS)
-    _refuse_fixed_sizes(conf, target)
+    validation_runs = (max(runs, VALIDATION_RUNS_FLOOR) if validation_runs is None
+                       else as_int(validation_runs, "validation_runs", minimum=2, maximum=MAX_RUNS))
     first = min((job.submit for job in night), default=0.0)
-    unlimited = _unlimited_slots(night)
-    reach = arrivals.batch_bounds(night, unlimited, window)
-    if window < first + reach["critical_path"]:
-        raise InvalidInput("window", f"{window:,.0f} s is before {first + reach['critical_path']:,.0f} s, the critical "
-                                     "path with every job in one wave (its longest job, or chain of jobs that wait for "
-                                     "jobs, from its arrival): no size meets it")
-
+    reach = arrivals.batch_bounds(night, _unlimited_slots(night), window)["critical_path"]
+    if window < first + reach:
+        raise InvalidInput("window", f"{window:,.0f} s is before {first + reach:,.0f} s, the critical path with every "
+                                     "job in one wave (the longest job, or chain of jobs that wait for jobs, from its "
+                                     "arrival, with the profiles' times): no size meets it")
     jobs, releases = list(night), [job.submit for job in night]
 
-    def bound_end(nodes: int) -> float:  # the makespan's bounds of `arrivals.batch_bounds`, alone: cheaper
-        slots = node.cluster(nodes).total_slots
+    def slots_of(nodes: int) -> int:
+        return on_conf(node.cluster(nodes)).total_slots
+
+    def bound_end(nodes: int) -> float:
+        """The earliest any schedule ends on ``nodes`` with the profiles' times: the makespan's
+        bounds (`arrivals.batch_bounds`: work over the slots, the critical path). A plan for a
+        window before it is refused (`plan_for_target`); a run whose jobs are faster than their
+        profiles (the noise) may still end by the window, which the proof measures."""
+        slots = slots_of(nodes)
         return first + max(work_bound(jobs, slots, releases), critical_path_bound(jobs, slots, releases))
 
     smallest = _first_within(low, node_limit(node), lambda n: bound_end(n) <= window)
     if high is None:
-        high = max(low, min(node_limit(node), DEFAULT_MAX_FACTOR * (smallest or low)))
-        if high - low + 1 > MAX_SIZES:
-            high = low + MAX_SIZES - 1
+        high = max(low, min(node_limit(node), DEFAULT_MAX_FACTOR * (smallest or low), low + MAX_SIZES - 1))
     if smallest is None or smallest > high:
         needed = "" if smallest is None else f": the bounds need at least {smallest:,} nodes"
-        raise InvalidInput("max_nodes", f"even {high:,} nodes cannot end by {window:,.0f} s, the work bound ends at "
-                                        f"{bound_end(high):,.0f} s{needed}")
+        raise InvalidInput("max_nodes", f"even {high:,} nodes cannot end by {window:,.0f} s: no schedule ends before "
+                                        f"{bound_end(high):,.0f} s on them with the profiles' times{needed}")
     count = high - low + 1
     budget = max(2, math.ceil(BUDGET_SHARE * count))
     plans: dict[int, Plan] = {}
@@ -295,7 +306,7 @@ def size_cluster(
 
     if p_meet(high) < confidence:
         raise InvalidInput("max_nodes", f"even {high:,} nodes meet the window with P = {p_meet(high):.2f} "
-                                        f"(< {confidence:g}, {runs} runs): a larger cluster is needed (raise max_nodes)")
+                                        f"(< {confidence:g}, {runs} runs): more nodes than that are needed")
     lowest, top = smallest, high
     while lowest < top:  # P(meet) >= confidence holds at top
         middle = (lowest + top) // 2
@@ -304,25 +315,44 @@ def size_cluster(
         else:
             lowest = middle + 1
     answer = top
+    if smallest <= answer - 1:  # the next smaller size: compared in the proof and in the price search
+        p_meet(answer - 1)
     monotone, fall = _monotone(plans, p_meet, runs)
     if not monotone:
-        notes.append(f"P(meet) is not monotone in the size: {fall}; every size from {smallest} to {answer - 1} "
-                     "was simulated")
-        met = [n for n in range(smallest, answer) if p_meet(n) >= confidence]
-        answer = min(met, default=answer)
-    if price is not None:
-        answer = _cheapest(answer, high, plans, p_meet, bound_end, node, price, billing, confidence, budget, notes,
-                           window, first, night)
-    if smallest <= answer - 1:  # the proof runs the next smaller size's plan: plan it if the search did not
-        p_meet(answer - 1)
-    sizes = tuple(_record(n, node, bound_end(n), window, plans, price, billing, first, answer, confidence)
-                  for n in range(low, high + 1))
-    result = SizingResult(answer, node.cluster(answer), plans[answer], sizes, {}, monotone, tuple(notes), target,
-                          objective, window, confidence, price, billing, runs, validation_runs, noise, seed, node,
-                          bool(ready_now), tuple(str(path) for path in conf or ()), dict(plans))
+        notes.append(f"P(meet) is not monotone in the size: {fall}; every size from {smallest} up to the answer was "
+                     "simulated")
+        answer = min((n for n in range(smallest, answer + 1) if p_meet(n) >= confidence), default=answer)
     fresh = (seed + FRESH_SEED_OFFSET) % (MAX_SEED + 1)
-    return replace(result, proof=prove_size(result, workload, runs=validation_runs, seed=fresh, executor=executor,
-                                            progress=progress))
+    result: SizingResult | None = None
+    while True:
+        skipped = 0
+        if price is not None:
+            answer, skipped = _cheapest(answer, high, plans, p_meet, bound_end, price, billing, confidence, budget,
+                                        first)
+        if smallest <= answer - 1:
+            p_meet(answer - 1)
+        sizes = tuple(_record(n, slots_of(n), bound_end(n), window, plans, price, billing, first, answer, confidence)
+                      for n in range(low, high + 1))
+        result = SizingResult(answer, node.cluster(answer), plans[answer], sizes, {}, monotone, tuple(notes), target,
+                              objective, window, confidence, price, billing, runs, validation_runs, noise, seed, node,
+                              bool(ready_now), tuple(str(path) for path in conf or ()), dict(plans))
+        proof = prove_size(result, workload, runs=validation_runs, seed=fresh, executor=executor, progress=progress)
+        if skipped:
+            proof["proven"] = False
+            notes.append(f"{skipped} larger size(s) whose cost's lower bound is below the answer's cost were not "
+                         f"simulated: the search's budget ({budget} simulated sizes, a third of {count}) was spent; "
+                         "the answer is the cheapest of the sizes examined")
+        if proof["p_meet"] >= confidence or answer >= high:
+            break
+        # the fresh runs fall short: the search's runs were kind to this size; the next size up
+        notes.append(f"{answer} nodes met the window on {proof['p_meet']:.0%} of the proof's {validation_runs} fresh "
+                     f"runs (the search's {runs}: {p_meet(answer):.0%}): the answer moved up to {answer + 1}")
+        answer += 1
+        p_meet(answer)
+    monotone, fall = _monotone(plans, p_meet, runs)  # again, over every size simulated
+    if not monotone and not any(note.startswith("P(meet) is not monotone") for note in notes):
+        notes.append(f"P(meet) is not monotone in the size: {fall}")
+    return replace(result, proof=proof, monotone=monotone, notes=tuple(notes), plans=dict(plans))
 
 
 def _unlimited_slots(night: Workload) -> int:
@@ -355,36 +385,32 @@ def _monotone(plans: Mapping[int, Plan], p_meet: Any, runs: int) -> tuple[bool, 
     return True, ""
 
 
-def _cheapest(answer: int, high: int, plans: dict[int, Plan], p_meet: Any, bound_end: Any, node: Node, price: float,
-              billing: float, confidence: float, budget: int, notes: list[str], window: float, first: float,
-              night: Workload) -> int:
-    """The cheapest size meeting the confidence (module docstring, 5)."""
+def _cheapest(answer: int, high: int, plans: dict[int, Plan], p_meet: Any, bound_end: Any, price: float,
+              billing: float, confidence: float, budget: int, first: float) -> tuple[int, int]:
+    """The cheapest size meeting the confidence (module docstring, 5), and how many sizes whose
+    cost's lower bound is below it were left unsimulated for the budget."""
     def cost(nodes: int) -> float:
         return node_cost(price, nodes, plans[nodes].simulated["makespan"], billing) or 0.0
 
     def cost_bound(nodes: int) -> float:
         return node_cost(price, nodes, bound_end(nodes) - first, billing) or 0.0
 
-    best = min((n for n in plans if n >= answer and p_meet(n) >= confidence), key=lambda n: (cost(n), n))
+    best = min((n for n in plans if p_meet(n) >= confidence), key=lambda n: (cost(n), n))
     waiting = sorted((n for n in range(answer + 1, high + 1) if n not in plans), key=lambda n: (cost_bound(n), n))
-    skipped_budget = 0
+    skipped = 0
     for nodes in waiting:
-        if cost_bound(nodes) >= cost(best):
+        if (cost_bound(nodes), nodes) > (cost(best), best):  # neither cheaper nor, at the same cost, smaller
             break
         if len(plans) >= budget:
-            skipped_budget += 1
+            skipped += 1
             continue
         if p_meet(nodes) >= confidence and (cost(nodes), nodes) < (cost(best), best):
             best = nodes
-    if skipped_budget:
-        notes.append(f"{skipped_budget} larger size(s) whose cost's lower bound is below the best cost were not "
-                     f"examined: the search's budget ({budget} simulated sizes) was spent")
-    return best
+    return best, skipped
 
 
-def _record(nodes: int, node: Node, end: float, window: float, plans: Mapping[int, Plan], price: float | None,
+def _record(nodes: int, slots: int, end: float, window: float, plans: Mapping[int, Plan], price: float | None,
             billing: float, first: float, answer: int, confidence: float) -> SizeRecord:
-    slots = node.cluster(nodes).total_slots
     bound_cost = node_cost(price, nodes, end - first, billing)
     if nodes in plans:
         simulated = plans[nodes].simulated
@@ -393,8 +419,8 @@ def _record(nodes: int, node: Node, end: float, window: float, plans: Mapping[in
                           chosen=simulated["chosen"], keep=bool(simulated["keep"]),
                           cost=node_cost(price, nodes, simulated["makespan"], billing), cost_bound=bound_cost)
     if end > window:
-        return SizeRecord(nodes, slots, end, "bound", p_meet=0.0, cost_bound=bound_cost,
-                          note=f"no schedule ends before {end:,.0f} s")
+        return SizeRecord(nodes, slots, end, "bound", cost_bound=bound_cost,
+                          note=f"no schedule ends before {end:,.0f} s with the profiles' times: not planned")
     first_met = min((n for n, plan in plans.items() if (plan.simulated["p_window"] or 0.0) >= confidence),
                     default=answer)
     if nodes < first_met:
@@ -408,23 +434,26 @@ def _record(nodes: int, node: Node, end: float, window: float, plans: Mapping[in
     return SizeRecord(nodes, slots, end, "not examined", cost_bound=bound_cost, note=note)
 
 
-def _refuse_fixed_sizes(conf: Sequence[str | Path] | None, target: str) -> None:
-    """Hadoop's files that fix the machines (an SLS nodes file, a slot group's hosts file) cannot be
-    sized: the size is the decision."""
+def _configured_slots(conf: Sequence[str | Path] | None, target: str) -> Any:
+    """How the configuration sets a cluster's slots (Hadoop's files: a node's containers from
+    yarn-site.xml, its slots from mapred-site.xml; `planner.io.hadoop.conf.HadoopSetup.on`), so that
+    the bounds count the slots the plans run on; Spark's cores are the node's. Files that fix the
+    machines (an SLS nodes file, a slot group's hosts file), given alone or in a folder, are
+    refused: the size is the decision."""
     if target == "spark" or not conf:
-        return
-    from planner.io.hadoop.conf import read_hadoop_conf
+        return lambda cluster: cluster
+    from planner.io.hadoop.conf import conf_files, read_hadoop_conf
 
-    paths = [Path(path) for path in conf]
-    hosts = next((path for path in paths if path.suffix.lower() == ".hosts"), None)
-    if hosts is not None:
-        raise InvalidInput("hadoop_conf", "a hosts file names the cluster's machines; sizing decides them: leave it "
-                                          "out", source=str(hosts))
-    files = [path for path in paths if not path.is_dir()]
-    if files and "nodes" in read_hadoop_conf(files, warn=False).cluster:
-        source = next((str(path) for path in files if path.suffix.lower() == ".json"), str(files[0]))
-        raise InvalidInput("hadoop_conf", "an SLS nodes file fixes the cluster's machines; sizing decides them: leave "
-                                          "it out", source=source)
+    files = conf_files(conf, "hadoop_conf")
+    fixed = next((path for path in files if path.suffix.lower() in (".hosts", ".json")), None)
+    if fixed is not None:  # a slot group's hosts, an SLS nodes file
+        raise InvalidInput("hadoop_conf", f"{fixed.name} names the cluster's machines; sizing decides them: leave "
+                                          "it out", source=str(fixed))
+    setup = read_hadoop_conf(files, warn=False)
+    if "nodes" in setup.cluster or setup.slots is not None:
+        raise InvalidInput("hadoop_conf", "the files fix the cluster's nodes or slots; sizing decides them: leave "
+                                          "them out")
+    return setup.on
 
 
 def _deployed(plan: Plan, workload: Workload, cluster: Cluster, target: str,
@@ -468,23 +497,25 @@ def prove_size(result: SizingResult, workload: Workload, *, runs: int, seed: int
                              _deployed(result.plans[answer], workload, node.cluster(answer), result.target, conf),
                              night, window=result.window, arrivals=arrived)]
     below = result.size(smaller) if any(size.nodes == smaller for size in result.sizes) else None
-    if below is not None and smaller in result.plans:
+    if below is not None and below.decided_by not in ("simulation", "bound"):
+        raise InvalidInput("result", f"{smaller} nodes were neither simulated nor ruled out by the bounds: "
+                                     "cannot compare the answer with them")
+    if below is not None:  # its own plan; or, where the bounds rule a plan out, the answer's plan on it
+        plan = result.plans.get(smaller, result.plans[answer])
         setups.append(deployed_setup(f"{smaller} nodes", "baseline",
-                                     _deployed(result.plans[smaller], workload, node.cluster(smaller), result.target,
-                                               conf), night, window=result.window, arrivals=arrived))
+                                     _deployed(plan, workload, node.cluster(smaller), result.target, conf),
+                                     night, window=result.window, arrivals=arrived))
     measured = measure(setups, runs=runs, noise=result.noise, seed=seed, executor=executor, progress=progress,
                        description="proving the size", chains=True)
     missed = measured[0].values("window")
     proof: dict[str, Any] = {"runs": runs, "seed": seed, "p_meet": float(1.0 - np.mean(missed)),
                              "smaller": smaller if below is not None else None,
                              "critical_jobs": critical_jobs(measured[0])[:5]}
-    if len(measured) > 1:
+    if below is not None:
         other = measured[1].values("window")
-        proof.update(smaller_fresh_p_meet=float(1.0 - np.mean(other)), smaller_decided_by="simulation",
-                     smaller_p_meet=below.p_meet if below is not None else None,
+        proof.update(smaller_fresh_p_meet=float(1.0 - np.mean(other)), smaller_decided_by=below.decided_by,
+                     smaller_p_meet=below.p_meet,
                      paired=paired_mean(missed, other, seed))  # other - answer: the smaller size's extra misses
-    elif below is not None:  # ruled out by the bounds: no schedule ends by the window on it
-        proof.update(smaller_fresh_p_meet=0.0, smaller_decided_by="bound", smaller_p_meet=0.0)
     short = proof.get("smaller_fresh_p_meet") is None or proof["smaller_fresh_p_meet"] < result.confidence
     if result.price is not None and below is not None and proof.get("smaller_decided_by") == "simulation":
         # with a price the answer may be larger than the smallest size that meets the window: the
@@ -504,14 +535,18 @@ def sizing_markdown(result: SizingResult, figure: str | None = None) -> str:
     lines = [f"# How many nodes: {result.target}, done by {result.window:,.0f} s", "",
              f"**{answer.nodes} nodes** ({answer.slots:,} slots) finish the batch by {result.window:,.0f} s with "
              f"P = {answer.p_meet:.2f} (simulated, {result.runs} runs; {proof['p_meet']:.2f} on {proof['runs']} fresh "
-             f"runs){cost}, at least the {result.confidence:g} asked. The plan there: {answer.chosen}"
+             f"runs){cost}: {'at least' if proof['p_meet'] >= result.confidence else 'BELOW'} the "
+             f"{result.confidence:g} asked. The plan there: {answer.chosen}"
              f"{' (keep the configuration)' if answer.keep else ''}.", ""]
     smaller = proof.get("smaller")
     if smaller is None:
-        lines.append("It is the smallest size considered.")
+        lines.append(f"It is the smallest size considered (--min {answer.nodes}): no smaller size was compared.")
     elif proof.get("smaller_decided_by") == "bound":
-        lines.append(f"{smaller} nodes cannot: no schedule ends before {result.size(smaller).bound_end:,.0f} s on "
-                     f"them (the bounds: total work over the slots, the critical path), after the window.")
+        lines.append(f"{smaller} nodes: no schedule ends before {result.size(smaller).bound_end:,.0f} s on them with "
+                     f"the profiles' times (total work over the slots, the critical path), after the window, so no "
+                     f"plan is made for them; the answer's plan on them meets the window on "
+                     f"{proof['smaller_fresh_p_meet']:.0%} of the fresh runs (jobs up to {result.noise:.0%} faster "
+                     "than their profiles).")
     else:
         why = (f"meet it with P = {proof['smaller_p_meet']:.2f} (simulated; {proof['smaller_fresh_p_meet']:.2f} on "
                "the fresh runs)")
@@ -520,7 +555,9 @@ def sizing_markdown(result: SizingResult, figure: str | None = None) -> str:
             why += (f"; run for run they miss the window {paired['mean_difference']:+.2f} more often (95% interval "
                     f"{paired['ci_low']:+.2f} to {paired['ci_high']:+.2f})")
         if "smaller_cost" in proof and proof["smaller_fresh_p_meet"] >= result.confidence:
-            why += f", but cost more ({proof['smaller_cost']:,.2f})"
+            dearer = (proof["smaller_cost"] or 0.0) > (proof["cost"] or 0.0)
+            why += (f", but cost more ({proof['smaller_cost']:,.2f})" if dearer else
+                    f", and cost no more ({proof['smaller_cost']:,.2f}): not proven")
         lines.append(f"{smaller} nodes {why}.")
     lines += ["", f"Proven: {'yes' if proof['proven'] else 'NO'} (fresh runs, seed {proof['seed']})."]
     if proof.get("critical_jobs"):
@@ -587,7 +624,7 @@ def size_machines(
     solver: str | None = None,
     time_limit: float = 60.0,
     seed: int = 0,
-) -> Any:
+) -> MachineCount:
     """A VM plan's number of machines as a decision (`solvers.machine_count.cheapest_machine_count`):
     ``strategy`` "pairs" or "packing", every P from ``min_nodes`` to ``max_nodes`` machines of
     ``node``'s kind (its disks, primaries per extra VM and overcommit penalty), solved exactly
@@ -596,7 +633,8 @@ def size_machines(
     their tasks once, on the largest cluster (`planner.planning.vm.derived_profiles`), so that every
     P prices the same profiles."""
     from planner.planning.vm import check_solver, derived_profiles
-    from solvers.machine_count import MACHINE_PROBLEMS, cheapest_machine_count
+    from solvers.machine_count import cheapest_machine_count
+    from solvers.packing.problem import MAX_PACKING_VMS
 
     as_instance(workload, Workload, "workload")
     strategy = as_str(strategy, "strategy", choices=MACHINE_PROBLEMS)
@@ -607,8 +645,12 @@ def size_machines(
     high = as_int(max_nodes, "max_nodes", minimum=1, maximum=node_limit(node))
     if high < low:
         raise InvalidInput("max_nodes", f"must be >= min_nodes ({low}), got {high}")
-    if high - low + 1 > MAX_SIZES:
-        raise InvalidInput("max_nodes", f"{high - low + 1:,} sizes; at most {MAX_SIZES:,} per request")
+    if high - low + 1 > MAX_MACHINE_COUNTS:
+        raise InvalidInput("max_nodes", f"{high - low + 1:,} machine counts; at most {MAX_MACHINE_COUNTS:,} per request")
+    if strategy == "packing" and high * node.template.disks > MAX_PACKING_VMS:
+        raise InvalidInput("max_nodes", f"{high:,} machines of {node.template.disks} disks are "
+                                        f"{high * node.template.disks:,} VMs; packing plans take at most "
+                                        f"{MAX_PACKING_VMS} (at most {MAX_PACKING_VMS // node.template.disks} machines)")
     price = None if price is None else as_float(price, "price", minimum=0.0, maximum=MAX_PRICE)
     billing = as_float(billing, "billing", above=0.0, maximum=MAX_BILLING)
     method = check_solver(strategy, solver)
@@ -638,7 +680,7 @@ def _warn_outside_fits(workload: Workload, vms: int) -> None:
                       ExtrapolationWarning, stacklevel=3)
 
 
-def machine_count_markdown(result: Any, figure: str | None = None) -> str:
+def machine_count_markdown(result: MachineCount, figure: str | None = None) -> str:
     """A VM plan's number of machines in words (`size_machines`): the answer, its cost and time,
     whether it is proven over the range, and every P's record."""
     unit = "machine-seconds" if result.price is None else "cost"
@@ -662,7 +704,7 @@ def machine_count_markdown(result: Any, figure: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_machine_count_report(result: Any, directory: str | Path) -> dict[str, Path]:
+def write_machine_count_report(result: MachineCount, directory: str | Path) -> dict[str, Path]:
     """Write a `size_machines` answer into ``directory``, each file atomically: machines.png
     (`planner.plots.plot_machine_count`), report.md (`machine_count_markdown`) and machines.json."""
     import json
