@@ -329,3 +329,21 @@ def test_the_minimum_gain_is_waived_only_when_a_baseline_beats_the_configuration
     assert decide(pays, configured, [better], "makespan", 1000.0, 0) == (False, ())
 
 
+
+
+def test_a_fair_scheduler_without_an_allocation_file_gets_one(tmp_path) -> None:
+    """A yarn-site.xml that runs the fair scheduler on its defaults (no allocation file): a plan
+    that sets a queue's policy writes a fair-scheduler.xml and names it in yarn-site.xml (this
+    failed with a ValueError before)."""
+    site = tmp_path / "yarn-site.xml"
+    site.write_text("<configuration><property><name>yarn.resourcemanager.scheduler.class</name><value>org.apache."
+                    "hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler</value></property>"
+                    "</configuration>")
+    current = read_current([site])
+    workload = Workload([Job(name=f"j{i}", map_tasks=4, reduce_tasks=1, map_time=10.0, reduce_time=5.0)
+                         for i in range(3)])
+    cluster = Cluster(nodes=2, map_slots=2, reduce_slots=2)
+    files = merged_files(current, Levers(queues={job.name: "default" for job in workload},
+                                         policies={"default": "fifo"}), workload, cluster, "yarn-fair")
+    assert "fair-scheduler.xml" in files and '<queue name="default">' in files["fair-scheduler.xml"]
+    assert "yarn.scheduler.fair.allocation.file" in files["yarn-site.xml"]

@@ -379,17 +379,26 @@ def _switch_scheduler(edit: _Edit, kind: str, current: str, family: str) -> None
         if found is None or named != SCHEDULER_CLASS[family, kind].rsplit(".", 1)[-1]:
             edit.set(names, SCHEDULER_CLASS[family, kind], site)
     if kind == "fair" and not edit.roots("allocations"):
-        name = "fair-scheduler.xml"
-        edit.add_file(name, '<?xml version="1.0"?>\n<!-- the fair scheduler\'s pools and queues -->\n'
-                            "<allocations>\n</allocations>\n")
-        prefix = "mapred.fairscheduler" if family == "mrv1" else "yarn.scheduler.fair"
-        edit.set((f"{prefix}.allocation.file",), name, site)
+        _add_allocation_file(edit, family)
     if kind == "capacity" and not any(_CAPACITY in edit.texts[name] for name in edit.roots("configuration")):
         edit.add_file("capacity-scheduler.xml", _CAPACITY_DEFAULT)
 
 
+def _add_allocation_file(edit: _Edit, family: str) -> None:
+    """An empty fair-scheduler.xml, named as the allocation file in the site file (a configuration
+    that runs the fair scheduler on its defaults has none)."""
+    name = "fair-scheduler.xml"
+    edit.add_file(name, '<?xml version="1.0"?>\n<!-- the fair scheduler\'s pools and queues -->\n'
+                        "<allocations>\n</allocations>\n")
+    prefix = "mapred.fairscheduler" if family == "mrv1" else "yarn.scheduler.fair"
+    site = "mapred-site.xml" if family == "mrv1" else "yarn-site.xml"
+    edit.set((f"{prefix}.allocation.file",), name, site)
+
+
 def _queue_element(edit: _Edit, queue: str, family: str) -> tuple[_Xml, ElementTree.Element, int]:
-    """The allocation file's element for ``queue`` (added when missing), with its depth."""
+    """The allocation file's element for ``queue`` (added when missing, and the file too), with its depth."""
+    if not edit.roots("allocations"):
+        _add_allocation_file(edit, family)
     (name, *_) = edit.roots("allocations")
     document = edit.xml(name)
     tag = "pool" if family == "mrv1" else "queue"
