@@ -90,6 +90,25 @@ class Inputs:
         return make_plan(self.small, self.cluster, "slots+johnson", time_limit=5.0)
 
     @cached_property
+    def node(self):
+        from models import Node
+
+        return Node(self.cluster, 4)
+
+    @cached_property
+    def sizing(self):
+        from planner import size_cluster
+
+        return size_cluster(self.small, self.node, "yarn-fair", window=100_000.0, max_nodes=3, runs=2,
+                            validation_runs=2, executor="serial")
+
+    @cached_property
+    def machine_count(self):
+        from planner import size_machines
+
+        return size_machines(self.small, self.node, "packing", min_nodes=2, max_nodes=3, time_limit=5.0)
+
+    @cached_property
     def packing_plan(self):
         from planner import make_plan
 
@@ -191,6 +210,7 @@ def _models() -> dict[str, Builder]:
                               "replication": 3, "network_gbps": 1.0, "rack_oversubscription": 1.0},
         "Workload": lambda i: {"jobs": i.jobs, "name": "nightly"},
         "Dependency": lambda i: {"job": "etl", "delay": 30.0},
+        "Node": lambda i: {"template": i.cluster, "nodes_per_rack": 4},
         "Precedence": lambda i: {"jobs": i.jobs},
         "Job": lambda i: {"name": "etl", "map_tasks": 10, "reduce_tasks": 2, "map_time": 30.0, "reduce_time": 60.0,
                           "submit": 5.0, "pool": "production", "weight": 2.0, "priority": 1, "deadline": 900.0,
@@ -351,6 +371,18 @@ def _planner() -> dict[str, Builder]:
         "plan_run": lambda i: {"plan": i.plan, "workload": i.small, "cluster": i.cluster, "target": "mrv1"},
         "plot_fairness_over_time": lambda i: {"result": i.sim_result, "ax": None},
         "plot_gantt": lambda i: {"result": i.sim_result, "ax": None},
+        "plot_sizing": lambda i: {"result": i.sizing, "ax": None},
+        "plot_machine_count": lambda i: {"result": i.machine_count, "ax": None},
+        "size_cluster": lambda i: {"workload": i.small, "node": i.node, "target": "yarn-fair", "window": 100_000.0,
+                                   "confidence": 0.9, "max_nodes": 3, "runs": 2, "validation_runs": 2,
+                                   "noise": 0.3, "seed": 0, "executor": "serial"},
+        "size_machines": lambda i: {"workload": i.small, "node": i.node, "strategy": "packing", "min_nodes": 2,
+                                    "max_nodes": 3, "billing": 60.0, "time_limit": 5.0},
+        "SizingResult": lambda i: {field: getattr(i.sizing, field) for field in
+                                   ("answer", "cluster", "plan", "sizes", "proof", "monotone", "notes", "target",
+                                    "objective", "window", "confidence", "price", "billing", "runs",
+                                    "validation_runs", "noise", "seed")},
+        "write_sizing_report": lambda i: {"result": i.sizing, "directory": i.path("sizing")},
         "plot_makespan_curve": lambda i: {"report": i.report, "ax": None},
         "plot_predicted_vs_simulated": lambda i: {"report": i.report, "ax": None},
         "read_hadoop_conf": lambda i: {"paths": i.hadoop_paths, "warn": False},

@@ -252,3 +252,15 @@ def test_a_vm_plans_machines_from_the_command_line(tmp_path):
     assert both.exit_code == 2 and "one of them" in both.stderr
     no_max = runner.invoke(app, ["size", str(NIGHTLY), "--node", str(node), "--strategy", "pairs"])
     assert no_max.exit_code == 2 and "--max: give the most machines" in no_max.stderr
+
+
+def test_the_documented_example_answers_as_the_docs_say():
+    """docs/plans.md, "How many machines": the example batch on the example machine, window
+    1,500 s, 10 runs a size and 20 fresh: 4 nodes; 1 and 2 ruled out by the bounds; 3 nodes meet
+    the window on about half of the runs; 5 of the 12 sizes simulated."""
+    found = size_cluster(Workload.from_file(NIGHTLY), Node.from_file(NIGHTLY.parent / "node.yaml"), "yarn-fair",
+                         window=1500.0, runs=10, validation_runs=20, executor="serial")
+    assert found.answer == 4 and found.proof["p_meet"] == 1.0 and found.size(4).p_meet == 1.0
+    assert [found.size(n).decided_by for n in (1, 2)] == ["bound", "bound"]
+    assert 0.3 <= found.size(3).p_meet <= 0.7 and 0.3 <= found.proof["smaller_fresh_p_meet"] <= 0.7
+    assert (found.simulated, len(found.sizes)) == (5, 12)

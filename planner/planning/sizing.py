@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from models import Cluster, InvalidInput, Workload
-from models.checks import as_float, as_instance, as_int, as_str
+from models.checks import as_bool, as_float, as_instance, as_int, as_str
 from models.cluster import Node
 from planner.defaults import DEFAULT_NOISE, DEFAULT_TARGET_RUNS
 from planner.limits import MAX_RUNS, MAX_SEED
@@ -137,6 +137,27 @@ class SizingResult:
     ready_now: bool = False
     configuration: tuple[str, ...] = ()
     plans: Mapping[int, Plan] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        as_int(self.answer, "answer", minimum=1)
+        as_instance(self.cluster, Cluster, "cluster")
+        as_instance(self.plan, Plan, "plan")
+        for index, size in enumerate(self.sizes):
+            as_instance(size, SizeRecord, f"sizes[{index}]")
+        as_instance(self.proof, dict, "proof")
+        as_bool(self.monotone, "monotone")
+        as_str(self.target, "target", choices=SIZING_TARGETS)
+        as_float(self.window, "window", above=0.0)
+        if not 0.0 < as_float(self.confidence, "confidence", minimum=0.0, maximum=1.0) < 1.0:
+            raise InvalidInput("confidence", f"must be strictly between 0 and 1, got {self.confidence:g}")
+        if self.price is not None:
+            as_float(self.price, "price", minimum=0.0, maximum=MAX_PRICE)
+        as_float(self.billing, "billing", above=0.0, maximum=MAX_BILLING)
+        as_int(self.runs, "runs", minimum=2, maximum=MAX_RUNS)
+        as_int(self.validation_runs, "validation_runs", minimum=2, maximum=MAX_RUNS)
+        if as_float(self.noise, "noise", minimum=0.0) >= 1.0:
+            raise InvalidInput("noise", f"must be below 1, got {self.noise:g}")
+        as_int(self.seed, "seed", minimum=0, maximum=MAX_SEED)
 
     def records(self) -> list[dict[str, Any]]:
         """One flat record per size, smallest first."""
@@ -591,9 +612,9 @@ def write_sizing_report(result: SizingResult, directory: str | Path) -> dict[str
 
     from matplotlib.figure import Figure
 
+    import planner.plots as plots
     from models.checks import as_path
     from models.fileio import write_atomic
-    from planner import plots
     from planner.proof.report import png
 
     as_instance(result, SizingResult, "result")
@@ -711,9 +732,9 @@ def write_machine_count_report(result: MachineCount, directory: str | Path) -> d
 
     from matplotlib.figure import Figure
 
+    import planner.plots as plots
     from models.checks import as_path
     from models.fileio import write_atomic
-    from planner import plots
     from planner.proof.report import png
 
     folder = Path(as_path(directory, "directory"))
