@@ -146,6 +146,14 @@ def test_the_report_holds_the_answer_the_figure_and_the_files(sized, tmp_path):
     data = json.loads((tmp_path / "report" / "sizing.json").read_text())
     assert data["summary"]["answer"] == sized.answer and len(data["sizes"]) == 8
     assert Cluster.from_file(tmp_path / "report" / "cluster.yaml") == sized.cluster
+    # the answer's plan and cluster are ready for `planner export`
+    workload = tmp_path / "batch.yaml"
+    _batch().to_file(workload)
+    exported = CliRunner().invoke(app, ["export", str(tmp_path / "report" / "plan.json"), "--cluster",
+                                        str(tmp_path / "report" / "cluster.yaml"), "-w", str(workload), "--to",
+                                        "yarn-fair", "-o", str(tmp_path / "tonight")])
+    assert exported.exit_code == 0, exported.output
+    assert (tmp_path / "tonight" / "submit.sh").is_file() and (tmp_path / "tonight" / "yarn-site.xml").is_file()
     assert (tmp_path / "report" / "sizing.png").read_bytes()[:4] == b"\x89PNG"
 
 
