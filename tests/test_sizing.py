@@ -272,3 +272,17 @@ def test_the_documented_example_answers_as_the_docs_say():
     assert [found.size(n).decided_by for n in (1, 2)] == ["bound", "bound"]
     assert 0.3 <= found.size(3).p_meet <= 0.7 and 0.3 <= found.proof["smaller_fresh_p_meet"] <= 0.7
     assert (found.simulated, len(found.sizes)) == (5, 12)
+
+
+def test_one_size_and_an_answer_at_the_smallest_size_considered(tmp_path):
+    """min == max == 8: the one size is simulated, meets the window, and is the answer, compared
+    with no smaller size; --min 5 with the window of 55 s, which 5 nodes meet in every run: the
+    answer is 5, and the report says no smaller size was compared."""
+    only = size_cluster(_batch(), MACHINE, "yarn-fair", window=55.0, confidence=0.9, min_nodes=8, max_nodes=8,
+                        runs=4, validation_runs=4, executor="serial")
+    assert only.answer == 8 and [r["nodes"] for r in only.records()] == [8] and only.proof["smaller"] is None
+    assert only.simulated == 1 and only.proof["proven"]
+    lowest = size_cluster(_batch(), MACHINE, "yarn-fair", window=55.0, confidence=0.9, min_nodes=5, max_nodes=8,
+                          runs=4, validation_runs=4, executor="serial")
+    assert lowest.answer == 5 and lowest.proof["smaller"] is None
+    assert "It is the smallest size considered (--min 5): no smaller size was compared." in sizing_markdown(lowest)
