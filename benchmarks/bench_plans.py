@@ -75,7 +75,8 @@ def _day(name: str) -> Workload:
     return read_swim(DATA / name)
 
 
-def _window(name: str, start: float, end: float) -> Workload:
+def fb09_window(name: str, start: float, end: float) -> Workload:
+    """The FB-2009 day's jobs submitted in [start, end) s, their submit times kept (`FB09_WINDOWS`)."""
     jobs = [job for job in _day("FB-2009_samples_24_times_1hr_0.tsv") if start <= job.submit < end]
     return Workload(jobs, name=name)
 
@@ -91,7 +92,7 @@ def _slice(name: str, start: float, end: float) -> tuple[Workload, Cluster]:
 def cases(suite: str) -> list[tuple[str, Workload, Cluster, bool]]:
     chosen = [("demo", nightly_batch(), DEMO_CLUSTER, True)]
     if suite == "full":
-        chosen += [(name, _window(name, start, end), FB_NODES, ready) for name, start, end, ready in FB09_WINDOWS]
+        chosen += [(name, fb09_window(name, start, end), FB_NODES, ready) for name, start, end, ready in FB09_WINDOWS]
         for name, start, end in FB10_SLICES:
             workload, cluster = _slice(name, start, end)
             chosen.append((name, workload, cluster, False))

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import time
 
-from benchmarks.bench_plans import FB_NODES, _window
+from benchmarks.bench_plans import FB09_WINDOWS, FB_NODES, fb09_window
 from benchmarks.registry import Row, register
 from models import Cluster, Node, Workload
 from planner.examples.demo import DEMO_CLUSTER, nightly_batch
@@ -49,6 +49,8 @@ RUNS = 20
 VALIDATION_RUNS, VALIDATION_SEED = 40, 424_242
 #: The window: this many times the makespan bound on the case's reference cluster.
 WINDOW_SLACK = 1.3
+#: The FB-2009 windows of the plans benchmark sized here (all ready at 0 s).
+FB09_CASES = ("fb09-10h-12h", "fb09-1h-3h")
 #: The demo's price per node and hour, billed by the hour (the cost search runs on it).
 PRICE, HOURLY = 2.0, 3600.0
 #: Packing: the machine counts P and the billing granularity (s).
@@ -60,8 +62,8 @@ def cases(suite: str) -> list[tuple[str, Workload, Cluster, float | None]]:
     chosen: list[tuple[str, Workload, Cluster, float | None]] = [("demo", nightly_batch(), DEMO_CLUSTER, None),
                                                                   ("demo", nightly_batch(), DEMO_CLUSTER, PRICE)]
     if suite == "full":
-        chosen += [("fb09-10h-12h", _window("fb09-10h-12h", 36_000, 43_200), FB_NODES, None),
-                   ("fb09-1h-3h", _window("fb09-1h-3h", 3_600, 10_800), FB_NODES, None)]
+        windows = {name: (start, end) for name, start, end, ready in FB09_WINDOWS if ready}
+        chosen += [(name, fb09_window(name, *windows[name]), FB_NODES, None) for name in FB09_CASES]
     return chosen
 
 

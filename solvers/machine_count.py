@@ -69,6 +69,13 @@ class MachineCount:
     def records(self) -> list[dict[str, Any]]:
         return [dict(record) for record in self.per_machine]
 
+    def summary(self) -> dict[str, Any]:
+        """The answer in one flat record: the problem, method, answer, cost, time, whether it is
+        proven, the request's price, billing and window, and how many counts were solved of all."""
+        return {"problem": self.problem, "method": self.method, "machines": self.machines, "cost": self.cost,
+                "makespan": self.makespan, "proven": self.proven, "price": self.price, "billing": self.billing,
+                "window": self.window, "solved": self.solved, "counts": len(self.per_machine)}
+
 
 def billed(seconds: float, billing: float) -> float:
     """``seconds`` rounded up to whole units of ``billing`` seconds."""
@@ -132,44 +139,38 @@ def cheapest_machine_count(
 
     with warnings.catch_warnings():  # the methods evaluate F_j at every n in 1..N: the caller warns once
         warnings.simplefilter("ignore", ExtrapolationWarning)
-        return _search(problem, jobs, machine, counts, method, billing, window, time_limit, seed, prune, price, cost)
-
-
-def _search(problem: str, jobs: Sequence[Job], machine: Cluster, counts: list[int], method: str, billing: float,
-            window: float | None, time_limit: float, seed: int, prune: bool, price: float | None,
-            cost: Any) -> MachineCount:
-    bounds = {p: machine_bound(problem, jobs, machine.with_changes(nodes=p, racks=1)) for p in counts}
-    records: dict[int, dict[str, Any]] = {}
-    best: tuple[float, int] | None = None
-    proven = True
-    for p in sorted(counts, key=lambda p: (cost(p, bounds[p]), p)) if prune else counts:
-        cluster = machine.with_changes(nodes=p, racks=1)
-        record: dict[str, Any] = {"machines": p, "vms": cluster.vms, "bound": bounds[p],
-                                  "cost_bound": cost(p, bounds[p]), "makespan": None, "cost": None, "seconds": 0.0,
-                                  "solver_bound": None}
-        if window is not None and bounds[p] > window:
-            records[p] = {**record, "status": "over the window"}  # its bound already ends after it
-            continue
-        if prune and best is not None and (cost(p, bounds[p]), p) > best:  # neither cheaper nor, as cheap, fewer
-            records[p] = {**record, "status": "pruned"}
-            continue
-        solution = _solve(problem, jobs, cluster, method, time_limit, seed)
-        status = str(solution.status)
-        record["seconds"], record["solver_bound"] = solution.seconds, solution.bound
-        if status != "optimal":
-            proven = False
-        if status not in SCHEDULED:  # no schedule to pay for
-            records[p] = {**record, "status": status}
-            continue
-        record.update(status=status, makespan=solution.objective, cost=cost(p, solution.objective))
-        records[p] = record
-        fits = window is None or solution.objective <= window
-        if not fits:
-            record["status"] = f"{status}, over the window"
-        elif best is None or (record["cost"], p) < best:
-            best = (record["cost"], p)
-    chosen = None if best is None else best[1]
-    return MachineCount(problem, method, chosen, None if best is None else best[0],
-                        None if chosen is None else records[chosen]["makespan"], proven and best is not None, price,
-                        billing, window, sum(1 for r in records.values() if r["makespan"] is not None),
-                        tuple(records[p] for p in counts))
+        bounds = {p: machine_bound(problem, jobs, machine.with_changes(nodes=p, racks=1)) for p in counts}
+        records: dict[int, dict[str, Any]] = {}
+        best: tuple[float, int] | None = None
+        proven = True
+        for p in sorted(counts, key=lambda p: (cost(p, bounds[p]), p)) if prune else counts:
+            cluster = machine.with_changes(nodes=p, racks=1)
+            record: dict[str, Any] = {"machines": p, "vms": cluster.vms, "bound": bounds[p],
+                                      "cost_bound": cost(p, bounds[p]), "makespan": None, "cost": None, "seconds": 0.0,
+                                      "solver_bound": None}
+            if window is not None and bounds[p] > window:
+                records[p] = {**record, "status": "over the window"}  # its bound already ends after it
+                continue
+            if prune and best is not None and (cost(p, bounds[p]), p) > best:  # neither cheaper nor, as cheap, fewer
+                records[p] = {**record, "status": "pruned"}
+                continue
+            solution = _solve(problem, jobs, cluster, method, time_limit, seed)
+            status = str(solution.status)
+            record["seconds"], record["solver_bound"] = solution.seconds, solution.bound
+            if status != "optimal":
+                proven = False
+            if status not in SCHEDULED:  # no schedule to pay for
+                records[p] = {**record, "status": status}
+                continue
+            record.update(status=status, makespan=solution.objective, cost=cost(p, solution.objective))
+            records[p] = record
+            fits = window is None or solution.objective <= window
+            if not fits:
+                record["status"] = f"{status}, over the window"
+            elif best is None or (record["cost"], p) < best:
+                best = (record["cost"], p)
+        chosen = None if best is None else best[1]
+        return MachineCount(problem, method, chosen, None if best is None else best[0],
+                            None if chosen is None else records[chosen]["makespan"], proven and best is not None, price,
+                            billing, window, sum(1 for r in records.values() if r["makespan"] is not None),
+                            tuple(records[p] for p in counts))

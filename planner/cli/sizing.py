@@ -117,12 +117,6 @@ def size(
     for flag, given in (("--solver", solver is not None), ("--time-limit", time_limit is not None)):
         if given:
             raise InvalidInput(flag, "applies with --strategy only")
-    if window is None:
-        raise InvalidInput("--window", "sizing for a target needs --window: when the batch must be done")
-    if spark_conf and target.value != "spark":
-        raise InvalidInput("--spark-conf", f"applies with --target spark; {target.value} reads --hadoop-conf")
-    if hadoop_conf and target.value == "spark":
-        raise InvalidInput("--hadoop-conf", "--target spark reads Spark's files: give them with --spark-conf")
     check_seed(seed)
     check_runs(runs)
     check_output_folder(report, "--report")
@@ -178,9 +172,7 @@ def _size_machines(workload: Path, node: Path, strategy: str, *, min_nodes: int,
                                 "time_limit": "--time-limit"}, workload=workload, cluster=node) from None
     if report is not None:
         write_machine_count_report(result, report)
-    answer = {"problem": result.problem, "method": result.method, "machines": result.machines, "cost": result.cost,
-              "makespan": result.makespan, "proven": result.proven, "solved": result.solved,
-              "counts": len(result.records())}
-    emit([Section("answer", f"how many machines for {workload.name} ({strategy}, solved)", [answer], one=True),
+    emit([Section("answer", f"how many machines for {workload.name} ({strategy}, solved)", [result.summary()],
+                  one=True),
           Section("machines", "every count: solved, pruned by its bound, or over the window", result.records())],
          as_json=json_output)

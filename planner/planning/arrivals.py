@@ -221,18 +221,28 @@ def batch_bounds(night: Workload, slots: int, window: float | None) -> dict[str,
     (work and critical path, from the first arrival; with dependencies the critical path is the
     longest chain of jobs, each alone on the slots, from its arrival and its predecessors' ends), the mean and weighted response, the largest
     lateness (due dates: deadlines, else ``window``); and the first arrival."""
-    from solvers.bounds import critical_path_bound, lateness_bound, response_bound, work_bound
+    from solvers.bounds import lateness_bound, response_bound
 
     jobs = list(night)
     releases = [job.submit for job in jobs]
     due = [job.deadline if job.deadline is not None else window for job in jobs]
-    # with dependencies the critical path is the longest chain of jobs, each alone on the slots
-    work, critical = work_bound(jobs, slots, releases), critical_path_bound(jobs, slots, releases)
-    return {"slots": slots, "work": work, "critical_path": critical, "makespan": max(work, critical),
+    return {"slots": slots, **makespan_bounds(night, slots),
             "mean_response": response_bound(jobs, slots, releases),
             "weighted_response": response_bound(jobs, slots, releases, [job.weight for job in jobs]),
             "max_lateness": lateness_bound(jobs, slots, due, releases),
             "first_arrival": min(releases, default=0.0)}
+
+
+def makespan_bounds(night: Workload, slots: int) -> dict[str, float]:
+    """The makespan's bounds of `batch_bounds` alone (from the first arrival, on ``slots`` slots):
+    ``work``, ``critical_path`` (with dependencies, the longest chain of jobs, each alone on the
+    slots) and ``makespan``, the larger."""
+    from solvers.bounds import critical_path_bound, work_bound
+
+    jobs = list(night)
+    releases = [job.submit for job in jobs]
+    work, critical = work_bound(jobs, slots, releases), critical_path_bound(jobs, slots, releases)
+    return {"work": work, "critical_path": critical, "makespan": max(work, critical)}
 
 
 def makespan_bound_name(bounds: dict[str, Any]) -> str:

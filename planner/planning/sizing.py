@@ -7,10 +7,11 @@ fixed cluster (the target's levers, candidates simulated as exported, paired wit
 configured): its P(meet) is the share of the plan's runs whose last job ended by the window. The
 search does not simulate every size:
 
-1. **Bounds bracket the answer** (`planner.planning.arrivals.batch_bounds`: total work over the
-   slots, and the critical path). A window before the critical path on unlimited machines (every
-   job one wave) is refused: no size meets it. A size whose bound ends after the window has
-   P(meet) = 0 without a simulation ("decided by the bound").
+1. **Bounds bracket the answer** (`planner.planning.arrivals.makespan_bounds`: total work over
+   the slots the configuration gives a node, and the critical path, with the profiles' times). A
+   window before the critical path on unlimited machines (every job one wave) is refused: no size
+   meets it. A size whose bound ends after the window is not planned (`plan_for_target` refuses
+   such a window) and no P(meet) is claimed for it ("decided by the bound").
 2. **The largest size is simulated first**: if even it misses the confidence, the request is
    refused in one line naming its P(meet).
 3. **Bisection** between the smallest size the bounds allow and the largest, on P(meet) >=
@@ -19,19 +20,23 @@ search does not simulate every size:
 4. **Monotonicity is checked, not assumed**: P(meet) of the simulated sizes must not fall by more
    than one run's share as the size grows (a planner that picks other levers at another size, or
    list-scheduling anomalies, can make it fall). Where it does, the result says so and every size
-   of the bracket below the answer is simulated.
+   of the bracket up to the answer is simulated; the check is made again over every simulated
+   size at the end.
 5. **Cost** (with ``price``, per node and hour): a size costs ``price x nodes x billed(makespan) /
    3600`` for its simulated mean makespan (from the batch's first arrival), ``billed(t) = ceil(t /
    billing) x billing``. With coarse billing a larger cluster can be cheaper (it may drop a billed
    hour): sizes above the smallest one that meets the confidence are simulated, in the order of
    their cost's lower bound (the bound's makespan billed), while that bound is below the best
-   cost found and the budget (a third of the sizes, `BUDGET_SHARE`) lasts; the others are
-   reported as not examined, with the reason.
-6. **The proof** (`SizingResult.proof`): the answer's plan and the next smaller size's plan run
-   again, paired run for run, on ``validation_runs`` fresh runs (another seed:
-   `FRESH_SEED_OFFSET`): the answer must reach the confidence and the smaller size fall short (or
-   be decided by the bound). The paired difference of their misses, with its 95% interval, and
-   the jobs that decide the end (most often last on the critical chain) come with it.
+   cost found and the budget (a third of the sizes, `BUDGET_SHARE`, the bisection's included)
+   lasts; the others are reported as not examined, with the reason, and a size left out for the
+   budget leaves the answer unproven.
+6. **The proof** (`prove_size`, `SizingResult.proof`): the answer's plan and the next smaller
+   size run again, paired run for run, on ``validation_runs`` fresh runs (another seed:
+   `FRESH_SEED_OFFSET`), the smaller size with its own plan or, where the bounds rule a plan out,
+   with the answer's: the answer must reach the confidence and the smaller size fall short (with
+   a price: or cost more). An answer that falls short on the fresh runs moves up a size. The
+   paired difference of their misses, with its 95% interval, and the jobs that decide the end
+   (most often on the critical chain) come with it.
 
 The figures are the simulator's (every P(meet), makespan and cost), except the bounds, which are
 labelled as such. `SizingResult.records` is one flat record per size, for a DataFrame.
@@ -73,8 +78,8 @@ VALIDATION_RUNS_FLOOR = 40
 #: small-jobs queue candidates (`planner.planning.deploy`), so the proof's runs are none of the
 #: runs that chose a plan.
 FRESH_SEED_OFFSET = 1_000
-#: The share of the sizes the search may simulate once the bisection is done (cheaper larger
-#: sizes, with ``price``): a third.
+#: The share of the sizes the search may simulate in all, the bisection's included, when with a
+#: ``price`` it tries larger sizes for a lower cost: a third.
 BUDGET_SHARE = 1 / 3
 #: By default the largest size is this many times the smallest size the bounds allow.
 DEFAULT_MAX_FACTOR = 4
@@ -85,8 +90,9 @@ SIZING_TARGETS = ("mrv1", "yarn-fair", "yarn-capacity", "spark")
 @dataclass(frozen=True)
 class SizeRecord:
     """One size: ``nodes``, its ``slots`` (containers, cores), ``bound_end`` (the earliest any
-    schedule ends, absolute s: `batch_bounds`), ``decided_by`` ("bound": P(meet) = 0 without a
-    simulation; "simulation": planned and proven; "not examined"), and for a simulated size
+    schedule ends with the profiles' times, absolute s: `arrivals.makespan_bounds`),
+    ``decided_by`` ("bound": after the window, so not planned and no P(meet) claimed;
+    "simulation": planned and proven; "not examined"), and for a simulated size
     ``p_meet``, the plan's ``makespan`` (mean, s) and ``makespan_p95``, ``chosen`` (the plan's
     setup) and ``keep``; ``cost`` (with a price) and ``cost_bound`` (its lower bound);
     ``note`` (why a size was not examined)."""
@@ -148,11 +154,8 @@ class SizingResult:
         as_bool(self.monotone, "monotone")
         as_str(self.target, "target", choices=SIZING_TARGETS)
         as_float(self.window, "window", above=0.0)
-        if not 0.0 < as_float(self.confidence, "confidence", minimum=0.0, maximum=1.0) < 1.0:
-            raise InvalidInput("confidence", f"must be strictly between 0 and 1, got {self.confidence:g}")
-        if self.price is not None:
-            as_float(self.price, "price", minimum=0.0, maximum=MAX_PRICE)
-        as_float(self.billing, "billing", above=0.0, maximum=MAX_BILLING)
+        _confidence(self.confidence)
+        _price_and_billing(self.price, self.billing)
         as_int(self.runs, "runs", minimum=2, maximum=MAX_RUNS)
         as_int(self.validation_runs, "validation_runs", minimum=2, maximum=MAX_RUNS)
         if as_float(self.noise, "noise", minimum=0.0) >= 1.0:
@@ -198,27 +201,46 @@ def node_cost(price: float | None, nodes: int, seconds: float | None, billing: f
     return price * nodes * billed(seconds, billing) / 3600.0
 
 
-def _checked(node: Node | Cluster, window: object, confidence: object, price: object, billing: object,
-             min_nodes: object, max_nodes: object) -> tuple[Node, float, float, float | None, float, int, int | None]:
-    if isinstance(node, Cluster):
-        node = Node.of(node)
-    as_instance(node, Node, "node")
-    window = arrivals.check_window(window)
-    if window is None:
-        raise InvalidInput("window", "sizing needs a window: the time (absolute seconds, as submit times) the batch "
-                                     "must be done by")
-    confidence = as_float(confidence, "confidence", minimum=0.0, maximum=1.0)
+def _confidence(value: object) -> float:
+    """A probability strictly between 0 and 1."""
+    confidence = as_float(value, "confidence", minimum=0.0, maximum=1.0)
     if not 0.0 < confidence < 1.0:
         raise InvalidInput("confidence", f"must be strictly between 0 and 1, got {confidence:g}")
-    price = None if price is None else as_float(price, "price", minimum=0.0, maximum=MAX_PRICE)
-    billing = as_float(billing, "billing", above=0.0, maximum=MAX_BILLING)
+    return confidence
+
+
+def _price_and_billing(price: object, billing: object) -> tuple[float | None, float]:
+    """A price per node and hour (>= 0, or None) and a billing granularity (s, > 0), within limits."""
+    return (None if price is None else as_float(price, "price", minimum=0.0, maximum=MAX_PRICE),
+            as_float(billing, "billing", above=0.0, maximum=MAX_BILLING))
+
+
+def _as_node(node: Node | Cluster) -> Node:
+    """``node``, or a cluster's machine (`Node.of`)."""
+    return as_instance(Node.of(node) if isinstance(node, Cluster) else node, Node, "node")
+
+
+def _node_range(node: Node, min_nodes: object, max_nodes: object, most: int, what: str) -> tuple[int, int | None]:
+    """``min_nodes`` and ``max_nodes`` (None: not given) within `node_limit`, at most ``most``
+    ``what`` between them."""
     low = as_int(min_nodes, "min_nodes", minimum=1, maximum=node_limit(node))
     high = None if max_nodes is None else as_int(max_nodes, "max_nodes", minimum=1, maximum=node_limit(node))
     if high is not None and high < low:
         raise InvalidInput("max_nodes", f"must be >= min_nodes ({low}), got {high}")
-    if high is not None and high - low + 1 > MAX_SIZES:
-        raise InvalidInput("max_nodes", f"{high - low + 1:,} sizes; at most {MAX_SIZES:,} per request")
-    return node, window, confidence, price, billing, low, high
+    if high is not None and high - low + 1 > most:
+        raise InvalidInput("max_nodes", f"{high - low + 1:,} {what}; at most {most:,} per request")
+    return low, high
+
+
+def _checked(node: Node | Cluster, window: object, confidence: object, price: object, billing: object,
+             min_nodes: object, max_nodes: object) -> tuple[Node, float, float, float | None, float, int, int | None]:
+    node = _as_node(node)
+    window = arrivals.check_window(window)
+    if window is None:
+        raise InvalidInput("window", "sizing needs a window: the time (absolute seconds, as submit times) the batch "
+                                     "must be done by")
+    low, high = _node_range(node, min_nodes, max_nodes, MAX_SIZES, "sizes")
+    return (node, window, _confidence(confidence), *_price_and_billing(price, billing), low, high)
 
 
 def node_limit(node: Node) -> int:
@@ -259,11 +281,11 @@ def size_cluster(
     ``max_nodes`` the sizes to consider (default largest: `DEFAULT_MAX_FACTOR` times the smallest
     size the bounds allow). Each simulated size is planned by `plan_for_target` with ``objective``
     (default "window": the least chance to miss it), ``runs`` runs, ``noise`` and ``seed`` (the
-    same at every size); the proof uses ``validation_runs`` (default ``runs``) fresh runs.
+    same at every size); the proof uses ``validation_runs`` fresh runs (default ``runs``, at least
+    `VALIDATION_RUNS_FLOOR`).
     Configuration files (``hadoop_conf``, ``spark_conf``) must not fix the number of nodes."""
     from planner.planning.deploy import plan_for_target
     from planner.planning.request import target_request
-    from solvers.bounds import critical_path_bound, work_bound
 
     as_instance(workload, Workload, "workload")
     target = as_str(target, "target", choices=SIZING_TARGETS)
@@ -282,23 +304,20 @@ def size_cluster(
     validation_runs = (max(runs, VALIDATION_RUNS_FLOOR) if validation_runs is None
                        else as_int(validation_runs, "validation_runs", minimum=2, maximum=MAX_RUNS))
     first = min((job.submit for job in night), default=0.0)
-    reach = arrivals.batch_bounds(night, _unlimited_slots(night), window)["critical_path"]
+    reach = arrivals.makespan_bounds(night, _unlimited_slots(night))["critical_path"]
     if window < first + reach:
         raise InvalidInput("window", f"{window:,.0f} s is before {first + reach:,.0f} s, the critical path with every "
                                      "job in one wave (the longest job, or chain of jobs that wait for jobs, from its "
                                      "arrival, with the profiles' times): no size meets it")
-    jobs, releases = list(night), [job.submit for job in night]
-
     def slots_of(nodes: int) -> int:
         return on_conf(node.cluster(nodes)).total_slots
 
     def bound_end(nodes: int) -> float:
-        """The earliest any schedule ends on ``nodes`` with the profiles' times: the makespan's
-        bounds (`arrivals.batch_bounds`: work over the slots, the critical path). A plan for a
+        """The earliest any schedule ends on ``nodes`` with the profiles' times
+        (`arrivals.makespan_bounds`: work over the slots, the critical path). A plan for a
         window before it is refused (`plan_for_target`); a run whose jobs are faster than their
         profiles (the noise) may still end by the window, which the proof measures."""
-        slots = slots_of(nodes)
-        return first + max(work_bound(jobs, slots, releases), critical_path_bound(jobs, slots, releases))
+        return first + arrivals.makespan_bounds(night, slots_of(nodes))["makespan"]
 
     smallest = _first_within(low, node_limit(node), lambda n: bound_end(n) <= window)
     if high is None:
@@ -317,8 +336,7 @@ def size_cluster(
             plans[nodes] = plan_for_target(workload, node.cluster(nodes), target, objective=objective, window=window,
                                            ready_now=ready_now, runs=runs, noise=noise, seed=seed,
                                            executor=executor, progress=progress, queue_map=queue_map,
-                                           **({"spark_conf": spark_conf} if target == "spark"
-                                              else {"hadoop_conf": hadoop_conf}))
+                                           hadoop_conf=hadoop_conf, spark_conf=spark_conf)
         return plans[nodes]
 
     def p_meet(nodes: int) -> float:
@@ -344,7 +362,6 @@ def size_cluster(
                      "simulated")
         answer = min((n for n in range(smallest, answer + 1) if p_meet(n) >= confidence), default=answer)
     fresh = (seed + FRESH_SEED_OFFSET) % (MAX_SEED + 1)
-    result: SizingResult | None = None
     while True:
         skipped = 0
         if price is not None:
@@ -501,6 +518,7 @@ def prove_size(result: SizingResult, workload: Workload, *, runs: int, seed: int
     with other seeds."""
     from planner.proof.deployed import deployed_setup, measure
     from planner.proof.paired import paired_mean
+    from planner.proof.setups import all_ready
     from planner.proof.validate import critical_jobs
 
     as_instance(result, SizingResult, "result")
@@ -508,7 +526,6 @@ def prove_size(result: SizingResult, workload: Workload, *, runs: int, seed: int
     seed = as_int(seed, "seed", minimum=0, maximum=MAX_SEED)
     if result.node is None:
         raise InvalidInput("result", "has no node: make it with size_cluster")
-    from planner.proof.setups import all_ready
 
     node, answer, smaller = result.node, result.answer, result.answer - 1
     night = all_ready(workload) if result.ready_now else workload
@@ -590,10 +607,13 @@ def sizing_markdown(result: SizingResult, figure: str | None = None) -> str:
     if figure:
         lines += ["", f"![P(finish by the window) by size]({figure})"]
     columns = ("nodes", "slots", "decided_by", "p_meet", "makespan", "cost", "bound_end", "chosen", "note")
-    lines += ["", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    for record in result.records():
-        lines.append("| " + " | ".join(_cell(record[c]) for c in columns) + " |")
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, "", *_table(result.records(), columns)]) + "\n"
+
+
+def _table(records: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> list[str]:
+    """A Markdown table of ``records``' ``columns``."""
+    return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns),
+            *("| " + " | ".join(_cell(record.get(column)) for column in columns) + " |" for record in records)]
 
 
 def _cell(value: Any) -> str:
@@ -608,27 +628,36 @@ def write_sizing_report(result: SizingResult, directory: str | Path) -> dict[str
     """Write the answer into ``directory`` (created if needed), each file atomically: sizing.png
     (`planner.plots.plot_sizing`), report.md (`sizing_markdown`), sizing.json (the summary, the
     proof and every size's record), cluster.yaml (the answer's cluster) and plan.json (its plan)."""
+    import planner.plots as plots
+
+    as_instance(result, SizingResult, "result")
+    data = {"summary": result.summary(), "proof": result.proof, "sizes": result.records(), "notes": list(result.notes)}
+    paths = _write_report(directory, "sizing", lambda ax: plots.plot_sizing(result, ax),
+                          sizing_markdown(result, "sizing.png"), data)
+    paths.update(cluster=paths["markdown"].with_name("cluster.yaml"), plan=paths["markdown"].with_name("plan.json"))
+    result.cluster.to_file(paths["cluster"])
+    result.plan.to_file(paths["plan"])
+    return paths
+
+
+def _write_report(directory: str | Path, name: str, draw: Any, markdown: str, data: Mapping[str, Any]) -> dict[str, Path]:
+    """``directory``'s NAME.png (``draw`` on a new figure's axes), report.md and NAME.json, each
+    written atomically, the figure first (the Markdown links to it); their paths by artefact."""
     import json
 
     from matplotlib.figure import Figure
 
-    import planner.plots as plots
     from models.checks import as_path
     from models.fileio import write_atomic
     from planner.proof.report import png
 
-    as_instance(result, SizingResult, "result")
     folder = Path(as_path(directory, "directory"))
     figure = Figure(figsize=(8, 5), layout="constrained")
-    plots.plot_sizing(result, figure.add_subplot())
-    paths = {"figure": folder / "sizing.png", "markdown": folder / "report.md", "json": folder / "sizing.json",
-             "cluster": folder / "cluster.yaml", "plan": folder / "plan.json"}
+    draw(figure.add_subplot())
+    paths = {"figure": folder / f"{name}.png", "markdown": folder / "report.md", "json": folder / f"{name}.json"}
     write_atomic(paths["figure"], png(figure))
-    write_atomic(paths["markdown"], sizing_markdown(result, "sizing.png"))
-    data = {"summary": result.summary(), "proof": result.proof, "sizes": result.records(), "notes": list(result.notes)}
+    write_atomic(paths["markdown"], markdown)
     write_atomic(paths["json"], json.dumps(data, indent=1, default=str) + "\n")
-    result.cluster.to_file(paths["cluster"])
-    result.plan.to_file(paths["plan"])
     return paths
 
 
@@ -659,21 +688,14 @@ def size_machines(
 
     as_instance(workload, Workload, "workload")
     strategy = as_str(strategy, "strategy", choices=MACHINE_PROBLEMS)
-    if isinstance(node, Cluster):
-        node = Node.of(node)
-    as_instance(node, Node, "node")
-    low = as_int(min_nodes, "min_nodes", minimum=1, maximum=node_limit(node))
-    high = as_int(max_nodes, "max_nodes", minimum=1, maximum=node_limit(node))
-    if high < low:
-        raise InvalidInput("max_nodes", f"must be >= min_nodes ({low}), got {high}")
-    if high - low + 1 > MAX_MACHINE_COUNTS:
-        raise InvalidInput("max_nodes", f"{high - low + 1:,} machine counts; at most {MAX_MACHINE_COUNTS:,} per request")
+    node = _as_node(node)
+    low, given = _node_range(node, min_nodes, max_nodes, MAX_MACHINE_COUNTS, "machine counts")
+    high = as_int(given, "max_nodes")  # required here
     if strategy == "packing" and high * node.template.disks > MAX_PACKING_VMS:
         raise InvalidInput("max_nodes", f"{high:,} machines of {node.template.disks} disks are "
                                         f"{high * node.template.disks:,} VMs; packing plans take at most "
                                         f"{MAX_PACKING_VMS} (at most {MAX_PACKING_VMS // node.template.disks} machines)")
-    price = None if price is None else as_float(price, "price", minimum=0.0, maximum=MAX_PRICE)
-    billing = as_float(billing, "billing", above=0.0, maximum=MAX_BILLING)
+    price, billing = _price_and_billing(price, billing)
     method = check_solver(strategy, solver)
     profiled = derived_profiles(workload, node.cluster(high))
     found = cheapest_machine_count(list(profiled), node.template, range(low, high + 1), problem=strategy,
@@ -720,31 +742,16 @@ def machine_count_markdown(result: MachineCount, figure: str | None = None) -> s
     if figure:
         lines += ["", f"![{unit} by the number of machines]({figure})"]
     columns = ("machines", "vms", "status", "makespan", "bound", "cost", "cost_bound")
-    lines += ["", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(_cell(record.get(c)) for c in columns) + " |" for record in records]
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, "", *_table(records, columns)]) + "\n"
 
 
 def write_machine_count_report(result: MachineCount, directory: str | Path) -> dict[str, Path]:
     """Write a `size_machines` answer into ``directory``, each file atomically: machines.png
-    (`planner.plots.plot_machine_count`), report.md (`machine_count_markdown`) and machines.json."""
-    import json
-
-    from matplotlib.figure import Figure
-
+    (`planner.plots.plot_machine_count`), report.md (`machine_count_markdown`) and machines.json
+    (`MachineCount.summary` and every count's record)."""
     import planner.plots as plots
-    from models.checks import as_path
-    from models.fileio import write_atomic
-    from planner.proof.report import png
 
-    folder = Path(as_path(directory, "directory"))
-    figure = Figure(figsize=(8, 5), layout="constrained")
-    plots.plot_machine_count(result, figure.add_subplot())
-    paths = {"figure": folder / "machines.png", "markdown": folder / "report.md", "json": folder / "machines.json"}
-    write_atomic(paths["figure"], png(figure))
-    write_atomic(paths["markdown"], machine_count_markdown(result, "machines.png"))
-    data = {"problem": result.problem, "method": result.method, "machines": result.machines, "cost": result.cost,
-            "makespan": result.makespan, "proven": result.proven, "price": result.price, "billing": result.billing,
-            "window": result.window, "solved": result.solved, "counts": result.records()}
-    write_atomic(paths["json"], json.dumps(data, indent=1) + "\n")
-    return paths
+    as_instance(result, MachineCount, "result")
+    return _write_report(directory, "machines", lambda ax: plots.plot_machine_count(result, ax),
+                         machine_count_markdown(result, "machines.png"),
+                         {**result.summary(), "counts": result.records()})
