@@ -12,9 +12,9 @@ this toolkit's cost, not the paper's: the paper minimizes the time at a fixed P.
 Exact over a range of P: each P is solved with an exact method, whose status must be
 "optimal" (certified by the method itself, `solvers.certify`), or pruned by a lower bound: the
 runtime profiles F_j(n) give, without a solver, a bound LB(P) <= T*(P) (packing:
-`solvers.packing.problem.simple_bound`, the longest fastest run and the VM-seconds over N;
-pairs: half the sum of each job's fastest run on at most N VMs, since a pair's time is at
-least each of its jobs' fastest run). billed() is monotone, so P x billed(LB(P)) bounds cost(P)
+`solvers.packing.problem.simple_bound`, the longest fastest run and the VM-seconds over the
+primary and extra room, the jobs split between them at best; pairs: `pairs_bound`). billed() is
+monotone, so P x billed(LB(P)) bounds cost(P)
 from below: the sizes are visited in the order of that bound, and once it reaches the best cost
 found the rest cannot be cheaper. The answer is proven optimal over the range when every P was
 solved to optimality or pruned so. ``prune=False`` solves every P (the brute force the
@@ -37,7 +37,7 @@ from models.checks import as_float, as_int, as_str
 from models.limits import MAX_SECONDS
 
 __all__ = ["MACHINE_PROBLEMS", "MAX_MACHINE_COUNTS", "MachineCount", "billed", "cheapest_machine_count",
-           "machine_bound"]
+           "machine_bound", "pairs_bound"]
 
 #: The VM problems P can be a decision of.
 MACHINE_PROBLEMS = ("pairs", "packing")
@@ -89,10 +89,29 @@ def machine_bound(problem: str, jobs: Sequence[Job], cluster: Cluster) -> float:
         from solvers.packing.problem import packing_instance, simple_bound
 
         return simple_bound(packing_instance(jobs, cluster))
+    return pairs_bound(jobs, cluster)
+
+
+def pairs_bound(jobs: Sequence[Job], cluster: Cluster) -> float:
+    """A bound on the pairs' total time on ``cluster`` (`solvers.pairs.problem`) from the profiles:
+    the larger of
+
+    - the sorted fastest runs' odd places: with f_1 >= f_2 >= ... each job's fastest run on 1 to
+      N VMs or on the extras' count E = N / r (alpha >= 1: overcommitting never beats it), a group of one or two jobs lasts at
+      least its longer member's f, and the k-th longest group holds none of f_1 .. f_{2k-2} but
+      its own, so it lasts at least f_{2k-1}: the total is at least f_1 + f_3 + f_5 + ...
+      (at least half the sum of every f, the bound before it);
+    - the area: each job needs at least w_j = min_n n F_j(n) VM-seconds (n over the same counts),
+      and no group runs on more than the N primaries and the E extras beside them, so the total
+      is at least sum w_j / (N + E)."""
     from solvers.pairs.problem import profile_times
 
-    counts = np.arange(1, cluster.vms + 1)
-    return float(sum(float(np.min(profile_times(job, counts))) for job in jobs)) / 2.0
+    extras = cluster.vms / cluster.primaries_per_extra  # as the pairs problem counts them: P k / r
+    counts = np.append(np.arange(1, cluster.vms + 1, dtype=np.float64), extras)
+    times = [profile_times(job, counts) for job in jobs]
+    fastest = np.sort([float(np.min(t)) for t in times])[::-1]
+    work = sum(float(np.min(counts * t)) for t in times)
+    return max(float(fastest[0::2].sum()), work / (cluster.vms + extras))
 
 
 def _solve(problem: str, jobs: Sequence[Job], cluster: Cluster, method: str, time_limit: float, seed: int) -> Any:

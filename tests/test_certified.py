@@ -85,14 +85,31 @@ def test_simple_bound_by_hand():
     """One io job, F(n) = 120 / n on N = 4 VMs (2 nodes x 2 disks), alpha 1.5, r = 2: its fastest run
     is 30 s (4 primaries; hosting costs 1.5x), and its least VM-seconds is 120 on any count, 120 / 4
     = 30 s of the whole cluster. With a second, cpu job 60 / n: fastest 15 s; as a primary 60
-    VM-s = 15 s of cluster, as an extra r * 1.5 * 60 / 4 = 45 s: the area bound is (30 + 15) / 2."""
+    VM-s = 15 s of cluster, as an extra r * 1.5 * 60 / 4 = 45 s; the io job as an extra 2 * 1.5 *
+    120 / 4 = 90 s. Both on primary room take 45 s of the cluster; moving a share x of the cpu job to
+    the extras (both jobs save 3 s of extras per second of primaries, the tie goes to the first,
+    io, which takes primary room first): 30 + 15 x = 45 (1 - x), x = 1/4, 33.75 s. The fastest
+    run is 30 s, so the bound is 33.75 s (the optimum is 45 s: sequential, or io hosting cpu)."""
     from models import Cluster
     from tests.support.packing import job as power_job
 
     cluster = Cluster(nodes=2, disks=2, primaries_per_extra=2, overcommit_penalty=1.5)
     assert simple_bound(packing_instance([power_job("io", 120, -1, "io")], cluster)) == pytest.approx(30.0)
     two = packing_instance([power_job("io", 120, -1, "io"), power_job("cpu", 60, -1, "cpu")], cluster)
-    assert simple_bound(two) == pytest.approx(max(30.0, (30.0 + 15.0) / 2))
+    assert simple_bound(two) == pytest.approx(33.75)
+
+
+def test_split_area_bound_by_hand():
+    """Loads (first, second): (30, 90) and (15, 45) meet at 33.75 (above); a job that cannot take the
+    second (inf) stays on the first: (10, inf) and (6, 3): 10 + 6 x = 3 (1 - x), but 10 > 3
+    already, so 10; (2, inf) and (6, 12): 2 + 6 x = 12 (1 - x), x = 10 / 18, 2 + 60 / 18 = 5.333;
+    no job: 0."""
+    from solvers.packing.problem import split_area_bound
+
+    assert split_area_bound(np.array([30.0, 15.0]), np.array([90.0, 45.0])) == pytest.approx(33.75)
+    assert split_area_bound(np.array([10.0, 6.0]), np.array([np.inf, 3.0])) == pytest.approx(10.0)
+    assert split_area_bound(np.array([2.0, 6.0]), np.array([np.inf, 12.0])) == pytest.approx(2 + 60 / 18)
+    assert split_area_bound(np.zeros(0), np.zeros(0)) == 0.0
 
 
 # ---------------------------------------------------------------- 2. lying solvers

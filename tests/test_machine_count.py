@@ -23,13 +23,16 @@ def test_the_cheapest_count_that_ends_by_the_window_worked_by_hand():
     """T*(P) = 14,400 / P s; billed by the hour, P x billed(T*) machine-seconds: P = 1 14,400, 2
     14,400, 3 21,600 (4,800 s billed 7,200), 4 14,400 (3,600 s), 5 18,000, 6 21,600 ... With a
     window of 4,000 s only P >= 4 end in time (3 ends at 4,800 s): the answer is 4 machines, 4
-    machine-hours. The pairs bound is half the sum of the fastest runs, 7,200 / P: it ends after
-    the window for P = 1 (7,200 s), so P = 1 is not solved."""
+    machine-hours. The pairs bound is the larger of the fastest runs' odd places (the longer
+    fastest run, 7,200 / P) and the work over the primaries and the extras beside them (2 x 14,400
+    VM-s over 2P + P VMs, 9,600 / P): it ends after the window for P = 1 (9,600 s) and P = 2
+    (4,800 s), so they are not solved."""
     found = cheapest_machine_count(_two_jobs(), MACHINE, range(1, 9), problem="pairs", billing=3600.0,
                                    window=4000.0, time_limit=10.0)
     assert (found.machines, found.makespan, found.cost, found.proven) == (4, pytest.approx(3600.0), 14_400.0, True)
     records = {r["machines"]: r for r in found.records()}
-    assert records[1]["status"] == "over the window" and records[1]["bound"] == pytest.approx(7200.0)
+    assert records[1]["status"] == "over the window" and records[1]["bound"] == pytest.approx(9600.0)
+    assert records[2]["status"] == "over the window" and records[2]["bound"] == pytest.approx(4800.0)
     assert records[3]["makespan"] == pytest.approx(4800.0) and records[3]["status"] == "optimal, over the window"
     assert records[5]["cost_bound"] >= 14_400.0 and records[5]["status"] == "pruned"
     priced = cheapest_machine_count(_two_jobs(), MACHINE, range(1, 9), problem="pairs", billing=3600.0,

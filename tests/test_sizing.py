@@ -5,7 +5,6 @@ worked by hand, the refusals in one line, the report and the command line."""
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import pytest
@@ -56,8 +55,11 @@ def test_cost_is_the_makespan_billed_times_nodes_and_price():
 @pytest.fixture(scope="module")
 def sized():
     """Window 55 s, 2 containers a node: the work bound 320 / (2n) ends by 55 s from n = 3 (53.3 s;
-    n = 2 gives 80 s), so 1 and 2 nodes are decided by the bound. Eight nodes (16 containers: two
-    waves, 20 s) meet it in every run, so the answer is between 3 and 8."""
+    n = 2 gives 80 s), so 1 and 2 nodes are decided by the bound. The fluid model (best split of
+    the containers, map-only jobs: the map slots do all the work) ends at 320 / 5 = 64 s on 3 nodes
+    (5 map slots) and 320 / 7 = 45.7 s on 4 nodes: the search starts at 4 nodes, which meet the
+    window in every run (4 waves of 10 s, noise 0.3), and 3 nodes (6 waves) miss it: the answer
+    is 4, with two sizes simulated."""
     return size_cluster(_batch(), MACHINE, "yarn-fair", window=55.0, confidence=0.9, min_nodes=1, max_nodes=8,
                         runs=6, validation_runs=6, noise=0.3, seed=3, executor="serial")
 
@@ -68,13 +70,15 @@ def test_the_bounds_decide_the_small_sizes_and_the_search_the_rest(sized):
     assert [records[n]["decided_by"] for n in (1, 2)] == ["bound", "bound"]
     assert records[2]["bound_end"] == pytest.approx(80.0) and records[3]["bound_end"] == pytest.approx(320 / 6)
     assert records[1]["p_meet"] is None and records[2]["p_meet"] is None  # not planned: no P is claimed
-    assert records[8]["decided_by"] == "simulation" and records[8]["p_meet"] == 1.0
+    assert records[3]["fluid_end"] == pytest.approx(64.0) and records[4]["fluid_end"] == pytest.approx(320 / 7)
+    assert sized.answer == 4 and records[4]["p_meet"] == 1.0 and records[3]["p_meet"] == 0.0
+    assert [records[n]["decided_by"] for n in range(5, 9)] == ["not examined"] * 4
     answer = records[sized.answer]
     assert answer["decided_by"] == "simulation" and answer["p_meet"] >= 0.9
     below = records.get(sized.answer - 1)
     assert below is not None and (below["decided_by"] == "bound" or below["p_meet"] < 0.9)
-    # bisection: at most the largest size plus log2 of the bracket (3..8), and the next smaller size
-    assert sized.simulated <= 1 + math.ceil(math.log2(6)) + 1
+    # the fluid model's size, then the bisection below it: 4, then 3
+    assert sized.simulated == 2
     assert sized.monotone and sized.cluster == MACHINE.cluster(sized.answer)
     assert sized.plan.simulated["p_window"] == answer["p_meet"]
 
@@ -265,13 +269,15 @@ def test_a_vm_plans_machines_from_the_command_line(tmp_path):
 def test_the_documented_example_answers_as_the_docs_say():
     """docs/plans.md, "How many machines": the example batch on the example machine, window
     1,500 s, 10 runs a size and 20 fresh: 4 nodes; 1 and 2 ruled out by the bounds; 3 nodes meet
-    the window on about half of the runs; 5 of the 12 sizes simulated."""
+    the window on about half of the runs; the fluid model ends by the window from 4 nodes (1,406 s;
+    3 nodes: 1,854 s), so the search starts there and 2 of the 12 sizes are simulated."""
     found = size_cluster(Workload.from_file(NIGHTLY), Node.from_file(NIGHTLY.parent / "node.yaml"), "yarn-fair",
                          window=1500.0, runs=10, validation_runs=20, executor="serial")
     assert found.answer == 4 and found.proof["p_meet"] == 1.0 and found.size(4).p_meet == 1.0
     assert [found.size(n).decided_by for n in (1, 2)] == ["bound", "bound"]
     assert 0.3 <= found.size(3).p_meet <= 0.7 and 0.3 <= found.proof["smaller_fresh_p_meet"] <= 0.7
-    assert (found.simulated, len(found.sizes)) == (5, 12)
+    assert (found.simulated, len(found.sizes)) == (2, 12)
+    assert found.size(4).fluid_end == pytest.approx(1406.12, abs=0.01) and found.size(3).fluid_end == 1854.0
 
 
 def test_one_size_and_an_answer_at_the_smallest_size_considered(tmp_path):
@@ -286,3 +292,37 @@ def test_one_size_and_an_answer_at_the_smallest_size_considered(tmp_path):
                           runs=4, validation_runs=4, executor="serial")
     assert lowest.answer == 5 and lowest.proof["smaller"] is None
     assert "It is the smallest size considered (--min 5): no smaller size was compared." in sizing_markdown(lowest)
+
+
+def test_a_p_meet_that_falls_with_the_size_makes_the_search_simulate_every_size(monkeypatch):
+    """The non-monotone fallback end to end. The planner is the real one, but each plan's
+    P(meet) on the search's runs is overwritten per size: 3 nodes 1.0, 4 nodes 0.8, 5 nodes 0.5,
+    6 and more 1.0 (confidence 0.9, 6 runs: one run's share is 1/6). The search starts at the
+    fluid model's size, 4 (test above): it misses, 5 misses, 7 meets, the bisection takes 6.
+    P falls from 0.8 at 4 nodes to 0.5 at 5, by more than 1/6: not monotone, so every size from
+    3 (the smallest the bounds allow) up to 6 is simulated, and 3 meets. The proof's fresh runs
+    are real: 3 nodes need 6 waves of 10 s (60 s > 55 s with the profiles' times; jobs up to 30%
+    faster make it on half of the runs), short of 0.9, so the answer moves up to 4, which meets the
+    window in every fresh run; the notes say both."""
+    from dataclasses import replace
+
+    from planner.planning import deploy
+
+    faked = {3: 1.0, 4: 0.8, 5: 0.5}
+    real = deploy.plan_for_target
+
+    def plan_with_a_faked_p(workload, cluster, target, **options):
+        plan = real(workload, cluster, target, **options)
+        return replace(plan, simulated={**plan.simulated, "p_window": faked.get(cluster.nodes, 1.0)})
+
+    monkeypatch.setattr(deploy, "plan_for_target", plan_with_a_faked_p)
+    found = size_cluster(_batch(), MACHINE, "yarn-fair", window=55.0, confidence=0.9, min_nodes=1, max_nodes=8,
+                         runs=6, validation_runs=6, noise=0.3, seed=3, executor="serial")
+    decided = {r["nodes"]: r["decided_by"] for r in found.records()}
+    assert [n for n, how in decided.items() if how == "simulation"] == [3, 4, 5, 6, 7]
+    assert not found.monotone
+    assert any(note.startswith("P(meet) is not monotone in the size: 0.80 at 4 nodes, 0.50 at 5") and
+               "every size from 3 up to the answer was simulated" in note for note in found.notes)
+    assert any("3 nodes met the window on 50% of the proof's 6 fresh runs" in note and "moved up to 4" in note
+               for note in found.notes)
+    assert found.answer == 4 and found.proof["p_meet"] == 1.0 and found.proof["smaller"] == 3

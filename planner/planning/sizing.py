@@ -11,12 +11,18 @@ search does not simulate every size:
    the slots the configuration gives a node, and the critical path, with the profiles' times). A
    window before the critical path on unlimited machines (every job one wave) is refused: no size
    meets it. A size whose bound ends after the window is not planned (`plan_for_target` refuses
-   such a window) and no P(meet) is claimed for it ("decided by the bound").
-2. **The largest size is simulated first**: if even it misses the confidence, the request is
-   refused in one line naming its P(meet).
-3. **Bisection** between the smallest size the bounds allow and the largest, on P(meet) >=
-   confidence. Every size uses the same seed, so its runs are the same biased copies of the batch
-   (common random numbers: `planner.proof.setups.biased` depends on the seed and the run only).
+   such a window) and no P(meet) is claimed for it ("decided by the bound"). The **fluid model's
+   makespan** (`fluid_end`: the jobs in submission order sharing the slots continuously, at the
+   best of up to `FLUID_SPLITS` map/reduce splits) is the bracket's other end: not a bound, an
+   estimate that ignores waves, stragglers and the noise, so the search starts there.
+2. **The search starts at the fluid model's size**, the smallest size whose fluid makespan ends by
+   the window (within the bracket): if it meets the confidence, the answer is at or below it;
+   else larger sizes are tried, one more node, then two, four, ... (galloping) up to the largest
+   size, and if even the largest misses, the request is refused in one line naming its P(meet).
+3. **Bisection** between the largest size that missed (or the smallest the bounds allow) and the
+   smallest that met, on P(meet) >= confidence. Every size uses the same seed, so its runs are the
+   same biased copies of the batch (common random numbers: `planner.proof.setups.biased` depends
+   on the seed and the run only).
 4. **Monotonicity is checked, not assumed**: P(meet) of the simulated sizes must not fall by more
    than one run's share as the size grows (a planner that picks other levers at another size, or
    list-scheduling anomalies, can make it fall). Where it does, the result says so and every size
@@ -48,7 +54,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -81,8 +87,12 @@ FRESH_SEED_OFFSET = 1_000
 #: The share of the sizes the search may simulate in all, the bisection's included, when with a
 #: ``price`` it tries larger sizes for a lower cost: a third.
 BUDGET_SHARE = 1 / 3
-#: By default the largest size is this many times the smallest size the bounds allow.
+#: By default the largest size is this many times the smallest size the bounds allow (and at
+#: least twice the fluid model's size).
 DEFAULT_MAX_FACTOR = 4
+#: The fluid model's makespan of a size is the best of at most this many map/reduce splits
+#: (evenly spaced): a production day's every split would take minutes per size.
+FLUID_SPLITS = 64
 #: The targets a size is planned for (Spark: a node's slots are its executors' cores).
 SIZING_TARGETS = ("mrv1", "yarn-fair", "yarn-capacity", "spark")
 
@@ -91,7 +101,8 @@ SIZING_TARGETS = ("mrv1", "yarn-fair", "yarn-capacity", "spark")
 class SizeRecord:
     """One size: ``nodes``, its ``slots`` (containers, cores), ``bound_end`` (the earliest any
     schedule ends with the profiles' times, absolute s: `arrivals.makespan_bounds`),
-    ``decided_by`` ("bound": after the window, so not planned and no P(meet) claimed;
+    ``fluid_end`` (the fluid model's end, absolute s, where the search computed it: a model's
+    figure, not a bound; `fluid_end`), ``decided_by`` ("bound": after the window, so not planned and no P(meet) claimed;
     "simulation": planned and proven; "not examined"), and for a simulated size
     ``p_meet``, the plan's ``makespan`` (mean, s) and ``makespan_p95``, ``chosen`` (the plan's
     setup) and ``keep``; ``cost`` (with a price) and ``cost_bound`` (its lower bound);
@@ -101,6 +112,7 @@ class SizeRecord:
     slots: int
     bound_end: float
     decided_by: str
+    fluid_end: float | None = None
     p_meet: float | None = None
     makespan: float | None = None
     makespan_p95: float | None = None
@@ -320,8 +332,11 @@ def size_cluster(
         return first + arrivals.makespan_bounds(night, slots_of(nodes))["makespan"]
 
     smallest = _first_within(low, node_limit(node), lambda n: bound_end(n) <= window)
+    fluid = FluidEnds(night, slots_of)
+    guess = None if smallest is None else _first_within(smallest, node_limit(node), lambda n: fluid(n) <= window)
     if high is None:
-        high = max(low, min(node_limit(node), DEFAULT_MAX_FACTOR * (smallest or low), low + MAX_SIZES - 1))
+        high = max(low, min(node_limit(node), max(DEFAULT_MAX_FACTOR * (smallest or low), 2 * (guess or 0)),
+                            low + MAX_SIZES - 1))
     if smallest is None or smallest > high:
         needed = "" if smallest is None else f": the bounds need at least {smallest:,} nodes"
         raise InvalidInput("max_nodes", f"even {high:,} nodes cannot end by {window:,.0f} s: no schedule ends before "
@@ -337,16 +352,30 @@ def size_cluster(
                                            ready_now=ready_now, runs=runs, noise=noise, seed=seed,
                                            executor=executor, progress=progress, queue_map=queue_map,
                                            hadoop_conf=hadoop_conf, spark_conf=spark_conf)
+            fluid(nodes)  # every simulated size's record shows the model's figure beside the simulation's
         return plans[nodes]
 
     def p_meet(nodes: int) -> float:
         value = simulate(nodes).simulated["p_window"]
         return 0.0 if value is None else float(value)
 
-    if p_meet(high) < confidence:
+    def refuse_at_high() -> NoReturn:
         raise InvalidInput("max_nodes", f"even {high:,} nodes meet the window with P = {p_meet(high):.2f} "
                                         f"(< {confidence:g}, {runs} runs): more nodes than that are needed")
-    lowest, top = smallest, high
+
+    start = min(max(guess if guess is not None else high, smallest), high)
+    if p_meet(start) >= confidence:
+        lowest, top = smallest, start
+    else:  # galloping up from the fluid model's size: 1, 2, 4, ... nodes more
+        missed, step = start, 1
+        while True:
+            if missed >= high:
+                refuse_at_high()
+            larger = min(high, missed + step)
+            if p_meet(larger) >= confidence:
+                lowest, top = missed + 1, larger
+                break
+            missed, step = larger, 2 * step
     while lowest < top:  # P(meet) >= confidence holds at top
         middle = (lowest + top) // 2
         if p_meet(middle) >= confidence:
@@ -369,8 +398,8 @@ def size_cluster(
                                         first)
         if smallest <= answer - 1:
             p_meet(answer - 1)
-        sizes = tuple(_record(n, slots_of(n), bound_end(n), window, plans, price, billing, first, answer, confidence)
-                      for n in range(low, high + 1))
+        sizes = tuple(_record(n, slots_of(n), bound_end(n), fluid.known(n), window, plans, price, billing, first, answer,
+                              confidence) for n in range(low, high + 1))
         result = SizingResult(answer, node.cluster(answer), plans[answer], sizes, {}, monotone, tuple(notes), target,
                               objective, window, confidence, price, billing, runs, validation_runs, noise, seed, node,
                               bool(ready_now), tuple(str(path) for path in conf or ()), dict(plans))
@@ -396,6 +425,45 @@ def size_cluster(
 def _unlimited_slots(night: Workload) -> int:
     """Enough slots for every job to run each stage in one wave: the critical path's floor."""
     return max([1, *(max(job.map_tasks, job.reduce_tasks) for job in night)])
+
+
+class FluidEnds:
+    """The fluid model's end of the batch ``night`` on each size (absolute s, memoized): the jobs in
+    submission order (each after the jobs it waits for), from their arrivals, sharing
+    ``slots_of(nodes)`` slots continuously (`solvers.slots.fluid`, model "fresh", ``DEFAULT_K``
+    jobs at once), at the best of at most `FLUID_SPLITS` evenly spaced map/reduce splits. It
+    ignores waves, stragglers and the noise: an estimate that starts the search, never a bound."""
+
+    def __init__(self, night: Workload, slots_of: Any) -> None:
+        self.night = night
+        self.slots_of = slots_of
+        self._ends: dict[int, float] = {}
+        self._phases: Any = None
+
+    def __call__(self, nodes: int) -> float:
+        if nodes not in self._ends:
+            self._ends[nodes] = self._end(self.slots_of(nodes))
+        return self._ends[nodes]
+
+    def known(self, nodes: int) -> float | None:
+        """The end of ``nodes`` if the search computed it, else None."""
+        return self._ends.get(nodes)
+
+    def _end(self, slots: int) -> float:
+        from planner.defaults import DEFAULT_K
+        from solvers.ordering.admission_orders import submission_order
+        from solvers.slots.fluid import fluid_makespans
+        from solvers.slots.work import PhaseWork
+
+        jobs = list(self.night)
+        first = min((job.submit for job in jobs), default=0.0)
+        if not jobs or slots < 2:  # no split: one slot runs every task in turn
+            return first + sum(job.map_work + job.reduce_work for job in jobs)
+        if self._phases is None:
+            self._phases = PhaseWork.from_jobs(jobs, np.array(submission_order(self.night), dtype=np.int64),
+                                               arrivals.releases_of(self.night, False))
+        splits = np.unique(np.linspace(1, slots - 1, min(FLUID_SPLITS, slots - 1)).round().astype(np.int64))
+        return first + float(fluid_makespans(self._phases, slots, min(DEFAULT_K, len(jobs)), splits, "fresh").min())
 
 
 def _first_within(low: int, high: int, ok: Any) -> int | None:
@@ -447,17 +515,17 @@ def _cheapest(answer: int, high: int, plans: dict[int, Plan], p_meet: Any, bound
     return best, skipped
 
 
-def _record(nodes: int, slots: int, end: float, window: float, plans: Mapping[int, Plan], price: float | None,
-            billing: float, first: float, answer: int, confidence: float) -> SizeRecord:
+def _record(nodes: int, slots: int, end: float, fluid_end: float | None, window: float, plans: Mapping[int, Plan],
+            price: float | None, billing: float, first: float, answer: int, confidence: float) -> SizeRecord:
     bound_cost = node_cost(price, nodes, end - first, billing)
     if nodes in plans:
         simulated = plans[nodes].simulated
-        return SizeRecord(nodes, slots, end, "simulation", p_meet=float(simulated["p_window"] or 0.0),
+        return SizeRecord(nodes, slots, end, "simulation", fluid_end=fluid_end, p_meet=float(simulated["p_window"] or 0.0),
                           makespan=simulated["makespan"], makespan_p95=simulated["makespan_p95"],
                           chosen=simulated["chosen"], keep=bool(simulated["keep"]),
                           cost=node_cost(price, nodes, simulated["makespan"], billing), cost_bound=bound_cost)
     if end > window:
-        return SizeRecord(nodes, slots, end, "bound", cost_bound=bound_cost,
+        return SizeRecord(nodes, slots, end, "bound", fluid_end=fluid_end, cost_bound=bound_cost,
                           note=f"no schedule ends before {end:,.0f} s with the profiles' times: not planned")
     first_met = min((n for n, plan in plans.items() if (plan.simulated["p_window"] or 0.0) >= confidence),
                     default=answer)
@@ -469,7 +537,7 @@ def _record(nodes: int, slots: int, end: float, window: float, plans: Mapping[in
         best = node_cost(price, answer, plans[answer].simulated["makespan"], billing) or 0.0
         note = ("larger than the answer, and its cost's lower bound is not below the answer's cost"
                 if (bound_cost or 0.0) >= best else "larger than the answer; not examined: the search's budget")
-    return SizeRecord(nodes, slots, end, "not examined", cost_bound=bound_cost, note=note)
+    return SizeRecord(nodes, slots, end, "not examined", fluid_end=fluid_end, cost_bound=bound_cost, note=note)
 
 
 def _configured_slots(conf: Sequence[str | Path] | None, target: str) -> Any:
@@ -603,10 +671,12 @@ def sizing_markdown(result: SizingResult, figure: str | None = None) -> str:
                          f"{job['last_share']:.0%})" for job in proof["critical_jobs"])
         lines += ["", f"The jobs that decide the end (on the runs' critical chain most often): {jobs}."]
     lines += ["", f"Search: {result.simulated} of {len(result.sizes)} sizes simulated (each planned and proven); "
-                  f"P(meet) {'monotone' if result.monotone else 'NOT monotone'} over them.", *result.notes]
+                  f"P(meet) {'monotone' if result.monotone else 'NOT monotone'} over them. In the table, "
+                  "bound_end is the bounds' earliest end and fluid_end the fluid model's (a model's estimate, "
+                  "where the search computed it: it chose the first size simulated).", *result.notes]
     if figure:
         lines += ["", f"![P(finish by the window) by size]({figure})"]
-    columns = ("nodes", "slots", "decided_by", "p_meet", "makespan", "cost", "bound_end", "chosen", "note")
+    columns = ("nodes", "slots", "decided_by", "p_meet", "makespan", "cost", "bound_end", "fluid_end", "chosen", "note")
     return "\n".join([*lines, "", *_table(result.records(), columns)]) + "\n"
 
 

@@ -226,10 +226,13 @@ def simple_bound(instance: PackingInstance) -> float:
     """A bound on every schedule that needs no solver: the larger of
 
     - the longest of the jobs' fastest runs (the phase holding that job lasts at least that long);
-    - half the least VM-seconds the jobs need, in units of the cluster per second: primary and
-      host VMs fill at most N per phase-second, extra VMs at most N / r, so the phases last at
-      least max(P / N, r E / N) >= (P + r E) / (2 N) with P, E the VM-seconds placed each way; each
-      job takes its cheaper way (when no job may ride as an extra, E = 0 and the bound is P / N).
+    - the area bound (`split_area_bound`): primary and host VMs fill at most N per phase-second
+      and extra VMs at most N / r, so with a_j the least VM-seconds of job j on primary room
+      (as a primary or a host) and e_j its least as an extra, any placement lasts at least
+      max(sum a_j over the jobs on primary room, r sum e_j over the extras) / N; the least of
+      that over every split of the jobs, with jobs split fractionally, is a bound. It is at
+      least half of sum min(a_j, r e_j) / N (the bound before it) and sum a_j / N when no job
+      may ride as an extra.
     """
     times = instance.times
     vms = np.arange(1, instance.vms + 1, dtype=np.float64)
@@ -240,8 +243,31 @@ def simple_bound(instance: PackingInstance) -> float:
     on_primary = np.minimum(primary, host) / instance.vms
     extra = np.where(instance.can_extra, instance.per_extra * (vms * times[:, :, 1]).min(axis=1) / instance.vms,
                      np.inf)
-    area = float(on_primary.sum()) if not instance.can_extra.any() else float(np.minimum(on_primary, extra).sum()) / 2
-    return max(float(fastest.max(initial=0.0)), area)
+    return max(float(fastest.max(initial=0.0)), split_area_bound(on_primary, extra))
+
+
+def split_area_bound(first: np.ndarray, second: np.ndarray) -> float:
+    """min over x in [0, 1]^J of max(sum x_j first_j, sum (1 - x_j) second_j): two resources, each
+    job's load on either (``second`` may be inf: that job must take the first). With the first
+    resource's load L fixed, the second's least load is a fractional knapsack: the jobs that
+    save the most of the second per unit of the first go first. So the jobs are taken in the
+    order of second / first, largest first, and the answer is where the two loads meet (or the
+    first resource's whole load, when every job is on it and it is still the lighter)."""
+    first = np.asarray(first, dtype=np.float64)
+    second = np.asarray(second, dtype=np.float64)
+    forced = np.isinf(second)
+    load_first = float(first[forced].sum())
+    free = np.flatnonzero(~forced)
+    load_second = float(second[free].sum())
+    ratio = second[free] / first[free]
+    for job in free[np.lexsort((free, -ratio))]:  # largest ratio first, ties by index
+        a, b = float(first[job]), float(second[job])
+        if load_first >= load_second:
+            break
+        if load_first + a >= load_second - b:  # the loads meet within this job
+            return load_first + (load_second - load_first) / (a + b) * a
+        load_first, load_second = load_first + a, load_second - b
+    return max(load_first, load_second)
 
 
 def grow_longest(instance: PackingInstance, phase: Sequence[Placement]) -> list[Placement]:
