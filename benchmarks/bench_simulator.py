@@ -16,7 +16,17 @@ from planner.simulator import Fair, Fifo, SimOptions, simulate
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 FB_DAY = DATA / "FB-2009_samples_24_times_1hr_0.tsv"
 
-FLOOR_RATIO = 3.0  # our tasks/s >= 3x the SimPy model's in each case, measured side by side (issue 18)
+#: Our tasks/s >= 4x the SimPy model's in each case, measured side by side (issue 43; 5x is the
+#: goal; issue 18 asked 3x). The ratio moves with the interpreter: each row names both versions.
+FLOOR_RATIO = 4.0
+
+
+def versions() -> str:
+    """The interpreter and SimPy the ratio was measured with."""
+    import platform
+    from importlib.metadata import version
+
+    return f"{platform.python_implementation()} {platform.python_version()}, SimPy {version('simpy')}"
 SCALE_FLOOR_SECONDS = 10.0  # the whole FB-2009 day on 600 nodes under fair sharing with delay scheduling
 
 #: 1,000 map slots, no heartbeat: a slot is offered work the moment it frees.
@@ -99,7 +109,7 @@ def _throughput(suite: str) -> list[Row]:
             Row("simulator", instance, OURS, tasks / ours_seconds, None, None, ours_seconds, "ok", repeats,
                 simpy_seconds / FLOOR_RATIO,
                 f"tasks/s; {ratio:.2f}x SimPy's tasks/s (floor {FLOOR_RATIO:g}x: floor_seconds = SimPy's seconds / "
-                f"{FLOOR_RATIO:g}); heartbeat 0; makespan {makespan:,.0f} s; {same}; {core_build()}"),
+                f"{FLOOR_RATIO:g}); heartbeat 0; makespan {makespan:,.0f} s; {same}; {core_build()}; {versions()}"),
             Row("simulator", instance, SIMPY, tasks / simpy_seconds, None, None, simpy_seconds, "ok", repeats, None,
                 "tasks/s; one process per slot, FIFO store backed by a deque (benchmarks/simpy_reference.py)"),
         ]

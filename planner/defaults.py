@@ -9,8 +9,13 @@ DEFAULT_K = 5
 ROBUST_RUNS = 10
 #: Simulated runs per candidate of a plan for a target (`plan_for_target`), paired with its baselines.
 DEFAULT_TARGET_RUNS = 20
-#: Simulated runs per setup of a validation.
+#: Simulated runs per setup of a fixed validation (``--runs N``; other commands' runs).
 DEFAULT_RUNS = 30
+#: ``--runs auto`` (`planner.proof.adaptive`, the validation's default): the first round's runs,
+#: the most runs, and the precision (a share of the mean) that settles a comparison.
+AUTO_MIN_RUNS = 10
+AUTO_MAX_RUNS = 150
+AUTO_PRECISION = 0.01
 #: Bias bound of each job's times under validation (FRESH evaluated its plans with +-30% errors).
 DEFAULT_NOISE = 0.3
 #: Seconds a pair or packing solver may take.

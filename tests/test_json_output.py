@@ -86,7 +86,7 @@ def check_shape(parsed: dict, documented: dict[str, tuple[str, list[str]]]) -> N
 def test_every_command_is_documented():
     assert set(SHAPES) == {"import", "fit", "plan", "export", "simulate", "validate", "compare", "sweep", "replay",
                            "demo"}
-    assert [len(tables) for tables in SHAPES.values()] == [1, 3, 2, 1, 2, 1, 1, 1, 1, 1]
+    assert [len(tables) for tables in SHAPES.values()] == [1, 3, 2, 1, 2, 2, 1, 1, 1, 1]  # validate: --runs N, auto
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
@@ -119,10 +119,13 @@ def test_simulate_json_of_a_vm_plan(tmp_path):
 
 
 def test_validate_and_demo_json_parse(tmp_path):
-    """A packing plan written to a file, then validated; and the demo with few runs."""
+    """A packing plan written to a file, then validated (2 runs, and auto); and the demo with few runs."""
     plan = tmp_path / "plan.json"
     _planner("plan", W, "--cluster", C, "--strategy", "packing", "-o", str(plan), cwd=tmp_path)
     check_shape(json.loads(_planner("validate", W, "--plan", str(plan), "--cluster", C, "--runs", "2",
                                     "--executor", "serial", "--json", cwd=tmp_path)), SHAPES["validate"][0])
+    check_shape(json.loads(_planner("validate", W, "--plan", str(plan), "--cluster", C, "--min-runs", "2",
+                                    "--max-runs", "4", "--executor", "serial", "--json", cwd=tmp_path)),
+                SHAPES["validate"][1])  # --runs auto, the default
     check_shape(json.loads(_planner("demo", "-o", str(tmp_path / "out"), "--runs", "2", "--executor", "serial",
                                     "--json", cwd=tmp_path)), SHAPES["demo"][0])

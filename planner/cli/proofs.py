@@ -51,7 +51,7 @@ from planner.cli.options import (
     executor_of,
 )
 from planner.cli.simulating import simulate_command
-from planner.defaults import DEFAULT_NOISE, DEFAULT_RUNS
+from planner.defaults import AUTO_MAX_RUNS, AUTO_MIN_RUNS, AUTO_PRECISION, DEFAULT_NOISE, DEFAULT_RUNS
 from planner.limits import MAX_RUNS
 
 if TYPE_CHECKING:
@@ -68,7 +68,9 @@ def _inputs(workload: Path, cluster: Path) -> tuple[Workload, Cluster]:
     return Workload.from_file(workload), Cluster.from_file(cluster)
 
 
-_VALIDATE_OPTIONS = {"runs": "--runs", "noise": "--noise", "seed": "--seed", "executor": "--executor",
+_VALIDATE_OPTIONS = {"runs": "--runs", "min_runs": "--min-runs", "max_runs": "--max-runs", "precision": "--precision",
+                     "antithetic": "--antithetic",
+                     "noise": "--noise", "seed": "--seed", "executor": "--executor",
                      "target": "--target", "hadoop_conf": "--hadoop-conf", "paths": "--hadoop-conf"}
 _COMPARE_OPTIONS = {**SIMULATION_FLAGS, "seeds": "--seed", "executor": "--executor"}
 
@@ -81,8 +83,19 @@ def validate_command(
         Path | None, typer.Option("-o", "--output", help="Report folder: report.md, report.html, figures, JSON.")
     ] = None,
     runs: Annotated[
-        int | None, typer.Option(help=f"Simulated runs per configuration ({DEFAULT_RUNS}; a plan made with "
-                                      "--target: its own runs).")
+        str, typer.Option(help="Simulated runs per configuration: 'auto' (rounds of runs until every comparison "
+                               "with a baseline is settled, between --min-runs and --max-runs) or a number.")
+    ] = "auto",
+    min_runs: Annotated[int, typer.Option(help="--runs auto: the first round's runs.")] = AUTO_MIN_RUNS,
+    max_runs: Annotated[int, typer.Option(help="--runs auto: the most runs.")] = AUTO_MAX_RUNS,
+    precision: Annotated[
+        float, typer.Option(help="--runs auto: a comparison whose interval is narrower than this share of "
+                                 "the mean (half-width) is settled as no clear difference.")
+    ] = AUTO_PRECISION,
+    antithetic: Annotated[
+        bool | None, typer.Option("--antithetic/--independent",
+                                  help="Runs in mirrored pairs (each job 1 + u, then 1 - u): less variance per run. "
+                                       "Default: antithetic with --runs auto, independent with a number.")
     ] = None,
     noise: NoiseOption = DEFAULT_NOISE,
     seed: SeedOption = 0,
@@ -101,27 +114,34 @@ def validate_command(
     A folder written by `planner export` among --hadoop-conf runs as the plan's variant.
     A plan made with --target is validated as it was chosen: its configuration as exported
     (from the files it was made from, --hadoop-conf) against the configuration as it is, FIFO
-    and Fair, on its objective; with the same --runs, --noise and --seed its mean is the figure
-    `planner plan` printed.
+    and Fair, on its objective; with the same --runs (a number), --noise and --seed its mean is
+    the figure `planner plan` printed.
+    --runs auto (the default) runs in rounds (10, 16, 24, 36, ... up to --max-runs) and stops when
+    each comparison with a baseline is settled: its interval excludes zero (held to 1 - 0.05 /
+    rounds per look), or is narrower than --precision of the mean. It prints how many runs it made and why it stopped.
     Prints predicted against simulated makespans; with -o, writes the report (Markdown, HTML
     with the figures embedded, PNG figures, validation.json).
 
     Example: planner validate examples/nightly.yaml --cluster examples/cluster.yaml --plan plan.json -o report/
     """
     from planner.plans.plan import Plan
+    from planner.proof.adaptive import AutoRuns, runs_choice
     from planner.proof.validate import example_run, validate
 
     check_output_folder(output)
+    try:
+        chosen = runs_choice(runs)
+        if isinstance(chosen, AutoRuns):
+            chosen = AutoRuns(min_runs=min_runs, max_runs=max_runs, precision=precision)
+    except InvalidInput as error:
+        raise attribute(error, _VALIDATE_OPTIONS) from None
     made, (batch, machines) = Plan.from_file(plan), _inputs(workload, cluster)
-    if runs is None:  # a plan for a target: its own runs, so that the means are the plan's figures
-        runs = int(made.simulated["runs"]) if made.simulated is not None else DEFAULT_RUNS
-    check_runs(runs)
     check_seed(seed)
     if not made.phases:  # a slot plan runs task by task, with heartbeats
         heartbeats_fit(batch.jobs, machines, [(made.map_slots, made.reduce_slots)], cluster_file=cluster)
     try:
-        report = validate(made, batch, machines, runs=runs, noise=noise, seed=seed, executor=executor_of(executor),
-                          progress=True, hadoop_conf=hadoop_conf, target=target)
+        report = validate(made, batch, machines, runs=chosen, noise=noise, seed=seed, executor=executor_of(executor),
+                          progress=True, hadoop_conf=hadoop_conf, target=target, antithetic=antithetic)
         example = example_run(made, batch, machines, seed=seed, hadoop_conf=hadoop_conf) if output is not None else None
     except InvalidInput as error:
         raise attribute(error, _VALIDATE_OPTIONS, plan=plan) from None
@@ -137,6 +157,11 @@ def validate_command(
                 Section("setups", versus, report.brief()),
                 Section("paired", f"the plan against each baseline, run for run (difference = baseline - plan, "
                                   f"{report.metric})", report.paired)]
+    if report.stopping is not None:
+        stopping = report.stopping
+        sections.append(Section("stopping", f"--runs auto: {stopping['runs']} runs in {len(stopping['rounds'])} "
+                                            f"round(s) ({', '.join(str(n) for n in stopping['rounds'])}); "
+                                            f"{stopping['reason']}", stopping["looks"]))
     if report.jobs_outcome:
         sections.append(jobs_section("jobs", "each job under the plan: mean finish, lateness, fraction of runs late",
                                      report.jobs_outcome, as_json=json_output))

@@ -74,24 +74,31 @@ def _number(value: float) -> float | None:
     return None if np.isnan(value) else value
 
 
-def measured_run(setup: Setup, noise: float, seed: int, run: int, *, chain: bool = False) -> dict[str, Any]:
+def measured_run(setup: Setup, noise: float, seed: int, run: int, *, chain: bool = False,
+                 antithetic: bool = False) -> dict[str, Any]:
     """`run_setup`'s record with each job's ``finishes`` and ``missed_window`` (1.0 when the last
-    job finished after the window, None without one); with ``chain``, the run's critical chain."""
-    record = run_setup(setup, noise, seed, run, finishes=True, chain=chain)
+    job finished after the window, None without one); with ``chain``, the run's critical chain;
+    ``antithetic`` runs come in mirrored pairs (`planner.proof.setups.biased`)."""
+    record = run_setup(setup, noise, seed, run, finishes=True, chain=chain, antithetic=antithetic)
     record["missed_window"] = None if setup.window is None else float(record["last_finish"] > setup.window)
     return record
 
 
 def measure(setups: Sequence[Setup], *, runs: int, noise: float, seed: int, executor: ExecutorChoice = None,
-            progress: ProgressOption = False, description: str = "simulating", chains: bool = False) -> list[Measured]:
-    """Every setup ``runs`` times, paired (module docstring); with ``chains``, the plan's runs
-    (role "plan") also record their simulated critical chain (``chain``)."""
-    check_simulations(((setup.run.effort(description), runs) for setup in setups), description)
-    specs = [Spec(measured_run, (setup, noise, seed, run), {"chain": True} if chains and setup.role == "plan" else {},
+            progress: ProgressOption = False, description: str = "simulating", chains: bool = False,
+            first: int = 0, antithetic: bool = False) -> list[Measured]:
+    """Every setup's runs ``first`` to ``runs - 1`` (all ``runs`` by default), paired (module
+    docstring), ``antithetic`` or not (`planner.proof.setups.biased`); with ``chains``, the
+    plan's runs (role "plan") also record their simulated critical chain (``chain``)."""
+    count = runs - first
+    check_simulations(((setup.run.effort(description), count) for setup in setups), description)
+    mirrored = {"antithetic": True} if antithetic else {}
+    specs = [Spec(measured_run, (setup, noise, seed, run),
+                  {**({"chain": True} if chains and setup.role == "plan" else {}), **mirrored},
                   label=f"{setup.name} #{run}")
-             for setup in setups for run in range(runs)]
+             for setup in setups for run in range(first, runs)]
     samples = sweep(specs, executor, progress=progress, description=f"{description} ({len(specs)} runs)")
-    return [Measured(setup.name, setup.role, tuple(samples[i * runs:(i + 1) * runs]))
+    return [Measured(setup.name, setup.role, tuple(samples[i * count:(i + 1) * count]))
             for i, setup in enumerate(setups)]
 
 

@@ -12,6 +12,7 @@ difference".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -24,28 +25,47 @@ RESAMPLES = 2_000
 CONFIDENCE = 0.95
 
 
-def paired_difference(plan: list[float], baseline: list[float], seed: int) -> dict[str, Any]:
-    """Win rate, median difference (baseline - plan, s) and its bootstrap interval of paired runs."""
-    differences = np.asarray(baseline, dtype=float) - np.asarray(plan, dtype=float)
+def resampled(differences: np.ndarray, seed: int, block: int = 1) -> np.ndarray:
+    """`RESAMPLES` bootstrap resamples (rows) of ``differences``, drawn with replacement by blocks
+    of ``block`` consecutive runs (antithetic runs come in pairs, `planner.proof.setups.biased`:
+    a pair, not a run, is the independent unit), seeded by ``seed``. The count must be a
+    multiple of ``block``."""
     count = len(differences)
     rng = np.random.default_rng(seed)
-    medians = np.median(differences[rng.integers(0, count, size=(RESAMPLES, count))], axis=1)
-    tail = 100 * (1 - CONFIDENCE) / 2
+    if block == 1:
+        return differences[rng.integers(0, count, size=(RESAMPLES, count))]
+    if count % block:
+        from models import InvalidInput
+
+        raise InvalidInput("runs", f"{count} runs are not whole blocks of {block} (antithetic runs come in pairs)")
+    blocks = differences.reshape(-1, block)
+    return blocks[rng.integers(0, len(blocks), size=(RESAMPLES, len(blocks)))].reshape(RESAMPLES, count)
+
+
+def paired_difference(plan: Sequence[float] | np.ndarray, baseline: Sequence[float] | np.ndarray, seed: int, *,
+                      confidence: float = CONFIDENCE, block: int = 1) -> dict[str, Any]:
+    """Win rate, median difference (baseline - plan, s) and its bootstrap interval (``confidence``;
+    resampled by blocks of ``block`` runs, `resampled`) of paired runs."""
+    differences = np.asarray(baseline, dtype=float) - np.asarray(plan, dtype=float)
+    count = len(differences)
+    medians = np.median(resampled(differences, seed, block), axis=1)
+    tail = 100 * (1 - confidence) / 2
     low, high = (float(v) for v in np.percentile(medians, [tail, 100 - tail]))
     verdict = "plan faster" if low > 0 else "plan slower" if high < 0 else "no clear difference"
     return {"runs": count, "plan_wins": int(np.sum(differences > 0)), "win_rate": float(np.mean(differences > 0)),
             "median_difference": float(np.median(differences)), "ci_low": low, "ci_high": high, "verdict": verdict}
 
 
-def paired_mean(plan: np.ndarray, other: np.ndarray, seed: int) -> dict[str, Any]:
+def paired_mean(plan: np.ndarray, other: np.ndarray, seed: int, *, confidence: float = CONFIDENCE,
+                block: int = 1) -> dict[str, Any]:
     """``other - plan`` run for run (positive: the plan was better): the mean difference and its
-    95% percentile bootstrap interval (`RESAMPLES` resamples seeded by ``seed``), the win rate,
-    and the verdict ("plan better", "plan worse" or "no clear difference")."""
+    percentile bootstrap interval (``confidence``, 95% by default) (`RESAMPLES` resamples seeded by ``seed``), the win rate,
+    and the verdict ("plan better", "plan worse" or "no clear difference"); resampled by blocks of
+    ``block`` runs (`resampled`)."""
     differences = np.asarray(other, dtype=float) - np.asarray(plan, dtype=float)
     count = len(differences)
-    rng = np.random.default_rng(seed)
-    means = differences[rng.integers(0, count, size=(RESAMPLES, count))].mean(axis=1)
-    tail = 100 * (1 - CONFIDENCE) / 2
+    means = resampled(differences, seed, block).mean(axis=1)
+    tail = 100 * (1 - confidence) / 2
     low, high = (float(v) for v in np.percentile(means, [tail, 100 - tail]))
     verdict = "plan better" if low > 0 else "plan worse" if high < 0 else "no clear difference"
     return {"runs": count, "plan_wins": int(np.sum(differences > 0)), "ties": int(np.sum(differences == 0)),
@@ -62,13 +82,15 @@ def paired_comparisons(report: ValidationReport) -> list[dict[str, Any]]:
     for baseline in report.setup("baseline"):
         runs = sorted(set(plan) & set(by_setup[baseline["setup"]]))
         mine, theirs = [plan[r] for r in runs], [by_setup[baseline["setup"]][r] for r in runs]
+        block = 2 if report.antithetic else 1
         if report.kind == "target":  # the statistic the plan was chosen by: the mean (counts and 0/1 too)
-            pairs = paired_mean(np.asarray(mine, dtype=float), np.asarray(theirs, dtype=float), report.seed)
+            pairs = paired_mean(np.asarray(mine, dtype=float), np.asarray(theirs, dtype=float), report.seed,
+                                block=block)
             pairs = {key: pairs[key] for key in ("runs", "plan_wins", "mean_difference", "ci_low", "ci_high",
                                                  "verdict")}
             pairs["win_rate"] = pairs["plan_wins"] / pairs["runs"]
         else:
-            pairs = paired_difference(mine, theirs, report.seed)
+            pairs = paired_difference(mine, theirs, report.seed, block=block)
         records.append({"baseline": baseline["setup"], **pairs})
     return records
 

@@ -133,8 +133,17 @@ def summary_text(report: ValidationReport) -> str:
     name = plan["setup"][len("plan "):] if plan["setup"].startswith("plan (") else f", {plan['setup']},"
     return (f"The plan {name} {prediction}. The best baseline, {s['best_baseline']}, took "
             f"{seconds(s['baseline_mean'])} s on average, so the plan's mean makespan is {versus} it. {verdict} "
-            f"Each setup ran {s['runs']} times, every job's times biased by up to \u00b1{s['noise']:.0%} "
-            f"(seed {s['seed']}).")
+            f"Each setup ran {s['runs']} times{stopping_text(report)}, every job's times biased by up to "
+            f"\u00b1{s['noise']:.0%} (seed {s['seed']}).")
+
+
+def stopping_text(report: ValidationReport) -> str:
+    """``--runs auto``: the rounds and why the runs stopped, as a parenthesis; empty for fixed runs."""
+    stopping = report.stopping
+    if stopping is None:
+        return ""
+    rounds = ", ".join(str(n) for n in stopping["rounds"])
+    return f" (--runs auto, rounds of {rounds} runs: {stopping['reason']})"
 
 
 def target_summary_text(report: ValidationReport) -> str:
@@ -146,8 +155,8 @@ def target_summary_text(report: ValidationReport) -> str:
     return (f"The plan for {p['target']} {keep}. Its {measure} as exported averaged {s['simulated_mean']:,.2f} in "
             f"this validation{planned}, between {s['p5']:,.2f} at p5 and {s['p95']:,.2f} at p95; the best "
             f"baseline, {s['best_baseline']}, averaged {s['baseline_mean']:,.2f}. {verdict_text(report.paired)} "
-            f"Each setup ran {s['runs']} times, every job's times biased by up to \u00b1{s['noise']:.0%} "
-            f"(seed {s['seed']}).")
+            f"Each setup ran {s['runs']} times{stopping_text(report)}, every job's times biased by up to "
+            f"\u00b1{s['noise']:.0%} (seed {s['seed']}).")
 
 
 def order_blocks(report: ValidationReport) -> list[tuple[str, Any]]:

@@ -25,6 +25,8 @@ from solvers.ordering.admission_orders import job_names, release_times, submissi
 
 #: Fair baselines: map slots are this many quarters of the total.
 FAIR_RATIOS = ((1, 3), (2, 2), (3, 1))
+#: The last entropy word of antithetic pairs (`biased`): their draws are none of the independent runs'.
+ANTITHETIC = 2
 
 
 @dataclass(frozen=True)
@@ -56,11 +58,24 @@ def plan_batch(plan: Plan, workload: Workload, cluster: Cluster) -> Workload:
     return with_wave_profiles(night, cluster)[0]
 
 
-def biased(workload: Workload, noise: float, seed: int, run: int, stream: int = 0) -> tuple[Workload, int]:
+def biased(workload: Workload, noise: float, seed: int, run: int, stream: int = 0, *,
+           antithetic: bool = False) -> tuple[Workload, int]:
     """Run ``run``'s batch (every job's times and profile times 1 + U[-noise, noise]) and its
     simulation seed, both drawn from SeedSequence([seed, run]); another ``stream`` (> 0) draws
     from SeedSequence([seed, run, stream]): independent runs for the same seed (robust plans
-    are chosen on stream 1, so that validating them on stream 0 is a fresh sample)."""
+    are chosen on stream 1, so that validating them on stream 0 is a fresh sample).
+
+    ``antithetic``: runs come in pairs, 2m and 2m + 1, drawn from SeedSequence([seed, m, stream,
+    `ANTITHETIC`]): run 2m's factors are 1 + u, run 2m + 1's are 1 - u (the mirror image), with the
+    same simulation seed. A job that runs long in one runs short in the other, so a pair's mean
+    varies less than two independent runs' (a variance reduction; the pair is then the
+    independent unit, `planner.proof.paired.resampled`)."""
+    if antithetic:
+        bias_sequence, simulation_sequence = np.random.SeedSequence([seed, run // 2, stream, ANTITHETIC]).spawn(2)
+        draws = np.random.default_rng(bias_sequence).uniform(-noise, noise, len(workload))
+        factors = 1.0 - draws if run % 2 else 1.0 + draws
+        jobs = [_scaled(job, float(factor)) for job, factor in zip(workload, factors, strict=True)]
+        return Workload(jobs, name=workload.name), int(simulation_sequence.generate_state(1)[0])
     entropy = [seed, run] if stream == 0 else [seed, run, stream]
     bias_sequence, simulation_sequence = np.random.SeedSequence(entropy).spawn(2)
     factors = 1.0 + np.random.default_rng(bias_sequence).uniform(-noise, noise, len(workload))
@@ -105,11 +120,12 @@ def first_arrival(workload: Workload) -> float:
 
 
 def run_setup(setup: Setup, noise: float, seed: int, run: int, stream: int = 0, *,
-              finishes: bool = False, chain: bool = False) -> dict[str, Any]:
-    """Simulate ``setup``'s run on run ``run``'s biased batch (of ``stream``, `biased`): one flat
-    record (with ``finishes``: and each job's finish, job -> second; with ``chain``: and the run's
-    simulated critical chain, `planner.proof.critical.simulated_chain`, a task-level run's only)."""
-    jobs, simulation_seed = biased(setup.run.workload, noise, seed, run, stream)
+              finishes: bool = False, chain: bool = False, antithetic: bool = False) -> dict[str, Any]:
+    """Simulate ``setup``'s run on run ``run``'s biased batch (of ``stream``, `biased`, antithetic
+    or not): one flat record (with ``finishes``: and each job's finish, job -> second; with
+    ``chain``: and the run's simulated critical chain, `planner.proof.critical.simulated_chain`,
+    a task-level run's only)."""
+    jobs, simulation_seed = biased(setup.run.workload, noise, seed, run, stream, antithetic=antithetic)
     origin = first_arrival(jobs) if setup.origin is None else setup.origin
     result = setup.run.with_workload(jobs).simulate(simulation_seed)
     record: dict[str, Any] = {"setup": setup.name, "run": run}

@@ -52,14 +52,15 @@ from typing import Any
 import numpy as np
 
 from models import Cluster, InvalidInput, Workload
-from models.checks import as_float, as_instance, as_int, as_paths, as_str
+from models.checks import as_bool, as_float, as_instance, as_int, as_paths, as_str
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
-from planner.defaults import DEFAULT_NOISE, DEFAULT_RUNS
+from planner.defaults import DEFAULT_NOISE
 from planner.io.hadoop.conf import conf_files, hadoop_settings
 from planner.limits import MAX_CURVE_SPLITS, MAX_RUNS
 from planner.plans.arguments import check_planned
 from planner.plans.files import TARGET_STRATEGY
 from planner.plans.plan import Plan
+from planner.proof.adaptive import AUTO, AutoRuns, in_rounds, runs_choice
 from planner.proof.deployed import METRICS, Measured, deployed_setup, job_outcomes, measure, target_baselines
 from planner.proof.setups import (
     Setup,
@@ -139,6 +140,12 @@ class ValidationReport:
     #: critical chain, held the last job, or was it (`planner.proof.critical.chain_counts`; a workload
     #: with dependencies and task-level runs only, else empty).
     critical_jobs: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    #: ``--runs auto``: the stopping rule, the runs after each round, the reason the runs stopped
+    #: and each comparison's last look (`planner.proof.adaptive.in_rounds`); None for fixed runs.
+    stopping: dict[str, Any] | None = None
+    #: Whether the runs came in antithetic pairs (`planner.proof.setups.biased`): the paired
+    #: comparisons then resample pairs.
+    antithetic: bool = False
 
     def __post_init__(self) -> None:
         """Each field of its type and every number finite (a NaN or inf given is refused, naming the field)."""
@@ -158,6 +165,9 @@ class ValidationReport:
         put(self, "seconds", as_float(self.seconds, "seconds", minimum=0.0))
         if self.jobs is not None:
             put(self, "jobs", as_int(self.jobs, "jobs", minimum=0))
+        if self.stopping is not None:
+            as_instance(self.stopping, dict, "stopping")
+        put(self, "antithetic", as_bool(self.antithetic, "antithetic"))
 
     def setup(self, role: str) -> list[dict[str, Any]]:
         return [record for record in self.setups if record["role"] == role]
@@ -193,6 +203,8 @@ class ValidationReport:
             "plan_wins": plan["mean"] <= min(r["mean"] for r in self.setup("baseline")),
             "measure": self.metric,
             "runs": self.runs,
+            "stopped": None if self.stopping is None else self.stopping["reason"],
+            "antithetic": self.antithetic,
             "noise": self.noise,
             "seed": self.seed,
         }
@@ -213,7 +225,8 @@ class ValidationReport:
         return {"summary": self.summary(), "plan": self.plan, "kind": self.kind, "setups": self.setups, "paired":
                 self.paired, "samples": self.samples, "curve": self.curve, "jobs": self.jobs, "cluster":
                 self.cluster, "order": self.order, "phases": self.phases, "metric": self.metric,
-                "jobs_outcome": self.jobs_outcome, "critical_jobs": self.critical_jobs}
+                "jobs_outcome": self.jobs_outcome, "critical_jobs": self.critical_jobs, "stopping": self.stopping,
+                "antithetic": self.antithetic}
 
     def to_json(self) -> str:
         """`to_dict` as JSON text: the same inputs and seed give the same bytes."""
@@ -225,7 +238,7 @@ def validate(
     workload: Workload,
     cluster: Cluster,
     *,
-    runs: int = DEFAULT_RUNS,
+    runs: int | str | AutoRuns = AUTO,
     noise: float = DEFAULT_NOISE,
     seed: int = 0,
     executor: ExecutorChoice = None,
@@ -233,9 +246,14 @@ def validate(
     progress: ProgressOption = False,
     hadoop_conf: Sequence[str | Path] | None = None,
     target: str | None = None,
+    antithetic: bool | None = None,
 ) -> ValidationReport:
     """Run ``plan`` and its baselines ``runs`` times each on biased copies of tonight's batch
-    (module docstring) and report predicted against simulated makespans.
+    (module docstring) and report predicted against simulated makespans. ``runs`` is a number, or
+    "auto" (the default) or an `AutoRuns`: rounds of runs until every comparison with a baseline
+    is settled (`planner.proof.adaptive`); the report's ``stopping`` says how many and why.
+    ``antithetic`` runs come in mirrored pairs (`planner.proof.setups.biased`; the comparisons
+    resample pairs): by default on with "auto", off with a number (which must then be even).
 
     ``curve_splits`` slot splits besides the plan's are also simulated (slot plans; at most
     ``min(runs, 10)`` runs each) for the makespan-vs-map-slots figure. ``executor`` goes to `sweep` (default: local processes);
@@ -250,7 +268,8 @@ def validate(
     configuration as it is, FIFO and Fair on the same resources, on its objective.
     """
     check_planned(plan, workload, cluster)
-    runs = as_int(runs, "runs", minimum=2, maximum=MAX_RUNS)
+    runs = runs_choice(runs)
+    antithetic = antithetic_choice(antithetic, runs)
     noise = check_noise(noise)
     seed = as_int(seed, "seed", minimum=0)
     curve_splits = as_int(curve_splits, "curve_splits", minimum=0, maximum=MAX_CURVE_SPLITS)
@@ -265,7 +284,7 @@ def validate(
         if target is not None and target != plan.target:
             raise InvalidInput("target", f"the plan was made for {plan.target}, not {target}: make one for {target}")
         return validate_target(plan, workload, cluster, runs=runs, noise=noise, seed=seed, executor=executor,
-                               progress=progress, hadoop_conf=hadoop_conf)
+                               progress=progress, hadoop_conf=hadoop_conf, antithetic=antithetic)
     configs, exports = split_exports(hadoop_conf or [])
     night = plan_batch(plan, workload, cluster)
     if plan.phases:
@@ -283,30 +302,63 @@ def validate(
             setups.insert(2 if setups[1].role == "variant" else 1, as_configured)
     setups = [replace(setup, window=plan.window) for setup in setups]
     clock = time.perf_counter()
-    counts = [min(runs, CURVE_RUNS) if setup.role == "curve" else runs for setup in setups]
-    check_simulations(((setup.run.effort("validate"), count) for setup, count in zip(setups, counts, strict=True)),
-                      "validate")
+    auto = runs if isinstance(runs, AutoRuns) else None
+    most = runs.schedule(pairs=antithetic)[-1] if isinstance(runs, AutoRuns) else runs
+    curve_limit = min(runs.min_runs if isinstance(runs, AutoRuns) else runs, CURVE_RUNS)  # figure only: one round
+    check_simulations(((setup.run.effort("validate"), curve_limit if setup.role == "curve" else most)
+                       for setup in setups), "validate")
     # the plan's runs also give each job's finish (its outcome per job); the others' do not
     # and, with dependencies, each run's simulated critical chain (a few names a run)
     chains = workload.has_dependencies
-    specs = [Spec(run_setup, (setup, noise, seed, run),
-                  {"finishes": setup.role == "plan", **({"chain": True} if chains and setup.role == "plan" else {})},
-                  label=f"{setup.name} #{run}")
-             for setup, count in zip(setups, counts, strict=True) for run in range(count)]
-    samples = sweep(specs, executor, progress=progress, description=f"validating ({len(specs)} runs)")
-    planned = Measured(setups[0].name, "plan", tuple(samples[:counts[0]]))
+    collected: list[list[dict[str, Any]]] = [[] for _ in setups]
+
+    def run_more(first: int, last: int) -> None:
+        specs, owners = [], []
+        for index, setup in enumerate(setups):
+            for run in range(first, min(last, curve_limit) if setup.role == "curve" else last):
+                specs.append(Spec(run_setup, (setup, noise, seed, run),
+                                  {"finishes": setup.role == "plan",
+                                   **({"chain": True} if chains and setup.role == "plan" else {}),
+                                   **({"antithetic": True} if antithetic else {})},
+                                  label=f"{setup.name} #{run}"))
+                owners.append(index)
+        made = sweep(specs, executor, progress=progress, description=f"validating ({len(specs)} runs)") if specs else []
+        for index, sample in zip(owners, made, strict=True):
+            collected[index].append(sample)
+
+    stopping = None
+    if auto is None:
+        run_more(0, most)
+    else:
+        baselines = [index for index, setup in enumerate(setups) if setup.role == "baseline"]
+
+        def comparisons() -> list[tuple[str, np.ndarray, np.ndarray]]:
+            mine = np.array([sample["makespan"] for sample in collected[0]])
+            return [(setups[index].name, mine, np.array([sample["makespan"] for sample in collected[index]]))
+                    for index in baselines]
+
+        stopping = in_rounds(auto, run_more, comparisons, "median", seed, antithetic)
+    planned = Measured(setups[0].name, "plan", tuple(collected[0]))
     outcomes = job_outcomes(planned, night, plan.window)
     critical = critical_jobs(planned)
-    samples = [{k: v for k, v in sample.items() if k not in ("finishes", "chain")} for sample in samples]
-    records, start = [], 0
-    for setup, count in zip(setups, counts, strict=True):
-        records.append(summarize(setup, samples[start:start + count]))
-        start += count
-    return ValidationReport(plan=plan.summary(), kind=kind, runs=runs, noise=noise, seed=seed,
+    samples = [{k: v for k, v in sample.items() if k not in ("finishes", "chain")} for per in collected
+               for sample in per]
+    records = [summarize(setup, [{k: v for k, v in sample.items() if k not in ("finishes", "chain")}
+                                 for sample in per]) for setup, per in zip(setups, collected, strict=True)]
+    return ValidationReport(plan=plan.summary(), kind=kind, runs=len(collected[0]), noise=noise, seed=seed,
                             seconds=time.perf_counter() - clock, setups=records, samples=samples,
                             curve=curve, workload=workload.name, jobs=len(workload), cluster=cluster.to_dict(),
                             order=list(plan.order), phases=[[tuple(p) for p in phase] for phase in plan.phases],
-                            jobs_outcome=outcomes, critical_jobs=critical)
+                            jobs_outcome=outcomes, critical_jobs=critical, stopping=stopping, antithetic=antithetic)
+
+
+def antithetic_choice(antithetic: object, runs: int | AutoRuns) -> bool:
+    """Antithetic pairs (`planner.proof.setups.biased`): by default with ``runs`` "auto" only; a fixed
+    number of antithetic runs must be even (whole pairs)."""
+    chosen = isinstance(runs, AutoRuns) if antithetic is None else as_bool(antithetic, "antithetic")
+    if chosen and isinstance(runs, int) and runs % 2:
+        raise InvalidInput("runs", f"antithetic runs come in pairs: give an even number, got {runs}")
+    return chosen
 
 
 def critical_jobs(planned: Measured) -> list[dict[str, Any]]:
@@ -401,13 +453,14 @@ def split_exports(paths: Sequence[str | Path]) -> tuple[list[Path], list[Path]]:
 
 
 def validate_target(
-    plan: Plan, workload: Workload, cluster: Cluster, *, runs: int = DEFAULT_RUNS, noise: float = DEFAULT_NOISE,
+    plan: Plan, workload: Workload, cluster: Cluster, *, runs: int | str | AutoRuns = AUTO, noise: float = DEFAULT_NOISE,
     seed: int = 0, executor: ExecutorChoice = None, progress: ProgressOption = False,
-    hadoop_conf: Sequence[str | Path] | None = None,
+    hadoop_conf: Sequence[str | Path] | None = None, antithetic: bool | None = None,
 ) -> ValidationReport:
     """A plan for a target, validated as it was chosen (`planner.proof.deployed`): its levers written
     into the configuration it was made from (``hadoop_conf``; the target's stock one when it was made
-    without), read back and simulated ``runs`` times, paired with the configuration as it is and
+    without), read back and simulated ``runs`` times (a number, or "auto" / an `AutoRuns`: in rounds
+    until every comparison is settled, `planner.proof.adaptive`), paired with the configuration as it is and
     FIFO and Fair on the same resources, measured by the plan's objective. With the same runs,
     noise and seed the plan's mean is the figure `plan_for_target` printed. An exported folder
     among ``hadoop_conf`` is run as the plan instead (what is deployed); without the configuration
@@ -442,9 +495,31 @@ def validate_target(
         setups.append(deployed_setup("as configured", "baseline", resources, night, window=window,
                                      arrivals=arrived))
     setups += target_baselines(night, resources, plan.target, queues, window=window, arrivals=arrived)
-    measured = measure(setups, runs=runs, noise=noise, seed=seed, executor=executor, progress=progress,
-                       description="validating", chains=workload.has_dependencies)
     objective = plan.objective
+    runs = runs_choice(runs)
+    antithetic = antithetic_choice(antithetic, runs)
+    chains = workload.has_dependencies
+    stopping = None
+    if isinstance(runs, AutoRuns):
+        auto = runs
+        check_simulations(((setup.run.effort("validating"), auto.schedule(pairs=antithetic)[-1]) for setup in setups),
+                          "validating")
+        measured = [Measured(setup.name, setup.role, ()) for setup in setups]
+
+        def run_more(first: int, last: int) -> None:
+            more = measure(setups, runs=last, first=first, noise=noise, seed=seed, executor=executor,
+                           progress=progress, description="validating", chains=chains, antithetic=antithetic)
+            measured[:] = [replace(old, samples=old.samples + new.samples)
+                           for old, new in zip(measured, more, strict=True)]
+
+        def comparisons() -> list[tuple[str, np.ndarray, np.ndarray]]:
+            mine = measured[0].values(objective)
+            return [(other.name, mine, other.values(objective)) for other in measured if other.role == "baseline"]
+
+        stopping = in_rounds(auto, run_more, comparisons, "mean", seed, antithetic)
+    else:
+        measured = measure(setups, runs=runs, noise=noise, seed=seed, executor=executor, progress=progress,
+                           description="validating", chains=chains, antithetic=antithetic)
     records = []
     for setup, result in zip(setups, measured, strict=True):
         record = {**setup.record(), **result.record(objective)}
@@ -460,12 +535,12 @@ def validate_target(
         records.append(record)
     samples = [{k: v for k, v in sample.items() if k not in ("finishes", "chain")} for result in measured
                for sample in result.samples]
-    return ValidationReport(plan=plan.summary(), kind="target", runs=runs, noise=noise, seed=seed,
+    return ValidationReport(plan=plan.summary(), kind="target", runs=len(measured[0].samples), noise=noise, seed=seed,
                             seconds=time.perf_counter() - clock, setups=records, samples=samples,
                             workload=workload.name, jobs=len(workload), cluster=cluster.to_dict(),
                             order=list(plan.order), metric=METRICS[objective],
                             jobs_outcome=job_outcomes(measured[0], night, window),
-                            critical_jobs=critical_jobs(measured[0]))
+                            critical_jobs=critical_jobs(measured[0]), stopping=stopping, antithetic=antithetic)
 
 
 
