@@ -317,6 +317,8 @@ class Natjam(Scheduler):
                     return None  # no victim can exist (the walk below would find none)
                 urgent, victims = [head], self._ranked_below(self._rank_key(head))
         elif self._laxity_order is not None:
+            if self._none_ready(now):
+                return None  # no attempt may be evicted now, and the wake-up asked for comes first
             head = self._laxity_order.first(now)
             if head is None or head.pending(ANY) <= sim.free_count[ANY] + len(sim.suspending):
                 return None  # nothing to take back (the usual case)
@@ -514,6 +516,43 @@ class Natjam(Scheduler):
                 protected = ready
         self._protected_until = protected
         return held, holders
+
+    def _none_ready(self, now: float) -> bool:
+        """MLF: whether no attempt may be evicted now (as `_holders` tells, whatever the victims)
+        and none may be before the wake-up the simulation has already been asked for. Then settle
+        is a no-op whatever the head: its walk would find no attempt, and the time it would ask
+        to look again (`_protected_until`, the first time a protected attempt of a victim may be
+        evicted) is no earlier than that wake-up, so the request would change nothing. The order's
+        bounds are brought to the clock at the next decision instead (they are bounds at any
+        time: the order they give is the same). Most settles while every attempt is protected
+        (the lockstep's instants between evictions) cost one pass over the slots, no laxity."""
+        sim = self.bound()
+        rule4 = self.mode != "kill"
+        min_run, banks = self.min_run, self.banks
+        first = sim.wake_at  # the first time an attempt may be evicted must not come earlier
+        if first <= now:
+            first = math.nextafter(now, math.inf)  # and it must be after now
+        suspending = sim.suspending
+        for slot, item in enumerate(sim.slot_run):
+            if item is None:
+                continue
+            run: SlotRun = item  # typed: compiled, its items are read without a lookup
+            job, kind, start = run[0], run[1], run[3]
+            ready = start + min_run  # as in `_holders`
+            if kind == MAP:
+                if not self.evict_maps:
+                    continue
+                if rule4 and start + banks > ready:
+                    ready = start + banks
+            elif rule4:
+                map_done = job.map_done
+                if slot in job.copying or map_done is None:
+                    continue  # ready at infinity
+                if (start if start >= map_done else map_done) + banks > ready:
+                    ready = (start if start >= map_done else map_done) + banks
+            if ready < first and not (suspending and slot in suspending):
+                return False
+        return True
 
     def _kills_ranked(self, above: int, below: int) -> bool:
         """Whether kills made for job ``above`` reach job ``below`` (rule 3), directly or through others."""
