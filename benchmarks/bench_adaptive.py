@@ -80,9 +80,9 @@ def difference_key(report: ValidationReport) -> str:
 
 def differences(report: ValidationReport) -> dict[str, np.ndarray]:
     """Each baseline's per-run differences (baseline - plan, the report's measure), in run order."""
-    by_setup: dict[str, dict[int, float]] = {}
-    for sample in report.samples:
-        by_setup.setdefault(sample["setup"], {})[sample["run"]] = sample[report.metric]
+    from planner.proof.paired import values_by_setup
+
+    by_setup = values_by_setup(report)
     plan = by_setup[report.planned["setup"]]
     runs = sorted(plan)
     return {record["setup"]: np.array([by_setup[record["setup"]][r] - plan[r] for r in runs])

@@ -61,7 +61,7 @@ import numpy as np
 from models import Cluster, InvalidInput, Workload
 from models.checks import as_bool, as_float, as_instance, as_int, as_str
 from models.cluster import Node
-from planner.defaults import DEFAULT_NOISE, DEFAULT_TARGET_RUNS
+from planner.defaults import DEFAULT_K, DEFAULT_NOISE, DEFAULT_TARGET_RUNS
 from planner.limits import MAX_RUNS, MAX_SEED
 from planner.planning import arrivals
 from planner.plans.plan import Plan
@@ -450,7 +450,6 @@ class FluidEnds:
         return self._ends.get(nodes)
 
     def _end(self, slots: int) -> float:
-        from planner.defaults import DEFAULT_K
         from solvers.ordering.admission_orders import submission_order
         from solvers.slots.fluid import fluid_makespans
         from solvers.slots.work import PhaseWork

@@ -72,11 +72,17 @@ def paired_mean(plan: np.ndarray, other: np.ndarray, seed: int, *, confidence: f
             "mean_difference": float(differences.mean()), "ci_low": low, "ci_high": high, "verdict": verdict}
 
 
-def paired_comparisons(report: ValidationReport) -> list[dict[str, Any]]:
-    """One record per baseline of the report: the plan against it run for run."""
+def values_by_setup(report: ValidationReport) -> dict[str, dict[int, float]]:
+    """The report's measure (``report.metric``) of each setup's runs: setup -> run -> value."""
     by_setup: dict[str, dict[int, float]] = {}
     for sample in report.samples:
         by_setup.setdefault(sample["setup"], {})[sample["run"]] = sample[report.metric]
+    return by_setup
+
+
+def paired_comparisons(report: ValidationReport) -> list[dict[str, Any]]:
+    """One record per baseline of the report: the plan against it run for run."""
+    by_setup = values_by_setup(report)
     plan = by_setup[report.planned["setup"]]
     records = []
     for baseline in report.setup("baseline"):

@@ -303,8 +303,8 @@ def validate(
     setups = [replace(setup, window=plan.window) for setup in setups]
     clock = time.perf_counter()
     auto = runs if isinstance(runs, AutoRuns) else None
-    most = runs.schedule(pairs=antithetic)[-1] if isinstance(runs, AutoRuns) else runs
-    curve_limit = min(runs.min_runs if isinstance(runs, AutoRuns) else runs, CURVE_RUNS)  # figure only: one round
+    most, first_round = (runs, runs) if auto is None else (auto.schedule(pairs=antithetic)[-1], auto.min_runs)
+    curve_limit = min(first_round, CURVE_RUNS)  # figure only: the first round's runs
     check_simulations(((setup.run.effort("validate"), curve_limit if setup.role == "curve" else most)
                        for setup in setups), "validate")
     # the plan's runs also give each job's finish (its outcome per job); the others' do not
@@ -501,8 +501,7 @@ def validate_target(
     chains = workload.has_dependencies
     stopping = None
     if isinstance(runs, AutoRuns):
-        auto = runs
-        check_simulations(((setup.run.effort("validating"), auto.schedule(pairs=antithetic)[-1]) for setup in setups),
+        check_simulations(((setup.run.effort("validating"), runs.schedule(pairs=antithetic)[-1]) for setup in setups),
                           "validating")
         measured = [Measured(setup.name, setup.role, ()) for setup in setups]
 
@@ -516,7 +515,7 @@ def validate_target(
             mine = measured[0].values(objective)
             return [(other.name, mine, other.values(objective)) for other in measured if other.role == "baseline"]
 
-        stopping = in_rounds(auto, run_more, comparisons, "mean", seed, antithetic)
+        stopping = in_rounds(runs, run_more, comparisons, "mean", seed, antithetic)
     else:
         measured = measure(setups, runs=runs, noise=noise, seed=seed, executor=executor, progress=progress,
                            description="validating", chains=chains, antithetic=antithetic)

@@ -479,7 +479,7 @@ class Natjam(Scheduler):
         while urgent work waits, and each look walks every slot.)"""
         sim = self.bound()
         rule4 = self.deadline_policy == "MLF" and self.mode != "kill"
-        min_run, banks, protected = self.min_run, self.banks, self._protected_until
+        protected = self._protected_until
         held: dict[int, list[int]] = {}
         holders: dict[int, JobRun] = {}
         verdicts: dict[int, bool] = {}  # job index -> whether it is a victim
@@ -488,21 +488,10 @@ class Natjam(Scheduler):
             if item is None:
                 continue
             run: SlotRun = item  # typed: compiled, its items are read without a lookup
-            job, kind, start = run[0], run[1], run[3]
-            ready = start + min_run
-            if kind == MAP:
-                if not self.evict_maps:
-                    continue  # a map ends soon on its own (the paper evicts reduces only)
-                if rule4 and start + banks > ready:
-                    ready = start + banks
-            elif rule4:  # a reducer computes once the job's last map ends: an event settle will see
-                map_done = job.map_done
-                if slot in job.copying or map_done is None:
-                    ready = math.inf
-                elif (start if start >= map_done else map_done) + banks > ready:
-                    ready = (start if start >= map_done else map_done) + banks
+            ready = self._ready(run, slot, rule4)
             if (now < ready and ready >= protected) or (suspending and slot in suspending):
                 continue  # (a suspending attempt's slot is looked up last: the dictionary costs most)
+            job = run[0]
             index = job.index
             victim = verdicts.get(index)
             if victim is None:
@@ -517,6 +506,27 @@ class Natjam(Scheduler):
         self._protected_until = protected
         return held, holders
 
+    def _ready(self, run: SlotRun, slot: int, rule4: bool) -> float:
+        """When the attempt ``run`` in ``slot`` may first be evicted (`_holders`): once it has run
+        ``min_run``; with ``rule4`` also once it has computed ``banks`` seconds (a reducer computes
+        once its job's last map ends), never while a reducer is copying (inf). A map never without
+        ``evict_maps`` (inf: a map ends soon on its own; the paper evicts reduces only)."""
+        job, kind, start = run[0], run[1], run[3]
+        ready = start + self.min_run
+        if kind == MAP:
+            if not self.evict_maps:
+                return math.inf
+            if rule4 and start + self.banks > ready:
+                ready = start + self.banks
+        elif rule4:
+            map_done = job.map_done
+            if slot in job.copying or map_done is None:
+                return math.inf
+            computing = start if start >= map_done else map_done
+            if computing + self.banks > ready:
+                ready = computing + self.banks
+        return ready
+
     def _none_ready(self, now: float) -> bool:
         """MLF: whether no attempt may be evicted now (as `_holders` tells, whatever the victims)
         and none may be before the wake-up the simulation has already been asked for. Then settle
@@ -528,7 +538,6 @@ class Natjam(Scheduler):
         (the lockstep's instants between evictions) cost one pass over the slots, no laxity."""
         sim = self.bound()
         rule4 = self.mode != "kill"
-        min_run, banks = self.min_run, self.banks
         first = sim.wake_at  # the first time an attempt may be evicted must not come earlier
         if first <= now:
             first = math.nextafter(now, math.inf)  # and it must be after now
@@ -537,20 +546,7 @@ class Natjam(Scheduler):
             if item is None:
                 continue
             run: SlotRun = item  # typed: compiled, its items are read without a lookup
-            job, kind, start = run[0], run[1], run[3]
-            ready = start + min_run  # as in `_holders`
-            if kind == MAP:
-                if not self.evict_maps:
-                    continue
-                if rule4 and start + banks > ready:
-                    ready = start + banks
-            elif rule4:
-                map_done = job.map_done
-                if slot in job.copying or map_done is None:
-                    continue  # ready at infinity
-                if (start if start >= map_done else map_done) + banks > ready:
-                    ready = (start if start >= map_done else map_done) + banks
-            if ready < first and not (suspending and slot in suspending):
+            if self._ready(run, slot, rule4) < first and not (suspending and slot in suspending):
                 return False
         return True
 
