@@ -16,6 +16,11 @@ DEFAULT_RUNS = 30
 AUTO_MIN_RUNS = 10
 AUTO_MAX_RUNS = 150
 AUTO_PRECISION = 0.01
+#: Other slot splits a validation simulates for its makespan-vs-map-slots figure (slot plans), and
+#: the batch size (tasks a run) above which it simulates none by default: the figure's points
+#: cost as much as the comparisons on a production day, and prove nothing the comparisons need.
+CURVE_SPLITS = 6
+CURVE_TASK_LIMIT = 1_000_000
 #: Bias bound of each job's times under validation (FRESH evaluated its plans with +-30% errors).
 DEFAULT_NOISE = 0.3
 #: Seconds a pair or packing solver may take.

@@ -51,7 +51,15 @@ from planner.cli.options import (
     executor_of,
 )
 from planner.cli.simulating import simulate_command
-from planner.defaults import AUTO_MAX_RUNS, AUTO_MIN_RUNS, AUTO_PRECISION, DEFAULT_NOISE, DEFAULT_RUNS
+from planner.defaults import (
+    AUTO_MAX_RUNS,
+    AUTO_MIN_RUNS,
+    AUTO_PRECISION,
+    CURVE_SPLITS,
+    CURVE_TASK_LIMIT,
+    DEFAULT_NOISE,
+    DEFAULT_RUNS,
+)
 from planner.limits import MAX_RUNS
 
 if TYPE_CHECKING:
@@ -69,7 +77,7 @@ def _inputs(workload: Path, cluster: Path) -> tuple[Workload, Cluster]:
 
 
 _VALIDATE_OPTIONS = {"runs": "--runs", "min_runs": "--min-runs", "max_runs": "--max-runs", "precision": "--precision",
-                     "antithetic": "--antithetic",
+                     "antithetic": "--antithetic", "curve_splits": "--curve-splits",
                      "noise": "--noise", "seed": "--seed", "executor": "--executor",
                      "target": "--target", "hadoop_conf": "--hadoop-conf", "paths": "--hadoop-conf"}
 _COMPARE_OPTIONS = {**SIMULATION_FLAGS, "seeds": "--seed", "executor": "--executor"}
@@ -96,6 +104,11 @@ def validate_command(
         bool | None, typer.Option("--antithetic/--independent",
                                   help="Runs in mirrored pairs (each job 1 + u, then 1 - u): less variance per run. "
                                        "Default: antithetic with --runs auto, independent with a number.")
+    ] = None,
+    curve_splits: Annotated[
+        int | None, typer.Option(help="Other slot splits simulated for the makespan-vs-map-slots figure (slot plans). "
+                                      f"Default: {CURVE_SPLITS}, none for a batch of more than "
+                                      f"{CURVE_TASK_LIMIT:,} tasks.")
     ] = None,
     noise: NoiseOption = DEFAULT_NOISE,
     seed: SeedOption = 0,
@@ -141,7 +154,8 @@ def validate_command(
         heartbeats_fit(batch.jobs, machines, [(made.map_slots, made.reduce_slots)], cluster_file=cluster)
     try:
         report = validate(made, batch, machines, runs=chosen, noise=noise, seed=seed, executor=executor_of(executor),
-                          progress=True, hadoop_conf=hadoop_conf, target=target, antithetic=antithetic)
+                          progress=True, hadoop_conf=hadoop_conf, target=target, antithetic=antithetic,
+                          curve_splits=curve_splits)
         example = example_run(made, batch, machines, seed=seed, hadoop_conf=hadoop_conf) if output is not None else None
     except InvalidInput as error:
         raise attribute(error, _VALIDATE_OPTIONS, plan=plan) from None

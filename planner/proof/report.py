@@ -22,6 +22,7 @@ from models.fileio import write_atomic
 from planner.proof.formats import percent
 from planner.proof.paired import verdict_text
 from planner.proof.setups import FAIR_RATIOS
+from planner.defaults import CURVE_TASK_LIMIT
 from planner.proof.validate import CURVE_RUNS, ValidationReport
 from planner.simulator import SimResult, VmResult
 
@@ -234,6 +235,10 @@ def method_facts(report: ValidationReport) -> list[str]:
                      "submission order, every job admitted at once for Fair and one at a time for FIFO.")
         if report.setup("curve"):
             facts.append(f"Curve points run the plan's scheduler on other splits, at most {CURVE_RUNS} runs each.")
+        else:
+            facts.append("No other split was simulated: the figure's line is the fluid model's alone (by default "
+                         f"a batch of more than {CURVE_TASK_LIMIT:,} tasks a run simulates none; "
+                         "--curve-splits N asks for N).")
     facts.append("Error = (predicted - simulated mean) / simulated mean: positive when the model is pessimistic.")
     facts.append(f"The same seed ({report.seed}) gives the same report.")
     return facts

@@ -54,7 +54,7 @@ import numpy as np
 from models import Cluster, InvalidInput, Workload
 from models.checks import as_bool, as_float, as_instance, as_int, as_paths, as_str
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
-from planner.defaults import DEFAULT_NOISE
+from planner.defaults import CURVE_SPLITS, CURVE_TASK_LIMIT, DEFAULT_NOISE
 from planner.io.hadoop.conf import conf_files, hadoop_settings
 from planner.limits import MAX_CURVE_SPLITS, MAX_RUNS
 from planner.plans.arguments import check_planned
@@ -242,7 +242,7 @@ def validate(
     noise: float = DEFAULT_NOISE,
     seed: int = 0,
     executor: ExecutorChoice = None,
-    curve_splits: int = 6,
+    curve_splits: int | None = None,
     progress: ProgressOption = False,
     hadoop_conf: Sequence[str | Path] | None = None,
     target: str | None = None,
@@ -256,7 +256,9 @@ def validate(
     resample pairs): by default on with "auto", off with a number (which must then be even).
 
     ``curve_splits`` slot splits besides the plan's are also simulated (slot plans; at most
-    ``min(runs, 10)`` runs each) for the makespan-vs-map-slots figure. ``executor`` goes to `sweep` (default: local processes);
+    ``min(runs, 10)`` runs each, the first round's with "auto") for the makespan-vs-map-slots
+    figure; by default (None) `CURVE_SPLITS`, or none for a batch of more than
+    `CURVE_TASK_LIMIT` tasks (`curve_splits_for`). ``executor`` goes to `sweep` (default: local processes);
     the report is the same on every executor for the same seed. ``hadoop_conf`` (Hadoop's
     configuration files, `hadoop_settings`) adds the cluster as configured as a baseline of slot
     plans: the batch run by the cluster's own scheduler, slots and nodes; a folder `planner
@@ -272,7 +274,7 @@ def validate(
     antithetic = antithetic_choice(antithetic, runs)
     noise = check_noise(noise)
     seed = as_int(seed, "seed", minimum=0)
-    curve_splits = as_int(curve_splits, "curve_splits", minimum=0, maximum=MAX_CURVE_SPLITS)
+    curve_splits = curve_splits_for(workload, curve_splits)
     if hadoop_conf is not None:
         hadoop_conf = as_paths(hadoop_conf, "hadoop_conf")
         if hadoop_conf:
@@ -350,6 +352,17 @@ def validate(
                             curve=curve, workload=workload.name, jobs=len(workload), cluster=cluster.to_dict(),
                             order=list(plan.order), phases=[[tuple(p) for p in phase] for phase in plan.phases],
                             jobs_outcome=outcomes, critical_jobs=critical, stopping=stopping, antithetic=antithetic)
+
+
+def curve_splits_for(workload: Workload, curve_splits: object) -> int:
+    """The other splits a slot plan's validation simulates for its figure: ``curve_splits`` (0 to
+    `MAX_CURVE_SPLITS`), or when None `CURVE_SPLITS` for a batch of at most `CURVE_TASK_LIMIT`
+    tasks and none for a larger one (a production day: the figure's points would cost as much as
+    the comparisons)."""
+    if curve_splits is None:
+        tasks = sum(job.map_tasks + job.reduce_tasks for job in workload)
+        return CURVE_SPLITS if tasks <= CURVE_TASK_LIMIT else 0
+    return as_int(curve_splits, "curve_splits", minimum=0, maximum=MAX_CURVE_SPLITS)
 
 
 def antithetic_choice(antithetic: object, runs: int | AutoRuns) -> bool:
