@@ -19,10 +19,10 @@ import planner.plots as plots
 from models import InvalidInput, InvalidType
 from models.checks import as_instance, as_path, shown
 from models.fileio import write_atomic
+from planner.defaults import CURVE_TASK_LIMIT
 from planner.proof.formats import percent
 from planner.proof.paired import verdict_text
 from planner.proof.setups import FAIR_RATIOS
-from planner.defaults import CURVE_TASK_LIMIT
 from planner.proof.validate import CURVE_RUNS, ValidationReport
 from planner.simulator import SimResult, VmResult
 
