@@ -620,8 +620,14 @@ class Natjam(Scheduler):
         if self.task_eviction == "random":
             return slots[int(self.rng.integers(len(slots)))]
         sim = self.bound()
-        remaining = [(time_left(sim, slot, now), slot) for slot in slots]
-        return min(remaining)[1] if self.task_eviction == "SRT" else max(remaining)[1]
+        shortest = self.task_eviction == "SRT"
+        chosen, best = slots[0], time_left(sim, slots[0], now)
+        for position in range(1, len(slots)):  # the least (SRT) or the most of (time left, slot)
+            slot = slots[position]
+            left = time_left(sim, slot, now)
+            if left < best if shortest else left >= best:  # in slot order: a tie goes to the lower (the higher)
+                chosen, best = slot, left
+        return chosen
 
 
 def _suspended_on(job: JobRun, node: int) -> bool:
