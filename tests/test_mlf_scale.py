@@ -167,7 +167,7 @@ def test_a_decision_computes_a_few_laxities_however_many_jobs_wait():
 
         def scan(self, now, attempt):
             counted["scans"] += 1
-            assert len(self.floors) <= 2 * self.live[FLOOR] + 65
+            assert self.floors.size <= 2 * self.live[FLOOR] + 65
             return super().scan(now, attempt)
 
     class CountingMLF(Natjam):

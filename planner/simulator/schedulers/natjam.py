@@ -6,7 +6,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import numpy as np
 from mypy_extensions import mypyc_attr
@@ -155,6 +155,9 @@ class Natjam(Scheduler):
         self._tied = False  # MDF with dependencies: `_rank` is by deadline alone (ties may rank either way)
         self._holding: list[tuple[int, int, JobRun]] = []  # MDF: (-rank, index, job)
         self._held: set[int] = set()
+        # Slot -> the attempt (its `SlotRun`, by identity) whose `_ready` time is kept, and that time.
+        self._ready_runs: list[object] = []
+        self._ready_at: list[float] = []
 
     def __repr__(self) -> str:
         return (f"Natjam(job_eviction={self.job_eviction!r}, task_eviction={self.task_eviction!r}, "
@@ -196,6 +199,8 @@ class Natjam(Scheduler):
                 self._rank[index] = rank
         self._holding = []
         self._held = set()
+        self._ready_runs = [None] * sim.slot_count
+        self._ready_at = [math.inf] * sim.slot_count
         # MLF keeps its order apart (`LaxityOrder`); with the network on, attempts' ends move
         # without the simulation saying so, and MLF ranks every job at each decision instead.
         self._laxity_order = None
@@ -483,14 +488,15 @@ class Natjam(Scheduler):
         held: dict[int, list[int]] = {}
         holders: dict[int, JobRun] = {}
         verdicts: dict[int, bool] = {}  # job index -> whether it is a victim
-        suspending = sim.suspending
-        for slot, item in enumerate(sim.slot_run):
+        suspending, slot_run = sim.suspending, sim.slot_run
+        for slot in range(len(slot_run)):
+            item: object = slot_run[slot]  # not unpacked: `_ready` knows the attempt by its tuple
             if item is None:
                 continue
-            run: SlotRun = item  # typed: compiled, its items are read without a lookup
-            ready = self._ready(run, slot, rule4)
+            ready = self._ready(item, slot, rule4)
             if (now < ready and ready >= protected) or (suspending and slot in suspending):
                 continue  # (a suspending attempt's slot is looked up last: the dictionary costs most)
+            run: SlotRun = cast(SlotRun, item)  # typed: compiled, its items are read without a lookup
             job = run[0]
             index = job.index
             victim = verdicts.get(index)
@@ -506,25 +512,33 @@ class Natjam(Scheduler):
         self._protected_until = protected
         return held, holders
 
-    def _ready(self, run: SlotRun, slot: int, rule4: bool) -> float:
+    def _ready(self, item: object, slot: int, rule4: bool) -> float:
         """When the attempt ``run`` in ``slot`` may first be evicted (`_holders`): once it has run
         ``min_run``; with ``rule4`` also once it has computed ``banks`` seconds (a reducer computes
         once its job's last map ends), never while a reducer is copying (inf). A map never without
-        ``evict_maps`` (inf: a map ends soon on its own; the paper evicts reduces only)."""
+        ``evict_maps`` (inf: a map ends soon on its own; the paper evicts reduces only). Kept per
+        slot for the attempt once it cannot change (`_ready_runs`): the walks look at every slot
+        at most instants."""
+        if self._ready_runs[slot] is item:  # the attempt's, kept (by its tuple: compiled, a `SlotRun`
+            return self._ready_at[slot]      # is unpacked into a struct, an `object` is not)
+        run: SlotRun = cast(SlotRun, item)  # typed: compiled, its items are read without a lookup
         job, kind, start = run[0], run[1], run[3]
         ready = start + self.min_run
         if kind == MAP:
-            if not self.evict_maps:
-                return math.inf
-            if rule4 and start + self.banks > ready:
-                ready = start + self.banks
+            if self.evict_maps:
+                if rule4 and start + self.banks > ready:
+                    ready = start + self.banks
+            else:
+                ready = math.inf
         elif rule4:
             map_done = job.map_done
             if slot in job.copying or map_done is None:
-                return math.inf
+                return math.inf  # until the copy and the maps are done: not kept
             computing = start if start >= map_done else map_done
             if computing + self.banks > ready:
                 ready = computing + self.banks
+        self._ready_runs[slot] = item  # the attempt's for good: its start, and its job's maps' end, stay
+        self._ready_at[slot] = ready
         return ready
 
     def _none_ready(self, now: float) -> bool:
@@ -541,12 +555,12 @@ class Natjam(Scheduler):
         first = sim.wake_at  # the first time an attempt may be evicted must not come earlier
         if first <= now:
             first = math.nextafter(now, math.inf)  # and it must be after now
-        suspending = sim.suspending
-        for slot, item in enumerate(sim.slot_run):
+        suspending, slot_run = sim.suspending, sim.slot_run
+        for slot in range(len(slot_run)):
+            item: object = slot_run[slot]  # not unpacked: `_ready` knows the attempt by its tuple
             if item is None:
                 continue
-            run: SlotRun = item  # typed: compiled, its items are read without a lookup
-            if self._ready(run, slot, rule4) < first and not (suspending and slot in suspending):
+            if self._ready(item, slot, rule4) < first and not (suspending and slot in suspending):
                 return False
         return True
 
@@ -590,6 +604,10 @@ class Natjam(Scheduler):
         """A suspended reduce of ``job`` that was suspended on ``node``, if any (its checkpoint is there)."""
         if not job.left or job.pending_maps or not job.reduces_open:
             return None
+        # A task suspended on ``node`` is one of ``job.left``'s (a few), each in the queue: without
+        # one, the walk over the queue (each of its tasks looked up) would find nothing.
+        if not _suspended_on(job, node):
+            return None
         for position in range(len(job.reduce_queue) - 1, -1, -1):
             task = job.reduce_queue[position]
             if job.resume_on.get((REDUCE, task)) == node and (REDUCE, task) in job.left:
@@ -602,8 +620,20 @@ class Natjam(Scheduler):
         if self.task_eviction == "random":
             return slots[int(self.rng.integers(len(slots)))]
         sim = self.bound()
-        remaining = [(time_left(sim, slot, now), slot) for slot in slots]
-        return min(remaining)[1] if self.task_eviction == "SRT" else max(remaining)[1]
+        shortest = self.task_eviction == "SRT"
+        chosen, best = slots[0], time_left(sim, slots[0], now)
+        for position in range(1, len(slots)):  # the least (SRT) or the most of (time left, slot)
+            slot = slots[position]
+            left = time_left(sim, slot, now)
+            if left < best if shortest else left >= best:  # in slot order: a tie goes to the lower (the higher)
+                chosen, best = slot, left
+        return chosen
+
+
+def _suspended_on(job: JobRun, node: int) -> bool:
+    """Whether a reduce of ``job`` suspended on ``node`` waits to resume (one of ``job.left``)."""
+    resume_on = job.resume_on
+    return any(key[0] == REDUCE and resume_on.get(key) == node for key in job.left)
 
 
 def by_containers(jobs: list[JobRun], held: dict[int, list[int]], most: bool) -> JobRun:

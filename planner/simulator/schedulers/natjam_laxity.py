@@ -45,8 +45,10 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, TypeVar
 
-from mypy_extensions import mypyc_attr
+from librt.vecs import vec
+from mypy_extensions import i64, mypyc_attr
 
+from planner.simulator.entry_heap import EntryHeap
 from planner.simulator.jobs import JobRun, SlotRun
 from planner.simulator.layout import ANY, MAP, REDUCE
 from planner.simulator.schedulers.kinetic import KineticLines, LinesInOrder
@@ -121,7 +123,6 @@ def holds(sim: Simulation, slot: int, job: JobRun) -> bool:
 
 # -- MLF's order, kept --------------------------------------------------------------------------
 T = TypeVar("T")
-H = TypeVar("H", bound=tuple)
 #: Where a job's bound is (`LaxityOrder.where`): none (nothing to launch), a line of `lines`
 #: (waiting, computing above the even share, computing at it), a floor, a window, no deadline.
 NONE: Final = 0
@@ -150,16 +151,22 @@ class LaxityOrder:
         count = len(sim.workload)
         self.lines = KineticLines(count)
         self.runs: list[JobRun | None] = [None] * count
-        self.stamps = [0] * count  # job index -> stamp of its live heap entry
-        self.where = bytearray(count)  # job index -> NONE, LINE, ... LAST
+        self.stamps = vec[i64]([0] * count)  # job index -> stamp of its live heap entry
+        self.where = vec[i64]([NONE] * count)  # job index -> NONE, LINE, ... LAST
         self.slots: list[list[int]] = [[] for _ in range(count)]  # job index -> its running slots, in order
         self.changed: list[JobRun] = []
         self.launches: list[tuple[JobRun, int]] = []
-        self.windows: list[tuple[float, int, int]] = []  # (bound, job index, stamp)
-        self.ends: list[tuple[float, int, int]] = []  # (the window's end, job index, stamp)
-        self.floors: list[tuple[float, int, int, int, float]] = []  # (bound, job index, stamp, J, left)
+        # The heaps' entries are typed columns (`EntryHeap`: no tuple made or compared): (bound or
+        # time, job index, stamp, J for a floor), ordered by (bound or time, job index).
+        self.windows = EntryHeap()  # (bound, job index, stamp)
+        self.ends = EntryHeap()  # (the window's end, job index, stamp)
+        self.floors = EntryHeap()  # (bound, job index, stamp, J); the job's left in `floor_left`
+        self.floor_left = vec[float]([0.0] * count)  # job index -> its work left when its floor was made
+        self.taken = EntryHeap()  # a stack, not a heap: the windows (b = -1) and floors a scan took
         self.last: list[tuple[float, str, int, int]] = []  # (submit, name, job index, stamp)
-        self.live = [0] * 7  # jobs in each place
+        self.live = vec[i64]([0] * 7)  # jobs in each place
+        self.refreshes: i64 = 0
+        self.bounded = vec[i64]([0] * count)  # job index -> the last refresh that bounded it
         self.grown = False  # a job arrived: floors and windows made with fewer jobs are too high
         self.scale = 1.0  # 1 + the largest deadline: the magnitude of the rounding margin
         self.node_slots: list[list[int]] = [[] for _ in range(sim.layout.nodes)]
@@ -219,16 +226,19 @@ class LaxityOrder:
             changed.extend(run for run, place in zip(self.runs, self.where, strict=True)
                            if run is not None and place in (FLOOR, WINDOW, SHARED))
         ends, stamps = self.ends, self.stamps
-        while ends and ends[0][0] < now:
-            _, index, stamp = heapq.heappop(ends)
+        while ends.size and ends.keys[0] < now:
+            index = ends.orders[0]
+            stamp = ends.a_of[0]
+            ends.drop_first()
             if stamps[index] == stamp:
                 changed.append(self._job(index))
         self.lines.advance(now)
         if changed:
-            seen: set[int] = set()
-            for job in changed:
-                if job.index not in seen and job.finish is None:
-                    seen.add(job.index)
+            self.refreshes += 1
+            refresh, bounded = self.refreshes, self.bounded
+            for job in changed:  # each once
+                if bounded[job.index] != refresh and job.finish is None:
+                    bounded[job.index] = refresh
                     self._bound(job, now)
             changed.clear()
 
@@ -272,7 +282,7 @@ class LaxityOrder:
         share = even_share(sim, len(self.jobs))
         start = job.start
         if computing:
-            self.ends = self._push(self.ends, (end, index, stamp), TANGENT, SHARED, WINDOW)  # re-bound then
+            self._push(self.ends, end, index, 0, self.live[TANGENT] + self.live[SHARED] + self.live[WINDOW])  # re-bound then
             late = left - computing * (end - now)  # left at the window's end
             if start is None or now <= start or late <= 0 or total <= left:
                 self._window(job, now, left, late, end, share)
@@ -287,8 +297,8 @@ class LaxityOrder:
             self._place(index, LINE)
             return job.deadline, left / (total - left), start
         self._place(index, FLOOR)
-        entry = (job.deadline - max(left, 0.0) / share, index, stamp, len(self.jobs), left)
-        self.floors = self._push(self.floors, entry, FLOOR)
+        self.floor_left[index] = left
+        self._push(self.floors, job.deadline - max(left, 0.0) / share, index, len(self.jobs), self.live[FLOOR])
         return None
 
     def _window(self, job: JobRun, now: float, left: float, late: float, end: float, share: float) -> None:
@@ -296,24 +306,31 @@ class LaxityOrder:
         start = job.start
         if start is None or now <= start:  # no rate of its own yet: a bound for this instant only
             bound = deadline_of(job) - max(left, 0.0) / share
-            heapq.heappush(self.ends, (now, job.index, self.stamps[job.index]))
+            self.ends.push(now, job.index, self.stamps[job.index], 0)
         else:
             total = total_work(job)
             rate = min((total - left) / (now - start), (total - late) / (end - start))
             bound = deadline_of(job) - max(left, 0.0) / max(rate, share)
         self._place(job.index, WINDOW)
-        self.windows = self._push(self.windows, (bound, job.index, self.stamps[job.index]), WINDOW)
+        self._push(self.windows, bound, job.index, 0, self.live[WINDOW])
 
-    def _push(self, heap: list[H], entry: H, *places: int) -> list[H]:
-        """Push ``entry`` (a bound or time, the job index, its stamp, ...) on ``heap``; the heap,
-        rebuilt from its live entries when stale ones (jobs re-bounded since) outnumber them."""
-        heapq.heappush(heap, entry)
-        if len(heap) <= COMPACT_FACTOR * sum(self.live[place] for place in places) + 64:
-            return heap
+    def _push(self, heap: EntryHeap, key: float, index: i64, b: i64, live: int) -> None:
+        """Push (``key``, the job ``index``, its stamp, ``b``) on ``heap``, whose live entries are
+        ``live`` of its places' jobs; kept to its live entries when stale ones (jobs re-bounded
+        since) outnumber them, pushed again in turn (the i-th is read before the i-th push, which
+        writes no place past the i-th)."""
         stamps = self.stamps
-        heap = [item for item in heap if stamps[item[1]] == item[2]]
-        heapq.heapify(heap)
-        return heap
+        heap.push(key, index, stamps[index], b)
+        if heap.size <= COMPACT_FACTOR * live + 64:
+            return
+        kept: i64 = 0
+        for position in range(heap.size):
+            if stamps[heap.orders[position]] == heap.a_of[position]:
+                heap.move(position, kept)
+                kept += 1
+        heap.size = 0
+        for position in range(kept):
+            heap.push(heap.keys[position], heap.orders[position], heap.a_of[position], heap.b_of[position])
 
     # -- the order ----------------------------------------------------------------------------
     def running(self, job: JobRun, now: float) -> float:
@@ -338,34 +355,36 @@ class LaxityOrder:
         share = even_share(self.sim, len(self.jobs))
         count = len(self.jobs)
         stamps = self.stamps
-        windows, floors, last = self.windows, self.floors, self.last
-        taken_windows: list[tuple[float, int, int]] = []
-        taken_floors: list[tuple[float, int, int, int, float]] = []
+        windows, floors, last, taken = self.windows, self.floors, self.last, self.taken
+        taken.size = 0
         taken_last: list[tuple[float, str, int, int]] = []
         met: list[tuple[float, float, str, int]] = []  # exact keys of the jobs met, not yet offered
         tree = self.lines
         line_leaf = tree.win[1]  # the least line, then the next ones (-1: none left)
         line_value = tree.value(line_leaf, now) if line_leaf >= 0 else math.inf
+        lines_met = 0  # the first is the tree's winner, the second the least beside its path, then `ordered`
         lines: LinesInOrder | None = None
         scale = self.scale + abs(now)
         try:
             while True:
-                while windows and stamps[windows[0][1]] != windows[0][2]:
-                    heapq.heappop(windows)
-                while floors:
-                    _, index, stamp, jobs, left = floors[0]
-                    if stamps[index] != stamp:
-                        heapq.heappop(floors)
-                    elif jobs > count:  # made when more jobs shared the cluster: raise it
-                        bound = deadline_of(self._job(index)) - max(left, 0.0) / share
-                        heapq.heapreplace(floors, (bound, index, stamp, count, left))
+                while windows.size and stamps[windows.orders[0]] != windows.a_of[0]:
+                    windows.drop_first()
+                while floors.size:
+                    index = floors.orders[0]
+                    if stamps[index] != floors.a_of[0]:
+                        floors.drop_first()
+                    elif floors.b_of[0] > count:  # made when more jobs shared the cluster: raise it
+                        stamp = floors.a_of[0]
+                        floors.drop_first()
+                        bound = deadline_of(self._job(index)) - max(self.floor_left[index], 0.0) / share
+                        floors.push(bound, index, stamp, count)
                     else:
                         break
                 bound, source = math.inf, NONE
-                if windows and windows[0][0] < bound:
-                    bound, source = windows[0][0], WINDOW
-                if floors and floors[0][0] < bound:
-                    bound, source = floors[0][0], FLOOR
+                if windows.size and windows.keys[0] < bound:
+                    bound, source = windows.keys[0], WINDOW
+                if floors.size and floors.keys[0] < bound:
+                    bound, source = floors.keys[0], FLOOR
                 if line_leaf >= 0 and line_value < bound:
                     bound, source = line_value, LINE
                 if met and (source == NONE or met[0][0] + now + MARGIN * (scale + abs(met[0][0])) < bound):
@@ -376,18 +395,29 @@ class LaxityOrder:
                 if source == NONE:
                     break
                 if source == WINDOW:
-                    taken_windows.append(heapq.heappop(windows))
-                    index = taken_windows[-1][1]
+                    index = windows.orders[0]
+                    taken.put(taken.size, windows.keys[0], index, windows.a_of[0], -1)
+                    taken.size += 1
+                    windows.drop_first()
                 elif source == FLOOR:
-                    taken_floors.append(heapq.heappop(floors))
-                    index = taken_floors[-1][1]
+                    index = floors.orders[0]
+                    taken.put(taken.size, floors.keys[0], index, floors.a_of[0], floors.b_of[0])
+                    taken.size += 1
+                    floors.drop_first()
                 elif line_leaf >= 0:  # source == LINE
                     index = line_leaf
-                    if lines is None:
-                        lines = tree.ordered()
-                        lines.step()  # the least, met already
-                    line_leaf = lines.leaf if lines.step() else -1
-                    line_value = lines.value
+                    lines_met += 1
+                    if lines_met == 1:  # the next is the least beside the winner's path: no listing yet
+                        beside = tree.runner_up()
+                        line_leaf = tree.win[beside] if beside >= 0 else -1
+                        line_value = tree.value(line_leaf, now) if line_leaf >= 0 else math.inf
+                    else:
+                        if lines is None:
+                            lines = tree.ordered()
+                            lines.step()  # the least and the second, met already
+                            lines.step()
+                        line_leaf = lines.leaf if lines.step() else -1
+                        line_value = lines.value
                 else:  # pragma: no cover - a source is a window, a floor or a line
                     break
                 job = self._job(index)
@@ -406,10 +436,13 @@ class LaxityOrder:
                     return result
             return None
         finally:
-            for window in taken_windows:
-                heapq.heappush(windows, window)
-            for floor in taken_floors:
-                heapq.heappush(floors, floor)
+            for position in range(taken.size):
+                if taken.b_of[position] < 0:
+                    windows.push(taken.keys[position], taken.orders[position], taken.a_of[position], 0)
+                else:
+                    floors.push(taken.keys[position], taken.orders[position], taken.a_of[position],
+                                taken.b_of[position])
+            taken.size = 0
             for entry in taken_last:
                 heapq.heappush(last, entry)
 
