@@ -81,7 +81,8 @@ def make_plan(
     percentile makespan over ``runs`` runs on batches biased by up to
     ``noise`` (seeded by ``seed``; `executor` and `progress` go to `sweep`).
     The plan says so in ``robust`` and `selection`. Otherwise ``progress`` hears each fluid
-    curve's splits (`planner.planning.curves.SlotCurves`: a production day's take minutes).
+    curve's splits (`planner.planning.curves.SlotCurves`; a large batch's best split comes from a
+    bounded search of a few hundred splits, and its plan keeps no curve: ``curve`` is empty).
 
     Time (slot strategies; `planner.planning.arrivals`): jobs are released at their ``submit``
     times unless ``ready_now``; ``window`` is the batch window's end (absolute seconds), the due
@@ -129,9 +130,8 @@ def make_plan(
     if window is not None and len(workload):
         night = all_ready(workload) if ready_now else workload
         arrivals.check_window_reachable(window, arrivals.batch_bounds(night, total, window))
-    curves = SlotCurves(jobs, total, k, model, releases, progress)
-    baseline = fluid_makespan(jobs, cluster.total_map_slots, cluster.total_reduce_slots, k, submitted, model,
-                              releases=releases)
+    # the cluster's split: the baseline's (submission order) and a "johnson" plan's
+    curves = SlotCurves(jobs, total, k, model, releases, progress, also=(cluster.total_map_slots,))
     if strategy == "slots":
         arrivals.makespan_only(objective, "\"slots\" (submission order)")
         order, ordering = submitted, None
@@ -143,7 +143,7 @@ def make_plan(
 
             a, b = stage_times(jobs, cluster.total_map_slots, cluster.total_reduce_slots)
             order, ordering = arrivals.no_worse_than_submission(
-                order, ordering, submitted, curves.plan,
+                order, ordering, submitted, curves.best,
                 lambda o: pipelines.two_stage_values(a, b, releases, due, o, workload)["makespan"])
     elif releases is None and objective == "makespan":
         order, ordering = johnson_admission(workload, cluster), None
@@ -155,12 +155,13 @@ def make_plan(
 
         a, b = stage_times(jobs, cluster.total_map_slots, cluster.total_reduce_slots)
         order, ordering = arrivals.no_worse_than_submission(
-            order, ordering, submitted, curves.plan,
+            order, ordering, submitted, curves.best,
             lambda o: release_schedule(a, b, np.zeros(len(jobs)) if releases is None else releases, o).makespan)
-    best = curves.plan(order)
+    best = curves.best(order)
+    baseline = curves.value(submitted, cluster.total_map_slots)
     if strategy == "johnson":
         map_slots = cluster.total_map_slots
-        predicted = float(best.makespans[map_slots - 1])
+        predicted = curves.value(order, map_slots)
         # the split is the cluster's, not searched: configure_slots' bound is for another split
         status, solver_name, seconds, bound, gap = "optimal", "johnson", best.seconds, None, None
     else:

@@ -257,10 +257,37 @@ def johnson_bound(inst: ReleaseInstance, first: float, second: float, remaining:
     jobs = np.array(sorted(remaining, key=inst.johnson_rank.__getitem__))
     a, b, heads = inst.a[jobs], inst.b[jobs], np.maximum(inst.r[jobs], first)
     starts = np.unique(heads)
-    inside = heads[None, :] >= starts[:, None]
-    sums = np.cumsum(np.where(inside, a, 0.0), axis=1)
-    sums += np.cumsum(np.where(inside, b, 0.0)[:, ::-1], axis=1)[:, ::-1]
-    return float(max((np.where(inside, sums, -math.inf).max(axis=1) + starts).max(), second + b.sum()))
+    best = second + b.sum()
+    # Each head's row is the same arithmetic whatever rows go with it: in blocks of rows (a
+    # (heads x jobs) matrix is quadratic: 24,437 jobs would hold gigabytes), latest heads first,
+    # skipping a head whose jobs' work from it, t + sum(a) + sum(b), cannot beat the best so far
+    # (a row's value is one of its prefix-plus-suffix sums, at most that total but for rounding).
+    order = np.argsort(heads, kind="stable")
+    total_a = np.cumsum(a[order][::-1])[::-1]
+    total_b = np.cumsum(b[order][::-1])[::-1]
+    first_at = np.searchsorted(heads[order], starts)
+    most = starts + (total_a[first_at] + total_b[first_at]) * (1.0 + _ROUNDING)
+    rows = max(1, _BOUND_ENTRIES // max(heads.size, 1))
+    left = starts.size
+    while left > 0:
+        chunk = np.arange(max(0, left - rows), left)
+        left = chunk[0]
+        chunk = chunk[most[chunk] >= best]
+        if not chunk.size:
+            continue
+        at = starts[chunk]
+        inside = heads[None, :] >= at[:, None]
+        sums = np.cumsum(np.where(inside, a, 0.0), axis=1)
+        sums += np.cumsum(np.where(inside, b, 0.0)[:, ::-1], axis=1)[:, ::-1]
+        best = max(best, (np.where(inside, sums, -math.inf).max(axis=1) + at).max())
+    return float(best)
+
+
+#: `johnson_bound`'s rows go in blocks of about this many entries (8 bytes each).
+_BOUND_ENTRIES = 1 << 20
+#: A relative allowance for rounding in `johnson_bound`'s skip test (sums of at most
+#: `MAX_JOBS` terms carry far less).
+_ROUNDING = 1e-9
 
 
 def node_bound(inst: ReleaseInstance, first: float, second: float, remaining: list[int], partial: float) -> float:

@@ -53,11 +53,11 @@ from solvers.slots.work import PhaseWork
 MODELS = ("fresh", "capped")
 #: ``releases="submit"``: each job's ``submit`` time is its release.
 FROM_SUBMIT = "submit"
-Releases = Sequence[float] | Literal["submit"] | None
+Releases = Sequence[float] | np.ndarray | Literal["submit"] | None
 
 __all__ = [
-    "FROM_SUBMIT", "MODELS", "Releases", "SlotPlan", "check_jobs", "check_order", "check_releases", "configure_slots",
-    "fluid_makespan",
+    "FROM_SUBMIT", "MODELS", "Releases", "SlotPlan", "best_split", "check_jobs", "check_order", "check_releases",
+    "configure_slots", "fluid_makespan",
 ]
 
 
@@ -184,6 +184,50 @@ def configure_slots(
         model=model,
         releases=None if release is None else tuple(float(r) for r in release),
     )
+
+
+def best_split(
+    jobs: Sequence[Job],
+    total_slots: int,
+    k: int,
+    order: Sequence[int] | None = None,
+    model: str = "fresh",
+    releases: Releases = None,
+    also: Sequence[int] = (),
+    progress: Callable[[int], None] | None = None,
+) -> tuple[SlotPlan, dict[int, float]]:
+    """`configure_slots`' best split and makespan without its whole curve (the plan's
+    ``makespans`` is empty): a search that evaluates, exactly as the curve does, only the splits
+    a bound cannot rule out (`solvers.slots.search`), with the values of the map-slot counts in
+    ``also`` (map slots -> makespan, the curve's numbers). ``progress(splits)`` hears each batch
+    of splits whose map phases ran."""
+    clock = Stopwatch()
+    jobs = check_jobs(jobs)
+    total_slots = as_int(total_slots, "total_slots", minimum=2, maximum=MAX_TOTAL_SLOTS)
+    k = as_int(k, "k", minimum=1, maximum=MAX_JOBS)
+    model = as_str(model, "model", choices=MODELS)
+    admission = check_order(order, len(jobs))
+    release = check_releases(releases, jobs)
+    wanted = [as_int(s, f"also[{i}]", minimum=1, maximum=total_slots - 1) for i, s in enumerate(also)]
+    from solvers.slots.search import bounded_search
+
+    found = bounded_search(PhaseWork.from_jobs(jobs, admission, release), total_slots, k, model, wanted, progress)
+    plan = SlotPlan(
+        status=SolveStatus.OPTIMAL,
+        objective=found.makespan,
+        bound=found.makespan,
+        gap=0.0,
+        solver=f"fluid-{model}-bounded",
+        seconds=clock.seconds,
+        map_slots=found.map_slots,
+        reduce_slots=total_slots - found.map_slots,
+        makespan=found.makespan,
+        order=tuple(int(i) for i in admission),
+        k=k,
+        model=model,
+        releases=None if release is None else tuple(float(r) for r in release),
+    )
+    return plan, {s: found.values[s] for s in wanted}
 
 
 def fluid_makespan(
