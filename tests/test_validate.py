@@ -345,3 +345,34 @@ def test_a_batch_over_the_curve_task_limit_simulates_no_other_split_by_default(m
     assert "No other split was simulated" not in render_markdown(asked, {})
     with pytest.raises(InvalidInput, match="curve_splits"):
         validate(plan, workload, cluster, runs=2, curve_splits=-1, executor="serial")
+
+
+@pytest.mark.filterwarnings("ignore::models.errors.TaskFloorWarning")
+@pytest.mark.parametrize("strategy", ["slots+johnson", "johnson"])
+def test_a_plan_made_without_its_curve_validates_without_computing_it(monkeypatch, strategy):
+    """A batch too large for its whole fluid curve (`CURVE_ENTRIES`; set to 0 here) gets a plan
+    with none. Validated without curve points, the report has no curve and no curve figure, and its
+    predictions are the fluid model at their splits alone (`fluid_point`): the very numbers the
+    whole curve gives there, as a validation of the plan made with its curve shows. With curve
+    points the curve is computed as before."""
+    from planner.planning import curves as curves_module
+    from planner.proof.report import render_figures, render_markdown
+
+    workload = Workload([Job(f"j{i}", 6 + i % 5, 2 + i % 3, 8.0 + i, 12.0 + 2 * i, submit=float(5 * i))
+                         for i in range(12)])
+    cluster = Cluster(nodes=6, map_slots=2, reduce_slots=2, heartbeat=0.0)
+    kept = make_plan(workload, cluster, strategy, k=3)
+    monkeypatch.setattr(curves_module, "CURVE_ENTRIES", 0)
+    bare = make_plan(workload, cluster, strategy, k=3)
+    assert bare.curve == () and len(kept.curve) == cluster.total_slots - 1
+    without = validate(bare, workload, cluster, runs=2, curve_splits=0, executor="serial")
+    with_curve = validate(kept, workload, cluster, runs=2, curve_splits=0, executor="serial")
+    assert without.curve == [] and len(with_curve.curve) == cluster.total_slots - 1
+    assert [(r["setup"], r["predicted"]) for r in without.setups] == \
+        [(r["setup"], r["predicted"]) for r in with_curve.setups]
+    assert without.planned["predicted"] == with_curve.curve[bare.map_slots - 1]
+    assert "makespan_vs_map_slots" not in render_figures(without)
+    assert "makespan_vs_map_slots" in render_figures(with_curve)
+    assert "curve over every split was not computed" in render_markdown(without, {})
+    asked = validate(bare, workload, cluster, runs=2, curve_splits=2, executor="serial")
+    assert asked.curve == with_curve.curve and len(asked.setup("curve")) == 2

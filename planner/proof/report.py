@@ -236,8 +236,10 @@ def method_facts(report: ValidationReport) -> list[str]:
         if report.setup("curve"):
             facts.append(f"Curve points run the plan's scheduler on other splits, at most {CURVE_RUNS} runs each.")
         else:
-            facts.append("No other split was simulated: the figure's line is the fluid model's alone (by default "
-                         f"a batch of more than {CURVE_TASK_LIMIT:,} tasks a run simulates none; "
+            facts.append("No other split was simulated" + (": the figure's line is the fluid model's alone" if
+                         report.curve else ", and the fluid model's curve over every split was not computed (the "
+                         "plan was made without it, a batch too large for it): no figure of the curve") +
+                         f" (by default a batch of more than {CURVE_TASK_LIMIT:,} tasks a run simulates none; "
                          "--curve-splits N asks for N).")
     facts.append("Error = (predicted - simulated mean) / simulated mean: positive when the model is pessimistic.")
     facts.append(f"The same seed ({report.seed}) gives the same report.")
@@ -405,7 +407,7 @@ def render_figures(report: ValidationReport, example: SimResult | VmResult | Non
         raise InvalidInput("example", f"a {report.kind} report's example run must be a {expected.__name__} "
                            f"(planner.proof.validate.example_run), got {type(example).__name__}")
     draw: list[tuple[str, tuple[float, float], Any]] = []
-    if report.kind == "slots":
+    if report.kind == "slots" and report.curve:
         draw.append(("makespan_vs_map_slots", (8.5, 5.0), lambda ax: plots.plot_makespan_curve(report, ax)))
     if report.kind != "target":  # a target plan's figures are its objective's, not a model's prediction
         draw.append(("predicted_vs_simulated", (9.5, 1.4 + 0.65 * len(report.table())),

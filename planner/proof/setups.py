@@ -189,16 +189,20 @@ def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: 
                 curve: Sequence[float] | None = None, *, target: str = "mrv1") -> list[Setup]:
     """The plan, the baselines and the curve points of a slot plan (module docstring), each run on
     the batch the plan runs on (`plan_batch`); ``curve`` is `fluid_curve`'s, when the caller has
-    it (a "johnson" plan's takes minutes on a day's batch); the plan's variant is its export to
-    ``target``."""
+    it (a "johnson" plan's takes minutes on a day's batch), or empty when it is not computed (the
+    predictions are then `fluid_point`'s); the plan's variant is its export to ``target``."""
     jobs = list(workload)
     night = plan_batch(plan, workload, cluster)
     total = plan.map_slots + plan.reduce_slots
     if curve is None:
         curve = fluid_curve(plan, workload)
+
+    def predicted_at(map_slots: int) -> float:  # an empty curve: not computed (a batch too large for it)
+        return curve[map_slots - 1] if curve else fluid_point(plan, workload, map_slots)
+
     scheduler, label = planned_scheduler(plan.strategy, plan.k, plan.order)
     planned = resubmitted(night, plan_submits(plan, workload))
-    setups = [Setup(f"plan ({label}, {plan.map_slots}:{plan.reduce_slots})", "plan", curve[plan.map_slots - 1],
+    setups = [Setup(f"plan ({label}, {plan.map_slots}:{plan.reduce_slots})", "plan", predicted_at(plan.map_slots),
                     Run(planned, cluster, scheduler, (plan.map_slots, plan.reduce_slots)))]
     exported = exported_setup(plan, workload, cluster, target)
     if exported is not None:
@@ -227,7 +231,7 @@ def slot_setups(plan: Plan, workload: Workload, cluster: Cluster, curve_splits: 
     setups.append(Setup(f"FIFO, submission order ({cluster_split[0]}:{cluster_split[1]})", "baseline", predicted,
                         Run(night, cluster, Fifo(order=job_names(workload, order)), cluster_split)))
     for map_slots in curve_points(total, plan.map_slots, curve_splits):
-        setups.append(Setup(f"curve {map_slots}:{total - map_slots}", "curve", curve[map_slots - 1],
+        setups.append(Setup(f"curve {map_slots}:{total - map_slots}", "curve", predicted_at(map_slots),
                             Run(planned, cluster, scheduler, (map_slots, total - map_slots))))
     origin = first_arrival(night)  # whenever a setup submits its first job
     return [replace(setup, origin=origin) for setup in setups]
@@ -277,6 +281,17 @@ def planned_run(plan: Plan, workload: Workload, cluster: Cluster) -> Run:
     scheduler, _ = planned_scheduler(plan.strategy, plan.k, plan.order)
     return Run(resubmitted(night, plan_submits(plan, workload)), cluster, scheduler,
                (plan.map_slots, plan.reduce_slots))
+
+
+def fluid_point(plan: Plan, workload: Workload, map_slots: int) -> float:
+    """`fluid_curve`'s value at one split (``map_slots`` of the plan's slots): the same model,
+    order and k, for a batch whose whole curve is not computed."""
+    jobs = list(workload)
+    index = {job.name: i for i, job in enumerate(jobs)}
+    k = 1 if plan.strategy == "johnson" else plan.k
+    total = plan.map_slots + plan.reduce_slots
+    return float(fluid_makespan(jobs, map_slots, total - map_slots, k, [index[n] for n in plan.order], plan.model,
+                                releases=release_times(workload, plan.ready_now)))
 
 
 def fluid_curve(plan: Plan, workload: Workload) -> list[float]:

@@ -258,7 +258,9 @@ def validate(
     ``curve_splits`` slot splits besides the plan's are also simulated (slot plans; at most
     ``min(runs, 10)`` runs each, the first round's with "auto") for the makespan-vs-map-slots
     figure; by default (None) `CURVE_SPLITS`, or none for a batch of more than
-    `CURVE_TASK_LIMIT` tasks (`curve_splits_for`). ``executor`` goes to `sweep` (default: local processes);
+    `CURVE_TASK_LIMIT` tasks (`curve_splits_for`). A plan made without its whole fluid curve (a
+    batch too large for it) and validated without curve points has no figure of the curve
+    (``report.curve`` is empty) and its predictions are computed at their splits alone. ``executor`` goes to `sweep` (default: local processes);
     the report is the same on every executor for the same seed. ``hadoop_conf`` (Hadoop's
     configuration files, `hadoop_settings`) adds the cluster as configured as a baseline of slot
     plans: the batch run by the cluster's own scheduler, slots and nodes; a folder `planner
@@ -292,7 +294,9 @@ def validate(
     if plan.phases:
         kind, setups, curve = "vms", vm_setups(plan, night, cluster), []
     else:
-        curve = fluid_curve(plan, workload)
+        # a plan too large for its whole curve (`planner.planning.curves.CURVE_ENTRIES`) has none: without
+        # curve points nothing needs it, and computing it would take minutes for a figure's line
+        curve = fluid_curve(plan, workload) if plan.curve or curve_splits else []
         kind, setups = "slots", slot_setups(plan, workload, cluster, curve_splits, curve,
                                             target=target or "mrv1")
         for folder in exports:
