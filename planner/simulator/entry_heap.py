@@ -88,3 +88,70 @@ class EntryHeap:
             else:
                 break
         self.put(position, key, order, a, b)
+
+
+class IntHeap:
+    """A binary heap of 64-bit integers in one typed column, smallest first (as `heapq` on a list of
+    ints, with no number boxed: the heartbeats' reports, `engine.EventQueue.ticks`)."""
+
+    __slots__ = ("items", "size")
+
+    def __init__(self) -> None:
+        self.items: vec[i64] = vec[i64]()
+        self.size: i64 = 0
+
+    def __len__(self) -> int:
+        return self.size
+
+    def first(self) -> i64:
+        if self.size == 0:
+            raise IndexError("first of an empty heap")
+        return self.items[0]
+
+    def push(self, item: i64) -> None:
+        """Add ``item``: from a new last place it rises past the parents greater than it."""
+        position = self.size
+        if position == len(self.items):
+            self.items = append(self.items, item)
+        self.size = position + 1
+        items = self.items
+        while position > 0:
+            parent = (position - 1) >> 1
+            above = items[parent]
+            if item < above:
+                items[position] = above
+                position = parent
+            else:
+                break
+        items[position] = item
+
+    def pop(self) -> i64:
+        """Remove and return the smallest item (the last takes its place as in `EntryHeap.drop_first`)."""
+        if self.size == 0:
+            raise IndexError("pop from an empty heap")
+        items = self.items
+        smallest = items[0]
+        end = self.size - 1
+        self.size = end
+        if end == 0:
+            return smallest
+        last = items[end]
+        position: i64 = 0
+        child: i64 = 1
+        while child < end:
+            right = child + 1
+            if right < end and items[right] < items[child]:
+                child = right
+            items[position] = items[child]
+            position = child
+            child = 2 * position + 1
+        while position > 0:
+            parent = (position - 1) >> 1
+            above = items[parent]
+            if last < above:
+                items[position] = above
+                position = parent
+            else:
+                break
+        items[position] = last
+        return smallest
