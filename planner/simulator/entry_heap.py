@@ -62,8 +62,8 @@ class EntryHeap:
         self.size = end
         if end == 0:
             return
-        keys, orders = self.keys, self.orders
-        last_key, last_order, last_a, last_b = keys[end], orders[end], self.a_of[end], self.b_of[end]
+        keys, orders, a_of, b_of = self.keys, self.orders, self.a_of, self.b_of
+        last_key, last_order, last_a, last_b = keys[end], orders[end], a_of[end], b_of[end]
         position: i64 = 0
         child: i64 = 1
         while child < end:
@@ -71,19 +71,25 @@ class EntryHeap:
             if right < end and (keys[right] < keys[child] or (
                     keys[right] == keys[child] and orders[right] < orders[child])):
                 child = right
-            self.move(child, position)
+            keys[position] = keys[child]  # `move`, inlined: once per level of every event
+            orders[position] = orders[child]
+            a_of[position] = a_of[child]
+            b_of[position] = b_of[child]
             position = child
             child = 2 * position + 1
         self._rise(position, last_key, last_order, last_a, last_b)
 
     def _rise(self, position: i64, key: float, order: i64, a: i64, b: i64) -> None:
         """Place the entry at ``position`` or above it, past the parents that come after it."""
-        keys, orders = self.keys, self.orders
+        keys, orders, a_of, b_of = self.keys, self.orders, self.a_of, self.b_of
         while position > 0:
             parent = (position - 1) >> 1
             parent_key = keys[parent]
             if key < parent_key or (key == parent_key and order < orders[parent]):
-                self.move(parent, position)
+                keys[position] = parent_key  # `move`, inlined
+                orders[position] = orders[parent]
+                a_of[position] = a_of[parent]
+                b_of[position] = b_of[parent]
                 position = parent
             else:
                 break
