@@ -62,6 +62,8 @@ class JobRun:
 
     __slots__ = (
         "block",
+        "block_nodes",
+        "copies",
         "copying",
         "copying_on",
         "deadline",
@@ -94,8 +96,6 @@ class JobRun:
         "reduces",
         "reduces_done",
         "reduces_open",
-        "block_nodes",
-        "copies",
         "replica_array",
         "replica_nodes",
         "resume_on",
