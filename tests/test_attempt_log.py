@@ -165,7 +165,7 @@ def test_finished_jobs_let_go_of_their_tasks():
     sim.run()
     for job in sim.jobs:
         assert job.finish is not None and job.maps_done == job.maps
-        assert len(job.map_state) == 0 and job.on_node.tasks == []
+        assert len(job.map_state) == 0 and len(job.on_node.tasks) == 0
         assert len(job.map_times) == job.maps and job.replicas.shape == (job.maps, 3)
         assert job.replicas.dtype == np.int16 and job.map_times.dtype == np.float64
     assert np.isfinite(sim.jobs[0].finish)

@@ -100,6 +100,38 @@ def test_replicas_placed_without_clash_checks_are_those_the_checks_give(nodes, r
     assert not single.replicas_never_clash
 
 
+@pytest.mark.parametrize(("nodes", "racks", "replication"),
+                         [(12, 3, 3), (500, 10, 3), (7, 3, 2), (9, 2, 5), (10, 2, 1), (5, 3, 3), (6, 1, 3), (2, 1, 3)])
+def test_flat_placement_and_locality_indexes_are_numpys(nodes, racks, replication):
+    """`jobs.place_flat` (a job's replicas computed in compiled loops from the draws) gives
+    `place_blocks`'s nodes from the same generator state, and leaves the generator where it
+    would (the task times drawn next are the same); `flat_locality_indexes` groups tasks by node
+    as a stable argsort of the replicas does, and by rack as the runs of its nodes' groups."""
+    from librt.vecs import vec
+    from mypy_extensions import i64
+
+    from planner.simulator.jobs import flat_locality_indexes, place_flat
+    from planner.simulator.layout import place_blocks
+
+    layout = build_layout(Cluster(nodes=nodes, racks=racks))
+    copies = min(replication, nodes)
+    for seed in range(10):
+        for blocks in (1, 2, 257):
+            ours_rng, numpy_rng = np.random.default_rng(seed), np.random.default_rng(seed)
+            flat = place_flat(ours_rng, blocks, layout, copies)
+            expected = place_blocks(numpy_rng, blocks, layout, copies)
+            assert list(flat) == expected.ravel().tolist()
+            assert ours_rng.random() == numpy_rng.random()
+            on_node, on_rack = flat_locality_indexes(vec[i64](list(flat)), copies, layout)
+            order = (np.argsort(expected.ravel(), kind="stable") // copies).tolist()
+            assert list(on_node.tasks) == order
+            bounds = [0, *np.bincount(expected.ravel(), minlength=nodes).cumsum().tolist()]
+            assert list(on_node.cursor)[:nodes] == bounds[:-1] and list(on_node.end) == bounds[1:]
+            starts = [*layout.rack_starts, nodes]
+            assert list(on_rack.cursor) == [bounds[s] for s in starts[:-1]]
+            assert list(on_rack.end) == [bounds[s] for s in starts[1:]]
+
+
 def test_same_result_in_another_process_with_another_hash_seed():
     """Byte-identical JSON in a fresh interpreter with a different PYTHONHASHSEED (set and dict
     iteration over pool and job names must not leak into the result)."""

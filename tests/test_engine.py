@@ -101,3 +101,29 @@ def test_the_event_heap_pops_as_heapq_on_time_priority_sequence(seed):
     assert len(queue) == 0 and queue.first_time() == math.inf
     with pytest.raises(IndexError):
         queue.pop()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_reports_heap_pops_as_heapq(seed):
+    """`entry_heap.IntHeap` (the heartbeats' reports) gives `heapq`'s pops on random pushes and
+    pops, repeated values included."""
+    import heapq
+    import random
+
+    from planner.simulator.entry_heap import IntHeap
+
+    rng = random.Random(seed)
+    ours, reference = IntHeap(), []
+    for _ in range(3_000):
+        if reference and rng.random() < 0.45:
+            assert ours.first() == reference[0]
+            assert ours.pop() == heapq.heappop(reference)
+        else:
+            item = rng.randrange(0, 500)
+            ours.push(item)
+            heapq.heappush(reference, item)
+        assert len(ours) == len(reference)
+    while reference:
+        assert ours.pop() == heapq.heappop(reference)
+    with pytest.raises(IndexError):
+        ours.pop()

@@ -297,8 +297,8 @@ class Simulation:
         slot_gen = self.slot_gen
         ticks = events.ticks
         heap = events.heap
-        while heap.size or ticks:
-            if ticks and (not heap.size or events.tick_next < heap.keys[0]):
+        while heap.size or ticks.size:
+            if ticks.size and (not heap.size or events.tick_next < heap.keys[0]):
                 node = events.pop_tick()  # a heartbeat: last at its time (see `engine`)
                 now = events.now
                 self._heartbeat(node, now)
@@ -975,7 +975,7 @@ class Simulation:
     def _read_start(self, slot: int, job: JobRun, block: float, task: int, node: int, locality: int,
                     now: float) -> None:
         """A remote map reads its block (``job.block`` bytes) over the network."""
-        replicas = job.replicas[task].tolist()
+        replicas = job.task_replicas(task)
         source = replicas[0]
         if locality == RACK_LOCAL:
             rack = self.layout.rack_of[node]

@@ -21,12 +21,11 @@ natively, with no object made per event.
 
 from __future__ import annotations
 
-import heapq
 import math
 from enum import IntEnum
 from typing import Final
 
-from planner.simulator.entry_heap import EntryHeap
+from planner.simulator.entry_heap import EntryHeap, IntHeap
 
 # Priorities at equal times: state changes first, then decisions on the new state (and
 # after all of them the heartbeats, which offer a node's free slots).
@@ -71,11 +70,11 @@ class EventQueue:
         self.now = 0.0
         self.period = period
         self.phases = phases
-        self.ticks: list[int] = []  # heap of reports, ``tick * phases + phase``
+        self.ticks = IntHeap()  # heap of reports, ``tick * phases + phase``
         self.tick_next = math.inf  # the first report's time
 
     def __len__(self) -> int:
-        return self.heap.size + len(self.ticks)
+        return self.heap.size + self.ticks.size
 
     def first_time(self) -> float:
         """The time of the heap's first event (inf when the heap is empty)."""
@@ -92,17 +91,17 @@ class EventQueue:
         if time < self.now:
             raise RuntimeError(f"event scheduled in the past: {time} < {self.now}")
         key = tick * self.phases + phase
-        heapq.heappush(self.ticks, key)
+        self.ticks.push(key)
         if time < self.tick_next:
             self.tick_next = time
 
     def pop_tick(self) -> int:
         """The first report's reporter; the clock moves to its time."""
         ticks = self.ticks
-        phase = heapq.heappop(ticks) % self.phases
+        phase = ticks.pop() % self.phases
         self.now = self.tick_next
-        if ticks:
-            key = ticks[0]
+        if ticks.size:
+            key = ticks.items[0]
             self.tick_next = self.tick_time(key % self.phases, key // self.phases)
         else:
             self.tick_next = math.inf

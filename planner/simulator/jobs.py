@@ -8,6 +8,8 @@ from enum import IntEnum
 from typing import Final
 
 import numpy as np
+from librt.vecs import append, vec
+from mypy_extensions import i64, u8
 
 from models import Job
 from models.errors import InvalidInput
@@ -60,6 +62,8 @@ class JobRun:
 
     __slots__ = (
         "block",
+        "block_nodes",
+        "copies",
         "copying",
         "copying_on",
         "deadline",
@@ -92,7 +96,8 @@ class JobRun:
         "reduces",
         "reduces_done",
         "reduces_open",
-        "replicas",
+        "replica_array",
+        "replica_nodes",
         "resume_on",
         "retry",
         "running",
@@ -132,10 +137,15 @@ class JobRun:
         if replay:
             self.map_times = _replayed(replay, "map", self.map_times, job.name)
             self.reduce_times = _replayed(replay, "reduce", self.reduce_times, job.name)
-        self.replicas = place_blocks(rng, self.maps, layout, replication)
+        # Block places: task t's replicas are ``replica_nodes[t * copies:(t + 1) * copies]`` while the job
+        # runs (a typed column: compiled, read and written as machine words), a compact array once it is
+        # done (`replicas`).
+        self.copies = min(replication, layout.nodes)
+        self.replica_nodes: vec[i64] = place_flat(rng, self.maps, layout, self.copies)
+        self.replica_array: np.ndarray | None = None
         self.rack_of = layout.rack_of
-        self.map_state: list[int] = [PENDING] * self.maps  # a list: compiled, a bytearray's items are Python reads
-        self.on_node, self.on_rack = locality_indexes(self.replicas, layout)
+        self.map_state: vec[u8] = vec[u8]([PENDING] * self.maps)  # typed: compiled, an item is a byte
+        self.on_node, self.on_rack = flat_locality_indexes(self.replica_nodes, self.copies, layout)
         self.next_any = 0  # every task below this one has been launched at least once
         self.retry: list[int] = []  # killed or suspended maps, pending again
         self.left: dict[tuple[int, int], float] = {}  # (kind, task) -> seconds a suspended task has left
@@ -161,6 +171,32 @@ class JobRun:
 
     def __repr__(self) -> str:
         return f"<JobRun {self.name}: {self.pending_maps} maps and {self.pending_reduces} reduces pending>"
+
+    @property
+    def replicas(self) -> np.ndarray:
+        """Replica nodes of the job's blocks, shape (maps, copies) (`layout.place_blocks`'s form; 16-bit
+        integers once the job is done, on fewer than 32,768 nodes)."""
+        if self.replica_array is not None:
+            return self.replica_array
+        return _replica_rows(self.replica_nodes, self.copies).copy()
+
+    def task_replicas(self, task: int) -> list[int]:
+        """The nodes holding map ``task``'s block (while the job runs)."""
+        copies = self.copies
+        flat = self.replica_nodes
+        return [flat[at] for at in range(task * copies, (task + 1) * copies)]
+
+    def block_nodes(self) -> list[int]:
+        """The nodes holding a block of the job, in increasing order (while the job runs)."""
+        end = self.on_node.end
+        held: list[int] = []
+        before: i64 = 0
+        for node in range(len(end)):
+            bound = end[node]
+            if bound > before:
+                held.append(node)
+            before = bound
+        return held
 
     @property
     def launchable_reduces(self) -> int:
@@ -217,7 +253,7 @@ class JobRun:
         self.retry = [task for task in self.retry if self.map_state[task] == PENDING]
         best, where = -1, level + 1
         for task in self.retry:
-            nodes = self.replicas[task].tolist()
+            nodes = self.task_replicas(task)
             here = NODE_LOCAL if node in nodes else RACK_LOCAL if rack in self._racks(nodes) else OFF_RACK
             if here < where:
                 best, where = task, here
@@ -236,9 +272,11 @@ class JobRun:
         compact arrays (14 bytes a task with three replicas on fewer than 32,768 nodes)."""
         self.map_times = np.asarray(self.map_times, dtype=np.float64)
         self.reduce_times = np.asarray(self.reduce_times, dtype=np.float64)
-        small = len(self.rack_of) <= 2**15 or self.replicas.size == 0 or int(self.replicas.max()) < 2**15
-        self.replicas = self.replicas.astype(np.int16 if small else np.int32)
-        self.map_state = []
+        flat = self.replica_nodes
+        small = len(self.rack_of) <= 2**15 or all(flat[at] < 2**15 for at in range(len(flat)))
+        self.replica_array = _replica_rows(flat, self.copies).astype(np.int16 if small else np.int32)
+        self.replica_nodes = vec[i64]()
+        self.map_state = vec[u8]()
         self.on_node = self.on_rack = _NO_TASKS
 
     def return_map(self, task: int) -> None:
@@ -248,22 +286,79 @@ class JobRun:
         self.pending_maps += 1
 
 
-def locality_indexes(replicas: np.ndarray, layout: Layout) -> tuple[TaskIndex, TaskIndex]:
-    """Tasks grouped by the nodes holding their blocks, and by rack.
+def _replica_rows(flat: vec[i64], copies: int) -> np.ndarray:
+    """``flat`` (`place_flat`'s replicas) as numpy rows, one per block (a view while it lives)."""
+    if len(flat) == 0:
+        return np.zeros((0, copies), dtype=np.int64)
+    return np.frombuffer(memoryview(flat), dtype=np.int64).reshape(-1, copies)
 
-    Racks hold consecutive nodes, so one sort by node serves both: a rack's
-    group is the run of its nodes' groups (a task with two replicas in the
-    rack appears twice; the second is skipped as no longer pending).
+
+def place_flat(rng: np.random.Generator, blocks: int, layout: Layout, copies: int) -> vec[i64]:
+    """`layout.place_blocks`'s replica nodes, row by row in one flat list: the same draws from
+    ``rng`` and the same nodes. Where no replica can clash (`Layout.replicas_never_clash`) and there
+    are at most three, the nodes are computed here from the draws as Python numbers (numpy's calls
+    on small arrays cost more than the arithmetic: a job's set-up made a dozen); otherwise
+    `place_blocks` itself."""
+    if copies > 3 or not layout.replicas_never_clash:
+        placed: list[int] = place_blocks(rng, blocks, layout, copies).ravel().tolist()
+        return vec[i64](placed)
+    first: list[int] = rng.integers(0, layout.nodes, blocks).tolist()
+    if copies == 1:
+        return vec[i64](first)
+    racks = layout.racks
+    shift: list[int] = rng.integers(1, racks, blocks).tolist()
+    # Two draws of ``blocks`` uniforms in one call: a double takes one 64-bit output, so the
+    # second half is what a second call would have drawn.
+    uniform: list[float] = rng.random(blocks if copies == 2 else 2 * blocks).tolist()
+    rack_of = layout.rack_of
+    starts = layout.rack_starts
+    sizes = layout.rack_sizes
+    flat = vec[i64]([0] * (blocks * copies))
+    for block in range(blocks):
+        node = first[block]
+        rack = (rack_of[node] + shift[block]) % racks
+        start = starts[rack]
+        size = sizes[rack]
+        second = start + int(uniform[block] * size)  # (`_within`: floor of a non-negative number)
+        at = block * copies
+        flat[at] = node
+        flat[at + 1] = second
+        if copies == 3:  # `_beside`: another node of the second's rack (racks of two nodes or more)
+            step = 1 + int(uniform[blocks + block] * (size - 1))
+            flat[at + 2] = start + (second - start + step) % size
+    return flat
+
+
+def flat_locality_indexes(flat: vec[i64], copies: int, layout: Layout) -> tuple[TaskIndex, TaskIndex]:
+    """Tasks grouped by the nodes holding their blocks (``flat``: `place_flat`'s replicas), and by rack.
+
+    Racks hold consecutive nodes, so one sort by node serves both: a rack's group is the run of
+    its nodes' groups (a task with two replicas in the rack appears twice; the second is skipped
+    as no longer pending). The sort counts the replicas per node (stable: a node's tasks in task
+    order), in typed columns: compiled, no number is boxed.
     """
-    copies = replicas.shape[1]
-    flat = replicas.ravel()
-    if layout.nodes < 2**15:
-        flat = flat.astype(np.int16)  # numpy's stable sort is a radix sort on 16-bit keys
-    order = flat.argsort(kind="stable")  # (methods, not numpy's functions: no Python wrapper per call)
-    listed = (order // copies).tolist()
-    bounds = [0, *np.bincount(flat, minlength=layout.nodes).cumsum().tolist()]
-    rack_bounds = [bounds[start] for start in layout.rack_starts] + [bounds[-1]]
-    return TaskIndex(listed, bounds), TaskIndex(listed, rack_bounds)
+    nodes: i64 = layout.nodes
+    size: i64 = len(flat)
+    bounds = vec[i64]([0] * (nodes + 1))
+    for position in range(size):
+        node = flat[position] + 1
+        bounds[node] = bounds[node] + 1
+    total: i64 = 0
+    for node in range(nodes + 1):
+        total = total + bounds[node]  # (bounds[k] counted node k - 1's replicas)
+        bounds[node] = total  # the replicas on the nodes before node k: where its group starts
+    place = bounds[0:nodes]
+    listed = vec[i64]([0] * size)
+    step: i64 = copies
+    for position in range(size):
+        node = flat[position]
+        at = place[node]
+        listed[at] = position // step
+        place[node] = at + 1
+    racks = vec[i64]([bounds[start] for start in layout.rack_starts])
+    racks_end = racks[1:len(racks)]
+    racks_end = append(racks_end, total)
+    return TaskIndex(listed, bounds, place), TaskIndex(listed, racks, racks_end)
 
 
 class TaskIndex:
@@ -277,12 +372,12 @@ class TaskIndex:
 
     __slots__ = ("cursor", "end", "tasks")
 
-    def __init__(self, tasks: list[int], bounds: list[int]) -> None:
+    def __init__(self, tasks: vec[i64], cursor: vec[i64], end: vec[i64]) -> None:
         self.tasks = tasks
-        self.cursor = bounds[:-1]
-        self.end = bounds[1:]
+        self.cursor = cursor  # each group's first task not yet passed (its start at first)
+        self.end = end
 
-    def take(self, key: int, state: list[int]) -> int:
+    def take(self, key: int, state: vec[u8]) -> int:
         """The first pending task of group ``key`` (-1 if none); the caller marks it running."""
         position = self.cursor[key]
         end = self.end[key]
@@ -297,7 +392,7 @@ class TaskIndex:
         return -1
 
 
-_NO_TASKS = TaskIndex([], [0])
+_NO_TASKS = TaskIndex(vec[i64](), vec[i64](), vec[i64]())
 
 
 # -- the shuffle, with the network on (`core.Simulation` moves the bytes) -------------------------

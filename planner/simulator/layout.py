@@ -63,6 +63,11 @@ class Layout:
         return tuple(self.rack_start.tolist())
 
     @cached_property
+    def rack_sizes(self) -> tuple[int, ...]:
+        """``rack_size`` as Python ints (read for every job's block placement)."""
+        return tuple(self.rack_size.tolist())
+
+    @cached_property
     def replicas_never_clash(self) -> bool:
         """Two racks or more, each of two nodes or more: HDFS's second replica (another rack than
         the first's) and third (another node of the second's rack) can never land on a node

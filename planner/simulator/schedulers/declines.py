@@ -33,7 +33,8 @@ import heapq
 import math
 from typing import TYPE_CHECKING
 
-import numpy as np
+from librt.vecs import vec
+from mypy_extensions import i64
 
 from planner.simulator.jobs import OFF_RACK, PENDING, JobRun
 
@@ -45,27 +46,30 @@ if TYPE_CHECKING:
 class DeclineMemo:
     """The state that tells a repeated decline (see the module)."""
 
-    __slots__ = ("declined", "delay", "epoch", "node_epoch", "rack_array", "rack_epoch", "rack_of", "sequence",
-                 "sim", "thresholds", "unscanned")
+    __slots__ = ("declined_epoch", "declined_node", "declined_rack", "delay", "epoch", "node_epoch", "rack_epoch",
+                 "rack_of", "sequence", "sim", "thresholds", "unscanned")
 
     def __init__(self, sim: Simulation, delay: DelayScheduling) -> None:
         self.sim = sim
         self.delay = delay
         self.epoch = 0  # bumped when a job may have gained a map any node could run
-        self.node_epoch = [0] * sim.layout.nodes  # ... a map this node could run
-        self.rack_epoch = [0] * sim.layout.racks  # ... a map any node of this rack could run
+        self.node_epoch = vec[i64]([0] * sim.layout.nodes)  # ... a map this node could run
+        self.rack_epoch = vec[i64]([0] * sim.layout.racks)  # ... a map any node of this rack could run
         self.rack_of = sim.layout.rack_of
-        self.rack_array = sim.layout.rack_array
         self.sequence = 0
         self.unscanned: dict[int, JobRun] = {}  # jobs that may have maps pending and no wait running
         self.thresholds: list[tuple[float, int, float, int, JobRun]] = []  # (when, order, since, level, job)
-        self.declined: dict[int, tuple[int, int, int]] = {}  # node -> its counts at its last decline
+        # Per node, its counts (`_counts`) at its last decline, in typed columns (-1: never declined;
+        # compared natively at most reports).
+        self.declined_epoch = vec[i64]([-1] * sim.layout.nodes)
+        self.declined_rack = vec[i64]([-1] * sim.layout.nodes)
+        self.declined_node = vec[i64]([-1] * sim.layout.nodes)
 
     # -- what `Scheduler.take` reports -------------------------------------------------------
     def arrived(self, job: JobRun) -> None:
         """``job`` was submitted, or may run now: it may launch on the nodes with its blocks (and
         its wait is to start)."""
-        nodes = np.unique(job.replicas).tolist()
+        nodes = job.block_nodes()
         for node in nodes:
             self.node_epoch[node] = self.node_epoch[node] + 1
         self.unscanned[job.index] = job
@@ -91,8 +95,13 @@ class DeclineMemo:
             self.sim.wake_declined(None)
         else:
             # Only racks holding a block of a pending map: elsewhere the job still declines.
-            pending = np.array(job.map_state, dtype=np.uint8) == PENDING
-            racks = np.unique(self.rack_array[job.replicas[pending]]).tolist()
+            state, flat, copies, rack_of = job.map_state, job.replica_nodes, job.copies, self.rack_of
+            held: set[int] = set()
+            for task in range(job.maps):
+                if state[task] == PENDING:
+                    for at in range(task * copies, (task + 1) * copies):
+                        held.add(rack_of[flat[at]])
+            racks = sorted(held)
             for rack in racks:
                 self.rack_epoch[rack] = self.rack_epoch[rack] + 1
             self.sim.wake_declined_racks(racks)
@@ -114,8 +123,9 @@ class DeclineMemo:
     # -- the decision ------------------------------------------------------------------------
     def declines_again(self, node: int, now: float) -> bool:
         """Would a map decision for ``node`` now be declined by every job, changing nothing?"""
-        if self.declined.get(node) != (self.epoch, self.rack_epoch[self.rack_of[node]], self.node_epoch[node]):
-            return False  # `_counts`, inlined: this runs at most reports
+        if (self.declined_epoch[node] != self.epoch or self.declined_node[node] != self.node_epoch[node]
+                or self.declined_rack[node] != self.rack_epoch[self.rack_of[node]]):
+            return False  # its counts moved since its last decline (or it never was): `_counts`, inlined
         if self.unscanned:
             for index, job in list(self.unscanned.items()):
                 if job.wait_since is None and job.pending_maps and job.finish is None:
@@ -125,7 +135,10 @@ class DeclineMemo:
         return now < first and self.sim.wake_at <= first
 
     def declined_now(self, node: int) -> None:
-        self.declined[node] = self._counts(node)
+        epoch, rack, own = self._counts(node)
+        self.declined_epoch[node] = epoch
+        self.declined_rack[node] = rack
+        self.declined_node[node] = own
 
     def _counts(self, node: int) -> tuple[int, int, int]:
         """What could make a job accept ``node``, counted for all nodes, its rack and itself."""

@@ -8,7 +8,8 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from mypy_extensions import mypyc_attr
+from librt.vecs import vec
+from mypy_extensions import i64, mypyc_attr
 
 from models.checks import as_int, as_list
 from models.errors import InvalidInput
@@ -150,7 +151,9 @@ class Fair(Scheduler):
         self._limited: dict[str, bool] = {}
         self._weight: dict[str, float] = {}
         self._min_shares: dict[str, list[int]] = {}
-        self._seen: dict[int, list[int]] = {}  # job -> its counts in the totals
+        # Each job's counts in the totals, six from 6 x its index: running tasks by kind, then pending
+        # tasks by kind (a typed column: compiled, read and written as machine words).
+        self._seen = vec[i64]([0] * (6 * len(sim.workload)))
         # Spark's ties inside fair pools (``ties``), by job name: (map stage, reduce stage).
         self._tie: dict[str, tuple[float, float]] = {}
         if self.ties is not None:
@@ -307,9 +310,8 @@ class Fair(Scheduler):
         pool = job.pool
         index = job.index
         runnable = not self._limited[pool] or index in self._runnable_ids
-        seen = self._seen.get(index)
-        if seen is None:
-            seen = self._seen[index] = [0] * 6  # running tasks by kind, then pending tasks by kind
+        seen = self._seen
+        at: i64 = 6 * index
         running_total, pending_total = self._running[pool], self._pending[pool]
         maps, reduces = job.running
         fair = self._fair_pool[pool]
@@ -321,11 +323,12 @@ class Fair(Scheduler):
                 pending = job.pending(kind)
             else:
                 pending = self._pending_of(job, kind)
-            if running == seen[kind] and pending == seen[3 + kind]:
+            if running == seen[at + kind] and pending == seen[at + 3 + kind]:
                 continue  # nothing this kind's order or totals depend on has changed
-            running_total[kind] = running_total[kind] + (running - seen[kind])
-            pending_total[kind] = pending_total[kind] + (pending - seen[3 + kind])
-            seen[kind], seen[3 + kind] = running, pending
+            running_total[kind] = running_total[kind] + (running - seen[at + kind])
+            pending_total[kind] = pending_total[kind] + (pending - seen[at + 3 + kind])
+            seen[at + kind] = running
+            seen[at + 3 + kind] = pending
             if pending <= 0:
                 self._ranked[pool][kind].update(job, False)
             else:  # the values `fair_value` and `fifo_value` give, computed here (a call each saved)
@@ -338,12 +341,14 @@ class Fair(Scheduler):
                 self._ranked[pool][kind].update_value(job, True, value)
 
     def _forget(self, job: JobRun) -> None:
-        seen = self._seen.pop(job.index, None)
+        seen = self._seen
+        at: i64 = 6 * job.index
         for kind in self._kinds:
-            if seen is not None:
-                self._running[job.pool][kind] = self._running[job.pool][kind] - seen[kind]
-                self._pending[job.pool][kind] = self._pending[job.pool][kind] - seen[3 + kind]
+            self._running[job.pool][kind] = self._running[job.pool][kind] - seen[at + kind]
+            self._pending[job.pool][kind] = self._pending[job.pool][kind] - seen[at + 3 + kind]
             self._ranked[job.pool][kind].update(job, False)
+        for position in range(at, at + 6):
+            seen[position] = 0  # (it counts in no total now)
 
     def pool_loads(self, kind: int) -> list[tuple[str, int, int]]:
         """(pool, running tasks, demand) of every pool with jobs, for slots of ``kind``; a

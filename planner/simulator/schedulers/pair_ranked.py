@@ -9,8 +9,9 @@ have this shape: a fair pool's ``(running / weight, order)`` and a FIFO pool's
 ``(-priority, order)`` (`JobRun.order` ranks jobs by submission, then name, so it stands for
 the rest of `base.fifo_key`).
 
-The bookkeeping is `RankedJobs`'s (``stamps``, and ``keys`` holding the value), and so are
-`scan` and `prefix`; only where the entries live differs.
+`scan` and `prefix` are `RankedJobs`'s; the bookkeeping (each job's live stamp and value, and
+whether it is in) is kept by job index in typed columns too (`RankedJobs` keeps dictionaries),
+so that telling a live entry from a stale one reads no dictionary.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from mypy_extensions import i64
+from librt.vecs import append, vec
+from mypy_extensions import i64, u8
 
 from planner.simulator.entry_heap import EntryHeap
 from planner.simulator.jobs import JobRun
@@ -38,7 +40,28 @@ class PairRanked(RankedJobs):
         self.value = value
         self.entries = EntryHeap()
         self.passed = EntryHeap()  # a stack, not a heap: entries a scan set aside, in the order it did
-        self.members: dict[int, JobRun] = {}  # job index -> the job, while it has a live entry
+        # By job index (grown as jobs come): the stamp of its live entry, its value, whether it has
+        # one, and the job (None while it has none); ``count``: how many have one.
+        self.stamp_of = vec[i64]()
+        self.value_of = vec[float]()
+        self.live = vec[u8]()
+        self.members: list[JobRun | None] = []
+        self.count: i64 = 0
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __contains__(self, job: JobRun) -> bool:
+        index = job.index
+        return index < len(self.live) and self.live[index] == 1
+
+    def _grow(self, index: i64) -> None:
+        """Room in the columns for job ``index``."""
+        while len(self.live) <= index:
+            self.stamp_of = append(self.stamp_of, 0)
+            self.value_of = append(self.value_of, 0.0)
+            self.live = append(self.live, 0)
+            self.members.append(None)
 
     def _pair(self, job: JobRun) -> tuple[float, int]:
         return self.value(job), job.order
@@ -53,26 +76,33 @@ class PairRanked(RankedJobs):
     def update_value(self, job: JobRun, present: bool, value: float) -> None:
         """Put ``job`` in at ``(value, job.order)`` (``present``) or take it out."""
         self.head = None
-        index = job.index
+        index: i64 = job.index
+        if index >= len(self.live):
+            self._grow(index)
         if not present:
-            if index in self.keys:
-                del self.keys[index]
-                del self.members[index]
-                self.stamps[index] = self.stamps[index] + 1
+            if self.live[index]:
+                self.live[index] = 0
+                self.members[index] = None
+                self.stamp_of[index] = self.stamp_of[index] + 1
+                self.count -= 1
             return
-        if index in self.keys and self.keys[index] == value:
-            return
-        stamp = self.stamps.get(index, 0) + 1
-        self.stamps[index] = stamp
-        self.keys[index] = value
+        if self.live[index]:
+            if self.value_of[index] == value:
+                return
+        else:
+            self.live[index] = 1
+            self.count += 1
+        stamp = self.stamp_of[index] + 1
+        self.stamp_of[index] = stamp
+        self.value_of[index] = value
         self.members[index] = job
         self.entries.push(value, job.order, index, stamp)
-        if self.entries.size > COMPACT_FACTOR * len(self.keys) + 64:
+        if self.entries.size > COMPACT_FACTOR * self.count + 64:
             self._compact()
 
     def _live_at(self, position: i64) -> bool:
         index = self.entries.a_of[position]
-        return index in self.keys and self.stamps[index] == self.entries.b_of[position]
+        return self.live[index] == 1 and self.stamp_of[index] == self.entries.b_of[position]
 
     def first(self) -> JobRun | None:
         """The job with the smallest key, or None."""
@@ -81,8 +111,9 @@ class PairRanked(RankedJobs):
         entries = self.entries
         while entries.size:
             if self._live_at(0):
-                self.head = self.members[entries.a_of[0]]
-                return self.head
+                job = self.members[entries.a_of[0]]
+                self.head = job
+                return job
             entries.drop_first()
         return None
 
