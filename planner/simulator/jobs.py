@@ -69,8 +69,10 @@ class JobRun:
         "deadline",
         "finish",
         "index",
+        "indexed",
         "intensity",
         "job",
+        "layout",
         "left",
         "level",
         "map_done",
@@ -145,7 +147,13 @@ class JobRun:
         self.replica_array: np.ndarray | None = None
         self.rack_of = layout.rack_of
         self.map_state: vec[u8] = vec[u8]([PENDING] * self.maps)  # typed: compiled, an item is a byte
-        self.on_node, self.on_rack = flat_locality_indexes(self.replica_nodes, self.copies, layout)
+        # The locality indexes (a cursor and an end per node: 48 KB a job on 3,000 nodes) are built
+        # when the job is first asked for a map (`index_blocks`), not at its arrival: a job that waits
+        # (behind an admission limit, or FIFO's queue) holds none. They are a function of the block
+        # places alone, so when they are built changes nothing.
+        self.layout = layout
+        self.indexed = False
+        self.on_node = self.on_rack = _NO_TASKS
         self.next_any = 0  # every task below this one has been launched at least once
         self.retry: list[int] = []  # killed or suspended maps, pending again
         self.left: dict[tuple[int, int], float] = {}  # (kind, task) -> seconds a suspended task has left
@@ -186,8 +194,16 @@ class JobRun:
         flat = self.replica_nodes
         return [flat[at] for at in range(task * copies, (task + 1) * copies)]
 
+    def index_blocks(self) -> None:
+        """Build the locality indexes (`flat_locality_indexes`) if not yet built."""
+        if not self.indexed:
+            self.indexed = True
+            self.on_node, self.on_rack = flat_locality_indexes(self.replica_nodes, self.copies, self.layout)
+
     def block_nodes(self) -> list[int]:
         """The nodes holding a block of the job, in increasing order (while the job runs)."""
+        if not self.indexed:
+            self.index_blocks()
         end = self.on_node.end
         held: list[int] = []
         before: i64 = 0
@@ -214,6 +230,8 @@ class JobRun:
 
     def take_map(self, node: int, rack: int, level: int) -> tuple[int, int]:
         """The best pending map for ``node`` no less local than ``level`` allows: (task, locality) or (-1, -1)."""
+        if not self.indexed:
+            self.index_blocks()
         state = self.map_state
         if self.retry:
             found = self._take_retry(node, rack, level)
@@ -277,6 +295,7 @@ class JobRun:
         self.replica_array = _replica_rows(flat, self.copies).astype(np.int16 if small else np.int32)
         self.replica_nodes = vec[i64]()
         self.map_state = vec[u8]()
+        self.indexed = True  # (nothing is asked of a done job; nothing to build)
         self.on_node = self.on_rack = _NO_TASKS
 
     def return_map(self, task: int) -> None:

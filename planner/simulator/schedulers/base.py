@@ -188,6 +188,8 @@ class Scheduler:
                         level = delay.allowed(job, now)
                         if memo is not None and job.level != before:
                             memo.escalated(job)
+                    if not job.indexed:
+                        job.index_blocks()
                     local = job.on_node
                     if level == NODE_LOCAL and local.cursor[node] == local.end[node] and not job.retry:
                         task = -1  # no block left on the node (`JobRun.take_map` would say so)
