@@ -16,12 +16,11 @@ day, without floors.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.registry import Row, core_build, register
+from benchmarks.registry import Row, child_record, core_build, register
 
 TRACE = Path(__file__).resolve().parent.parent / "tests" / "data" / "FB-2010_samples_24_times_1hr_0.tsv"
 NODES, RACKS = 3_000, 100
@@ -65,12 +64,7 @@ def measure(hours: float, output: Path | None) -> dict:
 
 
 def _child(hours: float, output: Path | None) -> dict:
-    command = [sys.executable, "-m", "benchmarks.bench_day", str(hours)] + ([str(output)] if output else [])
-    done = subprocess.run(command, capture_output=True, text=True, check=False,
-                          cwd=Path(__file__).resolve().parent.parent)
-    if done.returncode != 0:
-        raise RuntimeError(f"the day's run failed: {done.stderr[-2000:]}")
-    return json.loads(done.stdout.splitlines()[-1])
+    return child_record("benchmarks.bench_day", str(hours), *([str(output)] if output else []), what="the day's run")
 
 
 @register("day")

@@ -14,11 +14,10 @@ hours (2,577 jobs), without floors.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
-from benchmarks.registry import Row, register
+from benchmarks.registry import Row, child_record, register
 
 TRACE = Path(__file__).resolve().parent.parent / "tests" / "data" / "FB-2010_samples_24_times_1hr_0.tsv"
 NODES, RACKS = 3_000, 100
@@ -61,12 +60,7 @@ def measure(hours: float, strategy: str) -> dict:
 
 
 def _child(hours: float, strategy: str) -> dict:
-    command = [sys.executable, "-m", "benchmarks.bench_dayplan", str(hours), strategy]
-    done = subprocess.run(command, capture_output=True, text=True, check=False,
-                          cwd=Path(__file__).resolve().parent.parent)
-    if done.returncode != 0:
-        raise RuntimeError(f"the day's {strategy} plan failed: {done.stderr[-2000:]}")
-    return json.loads(done.stdout.splitlines()[-1])
+    return child_record("benchmarks.bench_dayplan", str(hours), strategy, what=f"the day's {strategy} plan")
 
 
 @register("dayplan")

@@ -24,14 +24,13 @@ from __future__ import annotations
 import json
 import os
 import pickle
-import subprocess
 import sys
 import tempfile
 import time
 import warnings
 from pathlib import Path
 
-from benchmarks.registry import Row, core_build, register
+from benchmarks.registry import Row, child_record, core_build, register
 
 NAME = "validate-day"
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,11 +56,7 @@ def one_run(path: Path) -> dict:
 
 
 def _child(path: Path) -> dict:
-    done = subprocess.run([sys.executable, "-m", "benchmarks.bench_validate_day", str(path)], capture_output=True,
-                          text=True, check=False, cwd=ROOT)
-    if done.returncode != 0:
-        raise RuntimeError(f"the setup's run failed: {done.stderr[-2000:]}")
-    return json.loads(done.stdout.splitlines()[-1])
+    return child_record("benchmarks.bench_validate_day", str(path), what="the setup's run")
 
 
 @register(NAME, suites=("full",))

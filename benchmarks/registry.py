@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -20,6 +23,17 @@ def core_build(compiled: int | None = None) -> str:
 
         compiled = len(compiled_modules())
     return f"simulator core compiled (mypyc, {compiled} modules)" if compiled else "simulator core pure Python"
+
+
+def child_record(module: str, *args: str, what: str) -> dict[str, Any]:
+    """Run ``python -m module args`` in a fresh process (its own peak memory, its own CPU) from the
+    project's root and return the JSON record its last line of output prints; ``what`` names the
+    run in the error when it fails."""
+    done = subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, check=False,
+                          cwd=Path(__file__).resolve().parent.parent)
+    if done.returncode != 0:
+        raise RuntimeError(f"{what} failed: {done.stderr[-2000:]}")
+    return json.loads(done.stdout.splitlines()[-1])
 
 @dataclass(frozen=True)
 class Row:

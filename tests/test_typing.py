@@ -63,6 +63,26 @@ def test_every_compiled_module_is_type_checked():
     assert all((ROOT / path).exists() for path in compiled + sorted(checked))
 
 
+def test_every_compiled_module_runs_as_python():
+    """A pure build (``BATCHPLAN_PURE=1``) runs the compiled modules' sources as Python, so each
+    must import as Python: mypyc accepts a name that is both in ``__slots__`` and a method, where
+    Python raises ValueError at the class (JobRun once listed its method block_nodes). A fresh
+    process whose imports prefer a module's source to its extension imports each one."""
+    names = [path.removesuffix(".py").replace("/", ".") for path in _setup_module().compiled_sources()]
+    code = (
+        "import importlib, importlib.machinery as m, sys\n"
+        "loaders = [(m.SourceFileLoader, m.SOURCE_SUFFIXES), (m.ExtensionFileLoader, m.EXTENSION_SUFFIXES),"
+        " (m.SourcelessFileLoader, m.BYTECODE_SUFFIXES)]\n"
+        "sys.path_hooks.insert(0, m.FileFinder.path_hook(*loaders))\n"
+        "sys.path_importer_cache.clear()\n"
+        f"for name in {names!r}:\n"
+        "    module = importlib.import_module(name)\n"
+        "    assert module.__file__.endswith('.py'), module.__file__\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
 def test_an_edited_source_is_not_shadowed_by_its_old_extension(tmp_path):
     """`check_build`: a compiled module whose source changed since the build is refused at import."""
     import hashlib

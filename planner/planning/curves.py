@@ -57,22 +57,7 @@ class SlotCurves:
     def best(self, order: Sequence[int]) -> SlotPlan:
         """The best split for ``order``: `plan` (the whole curve) when `keeps_curve`, else the
         bounded search's (`best_split`; ``makespans`` empty), computed on the first call only."""
-        if self.keeps_curve:
-            return self.plan(order)
-        key = tuple(int(i) for i in order)
-        known = self._plans.get(key)
-        if known is not None:
-            return known
-        self.computed += 1
-        report = step_reporter(self.progress, self.total - 1, f"fluid curve {self.computed}")
-        try:
-            made, values = best_split(self.jobs, self.total, self.k, key, self.model, releases=self.releases,
-                                      also=self.also, progress=report)
-        finally:
-            report(None)
-        self._plans[key] = made
-        self._values[key] = values
-        return made
+        return self._solved(order, whole=self.keeps_curve)
 
     def value(self, order: Sequence[int], map_slots: int) -> float:
         """The fluid makespan of ``order`` with ``map_slots`` map slots: the curve's number, from
@@ -90,9 +75,14 @@ class SlotCurves:
 
     def plan(self, order: Sequence[int]) -> SlotPlan:
         """The best split for ``order`` and its whole curve (computed on the first call only)."""
+        return self._solved(order, whole=True)
+
+    def _solved(self, order: Sequence[int], *, whole: bool) -> SlotPlan:
+        """``order``'s best split, memoized: with its whole curve (`configure_slots`) or, not
+        ``whole``, from the bounded search (`best_split`, with the values of ``also``)."""
         key = tuple(int(i) for i in order)
         known = self._plans.get(key)
-        if known is not None:
+        if known is not None and (known.makespans.size or not whole):
             return known
         self.computed += 1
         report = step_reporter(self.progress, self.total - 1, f"fluid curve {self.computed}")
@@ -104,8 +94,12 @@ class SlotCurves:
             reported = done
 
         try:
-            made = configure_slots(self.jobs, self.total, self.k, key, self.model, releases=self.releases,
-                                   progress=heard)
+            if whole:
+                made = configure_slots(self.jobs, self.total, self.k, key, self.model, releases=self.releases,
+                                       progress=heard)
+            else:
+                made, self._values[key] = best_split(self.jobs, self.total, self.k, key, self.model,
+                                                     releases=self.releases, also=self.also, progress=report)
         finally:
             report(None)
         self._plans[key] = made

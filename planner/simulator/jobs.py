@@ -62,7 +62,6 @@ class JobRun:
 
     __slots__ = (
         "block",
-        "block_nodes",
         "copies",
         "copying",
         "copying_on",

@@ -156,29 +156,42 @@ def configure_slots(
     a block of splits at a time (`solvers.slots.fluid.BLOCK_BYTES`).
     """
     clock = Stopwatch()
-    jobs = check_jobs(jobs)
-    total_slots = as_int(total_slots, "total_slots", minimum=2, maximum=MAX_TOTAL_SLOTS)
-    k = as_int(k, "k", minimum=1, maximum=MAX_JOBS)
-    model = as_str(model, "model", choices=MODELS)
-    admission = check_order(order, len(jobs))
-    release = check_releases(releases, jobs)
+    jobs, total_slots, k, model, admission, release = _checked(jobs, total_slots, k, order, model, releases)
     if progress is not None and not callable(progress):
         raise InvalidInput("progress", f"must be a function of (done, total) or None, got {shown(progress)}")
     phases = PhaseWork.from_jobs(jobs, admission, release)
     makespans = fluid_makespans(phases, total_slots, k, np.arange(1, total_slots), model, progress)
     best = int(np.argmin(makespans))
-    value = float(makespans[best])
+    return _solved("vectorized", clock, best + 1, float(makespans[best]), total_slots, k, model, admission, release,
+                   makespans)
+
+
+def _checked(jobs: Sequence[Job], total_slots: int, k: int, order: Sequence[int] | None, model: str,
+             releases: Releases) -> tuple[list[Job], int, int, str, np.ndarray, np.ndarray | None]:
+    """`configure_slots`' and `best_split`'s arguments, checked: (jobs, total_slots, k, model,
+    admission order, release times or None)."""
+    jobs = check_jobs(jobs)
+    total_slots = as_int(total_slots, "total_slots", minimum=2, maximum=MAX_TOTAL_SLOTS)
+    k = as_int(k, "k", minimum=1, maximum=MAX_JOBS)
+    model = as_str(model, "model", choices=MODELS)
+    return jobs, total_slots, k, model, check_order(order, len(jobs)), check_releases(releases, jobs)
+
+
+def _solved(method: str, clock: Stopwatch, map_slots: int, makespan: float, total_slots: int, k: int, model: str,
+            admission: np.ndarray, release: np.ndarray | None, makespans: np.ndarray | None = None) -> SlotPlan:
+    """The optimal split under the fluid model (its makespan is its own bound) as a `SlotPlan`;
+    ``makespans`` the whole curve when it was computed."""
     return SlotPlan(
         status=SolveStatus.OPTIMAL,
-        objective=value,
-        bound=value,
+        objective=makespan,
+        bound=makespan,
         gap=0.0,
-        solver=f"fluid-{model}-vectorized",
+        solver=f"fluid-{model}-{method}",
         seconds=clock.seconds,
-        map_slots=best + 1,
-        reduce_slots=total_slots - best - 1,
-        makespan=value,
-        makespans=makespans,
+        map_slots=map_slots,
+        reduce_slots=total_slots - map_slots,
+        makespan=makespan,
+        makespans=np.empty(0) if makespans is None else makespans,
         order=tuple(int(i) for i in admission),
         k=k,
         model=model,
@@ -202,31 +215,12 @@ def best_split(
     ``also`` (map slots -> makespan, the curve's numbers). ``progress(splits)`` hears each batch
     of splits whose map phases ran."""
     clock = Stopwatch()
-    jobs = check_jobs(jobs)
-    total_slots = as_int(total_slots, "total_slots", minimum=2, maximum=MAX_TOTAL_SLOTS)
-    k = as_int(k, "k", minimum=1, maximum=MAX_JOBS)
-    model = as_str(model, "model", choices=MODELS)
-    admission = check_order(order, len(jobs))
-    release = check_releases(releases, jobs)
+    jobs, total_slots, k, model, admission, release = _checked(jobs, total_slots, k, order, model, releases)
     wanted = [as_int(s, f"also[{i}]", minimum=1, maximum=total_slots - 1) for i, s in enumerate(also)]
     from solvers.slots.search import bounded_search
 
     found = bounded_search(PhaseWork.from_jobs(jobs, admission, release), total_slots, k, model, wanted, progress)
-    plan = SlotPlan(
-        status=SolveStatus.OPTIMAL,
-        objective=found.makespan,
-        bound=found.makespan,
-        gap=0.0,
-        solver=f"fluid-{model}-bounded",
-        seconds=clock.seconds,
-        map_slots=found.map_slots,
-        reduce_slots=total_slots - found.map_slots,
-        makespan=found.makespan,
-        order=tuple(int(i) for i in admission),
-        k=k,
-        model=model,
-        releases=None if release is None else tuple(float(r) for r in release),
-    )
+    plan = _solved("bounded", clock, found.map_slots, found.makespan, total_slots, k, model, admission, release)
     return plan, {s: found.values[s] for s in wanted}
 
 
