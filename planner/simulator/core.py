@@ -387,6 +387,36 @@ class Simulation:
         self.scheduler.job_arrived(job, now)
         self._work_appeared(MAP if not job.launchable_reduces else None)
 
+    # -- work a scheduler holds back -------------------------------------------------------
+    def hold(self, job: JobRun, kind: int) -> None:
+        """The scheduler will offer none of ``job``'s tasks of ``kind`` (MAP or REDUCE) until it
+        calls `release`: a job behind a running-job or admission limit. Its pending tasks of that
+        kind leave ``pending``, the count that keeps nodes with a free slot reporting. A report
+        that only held work could use is declined and changes nothing, so those nodes sleep
+        instead (a backlog of thousands behind a limit of 5 kept every node reporting every
+        heartbeat), and the release wakes them as new work does: the same launches, in order."""
+        if kind == MAP:
+            if not job.held_maps:
+                job.held_maps = True
+                self.pending[MAP] = self.pending[MAP] - job.pending_maps
+        elif not job.held_reduces:
+            job.held_reduces = True
+            self.pending[REDUCE] = self.pending[REDUCE] - job.launchable_reduces
+
+    def release(self, job: JobRun, kind: int) -> None:
+        """Offer ``job``'s tasks of ``kind`` again (`hold`); nodes wake for them."""
+        if kind == MAP:
+            if job.held_maps:
+                job.held_maps = False
+                if job.pending_maps:
+                    self.pending[MAP] = self.pending[MAP] + job.pending_maps
+                    self._work_appeared(MAP)
+        elif job.held_reduces:
+            job.held_reduces = False
+            if job.launchable_reduces:
+                self.pending[REDUCE] = self.pending[REDUCE] + job.launchable_reduces
+                self._work_appeared(REDUCE)
+
     def _offer(self, slot: int, node: int, kind: int, now: float) -> bool:
         """Offer a free slot to the scheduler; launch what it picks."""
         choice = self.scheduler.pick(node, kind, now)
@@ -410,7 +440,8 @@ class Simulation:
         self.slot_run[slot] = (job, task_kind, task, now, locality)
         if task_kind == MAP:
             job.pending_maps -= 1
-            self.pending[MAP] = self.pending[MAP] - 1
+            if not job.held_maps:
+                self.pending[MAP] = self.pending[MAP] - 1
             if job.left:
                 left = job.left.pop((MAP, task), None)
                 if left is not None:  # a suspended map resumes
@@ -423,7 +454,8 @@ class Simulation:
             self._end_at(now + times[task] * job.slowdown[locality], slot)
         else:
             job.pending_reduces -= 1
-            self.pending[REDUCE] = self.pending[REDUCE] - 1
+            if not job.held_reduces:
+                self.pending[REDUCE] = self.pending[REDUCE] - 1
             if job.shuffle is not None:
                 self._copy_start(slot, job, job.shuffle, task, node, now)
             elif job.maps_done == job.maps:
@@ -805,11 +837,13 @@ class Simulation:
         """The job's reduces may launch from now on."""
         job.reduces_open = True
         if job.pending_reduces:
-            self.pending[REDUCE] = self.pending[REDUCE] + job.pending_reduces
+            if not job.held_reduces:
+                self.pending[REDUCE] = self.pending[REDUCE] + job.pending_reduces
             if self.changed is not None:  # its pending tasks changed (at the end of a map, that end told it)
                 self.changed.append(job)
             self.scheduler.job_has_work(job)
-            self._work_appeared(REDUCE)
+            if not job.held_reduces:
+                self._work_appeared(REDUCE)
 
     def _maybe_done(self, job: JobRun, now: float) -> None:
         if job.maps_done == job.maps and job.reduces_done == job.reduces:
@@ -933,11 +967,12 @@ class Simulation:
     def _pending_again(self, job: JobRun, kind: int, task: int) -> None:
         if kind == MAP:
             job.return_map(task)
-            self.pending[MAP] = self.pending[MAP] + 1
+            if not job.held_maps:
+                self.pending[MAP] = self.pending[MAP] + 1
         else:
             job.reduce_queue.append(task)  # a stack: it is taken before the job's fresh reduces
             job.pending_reduces = job.pending_reduces + 1
-            if job.reduces_open:
+            if job.reduces_open and not job.held_reduces:
                 self.pending[REDUCE] = self.pending[REDUCE] + 1
         self.scheduler.job_has_work(job)
         self._work_appeared()

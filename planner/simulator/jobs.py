@@ -67,6 +67,8 @@ class JobRun:
         "copying_on",
         "deadline",
         "finish",
+        "held_maps",
+        "held_reduces",
         "index",
         "indexed",
         "intensity",
@@ -162,6 +164,10 @@ class JobRun:
         self.pending_reduces = self.reduces
         self.open_at = min(self.maps, math.ceil(slowstart * self.maps - 1e-9))
         self.reduces_open = self.open_at == 0
+        # Held back by the scheduler (`Simulation.hold`): its pending tasks of that kind are not in
+        # the simulation's pending counts until released.
+        self.held_maps = False
+        self.held_reduces = False
         self.running = [0, 0]
         self.maps_done = 0
         self.reduces_done = 0

@@ -189,6 +189,9 @@ class Fair(Scheduler):
         members = self.members.setdefault(job.pool, [])
         bisect.insort(members, job, key=fifo_key)
         self._limit(job.pool)
+        if self._limited[job.pool] and job.index not in self._runnable_ids and self.sim is not None:
+            self.sim.hold(job, MAP)  # behind the pool's running-job limit: none of its tasks is offered
+            self.sim.hold(job, REDUCE)
         if self.k is not None:
             self.admission.arrived(job)
             self._admit(now)
@@ -253,22 +256,43 @@ class Fair(Scheduler):
             self.runnable[pool] = members
             return
         before = self.runnable.get(pool, [])
-        started = [job for job in members if job.start is not None]
-        waiting = [job for job in members if job.start is None]
-        if self.k is not None:  # with the admission limit, jobs it admitted go first (else both wait forever)
+        if self.k is None:
+            # A job starts only while it is runnable and stays so until it finishes, so the started
+            # members are the started jobs of ``before``, and the waiting ones to add are the first
+            # of the members (in FIFO order) that have not started: O(cap) a change, not O(members),
+            # which a backlog of thousands behind a limit of 5 made the run's cost (a day's plan).
+            started = [job for job in before if job.start is not None and job.finish is None]
+            room = cap - len(started)
+            waiting: list[JobRun] = []
+            for job in members:
+                if len(waiting) >= room:
+                    break
+                if job.start is None:
+                    waiting.append(job)
+        else:
+            started = [job for job in members if job.start is not None]
+            waiting = [job for job in members if job.start is None]
+            # With the admission limit, jobs it admitted go first (else both wait forever).
             waiting.sort(key=self._not_admitted)
-        waiting = waiting[: max(cap - len(started), 0)]
+            waiting = waiting[: max(cap - len(started), 0)]
         self.runnable[pool] = sorted(started + waiting, key=fifo_key)
-        # O(members) per arrival and finish, only for pools with a running-job limit.
+        # O(members) per arrival and finish with the admission limit, for pools with a running-job limit.
         now_ids = {job.index for job in self.runnable[pool]}
+        sim = self.sim
         for job in before:
             if job.index not in now_ids:
                 self._runnable_ids.discard(job.index)
                 self._changes.jobs.append(job)
+                if sim is not None and job.finish is None:  # displaced before it started (with k)
+                    sim.hold(job, MAP)
+                    sim.hold(job, REDUCE)
         for job in self.runnable[pool]:
             if job.index not in self._runnable_ids:
                 self._runnable_ids.add(job.index)
                 self._changes.jobs.append(job)
+                if sim is not None:
+                    sim.release(job, MAP)
+                    sim.release(job, REDUCE)
                 if self.memo is not None:
                     self.memo.arrived(job)  # it may run now
 

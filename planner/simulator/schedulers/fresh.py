@@ -214,6 +214,9 @@ class Fresh(Scheduler):
 
     def job_arrived(self, job: JobRun, now: float) -> None:
         self.limit.arrived(job)
+        if self.sim is not None:  # R' gets no task: its jobs' tasks are not offered (`Simulation.hold`)
+            self.sim.hold(job, MAP)
+            self.sim.hold(job, REDUCE)
         self._changed()
         if self.ranks is None or self.sim is None:
             self._admit(now)
@@ -259,8 +262,9 @@ class Fresh(Scheduler):
             self._admit(end)
 
     def _admit(self, now: float) -> None:
-        """Fill R_r from the jobs whose maps are done, and R_m from R'."""
-        if not self.limit.admit():
+        """Fill R_r from the jobs whose maps are done, and R_m from R' (their tasks of that phase
+        are offered from now on: `Simulation.release`)."""
+        if not self.limit.admit(self.sim):
             return
         self._changed()
         if self.sim is not None:
@@ -545,14 +549,21 @@ class AdmissionLimit:
             self.reduce_waiting.append(job)
         return True
 
-    def admit(self) -> bool:
-        """Fill R_r from the jobs whose maps are done, and R_m from R'; True when a job entered."""
+    def admit(self, sim: Simulation | None = None) -> bool:
+        """Fill R_r from the jobs whose maps are done, and R_m from R'; True when a job entered.
+        With ``sim``, each job that entered has its tasks of that phase released (`Simulation.release`)."""
         admitted = False
         while self.reduce_waiting and len(self.reduce_phase) < self.k:
-            self.reduce_phase.append(self.reduce_waiting.pop(0))
+            job = self.reduce_waiting.pop(0)
+            self.reduce_phase.append(job)
+            if sim is not None:
+                sim.release(job, REDUCE)
             admitted = True
         while self.waiting and len(self.map_phase) < self.k:
-            self.map_phase.append(self.waiting.pop(0))
+            job = self.waiting.pop(0)
+            self.map_phase.append(job)
+            if sim is not None:
+                sim.release(job, MAP)
             admitted = True
         return admitted
 
