@@ -6,7 +6,7 @@ plan: `make_plan(..., "slots+johnson")`, as `planner plan` makes it (its CPU sec
 detail, not counted). The validation: `validate(plan, day, cluster)` with its defaults, what
 `planner validate` runs before it writes its report: ``--runs auto`` (rounds of antithetic pairs
 until every comparison with the static and dynamic baselines is settled), no curve points (a
-batch of more than `CURVE_TASK_LIMIT` tasks simulates none by default), on the default local
+batch of more than `LARGE_BATCH_TASKS` tasks simulates none by default), on the default local
 process pool (one process per core).
 
 Rows (full suite only):

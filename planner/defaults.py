@@ -11,16 +11,20 @@ ROBUST_RUNS = 10
 DEFAULT_TARGET_RUNS = 20
 #: Simulated runs per setup of a fixed validation (``--runs N``; other commands' runs).
 DEFAULT_RUNS = 30
-#: ``--runs auto`` (`planner.proof.adaptive`, the validation's default): the first round's runs,
-#: the most runs, and the precision (a share of the mean) that settles a comparison.
+#: ``--runs auto`` (`planner.proof.adaptive`, the validation's default): the first round's runs
+#: (of a batch of more than `LARGE_BATCH_TASKS` tasks: `AUTO_MIN_RUNS_LARGE`), the most runs, and
+#: the precision (a share of the mean) that settles a comparison.
 AUTO_MIN_RUNS = 10
+AUTO_MIN_RUNS_LARGE = 4
 AUTO_MAX_RUNS = 150
 AUTO_PRECISION = 0.01
-#: Other slot splits a validation simulates for its makespan-vs-map-slots figure (slot plans), and
-#: the batch size (tasks a run) above which it simulates none by default: the figure's points
-#: cost as much as the comparisons on a production day, and prove nothing the comparisons need.
+#: Other slot splits a validation simulates for its makespan-vs-map-slots figure (slot plans).
 CURVE_SPLITS = 6
-CURVE_TASK_LIMIT = 1_000_000
+#: A batch of more than this many tasks (a run) is a production day: its validation simulates no
+#: curve points by default (they cost as much as the comparisons and prove nothing they need) and
+#: starts with a round of `AUTO_MIN_RUNS_LARGE` runs (two antithetic pairs: a run takes minutes, and
+#: a difference that two pairs settle at the looks' confidence needs no more).
+LARGE_BATCH_TASKS = 1_000_000
 #: Bias bound of each job's times under validation (FRESH evaluated its plans with +-30% errors).
 DEFAULT_NOISE = 0.3
 #: Seconds a pair or packing solver may take.

@@ -51,6 +51,30 @@ def test_runs_are_auto_a_number_or_refused():
         AutoRuns(min_runs=2, max_runs=100_000)
 
 
+def test_a_production_day_starts_with_two_antithetic_pairs(monkeypatch, nightly):
+    """A batch of more than LARGE_BATCH_TASKS (1,000,000) tasks a run, a production day (the FB-2010
+    day: 8.85 M, minutes a run), starts with AUTO_MIN_RUNS_LARGE = 4 runs: rounds 4, 6, 10, 14, 22,
+    ... (4 x 1.5 = 6, 9 -> 10 in pairs, 13.5 -> 14, 21 -> 22), ten looks to 150; a smaller batch with 10; a min_runs given is
+    kept, and the default is at most max_runs. validate() takes the batch's tasks: the example
+    batch (its tasks counted below) with the limit just under and at them."""
+    from planner.proof import adaptive
+
+    assert AutoRuns().for_batch(1_000_000).min_runs == 10
+    assert AutoRuns().for_batch(1_000_001).min_runs == 4
+    assert AutoRuns().for_batch(1_000_001).schedule(pairs=True) == [4, 6, 10, 14, 22, 32, 48, 72, 108, 150]
+    assert AutoRuns(min_runs=8).for_batch(10**7).min_runs == 8
+    assert AutoRuns(max_runs=6).for_batch(10).min_runs == 6 and AutoRuns(max_runs=6).first_round() == 6
+    workload, cluster = nightly
+    tasks = sum(job.map_tasks + job.reduce_tasks for job in workload)
+    plan = make_plan(workload, cluster, "slots+johnson")
+    monkeypatch.setattr(adaptive, "LARGE_BATCH_TASKS", tasks - 1)
+    large = validate(plan, workload, cluster, runs=AutoRuns(max_runs=6), curve_splits=0, executor="serial")
+    assert large.stopping["min_runs"] == 4 and large.stopping["rounds"][0] == 4
+    monkeypatch.setattr(adaptive, "LARGE_BATCH_TASKS", tasks)
+    small = validate(plan, workload, cluster, runs=AutoRuns(max_runs=6), curve_splits=0, executor="serial")
+    assert small.stopping["min_runs"] == 6 and small.stopping["rounds"] == [6]
+
+
 def test_antithetic_pairs_are_resampled_whole():
     """Differences 1, -1, 3, -3 in two antithetic pairs: every resample of whole pairs has mean 0,
     so the interval of the mean is [0, 0]; resampled run by run it is not."""

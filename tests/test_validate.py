@@ -322,7 +322,7 @@ def test_a_robust_johnson_plan_keeps_its_order_and_proves_no_bound():
 
 def test_a_batch_over_the_curve_task_limit_simulates_no_other_split_by_default(monkeypatch):
     """The figure's other splits cost as much as the comparisons on a production day (8.85 M tasks a
-    run): by default a batch of more than CURVE_TASK_LIMIT tasks simulates none, a smaller one six.
+    run): by default a batch of more than LARGE_BATCH_TASKS tasks simulates none, a smaller one six.
     one_job() is 4 maps + 1 reduce = 5 tasks: with the limit at 4 it is over it, at 5 it is not.
     An explicit curve_splits is taken as given either way; the report's text says none ran."""
     from planner.defaults import CURVE_SPLITS
@@ -331,9 +331,9 @@ def test_a_batch_over_the_curve_task_limit_simulates_no_other_split_by_default(m
 
     cluster = Cluster(nodes=4, map_slots=2, reduce_slots=2, heartbeat=0.0, replication=2)  # S = 16
     workload = one_job()
-    monkeypatch.setattr(validating, "CURVE_TASK_LIMIT", 5)
+    monkeypatch.setattr(validating, "LARGE_BATCH_TASKS", 5)
     assert validating.curve_splits_for(workload, None) == CURVE_SPLITS == 6
-    monkeypatch.setattr(validating, "CURVE_TASK_LIMIT", 4)
+    monkeypatch.setattr(validating, "LARGE_BATCH_TASKS", 4)
     assert validating.curve_splits_for(workload, None) == 0
     assert validating.curve_splits_for(workload, 2) == 2
     plan = make_plan(workload, cluster, "slots", model="capped", k=1)

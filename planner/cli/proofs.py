@@ -54,11 +54,12 @@ from planner.cli.simulating import simulate_command
 from planner.defaults import (
     AUTO_MAX_RUNS,
     AUTO_MIN_RUNS,
+    AUTO_MIN_RUNS_LARGE,
     AUTO_PRECISION,
     CURVE_SPLITS,
-    CURVE_TASK_LIMIT,
     DEFAULT_NOISE,
     DEFAULT_RUNS,
+    LARGE_BATCH_TASKS,
 )
 from planner.limits import MAX_RUNS
 
@@ -94,7 +95,10 @@ def validate_command(
         str, typer.Option(help="Simulated runs per configuration: 'auto' (rounds of runs until every comparison "
                                "with a baseline is settled, between --min-runs and --max-runs) or a number.")
     ] = "auto",
-    min_runs: Annotated[int, typer.Option(help="--runs auto: the first round's runs.")] = AUTO_MIN_RUNS,
+    min_runs: Annotated[
+        int | None, typer.Option(help=f"--runs auto: the first round's runs. Default: {AUTO_MIN_RUNS}, or "
+                                      f"{AUTO_MIN_RUNS_LARGE} for a batch of more than {LARGE_BATCH_TASKS:,} tasks.")
+    ] = None,
     max_runs: Annotated[int, typer.Option(help="--runs auto: the most runs.")] = AUTO_MAX_RUNS,
     precision: Annotated[
         float, typer.Option(help="--runs auto: a comparison whose interval is narrower than this share of "
@@ -108,7 +112,7 @@ def validate_command(
     curve_splits: Annotated[
         int | None, typer.Option(help="Other slot splits simulated for the makespan-vs-map-slots figure (slot plans). "
                                       f"Default: {CURVE_SPLITS}, none for a batch of more than "
-                                      f"{CURVE_TASK_LIMIT:,} tasks.")
+                                      f"{LARGE_BATCH_TASKS:,} tasks.")
     ] = None,
     noise: NoiseOption = DEFAULT_NOISE,
     seed: SeedOption = 0,
@@ -129,7 +133,8 @@ def validate_command(
     (from the files it was made from, --hadoop-conf) against the configuration as it is, FIFO
     and Fair, on its objective; with the same --runs (a number), --noise and --seed its mean is
     the figure `planner plan` printed.
-    --runs auto (the default) runs in rounds (10, 16, 24, 36, ... up to --max-runs) and stops when
+    --runs auto (the default) runs in rounds (10, 16, 24, 36, ... up to --max-runs; 4, 6, 10, ... for a
+    batch of more than a million tasks) and stops when
     each comparison with a baseline is settled: its interval excludes zero (held to 1 - 0.05 /
     rounds per look), or is narrower than --precision of the mean. It prints how many runs it made and why it stopped.
     Prints predicted against simulated makespans; with -o, writes the report (Markdown, HTML

@@ -3,7 +3,8 @@
 A fixed validation runs every setup N times, but most comparisons are settled long before: a
 plan 30% faster than FIFO shows it in ten runs. `AutoRuns` runs the setups in rounds
 (`AutoRuns.schedule`: ``min_runs``, then about `GROWTH` times as many each round, up to
-``max_runs``) and after each round looks at every paired comparison of the plan with a
+``max_runs``; by default 10 runs first, or 4 for a production day of more than a million tasks,
+`AutoRuns.for_batch`) and after each round looks at every paired comparison of the plan with a
 baseline. The units are the runs' differences (baseline - plan, the report's measure), or with
 antithetic runs each pair's mean difference (`planner.proof.setups.biased`). A comparison is
 *settled* when its Student t interval of the units' mean, at the look's confidence,
@@ -34,18 +35,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from models import InvalidInput
 from models.checks import as_float, as_int, shown
-from planner.defaults import AUTO_MAX_RUNS, AUTO_MIN_RUNS, AUTO_PRECISION
+from planner.defaults import AUTO_MAX_RUNS, AUTO_MIN_RUNS, AUTO_MIN_RUNS_LARGE, AUTO_PRECISION, LARGE_BATCH_TASKS
 from planner.limits import MAX_RUNS
 
-#: ``--runs auto``; its defaults (`planner.defaults`: AUTO_MIN_RUNS, AUTO_MAX_RUNS, and
-#: AUTO_PRECISION, a share of the larger mean |measure| of the two setups compared).
+#: ``--runs auto``; its defaults (`planner.defaults`: AUTO_MIN_RUNS, or AUTO_MIN_RUNS_LARGE for a
+#: batch of more than LARGE_BATCH_TASKS tasks, AUTO_MAX_RUNS, and AUTO_PRECISION, a share of the
+#: larger mean |measure| of the two setups compared).
 AUTO = "auto"
 #: Each round has about this many times the runs of the one before.
 GROWTH = 1.5
@@ -60,34 +62,50 @@ MAX_LOOKS = 20
 @dataclass(frozen=True)
 class AutoRuns:
     """Runs in rounds until every paired comparison is settled (module docstring): at least
-    ``min_runs``, at most ``max_runs``, ``precision`` a share of the mean measure."""
+    ``min_runs``, at most ``max_runs``, ``precision`` a share of the mean measure. ``min_runs``
+    None: by the batch (`for_batch`: `AUTO_MIN_RUNS`, or `AUTO_MIN_RUNS_LARGE` for a batch of more
+    than `LARGE_BATCH_TASKS` tasks, at most ``max_runs``); a validation resolves it."""
 
-    min_runs: int = AUTO_MIN_RUNS
+    min_runs: int | None = None
     max_runs: int = AUTO_MAX_RUNS
     precision: float = AUTO_PRECISION
 
     def __post_init__(self) -> None:
         put = object.__setattr__
-        put(self, "min_runs", as_int(self.min_runs, "min_runs", minimum=2, maximum=MAX_RUNS))
         put(self, "max_runs", as_int(self.max_runs, "max_runs", minimum=2, maximum=MAX_RUNS))
-        if self.max_runs < self.min_runs:
-            raise InvalidInput("max_runs", f"must be >= min_runs ({self.min_runs}), got {self.max_runs}")
+        if self.min_runs is not None:
+            put(self, "min_runs", as_int(self.min_runs, "min_runs", minimum=2, maximum=MAX_RUNS))
+            if self.max_runs < self.min_runs:
+                raise InvalidInput("max_runs", f"must be >= min_runs ({self.min_runs}), got {self.max_runs}")
         precision = as_float(self.precision, "precision", above=0.0, maximum=1.0)
         put(self, "precision", precision)
         if len(self.schedule()) > MAX_LOOKS:
-            raise InvalidInput("max_runs", f"{self.max_runs:,} runs from {self.min_runs:,} take "
+            raise InvalidInput("max_runs", f"{self.max_runs:,} runs from {self.first_round():,} take "
                                            f"{len(self.schedule())} rounds; at most {MAX_LOOKS}: raise min_runs")
 
+    def first_round(self) -> int:
+        """The first round's runs: ``min_runs``, or when None `AUTO_MIN_RUNS` (at most ``max_runs``)."""
+        return self.min_runs if self.min_runs is not None else min(AUTO_MIN_RUNS, self.max_runs)
+
+    def for_batch(self, tasks: int) -> AutoRuns:
+        """This rule for a batch of ``tasks`` tasks a run: ``min_runs`` as given, or when None
+        `AUTO_MIN_RUNS`, or for more than `LARGE_BATCH_TASKS` tasks (a production day, whose run
+        takes minutes) `AUTO_MIN_RUNS_LARGE`, at most ``max_runs``."""
+        if self.min_runs is not None:
+            return self
+        first = AUTO_MIN_RUNS_LARGE if tasks > LARGE_BATCH_TASKS else AUTO_MIN_RUNS
+        return replace(self, min_runs=min(first, self.max_runs))
+
     def schedule(self, pairs: bool = False) -> list[int]:
-        """The runs done after each round: min_runs, then x `GROWTH` (rounded up) to max_runs; with
-        ``pairs`` (antithetic runs), each rounded up to an even number."""
-        rounds = [self.min_runs]
+        """The runs done after each round: the first round's (`first_round`), then x `GROWTH`
+        (rounded up) to max_runs; with ``pairs`` (antithetic runs), each rounded up to an even number."""
+        rounds = [self.first_round()]
         while rounds[-1] < self.max_runs:
             rounds.append(min(self.max_runs, max(rounds[-1] + 1, math.ceil(rounds[-1] * GROWTH))))
         return sorted({n + n % 2 for n in rounds}) if pairs else rounds
 
     def record(self) -> dict[str, Any]:
-        return {"min_runs": self.min_runs, "max_runs": self.max_runs, "precision": self.precision}
+        return {"min_runs": self.first_round(), "max_runs": self.max_runs, "precision": self.precision}
 
 
 def look_confidence(looks: int) -> float:

@@ -19,7 +19,7 @@ import planner.plots as plots
 from models import InvalidInput, InvalidType
 from models.checks import as_instance, as_path, shown
 from models.fileio import write_atomic
-from planner.defaults import CURVE_TASK_LIMIT
+from planner.defaults import LARGE_BATCH_TASKS
 from planner.proof.formats import percent
 from planner.proof.paired import verdict_text
 from planner.proof.setups import FAIR_RATIOS
@@ -239,7 +239,7 @@ def method_facts(report: ValidationReport) -> list[str]:
             facts.append("No other split was simulated" + (": the figure's line is the fluid model's alone" if
                          report.curve else ", and the fluid model's curve over every split was not computed (the "
                          "plan was made without it, a batch too large for it): no figure of the curve") +
-                         f" (by default a batch of more than {CURVE_TASK_LIMIT:,} tasks a run simulates none; "
+                         f" (by default a batch of more than {LARGE_BATCH_TASKS:,} tasks a run simulates none; "
                          "--curve-splits N asks for N).")
     facts.append("Error = (predicted - simulated mean) / simulated mean: positive when the model is pessimistic.")
     facts.append(f"The same seed ({report.seed}) gives the same report.")

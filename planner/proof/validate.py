@@ -54,7 +54,7 @@ import numpy as np
 from models import Cluster, InvalidInput, Workload
 from models.checks import as_bool, as_float, as_instance, as_int, as_paths, as_str
 from models.fingerprints import cluster_fingerprint, workload_fingerprint
-from planner.defaults import CURVE_SPLITS, CURVE_TASK_LIMIT, DEFAULT_NOISE
+from planner.defaults import CURVE_SPLITS, DEFAULT_NOISE, LARGE_BATCH_TASKS
 from planner.io.hadoop.conf import conf_files, hadoop_settings
 from planner.limits import MAX_CURVE_SPLITS, MAX_RUNS
 from planner.plans.arguments import check_planned
@@ -258,7 +258,7 @@ def validate(
     ``curve_splits`` slot splits besides the plan's are also simulated (slot plans; at most
     ``min(runs, 10)`` runs each, the first round's with "auto") for the makespan-vs-map-slots
     figure; by default (None) `CURVE_SPLITS`, or none for a batch of more than
-    `CURVE_TASK_LIMIT` tasks (`curve_splits_for`). A plan made without its whole fluid curve (a
+    `LARGE_BATCH_TASKS` tasks (`curve_splits_for`). A plan made without its whole fluid curve (a
     batch too large for it) and validated without curve points has no figure of the curve
     (``report.curve`` is empty) and its predictions are computed at their splits alone. ``executor`` goes to `sweep` (default: local processes);
     the report is the same on every executor for the same seed. ``hadoop_conf`` (Hadoop's
@@ -272,7 +272,7 @@ def validate(
     configuration as it is, FIFO and Fair on the same resources, on its objective.
     """
     check_planned(plan, workload, cluster)
-    runs = runs_choice(runs)
+    runs = runs_for(runs, workload)
     antithetic = antithetic_choice(antithetic, runs)
     noise = check_noise(noise)
     seed = as_int(seed, "seed", minimum=0)
@@ -309,7 +309,7 @@ def validate(
     setups = [replace(setup, window=plan.window) for setup in setups]
     clock = time.perf_counter()
     auto = runs if isinstance(runs, AutoRuns) else None
-    most, first_round = (runs, runs) if auto is None else (auto.schedule(pairs=antithetic)[-1], auto.min_runs)
+    most, first_round = (runs, runs) if auto is None else (auto.schedule(pairs=antithetic)[-1], auto.first_round())
     curve_limit = min(first_round, CURVE_RUNS)  # figure only: the first round's runs
     check_simulations(((setup.run.effort("validate"), curve_limit if setup.role == "curve" else most)
                        for setup in setups), "validate")
@@ -358,14 +358,25 @@ def validate(
                             jobs_outcome=outcomes, critical_jobs=critical, stopping=stopping, antithetic=antithetic)
 
 
+def batch_tasks(workload: Workload) -> int:
+    """The tasks of one run of ``workload`` (maps and reduces of every job)."""
+    return sum(job.map_tasks + job.reduce_tasks for job in workload)
+
+
+def runs_for(runs: object, workload: Workload) -> int | AutoRuns:
+    """``runs`` as a validation of ``workload`` takes it (`runs_choice`); "auto" with its first round
+    by the batch's size (`AutoRuns.for_batch`)."""
+    chosen = runs_choice(runs)
+    return chosen.for_batch(batch_tasks(workload)) if isinstance(chosen, AutoRuns) else chosen
+
+
 def curve_splits_for(workload: Workload, curve_splits: object) -> int:
     """The other splits a slot plan's validation simulates for its figure: ``curve_splits`` (0 to
-    `MAX_CURVE_SPLITS`), or when None `CURVE_SPLITS` for a batch of at most `CURVE_TASK_LIMIT`
+    `MAX_CURVE_SPLITS`), or when None `CURVE_SPLITS` for a batch of at most `LARGE_BATCH_TASKS`
     tasks and none for a larger one (a production day: the figure's points would cost as much as
     the comparisons)."""
     if curve_splits is None:
-        tasks = sum(job.map_tasks + job.reduce_tasks for job in workload)
-        return CURVE_SPLITS if tasks <= CURVE_TASK_LIMIT else 0
+        return CURVE_SPLITS if batch_tasks(workload) <= LARGE_BATCH_TASKS else 0
     return as_int(curve_splits, "curve_splits", minimum=0, maximum=MAX_CURVE_SPLITS)
 
 
@@ -513,7 +524,7 @@ def validate_target(
                                      arrivals=arrived))
     setups += target_baselines(night, resources, plan.target, queues, window=window, arrivals=arrived)
     objective = plan.objective
-    runs = runs_choice(runs)
+    runs = runs_for(runs, workload)
     antithetic = antithetic_choice(antithetic, runs)
     chains = workload.has_dependencies
     stopping = None

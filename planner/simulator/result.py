@@ -317,6 +317,10 @@ def overall_fairness(jobs: list[dict[str, Any]], owner: np.ndarray, start: np.nd
     return float((jain * widths).sum() / widths.sum())
 
 
+#: Jobs whose attempts `fairness_timeline` groups at once.
+_FAIRNESS_BLOCK = 2048
+
+
 def fairness_timeline(
     jobs: list[dict[str, Any]], owner: np.ndarray, start: np.ndarray, end: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -325,20 +329,27 @@ def fairness_timeline(
     total = np.zeros(len(samples))
     squares = np.zeros(len(samples))
     count = np.zeros(len(samples))
-    order = np.argsort(owner, kind="stable")
-    bounds = np.searchsorted(owner[order], np.arange(len(jobs) + 1))
-    for position, job in enumerate(jobs):
-        lo = int(np.searchsorted(samples, job["submit"], side="right"))
-        hi = int(np.searchsorted(samples, job["finish"], side="left")) + 1
-        when = samples[lo:hi]
-        if len(when) == 0:
-            continue
-        mine = order[bounds[position] : bounds[position + 1]]
-        # Service by time T: sum of min(end, T) - min(start, T), from sorted prefix sums.
-        share = (_sum_min(end[mine], when) - _sum_min(start[mine], when)) / (when - job["submit"])
-        total[lo:hi] += share
-        squares[lo:hi] += share * share
-        count[lo:hi] += 1
+    # The attempts grouped by job, a block of jobs at a time: a whole-run argsort of the owners
+    # (8 bytes an attempt, and its merge buffer) added 170 MB to a day's peak of 1 GB. A job's
+    # sums read its attempts' times sorted (`_sum_min`), so the order inside a group is immaterial.
+    for first in range(0, len(jobs), _FAIRNESS_BLOCK):
+        last = min(first + _FAIRNESS_BLOCK, len(jobs))
+        inside = np.flatnonzero((owner >= first) & (owner < last))
+        order = inside[np.argsort(owner[inside], kind="stable")]
+        bounds = np.searchsorted(owner[order], np.arange(first, last + 1))
+        for position in range(first, last):
+            job = jobs[position]
+            lo = int(np.searchsorted(samples, job["submit"], side="right"))
+            hi = int(np.searchsorted(samples, job["finish"], side="left")) + 1
+            when = samples[lo:hi]
+            if len(when) == 0:
+                continue
+            mine = order[bounds[position - first] : bounds[position - first + 1]]
+            # Service by time T: sum of min(end, T) - min(start, T), from sorted prefix sums.
+            share = (_sum_min(end[mine], when) - _sum_min(start[mine], when)) / (when - job["submit"])
+            total[lo:hi] += share
+            squares[lo:hi] += share * share
+            count[lo:hi] += 1
     with np.errstate(invalid="ignore", divide="ignore"):
         jain = np.where(squares > 0, total * total / (count * squares), 1.0)
     return samples, jain
