@@ -259,8 +259,7 @@ class Fair(Scheduler):
         if self.k is None:
             # A job starts only while it is runnable and stays so until it finishes, so the started
             # members are the started jobs of ``before``, and the waiting ones to add are the first
-            # of the members (in FIFO order) that have not started: O(cap) a change, not O(members),
-            # which a backlog of thousands behind a limit of 5 made the run's cost (a day's plan).
+            # of the members (in FIFO order) that have not started: O(cap) a change, not O(members).
             started = [job for job in before if job.start is not None and job.finish is None]
             room = cap - len(started)
             waiting: list[JobRun] = []
@@ -269,14 +268,13 @@ class Fair(Scheduler):
                     break
                 if job.start is None:
                     waiting.append(job)
-        else:
+        else:  # O(members) a change
             started = [job for job in members if job.start is not None]
             waiting = [job for job in members if job.start is None]
             # With the admission limit, jobs it admitted go first (else both wait forever).
             waiting.sort(key=self._not_admitted)
             waiting = waiting[: max(cap - len(started), 0)]
         self.runnable[pool] = sorted(started + waiting, key=fifo_key)
-        # O(members) per arrival and finish with the admission limit, for pools with a running-job limit.
         now_ids = {job.index for job in self.runnable[pool]}
         sim = self.sim
         for job in before:
