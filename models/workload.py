@@ -21,7 +21,7 @@ class Workload:
     """An ordered batch of jobs with unique names; the jobs' ``after`` name jobs of the batch and
     make no cycle (`precedence`)."""
 
-    __slots__ = ("_index", "_precedence", "jobs", "name")
+    __slots__ = ("_index", "_precedence", "jobs", "name", "tasks")
 
     def __init__(self, jobs: Iterable[Job], name: str | None = None) -> None:
         checked: list[Job] = []
@@ -45,6 +45,8 @@ class Workload:
         if name is not None:
             as_str(name, "name")
         self.jobs: tuple[Job, ...] = tuple(checked)
+        #: Map and reduce tasks of every job: what one run simulates (counted once, here).
+        self.tasks = tasks
         self.name = name
         self._index = index
         self._precedence = Precedence(checked) if any(job.after for job in checked) else None

@@ -37,6 +37,7 @@ def test_workload_indexing_and_records():
     assert workload.names == ["etl", "adhoc", "kmeans"]
     assert workload["adhoc"].submit == 60.0
     assert workload[0].name == "etl" and "etl" in workload and len(workload[1:]) == 2
+    assert workload.tasks == (20 + 5) + (4 + 0) + (8 + 2) and workload[1:].tasks == 14  # maps and reduces
     records = workload.to_records()
     assert records[0]["map_work"] == 600.0 and records[0]["reduce_work"] == 450.0
     assert "profile" not in records[0]

@@ -283,15 +283,22 @@ def planned_run(plan: Plan, workload: Workload, cluster: Cluster) -> Run:
                (plan.map_slots, plan.reduce_slots))
 
 
-def fluid_point(plan: Plan, workload: Workload, map_slots: int) -> float:
-    """`fluid_curve`'s value at one split (``map_slots`` of the plan's slots): the same model,
-    order and k, for a batch whose whole curve is not computed."""
+def _fluid_inputs(plan: Plan, workload: Workload) -> tuple[list[Job], int, list[int], list[float] | None]:
+    """What the fluid prediction of a slot plan's runs reads: the jobs, k (1 for "johnson" plans,
+    which run under FIFO: the fluid form of FIFO), the plan's order as job positions, and the
+    release times the plan saw."""
     jobs = list(workload)
     index = {job.name: i for i, job in enumerate(jobs)}
     k = 1 if plan.strategy == "johnson" else plan.k
+    return jobs, k, [index[name] for name in plan.order], release_times(workload, plan.ready_now)
+
+
+def fluid_point(plan: Plan, workload: Workload, map_slots: int) -> float:
+    """`fluid_curve`'s value at one split (``map_slots`` of the plan's slots): the same model,
+    order and k, for a batch whose whole curve is not computed."""
+    jobs, k, order, releases = _fluid_inputs(plan, workload)
     total = plan.map_slots + plan.reduce_slots
-    return float(fluid_makespan(jobs, map_slots, total - map_slots, k, [index[n] for n in plan.order], plan.model,
-                                releases=release_times(workload, plan.ready_now)))
+    return float(fluid_makespan(jobs, map_slots, total - map_slots, k, order, plan.model, releases=releases))
 
 
 def fluid_curve(plan: Plan, workload: Workload) -> list[float]:
@@ -300,11 +307,8 @@ def fluid_curve(plan: Plan, workload: Workload) -> list[float]:
     with k = 1, one job per phase at a time, the fluid form of FIFO."""
     if plan.strategy != "johnson" and plan.curve:
         return list(plan.curve)
-    jobs = list(workload)
-    index = {job.name: i for i, job in enumerate(jobs)}
-    k = 1 if plan.strategy == "johnson" else plan.k
-    solved = configure_slots(jobs, plan.map_slots + plan.reduce_slots, k, [index[n] for n in plan.order], plan.model,
-                             releases=release_times(workload, plan.ready_now))
+    jobs, k, order, releases = _fluid_inputs(plan, workload)
+    solved = configure_slots(jobs, plan.map_slots + plan.reduce_slots, k, order, plan.model, releases=releases)
     return [float(v) for v in solved.makespans]
 
 

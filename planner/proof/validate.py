@@ -358,16 +358,11 @@ def validate(
                             jobs_outcome=outcomes, critical_jobs=critical, stopping=stopping, antithetic=antithetic)
 
 
-def batch_tasks(workload: Workload) -> int:
-    """The tasks of one run of ``workload`` (maps and reduces of every job)."""
-    return sum(job.map_tasks + job.reduce_tasks for job in workload)
-
-
 def runs_for(runs: object, workload: Workload) -> int | AutoRuns:
     """``runs`` as a validation of ``workload`` takes it (`runs_choice`); "auto" with its first round
     by the batch's size (`AutoRuns.for_batch`)."""
     chosen = runs_choice(runs)
-    return chosen.for_batch(batch_tasks(workload)) if isinstance(chosen, AutoRuns) else chosen
+    return chosen.for_batch(workload.tasks) if isinstance(chosen, AutoRuns) else chosen
 
 
 def curve_splits_for(workload: Workload, curve_splits: object) -> int:
@@ -376,7 +371,7 @@ def curve_splits_for(workload: Workload, curve_splits: object) -> int:
     tasks and none for a larger one (a production day: the figure's points would cost as much as
     the comparisons)."""
     if curve_splits is None:
-        return CURVE_SPLITS if batch_tasks(workload) <= LARGE_BATCH_TASKS else 0
+        return CURVE_SPLITS if workload.tasks <= LARGE_BATCH_TASKS else 0
     return as_int(curve_splits, "curve_splits", minimum=0, maximum=MAX_CURVE_SPLITS)
 
 

@@ -169,7 +169,7 @@ class Simulation:
         self.progress = progress
         if progress is not None and not callable(progress):
             raise InvalidInput("progress", f"must be a function of a Progress, got {type(progress).__name__}")
-        self.tasks_total = sum(job.map_tasks + job.reduce_tasks for job in self.workload)
+        self.tasks_total: int = self.workload.tasks
         self.attempt_log = AttemptLog(as_int(progress_every, "progress_every", minimum=1, maximum=MAX_CHUNK),
                                       capacity=self.tasks_total)
         self.started_at = 0.0  # wall clock at `run`

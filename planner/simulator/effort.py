@@ -96,7 +96,7 @@ def simulation_effort(workload: Workload, cluster: Cluster, scheduler: Scheduler
     """The estimate of one task-level run (module docstring); ``slots`` as in `simulate` (a total
     that is not a pair of whole numbers counts as the cluster's: `simulate` refuses it anyway)."""
     jobs = workload.jobs
-    tasks = sum(job.map_tasks + job.reduce_tasks for job in jobs)
+    tasks = workload.tasks
     copies = min(cluster.replication, cluster.nodes)
     replicas = sum(job.map_tasks for job in jobs) * copies
     beats = least_heartbeats(jobs, cluster, slots if _is_split(slots) else None)
