@@ -42,7 +42,8 @@ def fake_job(name, maps, maps_done, running_maps, reduces, running_reduces=0):
     """A job's run with its progress set by hand (its index is set by `fake_fresh`)."""
     layout = build_layout(Cluster(nodes=1, map_slots=1, reduce_slots=1))
     run = JobRun(0, Job(name, maps, reduces, 10.0, 20.0), layout, 1, 0.0, 1.0, np.random.default_rng(0))
-    run.maps_done, run.running = maps_done, [running_maps, running_reduces]
+    run.maps_done = maps_done
+    run.running[0], run.running[1] = running_maps, running_reduces
     return run
 
 

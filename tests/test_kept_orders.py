@@ -155,22 +155,53 @@ def _runs(count: int) -> list[JobRun]:
             for i in range(count)]
 
 
-def test_a_scan_drops_the_jobs_keep_refuses_and_only_those():
+def _ranked_by_index(paired: bool) -> RankedJobs:
+    from planner.simulator.schedulers.pair_ranked import PairRanked
+
+    return PairRanked(lambda job: float(job.index)) if paired else RankedJobs(lambda job: job.name)
+
+
+@pytest.mark.parametrize("paired", [False, True])
+def test_a_scan_drops_the_jobs_keep_refuses_and_only_those(paired):
+    """Jobs taken out during a walk: `PairRanked` keeps their entries, skipped, until its end."""
     runs = _runs(5)
-    ranked = RankedJobs(lambda job: job.name)
+    ranked = _ranked_by_index(paired)
     for job in runs:
         ranked.update(job, True)
     found = ranked.scan(lambda job: job if job.index == 3 else None, keep=lambda job: job.index % 2 == 1)
     assert found is runs[3]
     assert [job.index for job in ranked.prefix(lambda job: True)] == [1, 3, 4]
+    assert len(ranked) == 3 and runs[0] not in ranked and runs[1] in ranked
+    if paired:
+        assert ranked.entries.size == 3
+
+
+@pytest.mark.parametrize("paired", [False, True])
+def test_a_scan_refuses_a_re_key_of_its_order(paired):
+    """A scan's step must not re-key or add a job of the order it walks (the walk would lose its
+    place): it raises, and the order is as it was before the scan."""
+    runs = _runs(4)
+    ranked = _ranked_by_index(paired)
+    for job in runs[:3]:
+        ranked.update(job, True)
+
+    def re_key(job: JobRun) -> None:
+        ranked.update(job, True, key=(10.0, job.order) if paired else "zz")
+
+    with pytest.raises(RuntimeError, match="during a scan"):
+        ranked.scan(re_key)
+    with pytest.raises(RuntimeError, match="during a scan"):
+        ranked.scan(lambda job: ranked.update(runs[3], True))
+    assert ranked.prefix(lambda job: True) == runs[:3]
 
 
 @pytest.mark.parametrize("paired", [False, True])
 def test_kept_orders_follow_a_sorted_list_through_random_updates(paired):
     """`RankedJobs` (key (value, name)) and `PairRanked` (Fair's orders, in typed columns: key
     (value, order)) against a sorted list through random re-keys (`PairRanked` also through
-    `update_value`), removals, scans, nested scans and prefixes; the heap is compacted along the way
-    (stale entries never outnumber live ones by much)."""
+    `update_value`), removals, scans and prefixes. `RankedJobs`'s heap is compacted along the way
+    (stale entries never outnumber live ones by much); `PairRanked`'s holds one entry per job in it.
+    A scan started within a scan of the same order raises, and leaves the order as it was."""
     from planner.simulator.schedulers.pair_ranked import PairRanked
 
     rng = random.Random(11 if paired else 7)
@@ -197,13 +228,17 @@ def test_kept_orders_follow_a_sorted_list_through_random_updates(paired):
         expected = [entry[2] for entry in sorted((value[i], tie(i), runs[i]) for i in present)]
         assert ranked.first() is (expected[0] if expected else None)
         assert len(ranked) == len(expected) and all((job in ranked) == (job.index in present) for job in runs)
-        assert (ranked.entries.size if paired else len(ranked.heap)) <= 2 * len(present) + 65
+        if paired:
+            assert ranked.entries.size == len(present)
+        else:
+            assert len(ranked.heap) <= 2 * len(present) + 65
         skip = rng.randrange(3)
         seen: list[JobRun] = []
 
         def attempt(job: JobRun, seen=seen, skip=skip, expected=expected) -> JobRun | None:
-            if len(seen) == 1:  # a scan inside a scan puts back only what it passed
-                assert ranked.prefix(lambda job: True) == expected[1:]
+            if len(seen) == 1:  # scans do not nest
+                with pytest.raises(RuntimeError, match="within another"):
+                    ranked.prefix(lambda job: True)
             return job if len(seen) == skip else seen.append(job)
 
         # The (skip + 1)-th job in order, or None; the scan puts back what it passed.

@@ -142,12 +142,12 @@ class Simulation:
         self.end_groups: dict[int, list[int]] = {}
         self.end_group_count = 0
         self.slot_count = count  # the layout's slots (read at every laxity: an attribute, not a property)
-        self.slot_node = layout.slot_node
-        self.slot_kind = layout.slot_kind
+        # Typed columns (`librt.vecs.vec`): compiled, an update stores a machine word (a list's would
+        # make a Python int or float, and free the one it replaces), and a read makes none.
+        self.slot_node = vec[i64](list(layout.slot_node))
+        self.slot_kind = vec[i64](list(layout.slot_kind))
         # The attempt on each slot, (job, kind, task, start, locality), or None when free.
         self.slot_run: list[Any] = [None] * count  # a `jobs.SlotRun` or None
-        # Typed columns (`librt.vecs.vec`): compiled, an update stores a machine word (a list's would
-        # make a Python int or float, and free the one it replaces).
         self.slot_gen = vec[i64]([0] * count)
         self.slot_end = vec[float]([0.0] * count)  # when the attempt on the slot is due to end (if it has an end event)
         self.suspending: dict[int, float] = {}  # slot -> work its suspended attempt has left
@@ -162,8 +162,8 @@ class Simulation:
         self.node_free: list[list[list[int]]] = [[[], [], []] for _ in range(nodes)]
         for slot in range(count - 1, -1, -1):
             self.node_free[layout.slot_node[slot]][layout.slot_kind[slot]].append(slot)
-        self.free_count = [layout.count(MAP), layout.count(REDUCE), layout.count(ANY)]
-        self.pending = [0, 0]  # pending maps; launchable reduces (over all submitted jobs)
+        self.free_count = vec[i64]([layout.count(MAP), layout.count(REDUCE), layout.count(ANY)])
+        self.pending = vec[i64]([0, 0])  # pending maps; launchable reduces (over all submitted jobs)
         # Ended attempts, nine values each (see `records.Attempt`), in typed columns; progress is
         # reported every ``progress_every`` of them.
         self.progress = progress
@@ -203,22 +203,22 @@ class Simulation:
         self.active: dict[str, JobRun] = {}
         self.running_total = 0
         # Reducers: copying ones have no end event yet; compute limits per node.
-        self.computing = [0] * nodes
+        self.computing = vec[i64]([0] * nodes)
         self.compute_queue: list[list[int]] = [[] for _ in range(nodes)]
         self.heartbeat = cluster.heartbeat
         # `SimOptions.stage_delay`: a job's reduces open this long after the map that opens them
         # (the jobs whose opening is scheduled, by workload index, in ``stage_due``).
         self.stage_delay = float(options.stage_delay)
         self.stage_due: set[int] = set()
-        self.awake = bytearray(nodes)
-        self.node_tick = [0] * nodes  # the number of each node's last scheduled report
+        self.awake = vec[u8]([0] * nodes)
+        self.node_tick = vec[i64]([0] * nodes)  # the number of each node's last scheduled report
         # With a heartbeat: per slot kind, flags of the nodes with a free slot of that kind
         # and no report due (`_slot_freed`), and how many are flagged.
         self.asleep = [bytearray(nodes) for _ in range(3)]
-        self.asleep_count = [0, 0, 0]
+        self.asleep_count = vec[i64]([0, 0, 0])
         # Per kind, the node woken to report next for pending work (-1: none) and its tick's time.
-        self.chain = [-1, -1, -1]
-        self.chain_tick = [math.inf] * 3
+        self.chain = vec[i64]([-1, -1, -1])
+        self.chain_tick = vec[float]([math.inf] * 3)
         # Nodes with a free map slot that delay scheduling declines until a change wakes them.
         self.declined_asleep = bytearray(nodes)
         self.declined_count = 0
@@ -583,7 +583,7 @@ class Simulation:
         """The node reports: offer its free slots, then report again next tick or sleep."""
         self.awake[node] = 0
         chain = self.chain
-        if node in chain:
+        if chain[MAP] == node or chain[REDUCE] == node or chain[ANY] == node:
             for group in (MAP, REDUCE, ANY):
                 if chain[group] == node:
                     chain[group] = -1

@@ -168,7 +168,7 @@ class JobRun:
         # the simulation's pending counts until released.
         self.held_maps = False
         self.held_reduces = False
-        self.running = [0, 0]
+        self.running = vec[i64]([0, 0])  # running maps, reduces (a typed column: no number boxed)
         self.maps_done = 0
         self.reduces_done = 0
         self.copying: list[int] = []  # attempts of reducers waiting for the last map

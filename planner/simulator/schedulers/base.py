@@ -168,13 +168,12 @@ class Scheduler:
             sim = self.bound()  # raises
         rack = sim.layout.rack_of[node]
         plain = delay is not None and delay.intensities is None
-        mark = ranked.mark()
+        job = ranked.walk_first()
         try:
-            while (job := ranked.first()) is not None:
+            while job is not None:
                 if not job.pending_maps:
                     if drop_idle:
                         ranked.update(job, False)
-                        continue
                 elif delay is None:
                     task, locality = job.take_map(node, rack, OFF_RACK)
                     if task >= 0:
@@ -208,10 +207,10 @@ class Scheduler:
                         sim.request_wake(wake)
                     if started and memo is not None:
                         memo.skipped(job, True)
-                ranked.set_aside()
+                job = ranked.walk_next()
             return None
         finally:
-            ranked.restore(mark)
+            ranked.walk_end()
 
 
 def remade(cls: Callable[..., Any], args: tuple[Any, ...], attributes: dict[str, Any]) -> Any:

@@ -335,7 +335,8 @@ class Fair(Scheduler):
         seen = self._seen
         at: i64 = 6 * index
         running_total, pending_total = self._running[pool], self._pending[pool]
-        maps, reduces = job.running
+        counts = job.running
+        maps, reduces = counts[MAP], counts[REDUCE]
         fair = self._fair_pool[pool]
         for kind in self._kinds:
             running = maps if kind == MAP else reduces if kind == REDUCE else maps + reduces
@@ -357,9 +358,9 @@ class Fair(Scheduler):
                 if not fair:
                     value = -float(job.priority) if self.ranks is None else self._ordered_value(job)
                 elif self._tie:
-                    value = running + self._stage_tie(job)
+                    value = float(running) + self._stage_tie(job)
                 else:
-                    value = running / (job.weight * 2.0**job.priority)
+                    value = float(running) / (job.weight * 2.0**job.priority)
                 self._ranked[pool][kind].update_value(job, True, value)
 
     def _forget(self, job: JobRun) -> None:

@@ -375,7 +375,7 @@ class Fresh(Scheduler):
         for job in self.reduce_phase:
             if job.running[REDUCE]:
                 mean = self.mean_time(job, REDUCE)
-                rate += job.running[REDUCE] / mean if mean > 0 else math.inf
+                rate += float(job.running[REDUCE]) / mean if mean > 0 else math.inf
         return 1.0 / rate if rate > 0 else math.inf
 
     def target_ours(self) -> SlotTarget:

@@ -393,12 +393,18 @@ class Natjam(Scheduler):
         return math.inf if self._wanted <= 0 else None
 
     def _victim(self, head: JobRun, victims: Victims, now: float) -> int | None:
-        held, holders = self._holders(victims, now)
+        """The attempt to evict next for ``head`` (the caller evicts it), or None. The victims'
+        attempts that may be evicted are found once per settle (`_holders`, kept on ``victims``)
+        and the chosen one leaves them: an eviction changes no other attempt's readiness nor any
+        job's verdict (only a victim's own tasks go back), and nothing launches during a settle."""
+        if victims.held is None:
+            victims.held, victims.holders = self._holders(victims, now)
+        held, holders = victims.held, victims.holders
         job = (self._lowest_ranked(head, holders, victims) if self.deadline_policy is not None
                else self._by_job_policy(sorted(holders.values(), key=victims.rank), held))  # in rank order
         if job is None:
             return None
-        slots = sorted(held[job.index])
+        slots = held[job.index]  # in slot order
         if self.deadline_policy == "MLF":
             # The margin: the job keeps more slack than the head after losing the task's remaining
             # time and the overheads. Rule 2: and it still ranks after the head once evicted.
@@ -410,8 +416,14 @@ class Natjam(Scheduler):
             chosen = self._by_task_policy(slots, now)
             self._laxities[job.index] = self._laxities[job.index] - self._eviction_cost(chosen, now)
             self._extra[job.index] = self._extra.get(job.index, 0.0) + self._work_back(chosen, now)
-            return chosen
-        return self._by_task_policy(slots, now)
+        else:
+            chosen = self._by_task_policy(slots, now)
+        left = held[job.index]
+        left.remove(chosen)
+        if not left:
+            del held[job.index]
+            del holders[job.index]
+        return chosen
 
     def _lowest_ranked(self, head: JobRun, holders: dict[int, JobRun], victims: Victims) -> JobRun | None:
         """Natjam-R: the lowest-ranked job holding containers that may be evicted (keys are unique:
@@ -660,6 +672,10 @@ class Victims:
         self.includes = includes
         self.rank = rank
         self.jobs = jobs or []
+        # The attempts that may be evicted, by job index, and their jobs (`Natjam._victim`: found
+        # at the first victim of a settle, each chosen one taken out).
+        self.held: dict[int, list[int]] | None = None
+        self.holders: dict[int, JobRun] = {}
 
     @classmethod
     def listed(cls, jobs: list[JobRun]) -> Victims:

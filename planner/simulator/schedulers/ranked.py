@@ -11,6 +11,12 @@ decision it drains the list (`Changes.drain`) and re-keys those jobs only.
 and stamps out the old one, which is dropped when it reaches the top. A job is
 in the heap only while it can use a slot (the scheduler says when), so the
 first valid entry is the job to offer first.
+
+A scan (the jobs in order until one takes the slot) is a walk: `walk_first`, then `walk_next` after
+each job that declines, and `walk_end` when done (in a ``finally``). Here a walk takes each job it
+passes off the heap and puts them back at its end; `PairRanked` (Fair's and Capacity's orders)
+walks its heap without changing it. Either way, while a walk is on the jobs may be taken out but
+not re-keyed (`update` raises), and walks do not nest.
 """
 
 from __future__ import annotations
@@ -18,6 +24,9 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
+
+from librt.vecs import append, vec
+from mypy_extensions import i64, u8
 
 from planner.simulator.jobs import JobRun
 
@@ -30,7 +39,7 @@ T = TypeVar("T")
 class RankedJobs:
     """Jobs in increasing ``key`` order; ``key`` must end with something unique (the name)."""
 
-    __slots__ = ("head", "heap", "key", "keys", "stamps", "taken")
+    __slots__ = ("head", "heap", "key", "keys", "stamps", "taken", "walking")
 
     def __init__(self, key: Callable[[JobRun], Any]) -> None:
         self.key = key
@@ -42,9 +51,10 @@ class RankedJobs:
         # than the rest of its decision. Whatever takes entries off the heap or re-keys a job
         # (`update`, `scan`, `Scheduler.scan_maps`) sets it to None.
         self.head: JobRun | None = None
-        # Entries a scan has passed (`set_aside`), kept as the objects they are: typed, each would be
+        # Entries a walk has passed (`walk_next`), kept as the objects they are: typed, each would be
         # unpacked into native values when taken off and built again (a tuple, two ints) when put back.
         self.taken: list[Any] = []
+        self.walking = False
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -66,6 +76,8 @@ class RankedJobs:
             key = self.key(job)
         if index in self.keys and self.keys[index] == key:
             return
+        if self.walking:
+            raise RuntimeError(f"job {job.name!r} re-keyed during a scan of its order")
         stamp = self.stamps.get(index, 0) + 1
         self.stamps[index] = stamp
         self.keys[index] = key
@@ -93,42 +105,49 @@ class RankedJobs:
     def scan(self, attempt: Callable[[JobRun], T | None],
              keep: Callable[[JobRun], Any] | None = None) -> T | None:
         """The first non-None ``attempt(job)`` over the jobs in key order (None if every job
-        declines). Jobs are taken off the heap as the scan goes and put back at the end, so a
-        scan that stops at the k-th job costs O(k log n); ``attempt`` must not re-key jobs.
-        With ``keep``, a job met for which ``keep(job)`` is false is taken out instead (a lazy
+        declines), met by a walk: a scan that stops at the k-th job costs O(k log n) here
+        (O(k log k) in `PairRanked`); ``attempt`` must not re-key jobs nor scan this order. With
+        ``keep``, a job met for which ``keep(job)`` is false is taken out instead (a lazy
         removal: the scheduler puts it back when it has work again)."""
-        mark = self.mark()
+        job = self.walk_first()
         try:
-            while (job := self.first()) is not None:
+            while job is not None:
                 if keep is not None and not keep(job):
                     self.update(job, False)
-                    continue
-                result = attempt(job)
-                if result is not None:
-                    return result
-                self.set_aside()
+                else:
+                    result = attempt(job)
+                    if result is not None:
+                        return result
+                job = self.walk_next()
             return None
         finally:
-            self.restore(mark)
+            self.walk_end()
 
-    # A scan's steps, for scans written out elsewhere (`Scheduler.scan_maps`): take `mark`, then
-    # `set_aside` each job `first` gave that declines, and `restore` the mark when done.
-    def mark(self) -> int:
-        """Where the entries a scan is about to pass will start (scans may nest)."""
-        return len(self.taken)
+    def walk_first(self) -> JobRun | None:
+        """Start a walk: the first job, or None."""
+        if self.walking:
+            raise RuntimeError("a scan of this order started within another")
+        self.walking = True
+        return self.first()
 
-    def set_aside(self) -> None:
-        """Take the first job's entry off the heap until `restore` (`first` must have found it)."""
-        boxed: list[Any] = self.heap
-        self.taken.append(heapq.heappop(boxed))
-        self.head = None  # the next live entry is the first now
+    def walk_next(self) -> JobRun | None:
+        """The job after the walk's last one, or None: the last one's entry is set aside (unless it
+        was taken out: its entry is stale then, and `first` drops it)."""
+        heap = self.heap
+        if heap:
+            entry = heap[0]
+            if self.stamps[entry[1]] == entry[2] and entry[1] in self.keys:
+                self.taken.append(heapq.heappop(heap))
+        self.head = None
+        return self.first()
 
-    def restore(self, mark: int) -> None:
-        """Put back the entries set aside since ``mark``."""
+    def walk_end(self) -> None:
+        """End the walk: the entries set aside go back."""
+        self.walking = False
         self.head = None
         boxed: list[Any] = self.heap
         taken = self.taken
-        while len(taken) > mark:
+        while taken:
             heapq.heappush(boxed, taken.pop())
 
     def prefix(self, belongs: Callable[[JobRun], bool]) -> list[JobRun]:
@@ -153,11 +172,14 @@ def _drop_first(heap: list[Any]) -> None:
 class Changes:
     """The jobs whose state changed since the last decision (shared with the simulation)."""
 
-    __slots__ = ("jobs", "refresh")
+    __slots__ = ("jobs", "met", "refresh")
 
     def __init__(self, refresh: Callable[[JobRun], None]) -> None:
         self.jobs: list[JobRun] = []
         self.refresh = refresh
+        # By job index: whether `take` has met the job in this call (cleared before it returns:
+        # a flag read by index, where a set of indexes hashed every job appended).
+        self.met = vec[u8]()
 
     def take(self) -> list[JobRun]:
         """The changed jobs, each once, unfinished ones only (a finished job is left to `forget`);
@@ -166,12 +188,18 @@ class Changes:
         jobs = self.jobs
         if not jobs:
             return []
-        seen: set[int] = set()
+        met = self.met
         distinct = []
         for job in jobs:
-            if job.index not in seen and job.finish is None:
-                seen.add(job.index)
+            index: i64 = job.index
+            while len(met) <= index:
+                met = append(met, 0)
+            if not met[index] and job.finish is None:
+                met[index] = 1
                 distinct.append(job)
+        for job in distinct:
+            met[job.index] = 0
+        self.met = met
         jobs.clear()
         return distinct
 
