@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, cast
 
 import numpy as np
+from librt.vecs import vec
 from mypy_extensions import mypyc_attr
 
 from models import Job
@@ -157,7 +158,7 @@ class Natjam(Scheduler):
         self._held: set[int] = set()
         # Slot -> the attempt (its `SlotRun`, by identity) whose `_ready` time is kept, and that time.
         self._ready_runs: list[object] = []
-        self._ready_at: list[float] = []
+        self._ready_at = vec[float]()  # a typed column: a read makes no float object
 
     def __repr__(self) -> str:
         return (f"Natjam(job_eviction={self.job_eviction!r}, task_eviction={self.task_eviction!r}, "
@@ -200,7 +201,7 @@ class Natjam(Scheduler):
         self._holding = []
         self._held = set()
         self._ready_runs = [None] * sim.slot_count
-        self._ready_at = [math.inf] * sim.slot_count
+        self._ready_at = vec[float]([math.inf] * sim.slot_count)
         # MLF keeps its order apart (`LaxityOrder`); with the network on, attempts' ends move
         # without the simulation saying so, and MLF ranks every job at each decision instead.
         self._laxity_order = None
@@ -645,7 +646,10 @@ class Natjam(Scheduler):
 def _suspended_on(job: JobRun, node: int) -> bool:
     """Whether a reduce of ``job`` suspended on ``node`` waits to resume (one of ``job.left``)."""
     resume_on = job.resume_on
-    return any(key[0] == REDUCE and resume_on.get(key) == node for key in job.left)
+    for key in job.left:  # (a loop: compiled, `any` over a generator makes the generator first)
+        if key[0] == REDUCE and resume_on.get(key) == node:
+            return True
+    return False
 
 
 def by_containers(jobs: list[JobRun], held: dict[int, list[int]], most: bool) -> JobRun:
