@@ -646,7 +646,7 @@ class Natjam(Scheduler):
 def _suspended_on(job: JobRun, node: int) -> bool:
     """Whether a reduce of ``job`` suspended on ``node`` waits to resume (one of ``job.left``)."""
     resume_on = job.resume_on
-    for key in job.left:  # (a loop: compiled, `any` over a generator makes the generator first)
+    for key in job.left:  # noqa: SIM110  # a loop: compiled, `any` over a generator makes the generator first
         if key[0] == REDUCE and resume_on.get(key) == node:
             return True
     return False

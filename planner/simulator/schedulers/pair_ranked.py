@@ -136,28 +136,29 @@ class PairRanked(RankedJobs):
 
     def _rise(self, place: i64, key: float, order: i64, index: i64) -> None:
         """Write entry (key, order, index) at ``place`` or above it, past the parents that come after it."""
-        entries, place_of = self.entries, self.place_of
+        entries = self.entries
         keys, orders, a_of = entries.keys, entries.orders, entries.a_of
         while place > 0:
             parent = (place - 1) >> 1
             parent_key = keys[parent]
             if key < parent_key or (key == parent_key and order < orders[parent]):
-                keys[place] = parent_key
-                orders[place] = orders[parent]
-                above = a_of[parent]
-                a_of[place] = above
-                place_of[above] = place
+                self._write(place, parent_key, orders[parent], a_of[parent])  # the parent moves down
                 place = parent
             else:
                 break
-        keys[place] = key
-        orders[place] = order
-        a_of[place] = index
-        place_of[index] = place
+        self._write(place, key, order, index)
+
+    def _write(self, place: i64, key: float, order: i64, index: i64) -> None:
+        """Entry (key, order, index) at ``place``, and the job's place."""
+        entries = self.entries
+        entries.keys[place] = key
+        entries.orders[place] = order
+        entries.a_of[place] = index
+        self.place_of[index] = place
 
     def _sink(self, place: i64, key: float, order: i64, index: i64) -> None:
         """Write entry (key, order, index) at ``place`` or below it, past the children that come before it."""
-        entries, place_of = self.entries, self.place_of
+        entries = self.entries
         keys, orders, a_of = entries.keys, entries.orders, entries.a_of
         end = entries.size
         child = 2 * place + 1
@@ -167,19 +168,12 @@ class PairRanked(RankedJobs):
                 child = right
             child_key = keys[child]
             if child_key < key or (child_key == key and orders[child] < order):
-                keys[place] = child_key
-                orders[place] = orders[child]
-                below = a_of[child]
-                a_of[place] = below
-                place_of[below] = place
+                self._write(place, child_key, orders[child], a_of[child])  # the child moves up
                 place = child
                 child = 2 * place + 1
             else:
                 break
-        keys[place] = key
-        orders[place] = order
-        a_of[place] = index
-        place_of[index] = place
+        self._write(place, key, order, index)
 
     def first(self) -> JobRun | None:
         """The job with the smallest key, or None."""
