@@ -18,10 +18,9 @@ is shared, and CPU time is what a run costs whatever else runs beside it.
 from __future__ import annotations
 
 import statistics
-import time
 from pathlib import Path
 
-from benchmarks.registry import Row, core_build, register
+from benchmarks.registry import Row, core_build, cpu_seconds, register
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 FB_DAY = DATA / "FB-2009_samples_24_times_1hr_0.tsv"
@@ -30,12 +29,6 @@ SEED = 0
 FLOOR_RATIO = 1.2
 DELAY = (15.0, 15.0)
 REPEATS = {"quick": 7, "full": 5}
-
-
-def _cpu(function):
-    start = time.process_time()
-    result = function()
-    return time.process_time() - start, result
 
 
 @register("pipelines")
@@ -58,7 +51,7 @@ def pipelines(suite: str) -> list[Row]:
     results = {}
     for _ in range(repeats):
         for dependent, batch in ((False, plain), (True, piped)):
-            seconds, results[dependent] = _cpu(lambda batch=batch: simulate(batch, cluster, Fair(delay=DELAY)))
+            seconds, results[dependent] = cpu_seconds(lambda batch=batch: simulate(batch, cluster, Fair(delay=DELAY)))
             times[dependent].append(seconds)
     without, with_pipes = statistics.median(times[False]), statistics.median(times[True])
     rows = []

@@ -8,7 +8,7 @@ import statistics
 import time
 from pathlib import Path
 
-from benchmarks.registry import Row, core_build, register, save_figure
+from benchmarks.registry import Row, core_build, cpu_seconds, register, save_figure
 from models import Cluster, Job
 from planner.io.swim import read_swim
 from planner.simulator import Fair, Fifo, SimOptions, simulate
@@ -48,14 +48,6 @@ _LOCALITY = re.compile(r"node ([\d.]+)%, rack ([\d.]+)%, off ([\d.]+)%")
 def throughput_batch(jobs: int, maps: int = 1000) -> list[Job]:
     """``jobs`` map-only jobs of ``maps`` tasks, all submitted at 0; job j's maps take 20 + 2 (j mod 50) s."""
     return [Job(f"j{j:04d}", maps, 0, 20.0 + 2.0 * (j % 50)) for j in range(jobs)]
-
-
-def _cpu(function):
-    """CPU seconds of ``function()`` (both sides run in this one process, single-threaded) and its result."""
-    gc.collect()
-    start = time.process_time()
-    result = function()
-    return time.process_time() - start, result
 
 
 def _wall(function):
@@ -98,10 +90,10 @@ def _throughput(suite: str) -> list[Row]:
     for case, options in THROUGHPUT_CASES.items():
         ours_times, simpy_times = [], []
         for _ in range(repeats):
-            seconds, ours = _cpu(lambda options=options: simulate(jobs, THROUGHPUT_CLUSTER, Fifo(), options=options))
+            seconds, ours = cpu_seconds(lambda options=options: simulate(jobs, THROUGHPUT_CLUSTER, Fifo(), options=options))
             ours_times.append(seconds)
             drawn = _drawn(jobs, ours)
-            seconds, reference = _cpu(lambda drawn=drawn: simulate_fifo(jobs, slots, drawn))
+            seconds, reference = cpu_seconds(lambda drawn=drawn: simulate_fifo(jobs, slots, drawn))
             simpy_times.append(seconds)
             if reference.tasks != tasks or ours.attempt_count != tasks:
                 raise RuntimeError(f"{case}: the throughput runs did not run every task once")

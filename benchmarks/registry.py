@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import statistics
 import subprocess
@@ -115,6 +116,16 @@ def timed(function: Callable[[], Any], repeats: int) -> tuple[float, Any]:
         result = function()
         times.append(time.perf_counter() - start)
     return statistics.median(times), result
+
+
+def cpu_seconds(function: Callable[[], Any]) -> tuple[float, Any]:
+    """CPU seconds of one call of ``function`` (garbage collected first, outside the timing) and its
+    result: for comparisons run side by side in one process, which wall time lets the machine's
+    load move."""
+    gc.collect()
+    start = time.process_time()
+    result = function()
+    return time.process_time() - start, result
 
 
 def save_figure(fig: Any, path: Path) -> None:

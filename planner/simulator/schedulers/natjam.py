@@ -405,7 +405,8 @@ class Natjam(Scheduler):
                else self._by_job_policy(sorted(holders.values(), key=victims.rank), held))  # in rank order
         if job is None:
             return None
-        slots = held[job.index]  # in slot order
+        mine = held[job.index]  # in slot order
+        slots = mine
         if self.deadline_policy == "MLF":
             # The margin: the job keeps more slack than the head after losing the task's remaining
             # time and the overheads. Rule 2: and it still ranks after the head once evicted.
@@ -419,9 +420,8 @@ class Natjam(Scheduler):
             self._extra[job.index] = self._extra.get(job.index, 0.0) + self._work_back(chosen, now)
         else:
             chosen = self._by_task_policy(slots, now)
-        left = held[job.index]
-        left.remove(chosen)
-        if not left:
+        mine.remove(chosen)
+        if not mine:
             del held[job.index]
             del holders[job.index]
         return chosen

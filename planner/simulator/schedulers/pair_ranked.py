@@ -187,9 +187,7 @@ class PairRanked(RankedJobs):
 
     def _first_live(self) -> JobRun | None:
         """`first` while a walk is on and the top job was taken out: a walk of its own."""
-        places = EntryHeap()
-        job = self._walk_from(places, True)
-        return job
+        return self._walk_from(EntryHeap(), True)
 
     def walk_first(self) -> JobRun | None:
         """Start a walk: the first job, or None."""

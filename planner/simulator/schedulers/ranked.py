@@ -134,10 +134,8 @@ class RankedJobs:
         """The job after the walk's last one, or None: the last one's entry is set aside (unless it
         was taken out: its entry is stale then, and `first` drops it)."""
         heap = self.heap
-        if heap:
-            entry = heap[0]
-            if self.stamps[entry[1]] == entry[2] and entry[1] in self.keys:
-                self.taken.append(heapq.heappop(heap))
+        if heap and self._live(heap[0]):
+            self.taken.append(heapq.heappop(heap))
         self.head = None
         return self.first()
 
