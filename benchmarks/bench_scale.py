@@ -19,7 +19,7 @@ in place of the first), where FIFO's seconds are
 the faster of two FIFO runs of 5,000 jobs made just before and just after the row's own (the
 machine's speed drifts over the minutes the suite takes). Seconds are CPU seconds of `simulate`:
 at each size the least of three runs (a disturbance only adds time; single runs of a second or
-less at 1,000 jobs varied by half), one run where the first takes over `REPEAT_BELOW` seconds (MLF).
+less at 1,000 jobs varied by half, and MLF's single runs of 5,000 jobs by a third).
 The detail also gives CPU microseconds per simulated attempt and their ratio to FIFO's: schedulers
 that evict relaunch tasks, and MLF's lockstep (the paper's Natjam-R experiment) makes about three
 times FIFO's attempts, so its ratio of seconds cannot fall near 1 even at FIFO's cost per attempt.
@@ -46,7 +46,6 @@ FIFO_FACTOR = 3.0
 #: Natjam-R MLF: its CPU per simulated attempt at most this many times FIFO's (issue 43, replacing 3x FIFO's time).
 MLF_PER_ATTEMPT = 6.0
 REPEATS = 3
-REPEAT_BELOW = 10.0  # seconds: a longer run is not repeated
 CONTAINERS = SimOptions(containers=True)
 
 
@@ -92,11 +91,10 @@ def _cpu(method: str, count: int) -> tuple[float, SimResult]:
 
 
 def _least(method: str, count: int) -> tuple[float, SimResult, int]:
-    """The least CPU seconds of up to `REPEATS` runs (one if the first is long), a run's result,
-    and the number of runs."""
+    """The least CPU seconds of `REPEATS` runs, a run's result, and the number of runs."""
     seconds, result = _cpu(method, count)
     runs = 1
-    while runs < REPEATS and seconds < REPEAT_BELOW:
+    while runs < REPEATS:
         seconds = min(seconds, _cpu(method, count)[0])
         runs += 1
     return seconds, result, runs

@@ -14,7 +14,7 @@ from planner.simulator import SimOptions, simulate
 from planner.simulator.schedulers.fresh import Fresh
 from solvers import configure_slots, fluid_makespan
 from solvers.slots.fluid import SIMULTANEOUS, _fresh_makespans, _general_makespans
-from solvers.slots.maps import unit_map_phase, unit_map_phases
+from solvers.slots.maps import SHORT_ROWS, RowReductions, unit_map_phase, unit_map_phases
 from solvers.slots.work import PhaseWork
 
 MODELS = ("fresh", "capped")
@@ -122,14 +122,29 @@ def test_zero_releases_are_no_releases_bit_for_bit(model):
 
 
 def test_unit_map_phases_with_zero_gates_repeat_the_scalar_one():
+    """Whole tens of seconds end together (rows sorted by position); k up to 13 takes M's rows
+    both column by column and by numpy's own reductions (`SHORT_ROWS`)."""
     rng = np.random.default_rng(4)
-    for _ in range(30):
-        work = rng.integers(1, 6, int(rng.integers(1, 12))).astype(float) * 10
-        k = int(rng.integers(1, 5))
+    for _ in range(40):
+        work = rng.integers(1, 6, int(rng.integers(1, 16))).astype(float) * 10
+        k = int(rng.integers(1, SHORT_ROWS + 6))
         finish, completion = unit_map_phase(work, k)
         rows_finish, rows_completion = unit_map_phases(work, k, np.zeros((3, work.size)))
         assert all(np.array_equal(row, finish) for row in rows_finish)
         assert all(np.array_equal(row, completion) for row in rows_completion)
+
+
+def test_row_reductions_are_numpys():
+    """Row minima, counts and running counts, short rows and wide: numpy's numbers and types."""
+    rng = np.random.default_rng(7)
+    for width in range(1, SHORT_ROWS + 4):
+        values = rng.choice([0.5, 1.0, 2.0, np.inf, -0.0, 0.0], size=(6, width))
+        mask = rng.random((6, width)) < 0.5
+        reduced = RowReductions(width)
+        least, count, running = reduced.least(values), reduced.count(mask), reduced.running(mask)
+        assert np.array_equal(least, values.min(axis=1)) and least.dtype == np.float64
+        assert np.array_equal(count, mask.sum(axis=1)) and count.dtype == np.int64
+        assert np.array_equal(running, np.cumsum(mask, axis=1)) and running.dtype == np.int64
 
 
 # -- against a brute-force loop ----------------------------------------------------------------------
