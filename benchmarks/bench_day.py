@@ -10,8 +10,10 @@ record, `planner.io.results.write_result_json`, as ``-o``).
 Floors (full suite): at most 60 s of CPU (`simulate` only, import excluded; issue 43, issue 18's
 was 120 s) and a peak of
 1 GB without the file, 1.5 GB with it. The objective of each row is the peak RSS in MB; its
-seconds are CPU seconds of the simulation. The quick suite runs the first 15 minutes of the
-day, without floors.
+seconds are CPU seconds of the simulation. The summary-only run is made `SUMMARY_RUNS` times, each
+in its own child: its seconds are the least (a disturbance only adds time: on this shared machine
+the same build took 49.5 s and 65 s), its peak the largest, and every run's summary must be the
+same. The quick suite runs the first 15 minutes of the day, without floors.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ DELAY = (15.0, 15.0)
 CPU_FLOOR = 60.0
 MEMORY_FLOOR_MB = {False: 1024.0, True: 1536.0}
 HOURS = {"quick": 0.25, "full": 24.0}
+SUMMARY_RUNS = 3
 
 
 def measure(hours: float, output: Path | None) -> dict:
@@ -76,7 +79,12 @@ def day(suite: str) -> list[Row]:
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         for writes in (False, True):
-            measured = _child(hours, Path(folder) / "result.json" if writes else None)
+            runs = [_child(hours, Path(folder) / "result.json" if writes else None)
+                    for _ in range(1 if writes else SUMMARY_RUNS)]
+            if any(run["summary"] != runs[0]["summary"] for run in runs):
+                raise RuntimeError("the day's runs gave different summaries: the simulation is not deterministic")
+            measured = min(runs, key=lambda run: run["simulate_seconds"])
+            measured["peak_mb"] = max(run["peak_mb"] for run in runs)
             summary = measured["summary"]
             instance = (f"FB-2010 {'day' if whole else f'first {hours * 60:g} min'} ({measured['jobs']:,} jobs, "
                         f"{measured['tasks']:,} tasks), {NODES:,} nodes / {RACKS} racks, fair, delay "
@@ -87,10 +95,13 @@ def day(suite: str) -> list[Row]:
                       f"{summary['attempts']:,} attempts, makespan {summary['makespan']:,.0f} s, node-local "
                       f"{summary['node_local']:.1%}; import {measured['import_seconds']:.1f} s; "
                       f"{core_build(measured['compiled'])}")
+            if len(runs) > 1:
+                detail += (f"; the least of {len(runs)} runs ("
+                           + ", ".join(f"{run['simulate_seconds']:.1f}" for run in runs) + " s), the same summary")
             if writes:
                 detail += f"; file {measured['file_mb']:,.0f} MB written in {measured['write_seconds']:.1f} s CPU"
             rows.append(Row("day", instance, method, measured["peak_mb"], None, None, measured["simulate_seconds"],
-                            "ok", 1, CPU_FLOOR if whole else None, detail,
+                            "ok", len(runs), CPU_FLOOR if whole else None, detail,
                             floor_objective=MEMORY_FLOOR_MB[writes] if whole else None))
     return rows
 

@@ -20,9 +20,13 @@ by split) the splits whose bound is within `BOUND_MARGIN` of the best value, and
 best value found until no split is left within the margin of it. The best split and its value
 are the whole curve's, ties to the smallest s_m. The margin covers the event loops' tolerance
 (`solvers.slots.work.SIMULTANEOUS`: ends within a relative 1e-9 are taken together, so a computed
-makespan may fall below the model's by about that much; the largest seen, 1.2e-10, is 10,000
-times below the margin). On the FB-2010 trace's first 2,577 jobs with their submit times
-(S = 12,000, k = 5) the grid of 120 splits leaves 105 splits to evaluate.
+makespan may fall below the model's by about that much, and below a split's bound). The largest
+seen: a value 1.7e-8 below its bound, on the FB-2010 trace's first 2,577 jobs in Johnson's order
+(every split's value and bound compared, split 11,047), 60 times below the margin; the margin
+cannot shrink much. On those jobs with their submit times (S = 12,000, k = 5) the grid of 120
+splits leaves 105 splits to evaluate. Where the curve is flat, every split within the margin of
+the best is evaluated: on the whole FB-2010 day as imported (24,442 jobs) the search in
+submission order evaluates 775 splits, most of them within 1e-6 of the best.
 
 Other models ("capped" idles slots), batches without releases (one map phase serves every split:
 the whole curve is cheap) and batches with dependencies evaluate every split.
