@@ -15,11 +15,13 @@ and at 5,000 jobs it is within 3x of FIFO's in the same run; for Natjam-R MLF, w
 about three times FIFO's attempts, issue 43 replaced the second by its CPU per attempt within 6x of
 FIFO's (`MLF_PER_ATTEMPT`). The 5,000-job row carries both as ``floor_seconds = min(3 x FIFO's
 seconds, seconds at 1,000 x 5^1.2)`` (MLF: ``6 x FIFO's seconds per attempt x MLF's attempts``
-in place of the first), where FIFO's seconds are
-the faster of two FIFO runs of 5,000 jobs made just before and just after the row's own (the
-machine's speed drifts over the minutes the suite takes). Seconds are CPU seconds of `simulate`:
-at each size the least of three runs (a disturbance only adds time; single runs of a second or
-less at 1,000 jobs varied by half, and MLF's single runs of 5,000 jobs by a third).
+in place of the first). Seconds are CPU seconds of `simulate`, each the least of three runs
+(a disturbance only adds time; single runs of a second or less at 1,000 jobs varied by half, and
+MLF's single runs of 5,000 jobs by a third), made in three rounds (`_rounds`): each round runs
+FIFO at 5,000 jobs (the reference: the machine's speed drifts over the minutes the suite takes),
+then the scheduler at 1,000 and at 5,000, so that a disturbance of a few seconds falls on one
+round rather than on one size (stop 55: Fair's growth exponent measured 1.23 with consecutive
+runs, while the FIFO runs around it took 1.45 s against 1.00 s in FIFO's own row).
 The detail also gives CPU microseconds per simulated attempt and their ratio to FIFO's: schedulers
 that evict relaunch tasks, and MLF's lockstep (the paper's Natjam-R experiment) makes about three
 times FIFO's attempts, so its ratio of seconds cannot fall near 1 even at FIFO's cost per attempt.
@@ -90,14 +92,27 @@ def _cpu(method: str, count: int) -> tuple[float, SimResult]:
     return time.process_time() - start, result
 
 
-def _least(method: str, count: int) -> tuple[float, SimResult, int]:
-    """The least CPU seconds of `REPEATS` runs, a run's result, and the number of runs."""
-    seconds, result = _cpu(method, count)
-    runs = 1
-    while runs < REPEATS:
-        seconds = min(seconds, _cpu(method, count)[0])
-        runs += 1
-    return seconds, result, runs
+def _rounds(method: str, small: int, large: int) -> tuple[float, float, float, float, int]:
+    """`REPEATS` rounds, each running ``method`` at the smaller and the larger size and (for the
+    others) FIFO at the larger, one after another: the least CPU seconds of each (FIFO's is the
+    reference; FIFO's own row is its own), and the larger run's makespan and attempts, the same in
+    every round. Interleaved, a disturbance of a few seconds (on this shared machine the same case
+    took half as long again for a while) falls on one round, not on all of one size's runs."""
+    least = {"small": math.inf, "large": math.inf, "fifo": math.inf}
+    outcomes = set()
+    for _ in range(REPEATS):
+        if method != "FIFO":
+            least["fifo"] = min(least["fifo"], _cpu("FIFO", large)[0])
+        least["small"] = min(least["small"], _cpu(method, small)[0])
+        seconds, result = _cpu(method, large)
+        least["large"] = min(least["large"], seconds)
+        outcomes.add((result.makespan, result.attempt_count))
+        del result
+    if len(outcomes) != 1:
+        raise RuntimeError(f"{method}: the rounds' runs differ ({sorted(outcomes)}): the simulation is not deterministic")
+    (makespan, attempts), = outcomes
+    reference = least["large"] if method == "FIFO" else least["fifo"]
+    return least["small"], least["large"], reference, makespan, attempts
 
 
 @register(NAME)
@@ -107,19 +122,8 @@ def run(suite: str) -> list[Row]:
     fifo_attempts = 0
     for method in CASES:
         small, large = SIZES[suite]
-        measured = []
-        before = None
-        for count in (small, large):
-            if count == large and method != "FIFO":
-                before = _cpu("FIFO", large)[0]
-            seconds, result, runs = _least(method, count)
-            measured.append((count, seconds, result.makespan, result.attempt_count, runs))
-            del result
-        (_, small_seconds, _, _, _), (_, large_seconds, makespan, attempts, runs) = measured
-        # The reference: FIFO's runs of 5,000 jobs just before and just after this one, the faster (on
-        # a shared machine the speed drifts over the minutes of the suite, and a disturbance only adds
-        # time); FIFO's own row is its first run.
-        reference = large_seconds if before is None else min(before, _cpu("FIFO", large)[0])
+        small_seconds, large_seconds, reference, makespan, attempts = _rounds(method, small, large)
+        runs = REPEATS
         fifo_attempts = fifo_attempts or attempts  # FIFO's row comes first
         per_attempt = (large_seconds / attempts) / (reference / fifo_attempts)
         exponent = math.log(large_seconds / small_seconds) / math.log(large / small)
