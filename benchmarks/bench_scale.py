@@ -18,10 +18,13 @@ seconds, seconds at 1,000 x 5^1.2)`` (MLF: ``6 x FIFO's seconds per attempt x ML
 in place of the first). Seconds are CPU seconds of `simulate`, each the least of three runs
 (a disturbance only adds time; single runs of a second or less at 1,000 jobs varied by half, and
 MLF's single runs of 5,000 jobs by a third), made in three rounds (`_rounds`): each round runs
-FIFO at 5,000 jobs (the reference: the machine's speed drifts over the minutes the suite takes),
-then the scheduler at 1,000 and at 5,000, so that a disturbance of a few seconds falls on one
-round rather than on one size (stop 55: Fair's growth exponent measured 1.23 with consecutive
-runs, while the FIFO runs around it took 1.45 s against 1.00 s in FIFO's own row).
+the scheduler at 1,000 and at 5,000 jobs, then FIFO at 5,000 back to back until it has run as long
+(the reference, the least of the rounds' mean FIFO run: the machine's speed drifts over the
+minutes the suite takes, and FIFO's runs of a second catch quiet moments that MLF's of 20 s seldom
+have), so that a disturbance of a few seconds falls on one round rather than on one size. Stop 55
+measured MLF at 4.44x FIFO's per attempt with the least of single FIFO runs just before and after,
+then 6.67x with the least of three, on the same build: the reference, not MLF, had moved
+(1.63 s against 1.04 s).
 The detail also gives CPU microseconds per simulated attempt and their ratio to FIFO's: schedulers
 that evict relaunch tasks, and MLF's lockstep (the paper's Natjam-R experiment) makes about three
 times FIFO's attempts, so its ratio of seconds cannot fall near 1 even at FIFO's cost per attempt.
@@ -93,21 +96,29 @@ def _cpu(method: str, count: int) -> tuple[float, SimResult]:
 
 
 def _rounds(method: str, small: int, large: int) -> tuple[float, float, float, float, int]:
-    """`REPEATS` rounds, each running ``method`` at the smaller and the larger size and (for the
-    others) FIFO at the larger, one after another: the least CPU seconds of each (FIFO's is the
-    reference; FIFO's own row is its own), and the larger run's makespan and attempts, the same in
-    every round. Interleaved, a disturbance of a few seconds (on this shared machine the same case
-    took half as long again for a while) falls on one round, not on all of one size's runs."""
+    """`REPEATS` rounds, each running ``method`` at the smaller and the larger size, then (for the
+    others) FIFO at the larger, as many times as it takes to spend as long: the least CPU seconds
+    of each size, the least of the rounds' mean FIFO run (the reference; FIFO's own row is its
+    own), and the larger run's makespan and attempts, the same in every round. Interleaved, a
+    disturbance of a few seconds (on this shared machine the same case took half as long again for
+    a while) falls on one round, not on all of one size's runs."""
     least = {"small": math.inf, "large": math.inf, "fifo": math.inf}
     outcomes = set()
     for _ in range(REPEATS):
-        if method != "FIFO":
-            least["fifo"] = min(least["fifo"], _cpu("FIFO", large)[0])
         least["small"] = min(least["small"], _cpu(method, small)[0])
         seconds, result = _cpu(method, large)
         least["large"] = min(least["large"], seconds)
         outcomes.add((result.makespan, result.attempt_count))
         del result
+        if method != "FIFO":
+            # FIFO's runs back to back until they have taken as long as the scheduler's run, their
+            # mean: a disturbance is as likely in both (the least of short runs alone would catch
+            # a quiet moment that a run of 20 s seldom has)
+            spent, count = 0.0, 0
+            while count == 0 or spent < seconds:
+                spent += _cpu("FIFO", large)[0]
+                count += 1
+            least["fifo"] = min(least["fifo"], spent / count)
     if len(outcomes) != 1:
         raise RuntimeError(f"{method}: the rounds' runs differ ({sorted(outcomes)}): the simulation is not deterministic")
     (makespan, attempts), = outcomes
