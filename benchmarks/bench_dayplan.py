@@ -1,10 +1,11 @@
 """A production day planned (issue 43, item 2): each slot strategy's CPU time on the FB-2010 day.
 
 The workload: the SWIM FB-2010 day (`tests/data/FB-2010_samples_24_times_1hr_0.tsv`) as `read_swim`
-imports the whole file, as `planner plan` does (24,442 jobs: the 24 hours' 24,437 and five submitted
-at 86,405-86,408 s, which `validate-day` plans too), with its submit times as releases, on 3,000 nodes in 100 racks (2 map and 2
-reduce slots each, S = 12,000, heartbeat 3 s), as `planner plan` makes its plans (k = 5,
-"fresh", makespan): "slots", "johnson" and "slots+johnson", each in a child process. The VM
+imports the whole file, as `planner plan` does (24,442 jobs: the 24 hours' 24,437 and five
+submitted at 86,405-86,408 s, which `validate-day` plans too), with its submit times as releases,
+on 3,000 nodes in 100 racks (2 map and 2 reduce slots each, S = 12,000, heartbeat 3 s), as
+`planner plan` makes its plans (k = 5, "fresh", makespan): "slots", "johnson" and
+"slots+johnson", each in a child process. The VM
 strategies (pairs, packing) refuse a day by their documented limits. Each row's seconds are the
 CPU seconds (`time.process_time`) of `make_plan` alone (the import excluded); its objective is the
 plan's predicted makespan, its detail the split, the baseline, the order's record and the splits

@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from solvers.slots.maps import enter_map, reduce_queues, unit_map_phase
+from solvers.slots.maps import RowReductions, enter_map, reduce_queues, unit_map_phase
 from solvers.slots.work import SIMULTANEOUS, TASK_EPSILON, PhaseWork
 
 #: Splits evaluated together keep arrays of (splits x jobs): "fresh" two of 8 bytes an entry
@@ -232,9 +232,10 @@ def _general_makespans(
     waits = None if phases.after is None else _DependencyGates(phases.after, gate, configs)
     if waits is not None:
         gate = waits.gate
+    reduced = RowReductions(width)
     map_job, map_left, next_map = enter_map(
         np.full((configs, width), -1, dtype=np.int64), np.zeros((configs, width)),
-        np.zeros(configs, dtype=np.int64), clock, gate, phases.map_work, rows)
+        np.zeros(configs, dtype=np.int64), clock, gate, phases.map_work, rows, reduced)
     red_job = np.full((configs, width), -1, dtype=np.int64)
     red_left = np.zeros((configs, width))
     waiting = np.zeros((configs, n), dtype=np.int64)  # map-completion order: R' and all that entered R
@@ -277,7 +278,7 @@ def _general_makespans(
             waits.finished(clock, np.where(valid & ~to_reduce, finished, -1), np.where(red_done, red_job, -1))
         # refill M from the admission order (released jobs only)
         map_job, map_left, next_map = enter_map(
-            np.where(map_done, -1, map_job), map_left, next_map, clock, gate, phases.map_work, rows)
+            np.where(map_done, -1, map_job), map_left, next_map, clock, gate, phases.map_work, rows, reduced)
         # refill R from the head of the wait list
         red_job = np.where(red_done, -1, red_job)
         empty = red_job < 0

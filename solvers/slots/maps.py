@@ -23,7 +23,8 @@ class RowReductions:
     def __init__(self, width: int) -> None:
         self.short = width <= SHORT_ROWS
         self.ones = np.ones(width, dtype=np.int64)
-        self.upper = np.triu(np.ones((width, width), dtype=np.int64)) if self.short else self.ones
+        # (width x width: short rows only)
+        self.upper = np.triu(np.ones((width, width), dtype=np.int64)) if self.short else None
 
     def least(self, values: np.ndarray) -> np.ndarray:
         """``values.min(axis=1)``."""
@@ -40,7 +41,7 @@ class RowReductions:
 
     def running(self, mask: np.ndarray) -> np.ndarray:
         """``np.cumsum(mask, axis=1)`` of a boolean ``mask``."""
-        return mask @ self.upper if self.short else np.cumsum(mask, axis=1)
+        return mask @ self.upper if self.upper is not None else np.cumsum(mask, axis=1)
 
 
 def unit_map_phase(map_work: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -104,20 +105,22 @@ def unit_map_phases(map_work: np.ndarray, k: int, gates: np.ndarray | ScaledGate
 
     reduced = RowReductions(min(k, n))
 
-    def record(clock: np.ndarray, ended: np.ndarray, valid: np.ndarray, completed: np.ndarray) -> None:
+    def record(clock: np.ndarray, ended: np.ndarray, valid: np.ndarray, completed: np.ndarray, _: np.ndarray) -> None:
         finish[every_row[valid], ended[valid]] = clock[every_row[valid]]
         place = completed[:, None] + reduced.running(valid) - 1
         completion[every_row[valid], place[valid]] = ended[valid]
 
-    _map_events(map_work, k, gates, record)
+    _map_events(map_work, k, gates, record, reduced)
     return finish, completion
 
 
 def _map_events(map_work: np.ndarray, k: int, gates: np.ndarray | ScaledGates,
-                record: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]) -> None:
+                record: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], None],
+                reduced: RowReductions) -> None:
     """`unit_map_phases`' loop: at each event where maps end, ``record(clock, ended, valid,
-    completed)`` hears each row's clock, the positions that ended, sorted (``valid`` marks
-    them), and how many had ended before."""
+    completed, ending)`` hears each row's clock, the positions that ended (``valid`` marks them;
+    sorted where a row has more than one), how many had ended before and how many end now.
+    ``reduced`` reduces rows of min(k, n) places (the caller's, shared with ``record``)."""
     configs, n = gates.shape
     width = min(k, n)
     rows = np.arange(configs)[:, None]
@@ -126,7 +129,6 @@ def _map_events(map_work: np.ndarray, k: int, gates: np.ndarray | ScaledGates,
     upcoming = np.zeros(configs, dtype=np.int64)
     clock = np.zeros(configs)
     completed = np.zeros(configs, dtype=np.int64)
-    reduced = RowReductions(width)
     job, left, upcoming = enter_map(job, left, upcoming, clock, gates, map_work, rows, reduced)
     while True:
         alive = completed < n
@@ -150,7 +152,7 @@ def _map_events(map_work: np.ndarray, k: int, gates: np.ndarray | ScaledGates,
             if ending.max() > 1:  # by position, as `unit_map_phase` (one end a row needs no sort)
                 ended = np.sort(ended, axis=1)
             valid = ended < n
-            record(clock, ended, valid, completed)
+            record(clock, ended, valid, completed, ending)
             completed = completed + ending
             job = np.where(done, -1, job)
         job, left, upcoming = enter_map(job, left, upcoming, clock, gates, map_work, rows, reduced)
@@ -158,7 +160,7 @@ def _map_events(map_work: np.ndarray, k: int, gates: np.ndarray | ScaledGates,
 
 def enter_map(
     job: np.ndarray, left: np.ndarray, upcoming: np.ndarray, clock: np.ndarray,
-    gates: np.ndarray | ScaledGates | None, work: np.ndarray, rows: np.ndarray, reduced: RowReductions | None = None,
+    gates: np.ndarray | ScaledGates | None, work: np.ndarray, rows: np.ndarray, reduced: RowReductions,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Fill M's empty places from the admission order, each job once its gate has passed.
 
@@ -167,7 +169,6 @@ def enter_map(
     so the jobs admitted are a prefix of the ones waiting, as the strict order requires.
     """
     n = work.size
-    reduced = reduced or RowReductions(job.shape[1])
     empty = job < 0
     candidate = upcoming[:, None] + reduced.running(empty) - 1
     admit = empty & (candidate < n)
@@ -201,7 +202,7 @@ def reduce_queues(phases: PhaseWork, k: int, gate: np.ndarray, smap: np.ndarray,
     last_map_only = np.zeros(configs)
     reduced = RowReductions(min(k, n))
 
-    def record(clock: np.ndarray, ended: np.ndarray, valid: np.ndarray, _: np.ndarray) -> None:
+    def record(clock: np.ndarray, ended: np.ndarray, valid: np.ndarray, _: np.ndarray, ending: np.ndarray) -> None:
         nonlocal queued, last_map_only
         to_reduce = valid & has_reduce[np.minimum(ended, n - 1)]
         running = reduced.running(to_reduce)
@@ -212,7 +213,7 @@ def reduce_queues(phases: PhaseWork, k: int, gate: np.ndarray, smap: np.ndarray,
         reducing = running[:, -1]  # each row's count of reduce-bearing ends
         queued = queued + reducing
         # clocks only grow: the latest map-only end is the largest
-        last_map_only = np.where(reduced.count(valid) > reducing, clock, last_map_only)
+        last_map_only = np.where(ending > reducing, clock, last_map_only)
 
-    _map_events(phases.map_work, k, ScaledGates(gate, smap), record)
+    _map_events(phases.map_work, k, ScaledGates(gate, smap), record, reduced)
     return arrival, work, last_map_only / smap
